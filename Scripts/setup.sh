@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Makes this machine ready to build and test Foley. Idempotent: installs only what is missing and
+# says what it did. Needs root (or sudo) for apt-get; Debian/Ubuntu only.
+set -euo pipefail
+
+# Build and test needs: SDL2 and SDL_mixer headers, pkg-config to find them.
+# sox regenerates Assets/ (Scripts/make-assets.sh); the committed assets do not need it.
+packages=(pkg-config libsdl2-dev libsdl2-mixer-dev)
+packages+=("${FOLEY_EXTRA_PACKAGES[@]:-}")
+
+say() { printf 'setup: %s\n' "$*"; }
+
+missing=()
+for package in "${packages[@]}"; do
+  [ -n "$package" ] || continue
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  say "system packages present (${packages[*]})"
+else
+  if ! command -v apt-get >/dev/null; then
+    say "missing ${missing[*]} and no apt-get here: install SDL2 and SDL2_mixer development files by hand" >&2
+    exit 1
+  fi
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then sudo="sudo"; else
+      say "missing ${missing[*]}; run this script as root to install them" >&2
+      exit 1
+    fi
+  fi
+  say "installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  say "installed ${missing[*]}"
+fi
+
+if ! command -v swift >/dev/null; then
+  say "no Swift toolchain on PATH: install Swift 6.1 or newer (swift.org)" >&2
+  exit 1
+fi
+version=$(swift --version 2>&1 | sed -n 's/.*Swift version \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -1)
+major=${version%%.*}
+minor=${version#*.}
+if [ -z "$version" ] || [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 1 ]; }; then
+  say "Swift ${version:-unknown} found; Foley needs 6.1 or newer" >&2
+  exit 1
+fi
+say "Swift $version; SDL2 $(pkg-config --modversion sdl2), SDL2_mixer $(pkg-config --modversion SDL2_mixer)"

@@ -1,0 +1,48 @@
+public import Foundation
+
+extension Action {
+  /// Fades the node's alpha to 1.
+  public static func fadeIn(withDuration duration: TimeInterval) -> Action {
+    Action(kind: .fadeAlphaTo(1, reverse: 0), duration: duration)
+  }
+
+  /// Fades the node's alpha to 0.
+  public static func fadeOut(withDuration duration: TimeInterval) -> Action {
+    Action(kind: .fadeAlphaTo(0, reverse: 1), duration: duration)
+  }
+
+  /// Fades the node's alpha to `alpha`.
+  public static func fadeAlpha(to alpha: Double, duration: TimeInterval) -> Action {
+    Action(kind: .fadeAlphaTo(alpha, reverse: nil), duration: duration)
+  }
+
+  /// Changes the node's alpha by `delta` (relative).
+  public static func fadeAlpha(by delta: Double, duration: TimeInterval) -> Action {
+    Action(kind: .fadeAlphaBy(delta), duration: duration)
+  }
+
+  /// Hides the node at once.
+  public static func hide() -> Action {
+    Action(kind: .setHidden(true), duration: 0)
+  }
+
+  /// Shows the node at once.
+  public static func unhide() -> Action {
+    Action(kind: .setHidden(false), duration: 0)
+  }
+
+  /// Removes the node from its parent at once. Its remaining actions stop with it.
+  public static func removeFromParent() -> Action {
+    Action(kind: .removeFromParent, duration: 0)
+  }
+
+  /// Changes the node's `speed` by `delta` (relative).
+  public static func speed(by delta: Double, duration: TimeInterval) -> Action {
+    Action(kind: .speedBy(delta), duration: duration)
+  }
+
+  /// Changes the node's `speed` to `speed`.
+  public static func speed(to speed: Double, duration: TimeInterval) -> Action {
+    Action(kind: .speedTo(speed), duration: duration)
+  }
+}

@@ -1,0 +1,47 @@
+public import Foundation
+
+/// The extension point for actions defined outside FoleyScene, such as FoleyAudio's
+/// `playSound(data:)`.
+///
+/// A behavior is an immutable description (it must be `Sendable`); each time its action runs on a
+/// node, ``makeRunner(on:)`` creates the running state.
+///
+/// ```swift
+/// struct Blink: ActionBehavior {
+///   var duration: TimeInterval { 0 }
+///   func makeRunner(on node: Node) -> any ActionRunner { BlinkRunner() }
+/// }
+/// final class BlinkRunner: ActionRunner {
+///   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+///     node.isHidden.toggle()
+///     return deltaTime  // instantaneous: all of the step is left over
+///   }
+/// }
+/// node.run(.behavior(Blink()))
+/// ```
+public protocol ActionBehavior: Sendable {
+  /// The nominal duration, used when the action sits in a sequence or group and for timing curves.
+  /// A behavior that ends on an outside event (a sound finishing) returns its best estimate.
+  var duration: TimeInterval { get }
+
+  /// Creates the running state for one run on `node`. Called on the game thread when the action
+  /// first advances.
+  @MainActor func makeRunner(on node: Node) -> any ActionRunner
+
+  /// The behavior that undoes this one; by default the behavior itself.
+  func reversed() -> any ActionBehavior
+}
+
+extension ActionBehavior {
+  public func reversed() -> any ActionBehavior { self }
+}
+
+/// The running state of one action on one node.
+@MainActor
+public protocol ActionRunner: AnyObject {
+  /// Advances the action by `deltaTime` seconds of its own time.
+  ///
+  /// - Returns: `nil` while the action is still running after this step, or the part of
+  ///   `deltaTime` it did not need when it finished during this step (0 when it used all of it).
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval?
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// The building block of a scene: a position, rotation, scale and alpha in its parent's
+/// coordinates, a list of children, and the actions it runs. SpriteKit's `SKNode`, for Foley.
+///
+/// Nodes live on the game thread (the main actor), like SpriteKit's. Actions run only while the
+/// node is in a scene that is being updated; a paused node pauses its subtree, and a node's `speed`
+/// multiplies the clock of its actions and its descendants'.
+///
+/// ```swift
+/// let scene = Scene(size: Size(width: 640, height: 480))
+/// let ship = Node()
+/// ship.name = "ship"
+/// scene.addChild(ship)
+/// ship.run(.repeatForever(.rotate(byAngle: .pi, duration: 1)), withKey: "spin")
+/// scene.update(deltaTime: 1.0 / 60.0)
+/// ship.removeAction(forKey: "spin")
+/// ```
+///
+/// Everything is safe to call from inside a running block: removing a node, its actions or its
+/// parent takes effect at once, and the update skips what was removed.
+@MainActor
+open class Node {
+  /// A name for lookups with ``childNode(withName:)`` and `Action.run(_:onChildWithName:)`.
+  public var name: String?
+  /// Position in the parent's coordinate system.
+  public var position = Point.zero
+  /// Rotation in radians, counter-clockwise.
+  public var zRotation: Double = 0
+  public var xScale: Double = 1
+  public var yScale: Double = 1
+  /// Opacity in 0...1; renderers multiply it down the tree.
+  public var alpha: Double = 1
+  public var isHidden = false
+  /// Drawing order among siblings; higher draws later (on top).
+  public var zPosition: Double = 0
+  /// Multiplies the clock of this node's actions and of its whole subtree.
+  public var speed: Double = 1
+  /// A paused node runs no actions, and neither does any node below it.
+  public var isPaused = false
+
+  public private(set) var children: [Node] = []
+  public private(set) weak var parent: Node?
+
+  private var runningActions: [RunningAction] = []
+  private var hasRemovedActions = false
+  private var advancingAction: RunningAction?
+
+  public init() {}
+
+  /// The scene this node belongs to, if any.
+  public var scene: Scene? {
+    var node: Node? = self
+    while let current = node {
+      if let scene = current as? Scene { return scene }
+      node = current.parent
+    }
+    return nil
+  }
+
+  // MARK: - Tree
+
+  /// Adds `node` as the last child. A node that already has a parent is moved here (SpriteKit
+  /// raises an exception instead; a game should not crash over it). Adding a node to itself or
+  /// to one of its descendants is a programming error and traps with a message.
+  public func addChild(_ node: Node) {
+    insertChild(node, at: children.count)
+  }
+
+  /// Inserts `node` among the children at `index` (clamped to the valid range).
+  public func insertChild(_ node: Node, at index: Int) {
+    var ancestor: Node? = self
+    while let current = ancestor {
+      precondition(current !== node, "Foley: cannot add a node to itself or to one of its descendants")
+      ancestor = current.parent
+    }
+    node.removeFromParent()
+    node.parent = self
+    children.insert(node, at: min(max(0, index), children.count))
+  }
+
+  /// Removes this node from its parent. Its actions stay attached and run again if it is added back
+  /// to a scene.
+  public func removeFromParent() {
+    guard let parent else { return }
+    parent.children.removeAll { $0 === self }
+    self.parent = nil
+  }
+
+  public func removeAllChildren() {
+    for child in children { child.parent = nil }
+    children.removeAll()
+  }
+
+  public func removeChildren(in nodes: [Node]) {
+    for node in nodes where node.parent === self { node.removeFromParent() }
+  }
+
+  /// The first child named `name`; with a leading `//` (`"//enemy"`), the first match anywhere in
+  /// the subtree, depth first.
+  public func childNode(withName name: String) -> Node? {
+    if name.hasPrefix("//") {
+      let wanted = String(name.dropFirst(2))
+      return firstDescendant { $0.name == wanted }
+    }
+    return children.first { $0.name == name }
+  }
+
+  private func firstDescendant(where matches: (Node) -> Bool) -> Node? {
+    for child in children {
+      if matches(child) { return child }
+      if let found = child.firstDescendant(where: matches) { return found }
+    }
+    return nil
+  }
+
+  /// Whether `node` is this node or below it.
+  public func inParentHierarchy(_ node: Node) -> Bool {
+    var current: Node? = self
+    while let candidate = current {
+      if candidate === node { return true }
+      current = candidate.parent
+    }
+    return false
+  }
+
+  // MARK: - Actions
+
+  /// Runs `action` on this node.
+  public func run(_ action: Action) {
+    start(action, key: nil, completion: nil)
+  }
+
+  /// Runs `action` and calls `completion` once, on the game thread, when it finishes. A removed
+  /// action never calls its completion.
+  public func run(_ action: Action, completion: @escaping @MainActor () -> Void) {
+    start(action, key: nil, completion: completion)
+  }
+
+  /// Runs `action` under `key`, first removing any action already running under that key.
+  public func run(_ action: Action, withKey key: String) {
+    start(action, key: key, completion: nil)
+  }
+
+  /// The action running under `key`, if any.
+  public func action(forKey key: String) -> Action? {
+    runningActions.first { !$0.isRemoved && $0.key == key }?.action
+  }
+
+  /// Stops the action running under `key` without calling its completion.
+  public func removeAction(forKey key: String) {
+    for running in runningActions where running.key == key { markRemoved(running) }
+  }
+
+  /// Stops every action on this node without calling their completions.
+  public func removeAllActions() {
+    for running in runningActions { markRemoved(running) }
+  }
+
+  /// Whether any action is running on this node.
+  public func hasActions() -> Bool {
+    runningActions.contains { !$0.isRemoved }
+  }
+
+  /// True while the action being advanced has been removed by something it ran (a block, a
+  /// completion); containers check it between their parts so nothing after the removal runs.
+  var isAdvancingActionRemoved: Bool { advancingAction?.isRemoved ?? false }
+
+  private func start(_ action: Action, key: String?, completion: (@MainActor () -> Void)?) {
+    if let key { removeAction(forKey: key) }
+    runningActions.append(RunningAction(action: action, key: key, completion: completion))
+  }
+
+  private func markRemoved(_ running: RunningAction) {
+    guard !running.isRemoved else { return }
+    running.isRemoved = true
+    running.completion = nil
+    hasRemovedActions = true
+  }
+
+  // MARK: - Update
+
+  /// Advances this node's actions, then its children's, by `deltaTime` seconds of this node's
+  /// clock. Actions added during the step start on the next one; removed ones stop at once.
+  func advance(by deltaTime: TimeInterval) {
+    if !runningActions.isEmpty {
+      advanceActions(by: deltaTime)
+    }
+    guard !children.isEmpty else { return }
+    let snapshot = children
+    for child in snapshot where child.parent === self && !child.isPaused {
+      child.advance(by: deltaTime * child.speed)
+    }
+  }
+
+  private func advanceActions(by deltaTime: TimeInterval) {
+    let snapshot = runningActions
+    for running in snapshot where !running.isRemoved {
+      advancingAction = running
+      let runner = running.runner ?? running.action.makeRunner(on: self)
+      running.runner = runner
+      let finished = runner.advance(by: deltaTime, on: self) != nil
+      advancingAction = nil
+      if finished && !running.isRemoved {
+        let completion = running.completion
+        markRemoved(running)
+        completion?()
+      }
+    }
+    if hasRemovedActions {
+      runningActions.removeAll { $0.isRemoved }
+      hasRemovedActions = false
+    }
+  }
+
+  /// One action running on this node: the immutable action beside its mutable running state.
+  private final class RunningAction {
+    let action: Action
+    let key: String?
+    var completion: (@MainActor () -> Void)?
+    var runner: (any ActionRunner)?
+    var isRemoved = false
+
+    init(action: Action, key: String?, completion: (@MainActor () -> Void)?) {
+      self.action = action
+      self.key = key
+      self.completion = completion
+    }
+  }
+}

@@ -1,0 +1,71 @@
+extension Action {
+  /// Builds the running state for one run of this action on `node`, wrapping it in the speed and
+  /// timing stages that the action's settings need (none for a plain linear action at speed 1).
+  @MainActor
+  func makeRunner(on node: Node) -> any ActionRunner {
+    let curve: ActionTimingFunction? = timingFunction ?? (timingMode == .linear ? nil : timingMode.apply)
+    var runner: any ActionRunner
+    switch kind {
+    case .sequence(let actions):
+      runner = SequenceRunner(actions: actions)
+    case .group(let actions):
+      runner = GroupRunner(actions: actions)
+    case .repeating(let action, let count):
+      runner = RepeatRunner(action: action, count: count)
+    case .behavior(let behavior):
+      runner = behavior.makeRunner(on: node)
+    case .wait(let range):
+      var duration = self.duration
+      if range > 0 {
+        let offset = node.scene.map { Double.random(in: -0.5...0.5, using: &$0.random) } ?? 0
+        duration = max(0, duration + range * offset)
+      }
+      // A wait has no progress to shape, so its timing curve is irrelevant.
+      return wrapSpeed(WaitRunner(duration: duration))
+    case .run(let block):
+      return wrapSpeed(InstantRunner { _ in block() })
+    case .runOnChild(let action, let name):
+      return wrapSpeed(InstantRunner { node in node.childNode(withName: name)?.run(action) })
+    case .setHidden(let hidden):
+      return wrapSpeed(InstantRunner { node in node.isHidden = hidden })
+    case .removeFromParent:
+      return wrapSpeed(InstantRunner { node in node.removeFromParent() })
+    case .moveBy(let delta):
+      return wrapSpeed(IntervalRunner(.moveBy(delta), duration: duration, curve: curve))
+    case .moveTo(let x, let y):
+      return wrapSpeed(IntervalRunner(.moveTo(x: x, y: y), duration: duration, curve: curve))
+    case .rotateBy(let radians):
+      return wrapSpeed(IntervalRunner(.rotateBy(radians), duration: duration, curve: curve))
+    case .rotateTo(let radians):
+      return wrapSpeed(IntervalRunner(.rotateTo(radians), duration: duration, curve: curve))
+    case .scaleBy(let x, let y):
+      return wrapSpeed(IntervalRunner(.scaleBy(x: x, y: y), duration: duration, curve: curve))
+    case .scaleTo(let x, let y):
+      return wrapSpeed(IntervalRunner(.scaleTo(x: x, y: y), duration: duration, curve: curve))
+    case .fadeAlphaBy(let delta):
+      return wrapSpeed(IntervalRunner(.fadeAlphaBy(delta), duration: duration, curve: curve))
+    case .fadeAlphaTo(let alpha, _):
+      return wrapSpeed(IntervalRunner(.fadeAlphaTo(alpha), duration: duration, curve: curve))
+    case .speedBy(let delta):
+      return wrapSpeed(IntervalRunner(.speedBy(delta), duration: duration, curve: curve))
+    case .speedTo(let speed):
+      return wrapSpeed(IntervalRunner(.speedTo(speed), duration: duration, curve: curve))
+    case .custom(let block):
+      return wrapSpeed(IntervalRunner(.custom(block), duration: duration, curve: curve))
+    }
+    // Containers and behaviors: a timing curve or an overridden duration remaps the time their
+    // parts see.
+    if duration.isFinite, duration > 0, naturalDuration > 0,
+      curve != nil || duration != naturalDuration
+    {
+      runner = TimedRunner(
+        inner: runner, duration: duration, innerDuration: naturalDuration, curve: curve ?? { $0 })
+    }
+    return wrapSpeed(runner)
+  }
+
+  @MainActor
+  private func wrapSpeed(_ runner: any ActionRunner) -> any ActionRunner {
+    speed == 1 ? runner : SpeedRunner(inner: runner, speed: speed)
+  }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Runs a leaf action that changes a node property over a duration.
+///
+/// Relative effects (`move(by:)`, `rotate(byAngle:)`, …) apply the change in progress since the
+/// last step, so several at once add up as in SpriteKit; absolute ones (`move(to:)`, …) read the
+/// starting value on their first step and interpolate from it.
+@MainActor
+final class IntervalRunner: ActionRunner {
+  enum Effect {
+    case moveBy(Vector)
+    case moveTo(x: Double?, y: Double?)
+    case rotateBy(Double)
+    case rotateTo(Double)
+    case scaleBy(x: Double, y: Double)
+    case scaleTo(x: Double?, y: Double?)
+    case fadeAlphaBy(Double)
+    case fadeAlphaTo(Double)
+    case speedBy(Double)
+    case speedTo(Double)
+    case custom(@MainActor @Sendable (Node, TimeInterval) -> Void)
+  }
+
+  private let effect: Effect
+  private let duration: TimeInterval
+  private let curve: ActionTimingFunction?
+  private var elapsed: TimeInterval = 0
+  private var lastProgress: Double = 0
+  private var hasStarted = false
+  // Values read on the first step: the start of absolute effects, the size of relative scaling.
+  private var startPosition = Point.zero
+  private var startA: Double = 0
+  private var startB: Double = 0
+
+  init(_ effect: Effect, duration: TimeInterval, curve: ActionTimingFunction?) {
+    self.effect = effect
+    self.duration = duration
+    self.curve = curve
+  }
+
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    if !hasStarted {
+      hasStarted = true
+      captureStart(of: node)
+    }
+    elapsed += deltaTime
+    let finished = ActionClock.hasReached(elapsed, duration)
+    let linear = finished ? 1 : elapsed / duration
+    let progress = finished ? 1 : (curve?(linear) ?? linear)
+    apply(progress, to: node)
+    lastProgress = progress
+    return finished ? ActionClock.leftover(elapsed, duration) : nil
+  }
+
+  private func captureStart(of node: Node) {
+    startPosition = node.position
+    switch effect {
+    case .rotateTo: startA = node.zRotation
+    case .scaleBy, .scaleTo: (startA, startB) = (node.xScale, node.yScale)
+    case .fadeAlphaTo: startA = node.alpha
+    case .speedTo: startA = node.speed
+    default: break
+    }
+  }
+
+  private func apply(_ progress: Double, to node: Node) {
+    let step = progress - lastProgress
+    switch effect {
+    case .moveBy(let delta):
+      node.position.x += delta.dx * step
+      node.position.y += delta.dy * step
+    case .moveTo(let x, let y):
+      if let x { node.position.x = startPosition.x + (x - startPosition.x) * progress }
+      if let y { node.position.y = startPosition.y + (y - startPosition.y) * progress }
+    case .rotateBy(let radians):
+      node.zRotation += radians * step
+    case .rotateTo(let radians):
+      node.zRotation = startA + (radians - startA) * progress
+    case .scaleBy(let x, let y):
+      node.xScale += startA * (x - 1) * step
+      node.yScale += startB * (y - 1) * step
+    case .scaleTo(let x, let y):
+      if let x { node.xScale = startA + (x - startA) * progress }
+      if let y { node.yScale = startB + (y - startB) * progress }
+    case .fadeAlphaBy(let delta):
+      node.alpha += delta * step
+    case .fadeAlphaTo(let alpha):
+      node.alpha = startA + (alpha - startA) * progress
+    case .speedBy(let delta):
+      node.speed += delta * step
+    case .speedTo(let speed):
+      node.speed = startA + (speed - startA) * progress
+    case .custom(let block):
+      block(node, progress * duration)
+    }
+  }
+}

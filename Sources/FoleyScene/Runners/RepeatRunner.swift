@@ -1,0 +1,32 @@
+import Foundation
+
+/// Runs an action `count` times (or forever when `count` is nil), carrying leftover time from one
+/// repetition into the next.
+@MainActor
+final class RepeatRunner: ActionRunner {
+  private let action: Action
+  private let count: Int?
+  private var completed = 0
+  private var current: (any ActionRunner)?
+
+  init(action: Action, count: Int?) {
+    self.action = action
+    self.count = count
+  }
+
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    var remaining = deltaTime
+    while count.map({ completed < $0 }) ?? true {
+      let runner = current ?? action.makeRunner(on: node)
+      current = runner
+      guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
+      current = nil
+      completed += 1
+      if node.isAdvancingActionRemoved { return nil }
+      // A repetition that took no time would spin forever within one step: run it once per step.
+      if count == nil && leftover >= remaining { return nil }
+      remaining = leftover
+    }
+    return remaining
+  }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+
+/// The root of a node tree and its clock. SpriteKit's `SKScene`, but time is handed in rather than
+/// read from a display link, so a game, a test and a headless script all step it the same way.
+///
+/// ```swift
+/// let scene = Scene(size: Size(width: 640, height: 480), seed: 1)
+/// let coin = SpriteNode(color: .white, size: Size(width: 8, height: 8))
+/// scene.addChild(coin)
+/// coin.run(.sequence([.wait(forDuration: 0.5, withRange: 0.2), .fadeOut(withDuration: 0.25)]))
+/// for _ in 0..<60 { scene.update(deltaTime: 1.0 / 60.0) }
+/// ```
+///
+/// The update order is deterministic: a node's actions in the order they were started, then its
+/// children in order, depth first.
+@MainActor
+open class Scene: Node {
+  public var size: Size
+  public var backgroundColor = Color(red: 0.08, green: 0.08, blue: 0.12)
+  /// The generator behind randomised actions; seeded, so a run replays identically.
+  public var random: SeededRandomGenerator
+
+  private var updateObservers: [(id: Int, block: @MainActor (TimeInterval) -> Void)] = []
+  private var nextObserverID = 0
+
+  public init(size: Size = .zero, seed: UInt64 = 0) {
+    self.size = size
+    self.random = SeededRandomGenerator(seed: seed)
+    super.init()
+  }
+
+  /// Advances every running action by `deltaTime` seconds. Negative or NaN steps count as zero.
+  /// Observers added with ``addUpdateObserver(_:)`` run first, even while the scene is paused.
+  public func update(deltaTime: TimeInterval) {
+    let step = deltaTime.isNaN || deltaTime < 0 ? 0 : deltaTime
+    for observer in updateObservers { observer.block(step) }
+    guard !isPaused else { return }
+    advance(by: step * speed)
+  }
+
+  /// Calls `block` at the start of every ``update(deltaTime:)`` with the step, before any action
+  /// runs. Subsystems use it to deliver what happened since the last frame (FoleyAudio delivers
+  /// finished sounds this way). Returns a token for ``removeUpdateObserver(_:)``.
+  @discardableResult
+  public func addUpdateObserver(_ block: @escaping @MainActor (TimeInterval) -> Void) -> Int {
+    nextObserverID += 1
+    updateObservers.append((nextObserverID, block))
+    return nextObserverID
+  }
+
+  public func removeUpdateObserver(_ token: Int) {
+    updateObservers.removeAll { $0.id == token }
+  }
+}
