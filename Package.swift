@@ -90,6 +90,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "FoleyAudioTests",
+      dependencies: ["FoleyAudio", "FoleyScene"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "FoleyPlatformTests",
       dependencies: ["FoleyPlatform", "FoleyAudio", "CSDL2"],
       swiftSettings: swiftSettings

@@ -20,6 +20,7 @@ open class Scene: Node {
   /// The generator behind randomised actions; seeded, so a run replays identically.
   public var random: SeededRandomGenerator
 
+  private var services: [ObjectIdentifier: AnyObject] = [:]
   private var updateObservers: [(id: Int, block: @MainActor (TimeInterval) -> Void)] = []
   private var nextObserverID = 0
 
@@ -50,5 +51,16 @@ open class Scene: Node {
 
   public func removeUpdateObserver(_ token: Int) {
     updateObservers.removeAll { $0.id == token }
+  }
+
+  /// Registers a subsystem object for actions to find by type; FoleyAudio's sound actions find
+  /// their `AudioEngine` this way. Passing nil removes it.
+  public func setService<Service: AnyObject>(_ service: Service?, as type: Service.Type = Service.self) {
+    services[ObjectIdentifier(type)] = service
+  }
+
+  /// The object registered with ``setService(_:as:)`` for `type`, if any.
+  public func service<Service: AnyObject>(_ type: Service.Type) -> Service? {
+    services[ObjectIdentifier(type)] as? Service
   }
 }

@@ -1,0 +1,79 @@
+import Synchronization
+
+/// What the engine has done, for tests, the HUD and reports.
+///
+/// ```swift
+/// let stats = engine.statistics
+/// print("\(stats.started) of \(stats.requested) started, \(stats.suppressed) suppressed")
+/// ```
+public struct AudioStatistics: Sendable, Hashable, Codable {
+  /// Plays asked for, by actions or by `play(_:)`.
+  public var requested = 0
+  /// Plays that reached a mixer channel.
+  public var started = 0
+  /// Plays dropped because the session was inactive.
+  public var suppressed = 0
+  /// Plays refused by a policy (cap, `maximumInstances`, `minimumInterval`).
+  public var rejected = 0
+  /// Voices stopped to make room for another.
+  public var stolen = 0
+  /// Plays that failed: undecodable data, a missing file, no engine.
+  public var failed = 0
+  /// Voices playing or paused right now.
+  public var activeVoices = 0
+  /// The most voices at once since the engine opened.
+  public var peakVoices = 0
+  /// Times sound bytes were decoded.
+  public var decodes = 0
+}
+
+/// The live counters behind ``AudioStatistics``: atomics, bumped from the game thread and the
+/// audio queue alike.
+final class AudioCounters: Sendable {
+  let requested = Atomic<Int>(0)
+  let started = Atomic<Int>(0)
+  let suppressed = Atomic<Int>(0)
+  let rejected = Atomic<Int>(0)
+  let stolen = Atomic<Int>(0)
+  let failed = Atomic<Int>(0)
+  let activeVoices = Atomic<Int>(0)
+  let peakVoices = Atomic<Int>(0)
+  let decodes = Atomic<Int>(0)
+
+  /// The outcomes a play request can be counted under.
+  enum Outcome {
+    case requested, started, suppressed, rejected, stolen, failed, decoded
+  }
+
+  func bump(_ outcome: Outcome) {
+    switch outcome {
+    case .requested: requested.add(1, ordering: .relaxed)
+    case .started: started.add(1, ordering: .relaxed)
+    case .suppressed: suppressed.add(1, ordering: .relaxed)
+    case .rejected: rejected.add(1, ordering: .relaxed)
+    case .stolen: stolen.add(1, ordering: .relaxed)
+    case .failed: failed.add(1, ordering: .relaxed)
+    case .decoded: decodes.add(1, ordering: .relaxed)
+    }
+  }
+
+  func voiceStarted() {
+    let now = activeVoices.add(1, ordering: .relaxed).newValue
+    var peak = peakVoices.load(ordering: .relaxed)
+    while now > peak {
+      let (exchanged, original) = peakVoices.compareExchange(
+        expected: peak, desired: now, ordering: .relaxed)
+      if exchanged { break }
+      peak = original
+    }
+  }
+
+  var snapshot: AudioStatistics {
+    AudioStatistics(
+      requested: requested.load(ordering: .relaxed), started: started.load(ordering: .relaxed),
+      suppressed: suppressed.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),
+      stolen: stolen.load(ordering: .relaxed), failed: failed.load(ordering: .relaxed),
+      activeVoices: activeVoices.load(ordering: .relaxed), peakVoices: peakVoices.load(ordering: .relaxed),
+      decodes: decodes.load(ordering: .relaxed))
+  }
+}

@@ -1,0 +1,25 @@
+/// How a sound plays: its level and place, its priority, and the limits that stop sound spam.
+///
+/// ```swift
+/// var settings = SoundSettings()
+/// settings.maximumInstances = 4        // at most four overlapping hits
+/// settings.minimumInterval = 0.03      // and not more often than every 30 ms
+/// settings.policy = .stealOldest
+/// let hit = try Sound(data: bytes, name: "hit.wav", engine: engine, settings: settings)
+/// ```
+public struct SoundSettings: Sendable, Hashable {
+  /// Gain in 0...1 applied to every play of the sound.
+  public var volume: Double = 1
+  /// Stereo position in -1 (left) ... 1 (right).
+  public var pan: Double = 0
+  /// Higher wins under ``ChannelPolicy/stealLowestPriority``.
+  public var priority: Int = 0
+  /// What to do when there is no room for another voice.
+  public var policy: ChannelPolicy = .stealOldest
+  /// The most voices of this sound at once; nil for no limit.
+  public var maximumInstances: Int?
+  /// The least time between two starts of this sound, in seconds; closer requests are rejected.
+  public var minimumInterval: Double = 0
+
+  public init() {}
+}
