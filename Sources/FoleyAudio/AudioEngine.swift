@@ -173,30 +173,14 @@ public final class AudioEngine: Sendable {
   /// Decodes `data` (or returns the sound already decoded from the same bytes).
   /// - Throws: ``SoundError`` for empty or undecodable bytes.
   public func sound(data: Data, name: String? = nil) throws -> Sound {
-    try core.syncOnQueue {
-      if let sound = core.cachedSound(for: data, name: name) { return sound }
-      // The failure was logged and remembered; decode again only to throw it.
-      return Sound(
-        chunk: try core.decode(data, name: name ?? "sound data"), name: name ?? "sound data",
-        settings: SoundSettings(), core: core)
-    }
+    try core.syncOnQueue { try core.sound(for: data, name: name) }
   }
 
   /// Loads `name` from ``assetRoot`` (or returns the sound already loaded under that name).
   /// - Throws: ``SoundError`` when the file is missing or undecodable.
   public func sound(named name: String) throws -> Sound {
     let url = assetRoot.appendingPathComponent(name)
-    return try core.syncOnQueue {
-      if let sound = core.cachedSound(named: name, at: url) { return sound }
-      let data: Data
-      do {
-        data = try Data(contentsOf: url)
-      } catch {
-        throw SoundError(.unreadable, asset: name, message: "\(url.path): \(error.localizedDescription)")
-      }
-      return Sound(
-        chunk: try core.decode(data, name: name), name: name, settings: SoundSettings(), core: core)
-    }
+    return try core.syncOnQueue { try core.sound(named: name, at: url) }
   }
 
   /// Loads named sounds ahead of time so their first play does not decode.

@@ -142,27 +142,27 @@ final class MixerCore: @unchecked Sendable {
       }
       return sound
     case .data(let data, let name):
-      return cachedSound(for: data, name: name)
+      return try? sound(for: data, name: name)
     case .named(let name, let url):
-      return cachedSound(named: name, at: url)
+      return try? sound(named: name, at: url)
     }
   }
 
   /// The sound for `data`, decoding it the first time only. A failure is remembered too, so bad
   /// bytes played every frame log once and are not decoded again.
-  func cachedSound(for data: Data, name: String?) -> Sound? {
+  func sound(for data: Data, name: String?) throws(SoundError) -> Sound {
     dispatchPrecondition(condition: .onQueue(queue))
-    if let cached = soundsByData[data] { return try? cached.get() }
+    if let cached = soundsByData[data] { return try cached.get() }
     let label = name ?? "sound data (\(data.count) bytes)"
     let result = Result<Sound, SoundError> { () throws(SoundError) in try decodeSound(data, name: label) }
     soundsByData[data] = result
-    if case .failure(let error) = result { logger.error("\(error)") }
-    return try? result.get()
+    return try remember(result)
   }
 
-  func cachedSound(named name: String, at url: URL) -> Sound? {
+  /// The sound in the file `name` at `url`, read and decoded the first time only.
+  func sound(named name: String, at url: URL) throws(SoundError) -> Sound {
     dispatchPrecondition(condition: .onQueue(queue))
-    if let cached = soundsByName[name] { return try? cached.get() }
+    if let cached = soundsByName[name] { return try cached.get() }
     let result = Result<Sound, SoundError> { () throws(SoundError) in
       let data: Data
       do {
@@ -173,8 +173,13 @@ final class MixerCore: @unchecked Sendable {
       return try decodeSound(data, name: name)
     }
     soundsByName[name] = result
+    return try remember(result)
+  }
+
+  /// Logs a new failure once; returns the sound or throws the error.
+  private func remember(_ result: Result<Sound, SoundError>) throws(SoundError) -> Sound {
     if case .failure(let error) = result { logger.error("\(error)") }
-    return try? result.get()
+    return try result.get()
   }
 
   private func decodeSound(_ data: Data, name: String) throws(SoundError) -> Sound {

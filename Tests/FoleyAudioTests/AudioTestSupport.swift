@@ -2,14 +2,16 @@ import FoleyAudio
 import FoleyScene
 import Foundation
 
-/// A 16-bit PCM WAV file in memory: a sine at `frequency` Hz, or silence at 0 Hz.
+/// A 16-bit PCM WAV file in memory: a sine at `frequency` Hz, or a constant level (DC) when
+/// `frequency` is 0.
 func makeToneWAV(
   frequency: Double, duration: Double, amplitude: Double = 0.5, sampleRate: Int = 48_000, channels: Int = 2
 ) -> Data {
   let frames = Int(duration * Double(sampleRate))
   var samples = [Int16](repeating: 0, count: frames * channels)
   for frame in 0..<frames {
-    let value = Int16(amplitude * 32767 * sin(2 * .pi * frequency * Double(frame) / Double(sampleRate)))
+    let wave = frequency == 0 ? 1 : sin(2 * .pi * frequency * Double(frame) / Double(sampleRate))
+    let value = Int16(amplitude * 32767 * wave)
     for channel in 0..<channels { samples[frame * channels + channel] = value }
   }
   var data = Data()
