@@ -49,7 +49,6 @@ public final class AudioEngine: Sendable {
   let core: MixerCore
   private let closed = Atomic<Bool>(false)
   private let ownsAudioSubsystem: Bool
-  private let fellBackToDummy: Bool
   let nodeVolumes = NodeVolumeTable()
 
   /// Opens the device.
@@ -69,7 +68,7 @@ public final class AudioEngine: Sendable {
       AudioEngine.mixerInUse.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
     else { throw AudioEngineError.alreadyOpen }
-    var opened: (format: AudioDeviceFormat, ownsSubsystem: Bool, fellBack: Bool)
+    let opened: (format: AudioDeviceFormat, ownsSubsystem: Bool, fellBack: Bool)
     do {
       opened = try AudioEngine.openDevice(configuration, logger: logger)
     } catch {
@@ -78,7 +77,6 @@ public final class AudioEngine: Sendable {
     }
     self.deviceFormat = opened.format
     self.isSilent = opened.fellBack
-    self.fellBackToDummy = opened.fellBack
     self.ownsAudioSubsystem = opened.ownsSubsystem
     self.session = session
     self.assetRoot = assetRoot
@@ -88,7 +86,7 @@ public final class AudioEngine: Sendable {
     let core = MixerCore(
       configuration: configuration, format: opened.format, session: session, logger: logger)
     self.core = core
-    core.queue.sync { core.start(format: opened.format) }
+    core.queue.sync { core.start() }
     logger.info("audio open: \(opened.format)")
   }
 
@@ -108,7 +106,7 @@ public final class AudioEngine: Sendable {
       }
     }
     _ = Mix_Init(Int32(MIX_INIT_OGG.rawValue | MIX_INIT_MP3.rawValue | MIX_INIT_FLAC.rawValue))
-    _ = SDL_GetError()
+    // Mix_Init fails for codecs that are not installed; that is not an error worth keeping.
     SDL_ClearError()
     if failure == nil {
       if let format = openMixer(configuration, deviceName: configuration.deviceName) {
@@ -159,7 +157,7 @@ public final class AudioEngine: Sendable {
     guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     else { return }
     core.syncOnQueue { core.shutDown() }
-    if fellBackToDummy { SDL_AudioQuit() }
+    if isSilent { SDL_AudioQuit() }
     if ownsAudioSubsystem { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
     AudioEngine.mixerInUse.store(false, ordering: .releasing)
   }

@@ -19,6 +19,8 @@ final class MixerCore: @unchecked Sendable {
   let sampleRate: Int
   let bytesPerFrame: Int
   let declickStep: Float
+  private let isFloat: Bool
+  private let deviceChannels: Int
   private let nextVoiceID = Atomic<UInt64>(1)
   private let requests = Mutex<PendingRequests>(PendingRequests())
 
@@ -43,7 +45,9 @@ final class MixerCore: @unchecked Sendable {
     self.session = session
     self.logger = logger
     sampleRate = format.sampleRate
-    bytesPerFrame = (format.sampleFormat == .float32 ? 4 : 2) * format.channels
+    isFloat = format.sampleFormat == .float32
+    deviceChannels = format.channels
+    bytesPerFrame = (isFloat ? 4 : 2) * format.channels
     declickStep = Float(1 / max(1, configuration.declickDuration * Double(format.sampleRate)))
   }
 
@@ -51,12 +55,11 @@ final class MixerCore: @unchecked Sendable {
 
   /// Allocates the first channels and starts the housekeeping timer. Called once, on the queue,
   /// right after the device opened.
-  func start(format: AudioDeviceFormat) {
+  func start() {
     dispatchPrecondition(condition: .onQueue(queue))
     Mix_ChannelFinished(channelFinishedCallback)
     _ = finishedChannelInbox.drain()
-    growChannels(
-      to: max(1, min(configuration.initialChannels, configuration.maximumChannels)), format: format)
+    growChannels(to: max(1, min(configuration.initialChannels, configuration.maximumChannels)))
     let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.schedule(deadline: .now() + .milliseconds(5), repeating: .milliseconds(5), leeway: .milliseconds(2))
     timer.setEventHandler { [unowned self] in self.housekeeping() }
@@ -299,7 +302,7 @@ final class MixerCore: @unchecked Sendable {
     let limit = configuration.maximumChannels + releaseReserve
     if slots.count < limit {
       let before = slots.count
-      growChannels(to: min(limit, max(before * 2, before + 1)), format: nil)
+      growChannels(to: min(limit, max(before * 2, before + 1)))
       if slots.count > before { return before }
     }
     guard let releasing = deferredOperations.first(where: { $0.kind == .halt }) else { return nil }
@@ -308,13 +311,11 @@ final class MixerCore: @unchecked Sendable {
     return slots.firstIndex(where: { $0 == nil })
   }
 
-  private func growChannels(to count: Int, format: AudioDeviceFormat?) {
+  private func growChannels(to count: Int) {
     let allocated = Int(Mix_AllocateChannels(Int32(count)))
-    let isFloat = (format?.sampleFormat ?? configuration.sampleFormat) == .float32
-    let channelCount = format?.channels ?? bytesPerFrame / (isFloat ? 4 : 2)
     while slots.count < allocated {
       slots.append(nil)
-      gains.append(ChannelGain(isFloat: isFloat, channelCount: channelCount, defaultStep: declickStep))
+      gains.append(ChannelGain(isFloat: isFloat, channelCount: deviceChannels, defaultStep: declickStep))
     }
   }
 
@@ -329,9 +330,7 @@ final class MixerCore: @unchecked Sendable {
     var slot = slot
     slot.isReleasing = true
     slots[channel] = slot
-    instancesOfSound[ObjectIdentifier(slot.sound), default: 1] -= 1
-    counters.activeVoices.subtract(1, ordering: .relaxed)
-    channelOfVoice[slot.voice.id] = nil
+    stopCounting(slot)
     deferredOperations.removeAll { $0.channel == channel }
     if Mix_Paused(Int32(channel)) != 0 {
       // A paused channel is already silent: halting it cannot click.
@@ -364,12 +363,18 @@ final class MixerCore: @unchecked Sendable {
       slots[index] = nil
       deferredOperations.removeAll { $0.channel == index }
       if !slot.isReleasing {
-        instancesOfSound[ObjectIdentifier(slot.sound), default: 1] -= 1
-        counters.activeVoices.subtract(1, ordering: .relaxed)
-        channelOfVoice[slot.voice.id] = nil
+        stopCounting(slot)
         slot.voice.setState(.finished)
       }
     }
+  }
+
+  /// The voice on `slot` no longer counts against limits and can no longer be reached by its
+  /// handle; its channel may still be ramping out.
+  private func stopCounting(_ slot: Slot) {
+    instancesOfSound[slot.soundKey, default: 1] -= 1
+    counters.activeVoices.subtract(1, ordering: .relaxed)
+    channelOfVoice[slot.voice.id] = nil
   }
 
   /// Runs every few milliseconds: completes ramps that reached silence and collects finished voices.
