@@ -89,9 +89,16 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // Helpers shared by the test targets: generated sounds, disk-driver capture, environment.
+    .target(
+      name: "FoleyTestSupport",
+      dependencies: ["FoleyAudio", "FoleyScene", "FoleyPlatform"],
+      path: "Tests/FoleyTestSupport",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "FoleyAudioTests",
-      dependencies: ["FoleyAudio", "FoleyScene"],
+      dependencies: ["FoleyAudio", "FoleyScene", "FoleyPlatform", "FoleyTestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -91,7 +91,9 @@ final class PlaySoundRunner: ActionRunner {
     case .named(let name): source = .named(name, url: engine.assetRoot.appendingPathComponent(name))
     case .sound(let sound): source = .sound(sound)
     }
-    let started = engine.play(source, volume: 1, groupVolume: engine.nodeVolumes.volume(of: node))
+    let pan =
+      node.scene.flatMap { scene in scene.service(SceneAudioLink.self)?.pan(for: node, in: scene) } ?? 0
+    let started = engine.play(source, volume: 1, pan: pan, groupVolume: engine.nodeVolumes.volume(of: node))
     engine.nodeVolumes.register(started, for: node)
     voice = started
     return behavior.waitForCompletion && !started.isFinished ? nil : deltaTime

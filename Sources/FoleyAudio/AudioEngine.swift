@@ -37,8 +37,15 @@ import Synchronization
 public final class AudioEngine: Sendable {
   /// The device format actually obtained.
   public let deviceFormat: AudioDeviceFormat
-  /// True when no device could be opened and the engine runs on SDL's dummy driver.
-  public let isSilent: Bool
+  /// True when no device could be opened and the engine runs on SDL's dummy driver, or when the
+  /// device was lost and none has opened since.
+  public var isSilent: Bool { fellBackToDummy || core.deviceID.load(ordering: .acquiring) == 0 }
+  /// SDL's id of the output device the mixer has open (what `SDL_AUDIODEVICEREMOVED` reports),
+  /// or nil while there is none.
+  public var deviceID: UInt32? {
+    let id = core.deviceID.load(ordering: .acquiring)
+    return id == 0 ? nil : id
+  }
   /// The session whose flag gates this engine's sounds.
   public let session: AudioSession
   /// Where `Action.playSoundFileNamed(_:)` and ``sound(named:)`` look for files.
@@ -49,6 +56,7 @@ public final class AudioEngine: Sendable {
   let core: MixerCore
   private let closed = Atomic<Bool>(false)
   private let ownsAudioSubsystem: Bool
+  private let fellBackToDummy: Bool
   let nodeVolumes = NodeVolumeTable()
 
   /// Opens the device.
@@ -68,7 +76,7 @@ public final class AudioEngine: Sendable {
       AudioEngine.mixerInUse.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
     else { throw AudioEngineError.alreadyOpen }
-    let opened: (format: AudioDeviceFormat, ownsSubsystem: Bool, fellBack: Bool)
+    let opened: (format: AudioDeviceFormat, ownsSubsystem: Bool, fellBack: Bool, id: UInt32)
     do {
       opened = try AudioEngine.openDevice(configuration, logger: logger)
     } catch {
@@ -76,7 +84,7 @@ public final class AudioEngine: Sendable {
       throw error
     }
     self.deviceFormat = opened.format
-    self.isSilent = opened.fellBack
+    self.fellBackToDummy = opened.fellBack
     self.ownsAudioSubsystem = opened.ownsSubsystem
     self.session = session
     self.assetRoot = assetRoot
@@ -86,7 +94,18 @@ public final class AudioEngine: Sendable {
     let core = MixerCore(
       configuration: configuration, format: opened.format, session: session, logger: logger)
     self.core = core
+    core.deviceID.store(opened.id, ordering: .releasing)
     core.queue.sync { core.start() }
+    session.addParticipant(self)
+    // Opened while the session is already inactive: the voices to come must know.
+    let state = session.state
+    if !state.isActive {
+      core.syncOnQueue {
+        core.applySession(
+          StateChange(old: AudioSession.State(), new: state, reason: .host("open"), resumesPausedVoices: true)
+        )
+      }
+    }
     logger.info("audio open: \(opened.format)")
   }
 
@@ -94,7 +113,7 @@ public final class AudioEngine: Sendable {
   private static func openDevice(
     _ configuration: AudioConfiguration, logger: Logger
   ) throws(AudioEngineError)
-    -> (AudioDeviceFormat, Bool, Bool)
+    -> (AudioDeviceFormat, Bool, Bool, UInt32)
   {
     var ownsSubsystem = false
     var failure: SDLError?
@@ -109,8 +128,9 @@ public final class AudioEngine: Sendable {
     // Mix_Init fails for codecs that are not installed; that is not an error worth keeping.
     SDL_ClearError()
     if failure == nil {
+      let before = openDeviceIDs()
       if let format = openMixer(configuration, deviceName: configuration.deviceName) {
-        return (format, ownsSubsystem, false)
+        return (format, ownsSubsystem, false, openDeviceIDs().subtracting(before).min() ?? 0)
       }
       failure = SDLError.fromSDL("Mix_OpenAudioDevice")
     }
@@ -125,10 +145,17 @@ public final class AudioEngine: Sendable {
       SDL_AudioQuit()
       throw .noAudio(error)
     }
-    return (format, ownsSubsystem, true)
+    return (format, ownsSubsystem, true, 0)
   }
 
-  private static func openMixer(
+  /// The ids of the audio devices open right now. SDL_mixer does not say which id it opened, so
+  /// the engine compares this before and after opening; the new one is the mixer's.
+  static func openDeviceIDs() -> Set<UInt32> {
+    // SDL hands out ids from a small table (open devices + 1), so the first 64 cover it.
+    Set((1...64).filter { SDL_GetAudioDeviceStatus(SDL_AudioDeviceID($0)) != SDL_AUDIO_STOPPED })
+  }
+
+  static func openMixer(
     _ configuration: AudioConfiguration, deviceName: String?
   ) -> AudioDeviceFormat? {
     let sdlFormat = configuration.sampleFormat == .float32 ? CSDL2_AUDIO_F32SYS() : CSDL2_AUDIO_S16SYS()
@@ -156,8 +183,9 @@ public final class AudioEngine: Sendable {
   public func close() {
     guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     else { return }
+    session.removeParticipant(self)
     core.syncOnQueue { core.shutDown() }
-    if isSilent { SDL_AudioQuit() }
+    if fellBackToDummy { SDL_AudioQuit() }
     if ownsAudioSubsystem { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
     AudioEngine.mixerInUse.store(false, ordering: .releasing)
   }
@@ -198,9 +226,10 @@ public final class AudioEngine: Sendable {
   // MARK: - Playing
 
   /// Plays `sound` on a channel of its own and returns its voice at once.
+  /// - Parameter loops: extra passes after the first; -1 loops until the voice is stopped.
   @discardableResult
-  public func play(_ sound: Sound, volume: Double = 1, pan: Double = 0) -> Voice {
-    core.requestPlay(.sound(sound), volume: volume, pan: pan, groupVolume: 1)
+  public func play(_ sound: Sound, volume: Double = 1, pan: Double = 0, loops: Int = 0) -> Voice {
+    core.requestPlay(.sound(sound), volume: volume, pan: pan, groupVolume: 1, loops: loops)
   }
 
   /// Plays the sound decoded from `data`, decoding it only the first time these bytes are seen.
@@ -209,12 +238,41 @@ public final class AudioEngine: Sendable {
     core.requestPlay(.data(data, name: name), volume: volume, pan: pan, groupVolume: 1)
   }
 
-  func play(_ source: MixerCore.PlaySource, volume: Double, groupVolume: Double) -> Voice {
-    core.requestPlay(source, volume: volume, pan: 0, groupVolume: groupVolume)
+  func play(_ source: MixerCore.PlaySource, volume: Double, pan: Double, groupVolume: Double) -> Voice {
+    core.requestPlay(source, volume: volume, pan: pan, groupVolume: groupVolume)
+  }
+
+  // MARK: - Session
+
+  /// What every category without a policy of its own does while the session is inactive for an
+  /// unfocused reason. ``SessionPolicy/ambient`` by default.
+  public var sessionPolicy: SessionPolicy {
+    get { core.policies.withLock { $0.standard } }
+    set {
+      core.policies.withLock { $0.standard = newValue }
+      core.queue.async { [core] in core.reapplySessionModes() }
+    }
+  }
+
+  /// Gives `category` a policy of its own (nil: back to ``sessionPolicy``).
+  public func setSessionPolicy(_ policy: SessionPolicy?, for category: SoundCategory) {
+    core.policies.withLock { $0.byCategory[category] = policy }
+    core.queue.async { [core] in core.reapplySessionModes() }
+  }
+
+  /// The policy `category` follows.
+  public func sessionPolicy(for category: SoundCategory) -> SessionPolicy {
+    core.policies.withLock { $0.policy(for: category) }
   }
 
   /// A snapshot of the counters.
   public var statistics: AudioStatistics { core.counters.snapshot }
+
+  /// What each voice is doing right now (waits briefly for the audio queue).
+  public func voiceCensus() -> VoiceCensus {
+    guard !isClosed else { return VoiceCensus() }
+    return core.syncOnQueue { core.census() }
+  }
 
   /// Waits until the audio queue has served everything asked of it so far. For tools and tests.
   public func waitUntilIdle() {
@@ -223,6 +281,30 @@ public final class AudioEngine: Sendable {
 
   /// SDL_mixer can be open only once per process.
   private static let mixerInUse = Atomic<Bool>(false)
+}
+
+extension AudioEngine: AudioSessionParticipant {
+  public func sessionDidChange(_ change: StateChange) {
+    guard !isClosed else { return }
+    core.syncOnQueue { core.applySession(change) }
+  }
+
+  /// Our device went away: pause everything (the session's `deviceLost`), reopen the default
+  /// device in the same format and restore the voices where they were. If none opens, stay
+  /// silent until a device is added.
+  public func audioDeviceRemoved(deviceID: UInt32, isCapture: Bool) {
+    guard !isCapture, !isClosed, deviceID != 0, deviceID == core.deviceID.load(ordering: .acquiring) else {
+      return
+    }
+    session.deactivate(reason: .deviceLost)
+    if core.syncOnQueue({ core.replaceDevice() }) { session.activate(reason: .deviceLost) }
+  }
+
+  /// A device appeared: if we have none, try once to open it.
+  public func audioDeviceAdded(index: UInt32, isCapture: Bool) {
+    guard !isCapture, !isClosed, core.syncOnQueue({ core.isWithoutDevice }) else { return }
+    if core.syncOnQueue({ core.retryDevice() }) { session.activate(reason: .deviceLost) }
+  }
 }
 
 /// Why an ``AudioEngine`` could not open.

@@ -16,6 +16,7 @@ final class ChannelGain: @unchecked Sendable {
   private let targetRight = Atomic<UInt32>(Float(1).bitPattern)
   private let rampStep: Atomic<UInt32>
   private let silent = Atomic<Bool>(false)
+  private let played = Atomic<Int>(0)
   private var currentLeft: Float = 1
   private var currentRight: Float = 1
   private let isFloat: Bool
@@ -32,10 +33,15 @@ final class ChannelGain: @unchecked Sendable {
   /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.
   var isSilent: Bool { silent.load(ordering: .acquiring) }
 
+  /// Sample frames this channel has mixed since the last ``reset(left:right:)``: where the play
+  /// has got to, so a voice can be restored at the same place after the device is reopened.
+  var playedFrames: Int { played.load(ordering: .acquiring) }
+
   /// Sets the gains a new play starts at (no ramp: a sound's own attack is its start).
   func reset(left: Float, right: Float) {
     currentLeft = left
     currentRight = right
+    played.store(0, ordering: .releasing)
     setTarget(left: left, right: right, step: defaultStep)
   }
 
@@ -67,6 +73,7 @@ final class ChannelGain: @unchecked Sendable {
         Int16(max(-32768, min(32767, $0)))
       }
     }
+    played.add(byteCount / ((isFloat ? 4 : 2) * channelCount), ordering: .releasing)
     silent.store(
       currentLeft == 0 && currentRight == 0 && goalLeft == 0 && goalRight == 0, ordering: .releasing)
   }

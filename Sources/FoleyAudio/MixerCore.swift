@@ -23,9 +23,20 @@ final class MixerCore: @unchecked Sendable {
   private let deviceChannels: Int
   private let nextVoiceID = Atomic<UInt64>(1)
   private let requests = Mutex<PendingRequests>(PendingRequests())
+  /// The session policy of each category; read by the game thread's gate while inactive.
+  let policies = Mutex(PolicyTable())
+  /// SDL's id of the opened output device; 0 while there is none.
+  let deviceID = Atomic<UInt32>(0)
 
   // Queue-confined state.
   private var isOpen = true
+  /// False after the device was lost and none could be reopened yet.
+  private var hasDevice = true
+  /// The session state last applied to the voices.
+  private var sessionState = AudioSession.State()
+  /// Voices kept while there is no device, to be restored when one opens.
+  private var orphans: [RestorableVoice] = []
+  private var hasWarnedAboutDevice = false
   private var slots: [Slot?] = []
   private var gains: [ChannelGain] = []
   private var channelOfVoice: [UInt64: Int] = [:]
@@ -74,12 +85,19 @@ final class MixerCore: @unchecked Sendable {
     isOpen = false
     timer?.cancel()
     timer = nil
-    Mix_HaltChannel(-1)
-    processFinishedChannels()
+    if hasDevice {
+      Mix_HaltChannel(-1)
+      processFinishedChannels()
+    }
     for request in requests.withLock({ $0.take() }) { finish(request.voice, counting: .failed) }
+    for orphan in orphans { orphan.voice.setState(.finished) }
+    orphans.removeAll()
     Mix_ChannelFinished(nil)
-    Mix_CloseAudio()
+    if hasDevice { Mix_CloseAudio() }
+    hasDevice = false
+    deviceID.store(0, ordering: .releasing)
     // The effects are gone with the device; the gain states can go too.
+    for slot in slots.compactMap({ $0 }) { slot.freeOwnedChunk() }
     slots.removeAll()
     gains.removeAll()
     soundsByData.removeAll()
@@ -94,9 +112,11 @@ final class MixerCore: @unchecked Sendable {
   // MARK: - Requests from the game thread
 
   /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
-  func requestPlay(_ source: PlaySource, volume: Double, pan: Double, groupVolume: Double) -> Voice {
+  func requestPlay(
+    _ source: PlaySource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0
+  ) -> Voice {
     counters.bump(.requested)
-    guard session.isActive else {
+    guard session.isActive || mayPlayWhileInactive(source.category, state: session.state) else {
       counters.bump(.suppressed)
       return .finished()
     }
@@ -105,7 +125,7 @@ final class MixerCore: @unchecked Sendable {
       volume: min(max(volume, 0), 1), pan: min(max(pan, -1), 1))
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     let needsSchedule = requests.withLock { pending in
-      pending.list.append(PlayRequest(source: source, voice: voice))
+      pending.list.append(PlayRequest(source: source, voice: voice, loops: max(-1, loops)))
       defer { pending.isScheduled = true }
       return !pending.isScheduled
     }
@@ -128,11 +148,12 @@ final class MixerCore: @unchecked Sendable {
         continue
       }
       // Gate two: the session may have gone inactive since the action ran.
-      guard session.isActive else {
+      guard hasDevice, session.isActive || mayPlayWhileInactive(sound.settings.category, state: session.state)
+      else {
         finish(request.voice, counting: .suppressed)
         continue
       }
-      start(request.voice, playing: sound)
+      start(request.voice, playing: sound, loops: request.loops)
     }
   }
 
@@ -155,6 +176,7 @@ final class MixerCore: @unchecked Sendable {
   /// bytes played every frame log once and are not decoded again.
   func sound(for data: Data, name: String?) throws(SoundError) -> Sound {
     dispatchPrecondition(condition: .onQueue(queue))
+    try requireDevice(name ?? "sound data (\(data.count) bytes)")
     if let cached = soundsByData[data] { return try cached.get() }
     let label = name ?? "sound data (\(data.count) bytes)"
     let result = Result<Sound, SoundError> { () throws(SoundError) in try decodeSound(data, name: label) }
@@ -165,6 +187,7 @@ final class MixerCore: @unchecked Sendable {
   /// The sound in the file `name` at `url`, read and decoded the first time only.
   func sound(named name: String, at url: URL) throws(SoundError) -> Sound {
     dispatchPrecondition(condition: .onQueue(queue))
+    try requireDevice(name)
     if let cached = soundsByName[name] { return try cached.get() }
     let result = Result<Sound, SoundError> { () throws(SoundError) in
       let data: Data
@@ -177,6 +200,13 @@ final class MixerCore: @unchecked Sendable {
     }
     soundsByName[name] = result
     return try remember(result)
+  }
+
+  /// SDL_mixer decodes into the open device's format, so without a device nothing can be decoded;
+  /// that failure is not remembered, the bytes may be fine.
+  private func requireDevice(_ name: String) throws(SoundError) {
+    guard isOpen else { throw SoundError(.engineClosed, asset: name) }
+    guard hasDevice else { throw SoundError(.noDevice, asset: name) }
   }
 
   /// Logs a new failure once; returns the sound or throws the error.
@@ -192,7 +222,7 @@ final class MixerCore: @unchecked Sendable {
   /// Decodes bytes into a chunk in the device's format. On the queue only.
   func decode(_ data: Data, name: String) throws(SoundError) -> UnsafeMutablePointer<Mix_Chunk> {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { throw SoundError(.engineClosed, asset: name) }
+    try requireDevice(name)
     guard !data.isEmpty else { throw SoundError(.empty, asset: name) }
     guard data.count <= Int(Int32.max) else {
       throw SoundError(.undecodable, asset: name, message: "larger than 2 GiB")
@@ -211,7 +241,7 @@ final class MixerCore: @unchecked Sendable {
 
   // MARK: - Channels
 
-  private func start(_ voice: Voice, playing sound: Sound) {
+  private func start(_ voice: Voice, playing sound: Sound, loops: Int) {
     let key = ObjectIdentifier(sound)
     let settings = sound.settings
     let now = DispatchTime.now().uptimeNanoseconds
@@ -251,26 +281,44 @@ final class MixerCore: @unchecked Sendable {
       finish(voice, counting: .rejected)
       return
     }
-    let (left, right) = gainPair(for: voice, sound: sound)
-    let gain = gains[channel]
-    gain.reset(left: left, right: right)
-    // The effect goes on before the play so the very first buffer is already shaped.
-    Mix_RegisterEffect(Int32(channel), channelGainEffect, nil, Unmanaged.passUnretained(gain).toOpaque())
-    guard CSDL2_Mix_PlayChannel(Int32(channel), sound.chunk, 0) >= 0 else {
-      let error = SDLError.fromSDL("Mix_PlayChannel")
-      Mix_UnregisterAllEffects(Int32(channel))
-      logger.error("cannot play '\(sound.name)': \(error.message)")
+    startOrder += 1
+    let slot = Slot(
+      voice: voice, sound: sound, order: startOrder, priority: settings.priority, loops: loops,
+      sessionMode: mode(for: settings.category))
+    guard play(slot, on: channel, chunk: sound.chunk, loops: loops, paused: false) else {
       finish(voice, counting: .failed)
       return
     }
-    startOrder += 1
-    slots[channel] = Slot(voice: voice, sound: sound, order: startOrder, priority: settings.priority)
-    channelOfVoice[voice.id] = channel
     instancesOfSound[key, default: 0] += 1
     lastStartOfSound[key] = now
     voice.setState(.playing)
     counters.bump(.started)
     counters.voiceStarted()
+  }
+
+  /// Puts `slot` on `channel` with its gain stage in front; false (logged) when SDL_mixer refuses.
+  private func play(
+    _ slot: Slot, on channel: Int, chunk: UnsafeMutablePointer<Mix_Chunk>, loops: Int, paused: Bool
+  ) -> Bool {
+    let gain = gains[channel]
+    if paused {
+      gain.reset(left: 0, right: 0)
+    } else {
+      let (left, right) = gainPair(for: slot)
+      gain.reset(left: left, right: right)
+    }
+    // The effect goes on before the play so the very first buffer is already shaped.
+    Mix_RegisterEffect(Int32(channel), channelGainEffect, nil, Unmanaged.passUnretained(gain).toOpaque())
+    guard CSDL2_Mix_PlayChannel(Int32(channel), chunk, Int32(loops)) >= 0 else {
+      let error = SDLError.fromSDL("Mix_PlayChannel")
+      Mix_UnregisterAllEffects(Int32(channel))
+      logger.error("cannot play '\(slot.sound.name)': \(error.message)")
+      return false
+    }
+    if paused { Mix_Pause(Int32(channel)) }
+    slots[channel] = slot
+    channelOfVoice[slot.voice.id] = channel
+    return true
   }
 
   private var activeVoiceCount: Int { counters.activeVoices.load(ordering: .relaxed) }
@@ -359,9 +407,17 @@ final class MixerCore: @unchecked Sendable {
   private func processFinishedChannels() {
     for channel in finishedChannelInbox.drain() {
       let index = Int(channel)
-      guard slots.indices.contains(index), let slot = slots[index] else { continue }
+      guard slots.indices.contains(index), var slot = slots[index] else { continue }
+      slot.freeOwnedChunk()
       slots[index] = nil
       deferredOperations.removeAll { $0.channel == index }
+      if !slot.isReleasing, slot.chunkOffset > 0, slot.loops != 0 {
+        // A looping voice restored mid-pass finished that pass: carry on with whole passes.
+        slot.chunkOffset = 0
+        slot.ownedChunk = nil
+        slot.loops = slot.loops < 0 ? -1 : slot.loops - 1
+        if play(slot, on: index, chunk: slot.sound.chunk, loops: slot.loops, paused: false) { continue }
+      }
       if !slot.isReleasing {
         stopCounting(slot)
         slot.voice.setState(.finished)
@@ -372,14 +428,18 @@ final class MixerCore: @unchecked Sendable {
   /// The voice on `slot` no longer counts against limits and can no longer be reached by its
   /// handle; its channel may still be ramping out.
   private func stopCounting(_ slot: Slot) {
-    instancesOfSound[slot.soundKey, default: 1] -= 1
+    uncount(soundKey: slot.soundKey, voiceID: slot.voice.id)
+  }
+
+  private func uncount(soundKey: ObjectIdentifier, voiceID: UInt64) {
+    instancesOfSound[soundKey, default: 1] -= 1
     counters.activeVoices.subtract(1, ordering: .relaxed)
-    channelOfVoice[slot.voice.id] = nil
+    channelOfVoice[voiceID] = nil
   }
 
   /// Runs every few milliseconds: completes ramps that reached silence and collects finished voices.
   private func housekeeping() {
-    guard isOpen else { return }
+    guard isOpen, hasDevice else { return }
     processFinishedChannels()
     guard !deferredOperations.isEmpty else { return }
     let now = DispatchTime.now().uptimeNanoseconds
@@ -404,6 +464,12 @@ final class MixerCore: @unchecked Sendable {
     queue.async { [self] in
       guard isOpen else { return }
       processFinishedChannels()
+      if let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
+        orphans.remove(at: orphan)
+        counters.activeVoices.subtract(1, ordering: .relaxed)
+        voice.setState(.finished)
+        return
+      }
       guard let channel = channelOfVoice[voice.id], let slot = slots[channel] else {
         // Not started yet: the request is skipped when it is served.
         if voice.state == .pending { voice.setState(.finished) }
@@ -416,45 +482,345 @@ final class MixerCore: @unchecked Sendable {
 
   func pause(_ voice: Voice) {
     queue.async { [self] in
-      guard isOpen, let channel = channelOfVoice[voice.id], voice.state == .playing else { return }
-      gains[channel].setTarget(left: 0, right: 0, step: declickStep)
-      deferredOperations.append(
-        DeferredOperation(channel: channel, kind: .pause, deadline: deadline(after: 0)))
+      guard isOpen, voice.state == .playing else { return }
+      if orphans.contains(where: { $0.voice === voice }) {
+        voice.setState(.paused)
+        return
+      }
+      guard let channel = channelOfVoice[voice.id], var slot = slots[channel] else { return }
+      // The game's pause wins: the session will not resume this voice.
+      let alreadyPaused = slot.sessionMode == .paused
+      slot.sessionMode = .normal
+      slots[channel] = slot
       voice.setState(.paused)
+      guard !alreadyPaused else { return }
+      rampToPause(channel)
     }
+  }
+
+  private func rampToPause(_ channel: Int) {
+    gains[channel].setTarget(left: 0, right: 0, step: declickStep)
+    deferredOperations.append(DeferredOperation(channel: channel, kind: .pause, deadline: deadline(after: 0)))
+  }
+
+  /// Undoes a pause that is pending or done, ramping up to the slot's gains.
+  private func rampToResume(_ channel: Int) {
+    guard let slot = slots[channel] else { return }
+    let pendingPause = deferredOperations.firstIndex { $0.channel == channel && $0.kind == .pause }
+    if let pendingPause {
+      deferredOperations.remove(at: pendingPause)
+    } else {
+      Mix_Resume(Int32(channel))
+    }
+    let (left, right) = gainPair(for: slot)
+    gains[channel].setTarget(left: left, right: right, step: declickStep)
   }
 
   func resume(_ voice: Voice) {
     queue.async { [self] in
-      guard isOpen, let channel = channelOfVoice[voice.id], voice.state == .paused, let slot = slots[channel]
-      else { return }
-      let pendingPause = deferredOperations.firstIndex { $0.channel == channel && $0.kind == .pause }
-      if let pendingPause {
-        deferredOperations.remove(at: pendingPause)
-      } else {
-        Mix_Resume(Int32(channel))
+      guard isOpen, voice.state == .paused else { return }
+      if orphans.contains(where: { $0.voice === voice }) {
+        voice.setState(.playing)
+        return
       }
-      let (left, right) = gainPair(for: voice, sound: slot.sound)
-      gains[channel].setTarget(left: left, right: right, step: declickStep)
+      guard let channel = channelOfVoice[voice.id], var slot = slots[channel] else { return }
       voice.setState(.playing)
+      // Resumed while the session keeps its category silent: it waits for the session.
+      slot.sessionMode = mode(for: slot.sound.settings.category)
+      slots[channel] = slot
+      if slot.sessionMode != .paused { rampToResume(channel) }
     }
   }
 
   func updateGain(of voice: Voice) {
     queue.async { [self] in
-      guard isOpen, voice.state == .playing, let channel = channelOfVoice[voice.id], let slot = slots[channel]
+      guard isOpen, voice.state == .playing, let channel = channelOfVoice[voice.id],
+        let slot = slots[channel],
+        slot.sessionMode != .paused
       else { return }
-      let (left, right) = gainPair(for: voice, sound: slot.sound)
+      let (left, right) = gainPair(for: slot)
       gains[channel].setTarget(left: left, right: right, step: declickStep)
     }
   }
 
   /// Left and right gains from the sound's and the voice's volume and pan (linear balance law:
   /// the centre is at full level in both ears, so two centred plays simply add).
-  private func gainPair(for voice: Voice, sound: Sound) -> (Float, Float) {
-    let volume = sound.settings.volume * voice.volume * voice.groupVolume
+  private func gainPair(for slot: Slot) -> (Float, Float) {
+    let voice = slot.voice
+    let sound = slot.sound
+    let volume = sound.settings.volume * voice.volume * voice.groupVolume * Double(slot.sessionMode.gain)
     let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
     return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
+  }
+
+  // MARK: - Session
+
+  enum SessionMode: Equatable {
+    case normal
+    case ducked(Float)
+    case paused
+
+    var gain: Float {
+      switch self {
+      case .normal: 1
+      case .ducked(let gain): gain
+      case .paused: 0
+      }
+    }
+  }
+
+  struct PolicyTable: Sendable {
+    var standard: SessionPolicy = .ambient
+    var byCategory: [SoundCategory: SessionPolicy] = [:]
+
+    func policy(for category: SoundCategory) -> SessionPolicy { byCategory[category] ?? standard }
+  }
+
+  /// Whether a new play of `category` may start in `state`: the gate for unfocused categories
+  /// whose policy keeps them playing.
+  func mayPlayWhileInactive(_ category: SoundCategory, state: AudioSession.State) -> Bool {
+    if state.isActive { return true }
+    if state.silencesEverything { return false }
+    return policies.withLock { $0.policy(for: category) }.unfocusedGain != nil
+  }
+
+  private func mode(for category: SoundCategory) -> SessionMode {
+    if sessionState.isActive { return .normal }
+    if sessionState.silencesEverything { return .paused }
+    guard let gain = policies.withLock({ $0.policy(for: category) }).unfocusedGain else { return .paused }
+    return gain >= 1 ? .normal : .ducked(gain)
+  }
+
+  /// Brings every voice in line with the session: pauses (with a ramp), ducks or resumes it.
+  /// Voices the game paused are left alone, so they stay paused across the transition.
+  func applySession(_ change: StateChange) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    sessionState = change.new
+    reapplySessionModes(resumingPausedVoices: change.resumesPausedVoices)
+  }
+
+  /// Re-evaluates each voice's session mode, after a transition or a policy change.
+  func reapplySessionModes(resumingPausedVoices: Bool = true) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard isOpen else { return }
+    if !resumingPausedVoices {
+      // `endInterruption(shouldResume: false)`: what the session paused becomes the game's to resume.
+      for index in orphans.indices where orphans[index].sessionMode == .paused {
+        orphans[index].sessionMode = .normal
+        orphans[index].voice.setState(.paused)
+      }
+    }
+    guard hasDevice else { return }
+    processFinishedChannels()
+    for channel in slots.indices {
+      guard var slot = slots[channel], !slot.isReleasing else { continue }
+      if !resumingPausedVoices, slot.sessionMode == .paused {
+        slot.sessionMode = .normal
+        slots[channel] = slot
+        slot.voice.setState(.paused)
+        continue
+      }
+      guard slot.voice.state == .playing else { continue }
+      let target = mode(for: slot.sound.settings.category)
+      guard target != slot.sessionMode else { continue }
+      let wasPaused = slot.sessionMode == .paused
+      slot.sessionMode = target
+      slots[channel] = slot
+      if target == .paused {
+        rampToPause(channel)
+      } else if wasPaused {
+        rampToResume(channel)
+      } else {
+        let (left, right) = gainPair(for: slot)
+        gains[channel].setTarget(left: left, right: right, step: declickStep)
+      }
+    }
+  }
+
+  func census() -> VoiceCensus {
+    dispatchPrecondition(condition: .onQueue(queue))
+    processFinishedChannels()
+    var census = VoiceCensus()
+    census.waitingForDevice = orphans.count
+    for slot in slots.compactMap({ $0 }) {
+      if slot.isReleasing {
+        census.releasing += 1
+      } else if slot.voice.state == .paused {
+        census.pausedByGame += 1
+      } else if slot.sessionMode == .paused {
+        census.pausedBySession += 1
+      } else {
+        census.audible += 1
+        if case .ducked = slot.sessionMode { census.ducked += 1 }
+      }
+    }
+    return census
+  }
+
+  // MARK: - Device loss
+
+  /// A voice kept across a device change: where it had got to and how it was playing.
+  private struct RestorableVoice {
+    let voice: Voice
+    let sound: Sound
+    let order: UInt64
+    let priority: Int
+    /// Frame within the sound to continue from.
+    let position: Int
+    /// Whole passes to play after the current one (-1: forever).
+    let passesAfter: Int
+    var sessionMode: SessionMode
+  }
+
+  /// Closes the (lost) device, keeping the voices, and tries to open the default device in the
+  /// same format. Returns whether a device is open afterwards.
+  func replaceDevice() -> Bool {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard isOpen else { return false }
+    if hasDevice { closeDeviceKeepingVoices() }
+    return reopenDevice()
+  }
+
+  /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`. Never a retry loop.
+  func retryDevice() -> Bool {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard isOpen else { return false }
+    return hasDevice || reopenDevice()
+  }
+
+  var isWithoutDevice: Bool {
+    dispatchPrecondition(condition: .onQueue(queue))
+    return isOpen && !hasDevice
+  }
+
+  private func closeDeviceKeepingVoices() {
+    processFinishedChannels()
+    // The halts below end channels, not sounds: nobody must hear about them as finished.
+    Mix_ChannelFinished(nil)
+    for channel in slots.indices {
+      guard let slot = slots[channel], !slot.isReleasing else { continue }
+      let frames = Int(slot.sound.chunk.pointee.alen) / bytesPerFrame
+      let played = gains[channel].playedFrames
+      var position: Int
+      var passesAfter: Int
+      var ended: Bool
+      if slot.chunkOffset == 0 {
+        position = frames > 0 ? played % frames : 0
+        let passesDone = frames > 0 ? played / frames : 1
+        passesAfter = slot.loops < 0 ? -1 : slot.loops - passesDone
+        ended = passesAfter < -1 || (slot.loops >= 0 && passesAfter < 0)
+      } else if slot.loops < 0 {
+        // A rotated copy looping forever (see `restore`): positions wrap.
+        position = (slot.chunkOffset + played) % frames
+        passesAfter = -1
+        ended = false
+      } else {
+        position = slot.chunkOffset + played
+        passesAfter = slot.loops
+        ended = false
+        if position >= frames {
+          ended = slot.loops == 0
+          position = 0
+          passesAfter = slot.loops < 0 ? -1 : slot.loops - 1
+        }
+      }
+      if ended || frames == 0 {
+        stopCounting(slot)
+        slot.voice.setState(.finished)
+        continue
+      }
+      orphans.append(
+        RestorableVoice(
+          voice: slot.voice, sound: slot.sound, order: slot.order, priority: slot.priority,
+          position: position, passesAfter: passesAfter, sessionMode: slot.sessionMode))
+    }
+    Mix_HaltChannel(-1)
+    Mix_CloseAudio()
+    _ = finishedChannelInbox.drain()
+    for slot in slots.compactMap({ $0 }) { slot.freeOwnedChunk() }
+    slots.removeAll()
+    gains.removeAll()
+    channelOfVoice.removeAll()
+    deferredOperations.removeAll()
+    hasDevice = false
+    deviceID.store(0, ordering: .releasing)
+  }
+
+  private func reopenDevice() -> Bool {
+    let before = AudioEngine.openDeviceIDs()
+    guard let format = AudioEngine.openMixer(configuration, deviceName: nil) else {
+      let error = SDLError.fromSDL("Mix_OpenAudioDevice")
+      if hasWarnedAboutDevice {
+        logger.info("still no audio device: \(error.message)")
+      } else {
+        hasWarnedAboutDevice = true
+        logger.warning(
+          "audio device lost and none opens (\(error.message)); silent until a device is added")
+      }
+      return false
+    }
+    hasDevice = true
+    hasWarnedAboutDevice = false
+    deviceID.store(AudioEngine.openDeviceIDs().subtracting(before).min() ?? 0, ordering: .releasing)
+    Mix_ChannelFinished(channelFinishedCallback)
+    _ = finishedChannelInbox.drain()
+    growChannels(
+      to: max(1, min(max(configuration.initialChannels, orphans.count), configuration.maximumChannels)))
+    var restored = 0
+    for orphan in orphans.sorted(by: { $0.order < $1.order }) {
+      if restore(orphan) {
+        restored += 1
+      } else {
+        uncount(soundKey: ObjectIdentifier(orphan.sound), voiceID: orphan.voice.id)
+        orphan.voice.setState(.finished)
+      }
+    }
+    orphans.removeAll()
+    logger.info("audio device reopened: \(format.driver), restored \(restored) voice(s)")
+    return true
+  }
+
+  private func restore(_ orphan: RestorableVoice) -> Bool {
+    guard let channel = freeChannel() else { return false }
+    let paused = orphan.voice.state == .paused || orphan.sessionMode == .paused
+    var slot = Slot(
+      voice: orphan.voice, sound: orphan.sound, order: orphan.order, priority: orphan.priority,
+      loops: orphan.passesAfter, sessionMode: orphan.sessionMode)
+    guard orphan.position > 0 else {
+      return play(slot, on: channel, chunk: orphan.sound.chunk, loops: orphan.passesAfter, paused: paused)
+    }
+    let chunk = orphan.sound.chunk.pointee
+    let offset = orphan.position * bytesPerFrame
+    let length = Int(chunk.alen)
+    let rest: UnsafeMutablePointer<Mix_Chunk>
+    let loops: Int
+    if orphan.passesAfter < 0 {
+      // Looping forever: a copy of the sound rotated to start here loops on seamlessly (a
+      // separate chunk for the rest of the pass would leave a gap while the queue restarts it).
+      guard let buffer = SDL_malloc(length)?.assumingMemoryBound(to: UInt8.self) else { return false }
+      memcpy(buffer, chunk.abuf + offset, length - offset)
+      memcpy(buffer + (length - offset), chunk.abuf, offset)
+      guard let rotated = Mix_QuickLoad_RAW(buffer, UInt32(length)) else {
+        SDL_free(buffer)
+        return false
+      }
+      rotated.pointee.allocated = 1  // so Mix_FreeChunk frees the copy as well
+      rest = rotated
+      loops = -1
+    } else {
+      // Continue mid-sound: a chunk that views the rest of the sound's samples (no copy); the
+      // whole passes still to play follow when it finishes.
+      guard let view = Mix_QuickLoad_RAW(chunk.abuf + offset, UInt32(length - offset)) else { return false }
+      rest = view
+      loops = 0
+    }
+    slot.chunkOffset = orphan.position
+    slot.ownedChunk = rest
+    guard play(slot, on: channel, chunk: rest, loops: loops, paused: paused) else {
+      Mix_FreeChunk(rest)
+      return false
+    }
+    return true
   }
 
   // MARK: - Types
@@ -463,11 +829,18 @@ final class MixerCore: @unchecked Sendable {
     case sound(Sound)
     case data(Data, name: String?)
     case named(String, url: URL)
+
+    /// Sounds from bytes and files use default settings, so they are effects.
+    var category: SoundCategory {
+      if case .sound(let sound) = self { return sound.settings.category }
+      return .effects
+    }
   }
 
   struct PlayRequest: Sendable {
     let source: PlaySource
     let voice: Voice
+    let loops: Int
   }
 
   struct PendingRequests: Sendable {
@@ -488,8 +861,22 @@ final class MixerCore: @unchecked Sendable {
     let sound: Sound
     let order: UInt64
     let priority: Int
+    /// Mix_PlayChannel's loops for the chunk on the channel (-1: forever); for a restored
+    /// partial pass, the whole passes still to play after it.
+    var loops: Int
+    var sessionMode: SessionMode
     var isReleasing = false
+    /// Where the channel's chunk starts within the sound, in frames (non-zero after a restore).
+    var chunkOffset = 0
+    /// A chunk made for a restore (a view into the sound's samples, or a rotated copy of them)
+    /// that the slot must free.
+    var ownedChunk: UnsafeMutablePointer<Mix_Chunk>?
     var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
+
+    func freeOwnedChunk() {
+      // Mix_QuickLoad_RAW chunks do not own their samples: this frees only the struct.
+      if let ownedChunk { Mix_FreeChunk(ownedChunk) }
+    }
   }
 
   private struct DeferredOperation {

@@ -17,6 +17,9 @@ public struct SoundError: Error, Sendable, Hashable, CustomStringConvertible {
     case unreadable
     /// The engine has been closed.
     case engineClosed
+    /// The audio device was lost and none is open yet; sounds decode into the device's format,
+    /// so this one can be loaded again once a device is back.
+    case noDevice
   }
 
   public let code: Code
@@ -38,6 +41,7 @@ public struct SoundError: Error, Sendable, Hashable, CustomStringConvertible {
     case .undecodable: what = "cannot decode '\(asset)'"
     case .unreadable: what = "cannot read '\(asset)'"
     case .engineClosed: what = "cannot load '\(asset)': the audio engine is closed"
+    case .noDevice: what = "cannot load '\(asset)' now: no audio device is open"
     }
     return message.isEmpty ? what : "\(what): \(message)"
   }

@@ -20,6 +20,8 @@ public struct SoundSettings: Sendable, Hashable {
   public var maximumInstances: Int?
   /// The least time between two starts of this sound, in seconds; closer requests are rejected.
   public var minimumInterval: Double = 0
+  /// The kind of sound, which picks its ``SessionPolicy`` (``AudioEngine/setSessionPolicy(_:for:)``).
+  public var category: SoundCategory = .effects
 
   public init() {}
 }

@@ -1,19 +1,27 @@
 internal import CSDL2
+public import FoleyAudio
 
 /// Drains SDL's event queue and translates what Foley and games care about into
 /// ``PlatformEvent`` values. Call ``poll()`` once per frame on the main thread.
 ///
+/// Given a session, the pump hands it every event first, so focus, minimise, background and audio
+/// device events drive the audio-active flag (and device recovery) without the game doing
+/// anything; the game still sees them as ``PlatformEvent`` values.
+///
 /// ```swift
-/// let pump = EventPump(sceneHeight: 480)
+/// let pump = EventPump(sceneHeight: 480, session: engine.session)
 /// for event in pump.poll() { handle(event) }
 /// ```
 @MainActor
 public struct EventPump {
   /// Used to flip mouse coordinates into scene coordinates (y up).
   public var sceneHeight: Double
+  /// The session that follows the window and the audio devices, if any.
+  public var session: AudioSession?
 
-  public init(sceneHeight: Double) {
+  public init(sceneHeight: Double, session: AudioSession? = nil) {
     self.sceneHeight = sceneHeight
+    self.session = session
   }
 
   /// Every pending event, oldest first; events Foley does not translate are dropped.
@@ -21,8 +29,10 @@ public struct EventPump {
     var events: [PlatformEvent] = []
     var event = SDL_Event()
     while SDL_PollEvent(&event) != 0 {
+      if let session { withUnsafePointer(to: &event) { _ = session.handleSDLEvent($0) } }
       if let translated = translate(event) { events.append(translated) }
     }
+    session?.deliverTransitions()
     return events
   }
 
@@ -56,5 +66,72 @@ public struct EventPump {
     default:
       return nil
     }
+  }
+}
+
+extension EventPump {
+  /// Puts `event` on SDL's event queue (`SDL_PushEvent`), so it travels exactly the path a real
+  /// one does: the next ``poll()`` hands it to the session and returns it. Scripted runs and tests
+  /// use this for window, app and audio-device events.
+  ///
+  /// ```swift
+  /// try EventPump.push(.windowFocusLost)
+  /// _ = pump.poll()          // the session is now inactive
+  /// ```
+  /// - Throws: ``SDLError`` when SDL's event queue is not running or refuses the event.
+  public static func push(_ event: PlatformEvent) throws {
+    var raw = SDL_Event()
+    switch event {
+    case .quit:
+      raw.type = SDL_QUIT.rawValue
+    case .keyDown(let key, let isRepeat):
+      raw = try keyEvent(key, isDown: true, isRepeat: isRepeat)
+    case .keyUp(let key):
+      raw = try keyEvent(key, isDown: false, isRepeat: false)
+    case .mouseDown(let x, let y):
+      raw.type = SDL_MOUSEBUTTONDOWN.rawValue
+      raw.button.button = UInt8(SDL_BUTTON_LEFT)
+      raw.button.state = UInt8(SDL_PRESSED)
+      raw.button.clicks = 1
+      raw.button.x = Int32(x.rounded())
+      raw.button.y = Int32(y.rounded())
+    case .windowFocusGained: raw = windowEvent(SDL_WINDOWEVENT_FOCUS_GAINED)
+    case .windowFocusLost: raw = windowEvent(SDL_WINDOWEVENT_FOCUS_LOST)
+    case .windowMinimized: raw = windowEvent(SDL_WINDOWEVENT_MINIMIZED)
+    case .windowRestored: raw = windowEvent(SDL_WINDOWEVENT_RESTORED)
+    case .appWillEnterBackground: raw.type = SDL_APP_WILLENTERBACKGROUND.rawValue
+    case .appDidEnterForeground: raw.type = SDL_APP_DIDENTERFOREGROUND.rawValue
+    case .audioDeviceAdded(let index, let isCapture):
+      raw.type = SDL_AUDIODEVICEADDED.rawValue
+      raw.adevice.which = index
+      raw.adevice.iscapture = isCapture ? 1 : 0
+    case .audioDeviceRemoved(let deviceID, let isCapture):
+      raw.type = SDL_AUDIODEVICEREMOVED.rawValue
+      raw.adevice.which = deviceID
+      raw.adevice.iscapture = isCapture ? 1 : 0
+    }
+    raw.common.timestamp = SDL_GetTicks()
+    guard SDL_PushEvent(&raw) == 1 else { throw SDLError.fromSDL("SDL_PushEvent") }
+  }
+
+  private static func keyEvent(_ key: Key, isDown: Bool, isRepeat: Bool) throws -> SDL_Event {
+    let keycode = SDL_GetKeyFromName(key.name)
+    guard keycode != SDLK_UNKNOWN.rawValue else {
+      throw SDLError(operation: "SDL_GetKeyFromName", message: "unknown key '\(key.name)'")
+    }
+    var raw = SDL_Event()
+    raw.type = (isDown ? SDL_KEYDOWN : SDL_KEYUP).rawValue
+    raw.key.state = UInt8(isDown ? SDL_PRESSED : SDL_RELEASED)
+    raw.key.repeat = isRepeat ? 1 : 0
+    raw.key.keysym.sym = keycode
+    raw.key.keysym.scancode = SDL_GetScancodeFromKey(keycode)
+    return raw
+  }
+
+  private static func windowEvent(_ id: SDL_WindowEventID) -> SDL_Event {
+    var raw = SDL_Event()
+    raw.type = SDL_WINDOWEVENT.rawValue
+    raw.window.event = UInt8(id.rawValue)
+    return raw
   }
 }

@@ -1,5 +1,6 @@
 import FoleyAudio
 import FoleyScene
+import FoleyTestSupport
 import Foundation
 import Testing
 

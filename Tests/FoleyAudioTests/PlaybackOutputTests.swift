@@ -1,5 +1,6 @@
 import FoleyAudio
 import FoleyScene
+import FoleyTestSupport
 import Foundation
 import Testing
 
@@ -91,7 +92,8 @@ struct PlaybackOutputTests {
   @Test("nothing plays while the session is inactive; the action completes and counts as suppressed")
   func inactiveSessionIsSilent() throws {
     let tone = makeToneWAV(frequency: 440, duration: 0.2)
-    let session = AudioSession(isActive: false)
+    let session = AudioSession()
+    session.deactivate(reason: .focusLost)
     let log = EventLog()
     let capture = try captureDiskOutput(session: session) { engine in
       let scene = Scene()
@@ -126,11 +128,4 @@ struct PlaybackOutputTests {
     let late = capture.left[(range.upperBound - 4_800)..<range.upperBound].map { abs(Int($0)) }.max() ?? 0
     #expect(abs(Double(late) / Double(early) - 0.25) < 0.03)
   }
-}
-
-/// Records the order of events in a test; a class so blocks can append to it.
-@MainActor
-final class EventLog {
-  var entries: [String] = []
-  func append(_ entry: String) { entries.append(entry) }
 }

@@ -1,10 +1,10 @@
-import FoleyAudio
-import FoleyScene
-import Foundation
+public import FoleyAudio
+public import FoleyScene
+public import Foundation
 
 /// A 16-bit PCM WAV file in memory: a sine at `frequency` Hz, or a constant level (DC) when
 /// `frequency` is 0.
-func makeToneWAV(
+public func makeToneWAV(
   frequency: Double, duration: Double, amplitude: Double = 0.5, sampleRate: Int = 48_000, channels: Int = 2
 ) -> Data {
   let frames = Int(duration * Double(sampleRate))
@@ -14,23 +14,12 @@ func makeToneWAV(
     let value = Int16(amplitude * 32767 * wave)
     for channel in 0..<channels { samples[frame * channels + channel] = value }
   }
-  var data = Data()
-  func append<T: FixedWidthInteger>(_ value: T) {
-    withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
-  }
-  let byteCount = samples.count * 2
-  data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + byteCount))
-  data.append(contentsOf: Array("WAVE".utf8)); data.append(contentsOf: Array("fmt ".utf8))
-  append(UInt32(16)); append(UInt16(1)); append(UInt16(channels)); append(UInt32(sampleRate))
-  append(UInt32(sampleRate * channels * 2)); append(UInt16(channels * 2)); append(UInt16(16))
-  data.append(contentsOf: Array("data".utf8)); append(UInt32(byteCount))
-  samples.withUnsafeBytes { data.append(contentsOf: $0) }
-  return data
+  return makeWAV(samples: samples, sampleRate: sampleRate, channels: channels)
 }
 
 /// Runs `body` with environment variables set, then restores them. SDL reads its driver choice
 /// from the environment, which outranks hints.
-func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
+public func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
   var saved: [String: String?] = [:]
   for (name, value) in values {
     saved[name] = getenv(name).map { String(cString: $0) }
@@ -48,7 +37,7 @@ func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) ret
 /// stepping `scene` at 60 Hz if given. SDL tests block rather than await so that no other SDL
 /// test can interleave on the main actor.
 @MainActor
-func runFor(_ seconds: Double, stepping scene: Scene? = nil) {
+public func runFor(_ seconds: Double, stepping scene: Scene? = nil) {
   let end = Date().addingTimeInterval(seconds)
   while Date() < end {
     scene?.update(deltaTime: 1.0 / 60.0)
@@ -57,11 +46,11 @@ func runFor(_ seconds: Double, stepping scene: Scene? = nil) {
 }
 
 /// Mixed output captured by SDL's disk driver: interleaved stereo 16-bit samples at 48 kHz.
-struct DiskCapture {
-  let left: [Int16]
-  let right: [Int16]
+public struct DiskCapture {
+  public let left: [Int16]
+  public let right: [Int16]
 
-  init(contentsOf url: URL) throws {
+  public init(contentsOf url: URL) throws {
     let data = try Data(contentsOf: url)
     let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     left = stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] }
@@ -69,23 +58,23 @@ struct DiskCapture {
   }
 
   /// The frames between the first and the last sample louder than `threshold`.
-  func audibleRange(threshold: Int16 = 64) -> Range<Int>? {
+  public func audibleRange(threshold: Int16 = 64) -> Range<Int>? {
     guard let first = left.firstIndex(where: { abs(Int($0)) > threshold }),
       let last = left.lastIndex(where: { abs(Int($0)) > threshold })
     else { return nil }
     return first..<(last + 1)
   }
 
-  var peak: Int { left.map { abs(Int($0)) }.max() ?? 0 }
+  public var peak: Int { left.map { abs(Int($0)) }.max() ?? 0 }
 
   /// The largest jump between neighbouring samples: a click shows up as a jump far above what the
   /// tone itself makes.
-  var largestStep: Int {
+  public var largestStep: Int {
     zip(left, left.dropFirst()).map { abs(Int($1) - Int($0)) }.max() ?? 0
   }
 
   /// Frequency from rising zero crossings across `range`.
-  func frequency(in range: Range<Int>, sampleRate: Double = 48_000) -> Double {
+  public func frequency(in range: Range<Int>, sampleRate: Double = 48_000) -> Double {
     let slice = left[range]
     var crossings: [Int] = []
     var previous = slice.first ?? 0
@@ -101,7 +90,7 @@ struct DiskCapture {
 /// Opens an engine on SDL's disk driver writing to a fresh file; `body` plays; the capture is read
 /// after the engine closes.
 @MainActor
-func captureDiskOutput(
+public func captureDiskOutput(
   configuration: AudioConfiguration = AudioConfiguration(), session: AudioSession = AudioSession(),
   _ body: (AudioEngine) throws -> Void
 ) throws -> DiskCapture {
@@ -115,4 +104,60 @@ func captureDiskOutput(
     try body(engine)
   }
   return try DiskCapture(contentsOf: url)
+}
+
+/// Records the order of events in a test; a class so blocks can append to it.
+@MainActor
+public final class EventLog {
+  public var entries: [String] = []
+  public init() {}
+  public func append(_ entry: String) { entries.append(entry) }
+}
+
+/// A 16-bit stereo WAV whose samples rise linearly from `start` to `end`: every frame has its own
+/// value, so the output shows exactly where a sound was paused and where it resumed.
+public func makeRampWAV(from start: Int16, to end: Int16, duration: Double, sampleRate: Int = 48_000) -> Data
+{
+  let frames = Int(duration * Double(sampleRate))
+  var samples = [Int16](repeating: 0, count: frames * 2)
+  for frame in 0..<frames {
+    let value = Int16(Double(start) + Double(Int(end) - Int(start)) * Double(frame) / Double(frames))
+    samples[frame * 2] = value
+    samples[frame * 2 + 1] = value
+  }
+  return makeWAV(samples: samples, sampleRate: sampleRate, channels: 2)
+}
+
+/// A 16-bit PCM WAV around interleaved samples.
+public func makeWAV(samples: [Int16], sampleRate: Int, channels: Int) -> Data {
+  var data = Data()
+  func append<T: FixedWidthInteger>(_ value: T) {
+    withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+  }
+  let byteCount = samples.count * 2
+  data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + byteCount))
+  data.append(contentsOf: Array("WAVE".utf8)); data.append(contentsOf: Array("fmt ".utf8))
+  append(UInt32(16)); append(UInt16(1)); append(UInt16(channels)); append(UInt32(sampleRate))
+  append(UInt32(sampleRate * channels * 2)); append(UInt16(channels * 2)); append(UInt16(16))
+  data.append(contentsOf: Array("data".utf8)); append(UInt32(byteCount))
+  samples.withUnsafeBytes { data.append(contentsOf: $0) }
+  return data
+}
+
+/// The runs of consecutive non-zero frames in `samples`, ignoring gaps shorter than `minimumGap`.
+public func audibleSegments(_ samples: [Int16], minimumGap: Int = 480) -> [Range<Int>] {
+  var segments: [Range<Int>] = []
+  var start: Int?
+  var lastAudible = -1
+  for (index, sample) in samples.enumerated() where sample != 0 {
+    if let begun = start, index - lastAudible > minimumGap {
+      segments.append(begun..<(lastAudible + 1))
+      start = index
+    } else if start == nil {
+      start = index
+    }
+    lastAudible = index
+  }
+  if let start { segments.append(start..<(lastAudible + 1)) }
+  return segments
 }
