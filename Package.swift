@@ -102,6 +102,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "FoleyRecordingTests",
+      dependencies: ["FoleyRecording", "FoleyAudio", "FoleyTestSupport", "CSDL2"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "FoleyPlatformTests",
       dependencies: ["FoleyPlatform", "FoleyAudio", "CSDL2"],
       swiftSettings: swiftSettings

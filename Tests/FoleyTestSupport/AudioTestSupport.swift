@@ -161,3 +161,29 @@ public func audibleSegments(_ samples: [Int16], minimumGap: Int = 480) -> [Range
   if let start { segments.append(start..<(lastAudible + 1)) }
   return segments
 }
+
+/// Interleaved samples of a sine per channel (channel `c` at `frequency * (c + 1)`), as raw
+/// little-endian bytes in 16-bit integer or 32-bit float: the input for SDL's disk capture driver.
+public func makeRawSignal(
+  frequency: Double, amplitude: Double, seconds: Double, sampleRate: Int, channels: Int, float: Bool
+) -> Data {
+  let frames = Int(seconds * Double(sampleRate))
+  var data = Data(capacity: frames * channels * (float ? 4 : 2))
+  for frame in 0..<frames {
+    for channel in 0..<channels {
+      let value =
+        amplitude * sin(2 * .pi * frequency * Double(channel + 1) * Double(frame) / Double(sampleRate))
+      if float {
+        withUnsafeBytes(of: Float(value).bitPattern.littleEndian) { data.append(contentsOf: $0) }
+      } else {
+        withUnsafeBytes(of: Int16(value * 32767).littleEndian) { data.append(contentsOf: $0) }
+      }
+    }
+  }
+  return data
+}
+
+/// A fresh path in the temporary directory (nothing is created).
+public func temporaryFile(_ name: String) -> URL {
+  FileManager.default.temporaryDirectory.appendingPathComponent("foley-\(UUID().uuidString)-\(name)")
+}

@@ -1,0 +1,466 @@
+internal import CSDL2
+import Dispatch
+public import FoleyAudio
+public import Foundation
+public import Logging
+import Synchronization
+
+/// Records a capture device (the microphone) to a WAV file, streamed as it goes: memory stays
+/// flat however long the take. AVAudioRecorder's job, on SDL.
+///
+/// The header's sizes are patched every half second and on stop, so a process killed mid-take
+/// leaves a file that players read (all but the last half second; ``WAVFile/repair(at:)``
+/// recovers that too). An existing file is never replaced unless ``Options/overwrite`` is given.
+/// A full disk or another write error stops the take with ``RecordingError/writeFailed(_:message:)``
+/// and leaves a valid file with everything written so far.
+///
+/// ```swift
+/// let recorder = try AudioRecorder(url: URL(fileURLWithPath: "take.wav"))
+/// print(recorder.format)                      // what the device gave: 48000 Hz s16 1 ch
+/// try recorder.record(forDuration: 5)
+/// // each frame, on the game thread:
+/// hud.level = recorder.averagePower(forChannel: 0)   // dBFS, -160...0
+/// // later:
+/// let summary = recorder.stop()
+/// print(summary.duration, summary.error as Any)
+/// ```
+///
+/// With an ``AudioSession``, recording pauses while the session is inactive (unless
+/// ``Options/keepsRecordingWhenInactive``) and resumes with it; nothing captured is lost.
+///
+/// Invariant behind `@unchecked Sendable`: the `var`s are touched only on `queue`; what other
+/// threads read (state, frames, meters) is in atomics and a mutex.
+public final class AudioRecorder: @unchecked Sendable {
+  /// How to record.
+  public struct Options: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Replace the file if it exists (by default that is an error).
+    public static let overwrite = Options(rawValue: 1)
+    /// Keep recording while the session is inactive (by default recording pauses with it).
+    public static let keepsRecordingWhenInactive = Options(rawValue: 2)
+  }
+
+  /// Where the recorder is in its life.
+  public enum State: UInt8, Sendable {
+    case prepared, recording, paused, stopped
+  }
+
+  /// The file being written.
+  public let url: URL
+  /// The format actually obtained from the device (SDL converts from the hardware's to this).
+  public let format: RecordingFormat
+  /// The capture device's name, or nil for the default device.
+  public let deviceName: String?
+  public let options: Options
+
+  private let session: AudioSession?
+  private let logger: Logger
+  private let queue = DispatchQueue(label: "foley.recording", qos: .userInitiated)
+  private let device: SDL_AudioDeviceID
+  private let ownsAudioSubsystem: Bool
+  private let rawState = Atomic<UInt8>(State.prepared.rawValue)
+  private let frames = Atomic<Int>(0)
+  private let meterState: Mutex<[ChannelMeter]>
+  private let stopReport = Mutex<RecordingSummary?>(nil)
+
+  // Queue-confined.
+  private var writer: WAVWriter?
+  private var timer: (any DispatchSourceTimer)?
+  private var buffer: UnsafeMutableRawBufferPointer
+  private var frameLimit: Int?
+  private var lastPatch = DispatchTime.now()
+  private var pausedBySession = false
+  private var meterWindow: MeterWindow
+
+  /// The capture devices SDL reports (names for ``init(url:format:deviceName:options:session:logger:)``).
+  public static func captureDevices() -> [String] {
+    let started = SDL_WasInit(SDL_INIT_AUDIO) == 0 && SDL_InitSubSystem(SDL_INIT_AUDIO) == 0
+    defer { if started { SDL_QuitSubSystem(SDL_INIT_AUDIO) } }
+    return (0..<max(0, SDL_GetNumAudioDevices(1))).compactMap { index in
+      SDL_GetAudioDeviceName(index, 1).map { String(cString: $0) }
+    }
+  }
+
+  /// Opens the capture device (paused) for a recording to `url`. The file is created by the
+  /// first ``record()``.
+  /// - Parameters:
+  ///   - format: the format to record in; SDL converts from whatever the hardware delivers.
+  ///   - deviceName: a name from ``captureDevices()``, or nil for the default device.
+  ///   - session: the session to follow (pause while inactive); nil to ignore sessions.
+  /// - Throws: ``RecordingError`` when the file exists (without `.overwrite`), the format is
+  ///   unusable, the named device does not exist, or no capture device opens.
+  public init(
+    url: URL, format: RecordingFormat = RecordingFormat(), deviceName: String? = nil, options: Options = [],
+    session: AudioSession? = .shared, logger: Logger = Logger(label: "foley.recording")
+  ) throws(RecordingError) {
+    guard (1...8).contains(format.channels), (8_000...192_000).contains(format.sampleRate) else {
+      throw .unsupportedFormat(format)
+    }
+    if !options.contains(.overwrite), FileManager.default.fileExists(atPath: url.path) {
+      throw .fileExists(url)
+    }
+    var ownsSubsystem = false
+    if SDL_WasInit(SDL_INIT_AUDIO) == 0 {
+      guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
+        throw .noCaptureDevice(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
+      }
+      ownsSubsystem = true
+    }
+    if let deviceName {
+      let available = AudioRecorder.captureDevices()
+      guard available.contains(deviceName) else {
+        if ownsSubsystem { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
+        throw .deviceNotFound(deviceName, available: available)
+      }
+    }
+    var desired = SDL_AudioSpec()
+    desired.freq = Int32(format.sampleRate)
+    desired.format = format.sampleFormat == .float32 ? CSDL2_AUDIO_F32SYS() : CSDL2_AUDIO_S16SYS()
+    desired.channels = UInt8(format.channels)
+    desired.samples = 1_024
+    var obtained = SDL_AudioSpec()
+    // No callback: SDL queues what it captures and the recorder's queue dequeues it. No changes
+    // allowed: SDL converts, so the file is in exactly the format asked for.
+    let device = SDL_OpenAudioDevice(deviceName, 1, &desired, &obtained, 0)
+    guard device != 0 else {
+      let error = SDLError.fromSDL("SDL_OpenAudioDevice(capture)")
+      if ownsSubsystem { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
+      throw .noCaptureDevice(error)
+    }
+    self.url = url
+    self.format = RecordingFormat(
+      sampleRate: Int(obtained.freq), channels: Int(obtained.channels),
+      sampleFormat: CSDL2_AUDIO_ISFLOAT(obtained.format) != 0 ? .float32 : .signed16)
+    self.deviceName = deviceName
+    self.options = options
+    self.session = session
+    self.logger = logger
+    self.device = device
+    self.ownsAudioSubsystem = ownsSubsystem
+    // A quarter second of samples, reused for every dequeue: memory stays flat.
+    buffer = .allocate(byteCount: self.format.bytesPerFrame * self.format.sampleRate / 4, alignment: 16)
+    meterState = Mutex(Array(repeating: ChannelMeter(), count: self.format.channels))
+    meterWindow = MeterWindow(channels: self.format.channels, frames: self.format.sampleRate / 20)
+    session?.addParticipant(self)
+  }
+
+  deinit {
+    // While recording or paused the timer holds the recorder, so a take is always finalised by
+    // `stop()` or its own end; here it is prepared or stopped and nothing else can touch it.
+    if state != .stopped { finishOnQueue(error: nil) }
+    buffer.deallocate()
+  }
+
+  // MARK: - State
+
+  public var state: State { State(rawValue: rawState.load(ordering: .acquiring)) ?? .stopped }
+  /// True while capturing (not paused, not stopped).
+  public var isRecording: Bool { state == .recording }
+  /// Seconds of audio written to the file so far.
+  public var currentTime: Double { Double(frames.load(ordering: .acquiring)) / Double(format.sampleRate) }
+  /// Why the recording stopped early, if it did.
+  public var error: RecordingError? { stopReport.withLock { $0?.error } }
+
+  // MARK: - Control
+
+  /// Starts (or, after ``pause()``, continues) recording. Creates the file on the first call.
+  /// - Throws: ``RecordingError/fileExists(_:)`` or ``RecordingError/cannotCreate(_:message:)``;
+  ///   ``RecordingError/finished`` after ``stop()``.
+  public func record() throws(RecordingError) {
+    try queue.sync { Result { () throws(RecordingError) in try startOnQueue(limit: nil) } }.get()
+  }
+
+  /// Records `seconds` of audio, then stops by itself (``state`` becomes `.stopped`).
+  public func record(forDuration seconds: Double) throws(RecordingError) {
+    let limit = max(0, Int((seconds * Double(format.sampleRate)).rounded()))
+    try queue.sync { Result { () throws(RecordingError) in try startOnQueue(limit: limit) } }.get()
+  }
+
+  /// Pauses capture; what was captured so far is written and the header patched.
+  public func pause() {
+    queue.sync { pauseOnQueue(bySession: false) }
+  }
+
+  /// Continues after ``pause()``.
+  public func resume() {
+    queue.sync {
+      guard state == .paused else { return }
+      pausedBySession = false
+      resumeOnQueue()
+    }
+  }
+
+  /// Stops: writes what is left, finalises the header, closes the file and the device. Safe to
+  /// call more than once; every call returns the same summary.
+  @discardableResult
+  public func stop() -> RecordingSummary {
+    queue.sync { finishOnQueue(error: nil) }
+  }
+
+  /// Average power (RMS) of the last 50 ms of `channel`, in dBFS: -160 (silence) ... 0.
+  public func averagePower(forChannel channel: Int) -> Double {
+    meterState.withLock { $0.indices.contains(channel) ? $0[channel].average : -160 }
+  }
+
+  /// Peak power of the last 50 ms of `channel`, in dBFS: -160 ... 0.
+  public func peakPower(forChannel channel: Int) -> Double {
+    meterState.withLock { $0.indices.contains(channel) ? $0[channel].peak : -160 }
+  }
+
+  // MARK: - On the queue
+
+  private func startOnQueue(limit: Int?) throws(RecordingError) {
+    switch state {
+    case .stopped: throw .finished
+    case .recording: return
+    case .paused:
+      pausedBySession = false
+      resumeOnQueue()
+      return
+    case .prepared: break
+    }
+    writer = try WAVWriter(
+      creating: url, format: format, mode: options.contains(.overwrite) ? .overwrite : .new)
+    frameLimit = limit
+    lastPatch = .now()
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(
+      deadline: .now() + .milliseconds(20), repeating: .milliseconds(20), leeway: .milliseconds(5))
+    // Holds the recorder until the take ends, so dropping it mid-take cannot lose the file.
+    timer.setEventHandler { self.drain() }
+    timer.resume()
+    self.timer = timer
+    if let session, !session.isActive, !options.contains(.keepsRecordingWhenInactive) {
+      pausedBySession = true
+      rawState.store(State.paused.rawValue, ordering: .releasing)
+      return
+    }
+    rawState.store(State.recording.rawValue, ordering: .releasing)
+    SDL_PauseAudioDevice(device, 0)
+    logger.info("recording \(url.path) as \(format)")
+  }
+
+  private func pauseOnQueue(bySession: Bool) {
+    guard state == .recording else { return }
+    SDL_PauseAudioDevice(device, 1)
+    drain()
+    guard state == .recording else { return }  // the drain may have ended the take
+    pausedBySession = bySession
+    rawState.store(State.paused.rawValue, ordering: .releasing)
+    patchHeader()
+  }
+
+  private func resumeOnQueue() {
+    rawState.store(State.recording.rawValue, ordering: .releasing)
+    SDL_PauseAudioDevice(device, 0)
+  }
+
+  /// Moves what SDL has captured into the file and the meters.
+  private func drain() {
+    guard let writer, state == .recording || state == .paused else { return }
+    while true {
+      let queued = Int(SDL_GetQueuedAudioSize(device))
+      guard queued >= format.bytesPerFrame else { break }
+      let wanted = min(queued, buffer.count) / format.bytesPerFrame * format.bytesPerFrame
+      let got = Int(SDL_DequeueAudio(device, buffer.baseAddress, UInt32(wanted)))
+      guard got > 0 else { break }
+      var frameCount = got / format.bytesPerFrame
+      if let limit = frameLimit { frameCount = min(frameCount, limit - writer.framesWritten) }
+      let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<(frameCount * format.bytesPerFrame)])
+      meter(bytes, frames: frameCount)
+      do {
+        try writer.append(bytes)
+      } catch {
+        frames.store(writer.framesWritten, ordering: .releasing)
+        logger.error("\(error)")
+        finishOnQueue(error: .writeFailed(url, message: error.message))
+        return
+      }
+      frames.store(writer.framesWritten, ordering: .releasing)
+      if let limit = frameLimit, writer.framesWritten >= limit {
+        finishOnQueue(error: nil)
+        return
+      }
+    }
+    if DispatchTime.now().uptimeNanoseconds - lastPatch.uptimeNanoseconds >= 500_000_000 { patchHeader() }
+  }
+
+  private func patchHeader() {
+    lastPatch = .now()
+    do {
+      try writer?.patchSizes()
+    } catch {
+      logger.error("\(error)")
+      finishOnQueue(error: .writeFailed(url, message: error.message))
+    }
+  }
+
+  @discardableResult
+  private func finishOnQueue(error: RecordingError?) -> RecordingSummary {
+    if let report = stopReport.withLock({ $0 }) { return report }
+    let wasRunning = state == .recording
+    rawState.store(State.stopped.rawValue, ordering: .releasing)
+    timer?.cancel()
+    timer = nil
+    var failure = error
+    if let writer {
+      SDL_PauseAudioDevice(device, 1)
+      if wasRunning && error == nil {
+        // What SDL captured before the pause still belongs to the take.
+        rawState.store(State.recording.rawValue, ordering: .releasing)
+        drainRemaining(into: writer, failure: &failure)
+        rawState.store(State.stopped.rawValue, ordering: .releasing)
+      }
+      do {
+        try writer.patchSizes()
+      } catch {
+        failure = failure ?? .writeFailed(url, message: error.message)
+      }
+      writer.close()
+    }
+    SDL_CloseAudioDevice(device)
+    if ownsAudioSubsystem { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
+    session?.removeParticipant(self)
+    meterState.withLock { meters in meters = meters.map { _ in ChannelMeter() } }
+    let report = RecordingSummary(
+      url: url, format: format, frames: writer?.framesWritten ?? 0, error: failure,
+      fileCreated: writer != nil)
+    stopReport.withLock { $0 = report }
+    self.writer = nil
+    if let failure { logger.warning("\(failure)") }
+    return report
+  }
+
+  private func drainRemaining(into writer: WAVWriter, failure: inout RecordingError?) {
+    while true {
+      let queued = Int(SDL_GetQueuedAudioSize(device))
+      guard queued >= format.bytesPerFrame else { return }
+      let wanted = min(queued, buffer.count) / format.bytesPerFrame * format.bytesPerFrame
+      let got = Int(SDL_DequeueAudio(device, buffer.baseAddress, UInt32(wanted)))
+      guard got > 0 else { return }
+      var frameCount = got / format.bytesPerFrame
+      if let limit = frameLimit { frameCount = min(frameCount, limit - writer.framesWritten) }
+      guard frameCount > 0 else { return }
+      let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<(frameCount * format.bytesPerFrame)])
+      do {
+        try writer.append(bytes)
+      } catch {
+        failure = .writeFailed(url, message: error.message)
+        return
+      }
+      frames.store(writer.framesWritten, ordering: .releasing)
+    }
+  }
+
+  private func meter(_ bytes: UnsafeRawBufferPointer, frames frameCount: Int) {
+    let channels = format.channels
+    if format.sampleFormat == .float32 {
+      let samples = bytes.bindMemory(to: Float.self)
+      for frame in 0..<frameCount {
+        for channel in 0..<channels {
+          meterWindow.add(Double(samples[frame * channels + channel]), channel: channel)
+        }
+        publishIfFull()
+      }
+    } else {
+      let samples = bytes.bindMemory(to: Int16.self)
+      for frame in 0..<frameCount {
+        for channel in 0..<channels {
+          meterWindow.add(Double(samples[frame * channels + channel]) / 32_768, channel: channel)
+        }
+        publishIfFull()
+      }
+    }
+  }
+
+  private func publishIfFull() {
+    meterWindow.framesSeen += 1
+    guard meterWindow.framesSeen >= meterWindow.frames else { return }
+    let levels = meterWindow.takeLevels()
+    meterState.withLock { $0 = levels }
+  }
+}
+
+extension AudioRecorder: AudioSessionParticipant {
+  public func sessionDidChange(_ change: StateChange) {
+    guard !options.contains(.keepsRecordingWhenInactive) else { return }
+    queue.sync {
+      if !change.new.isActive {
+        pauseOnQueue(bySession: true)
+      } else if state == .paused, pausedBySession {
+        pausedBySession = false
+        resumeOnQueue()
+      }
+    }
+  }
+
+  public func audioDeviceRemoved(deviceID: UInt32, isCapture: Bool) {
+    guard isCapture, deviceID == device else { return }
+    queue.sync { _ = finishOnQueue(error: .deviceLost(url)) }
+  }
+
+  public func audioDeviceAdded(index: UInt32, isCapture: Bool) {}
+}
+
+/// What a finished recording holds.
+public struct RecordingSummary: Sendable, Equatable, CustomStringConvertible {
+  public let url: URL
+  public let format: RecordingFormat
+  public let frames: Int
+  /// Why it stopped early, if it did; the file still holds everything before.
+  public let error: RecordingError?
+  /// False when ``AudioRecorder/record()`` was never called (no file was made).
+  public let fileCreated: Bool
+  public var duration: Double { Double(frames) / Double(format.sampleRate) }
+
+  public var description: String {
+    String(format: "%@: %.3f s, ", url.path, duration) + format.description
+      + (error.map { " (stopped early: \($0))" } ?? "")
+  }
+}
+
+/// Power levels of one channel, in dBFS.
+struct ChannelMeter: Sendable {
+  var average = -160.0
+  var peak = -160.0
+}
+
+/// Sums for the meter's current window (50 ms).
+struct MeterWindow {
+  let frames: Int
+  var framesSeen = 0
+  private var sumOfSquares: [Double]
+  private var peaks: [Double]
+
+  init(channels: Int, frames: Int) {
+    self.frames = max(1, frames)
+    sumOfSquares = Array(repeating: 0, count: channels)
+    peaks = Array(repeating: 0, count: channels)
+  }
+
+  mutating func add(_ sample: Double, channel: Int) {
+    sumOfSquares[channel] += sample * sample
+    peaks[channel] = max(peaks[channel], abs(sample))
+  }
+
+  mutating func takeLevels() -> [ChannelMeter] {
+    defer {
+      framesSeen = 0
+      for index in sumOfSquares.indices {
+        sumOfSquares[index] = 0
+        peaks[index] = 0
+      }
+    }
+    return sumOfSquares.indices.map { index in
+      ChannelMeter(
+        average: decibels((sumOfSquares[index] / Double(framesSeen)).squareRoot()),
+        peak: decibels(peaks[index]))
+    }
+  }
+
+  private func decibels(_ level: Double) -> Double {
+    level > 0 ? min(0, max(-160, 20 * log10(level))) : -160
+  }
+}

@@ -1,0 +1,143 @@
+import FoleyAudio
+public import Foundation
+
+/// Reading, checking and repairing the WAV files Foley records (and any other PCM or IEEE-float
+/// WAV).
+///
+/// A recording keeps its header's sizes up to date at least once a second, so a process killed
+/// mid-take leaves a file that players read up to the last patch. ``repair(at:)`` goes further
+/// and sets the sizes from the file's real length, recovering the last second as well.
+///
+/// ```swift
+/// let info = try WAVFile.info(at: url)
+/// print(info.duration, info.format)       // 12.5 s, 48000 Hz s16 2 ch
+/// if !info.isConsistent { try WAVFile.repair(at: url) }
+/// ```
+public enum WAVFile {
+  /// What a WAV file holds.
+  public struct Info: Sendable, Hashable, CustomStringConvertible {
+    public var format: RecordingFormat
+    /// Sample frames the header's data size covers.
+    public var frames: Int
+    /// Where the samples start.
+    public var dataOffset: Int
+    /// Bytes of samples actually in the file after `dataOffset` (whole frames).
+    public var framesOnDisk: Int
+    public var duration: Double { Double(frames) / Double(format.sampleRate) }
+    /// True when the header's sizes match the file: it was finalised (or repaired).
+    public var isConsistent: Bool { frames == framesOnDisk }
+
+    public var description: String { String(format: "%.3f s, ", duration) + format.description }
+  }
+
+  /// Reads the header of the WAV file at `url`.
+  /// - Throws: ``WAVError`` when it cannot be read or is not a PCM/float WAV.
+  public static func info(at url: URL) throws(WAVError) -> Info {
+    let handle: FileHandle
+    do {
+      handle = try FileHandle(forReadingFrom: url)
+    } catch {
+      throw WAVError(.unreadable, file: url, message: error.localizedDescription)
+    }
+    defer { try? handle.close() }
+    let head: Data
+    let length: Int
+    do {
+      head = try handle.read(upToCount: 4096) ?? Data()
+      length = Int(try handle.seekToEnd())
+    } catch {
+      throw WAVError(.unreadable, file: url, message: error.localizedDescription)
+    }
+    return try parse(head, fileLength: length, url: url)
+  }
+
+  /// Sets the RIFF and data sizes (and the float format's frame count) from the file's length,
+  /// for a recording that was never finalised. A trailing partial frame is ignored.
+  /// - Returns: the repaired file's info.
+  @discardableResult
+  public static func repair(at url: URL) throws(WAVError) -> Info {
+    var info = try info(at: url)
+    let writer = try WAVWriter(repairing: url, format: info.format, dataOffset: info.dataOffset)
+    defer { writer.close() }
+    try writer.patchSizes(frames: info.framesOnDisk)
+    info.frames = info.framesOnDisk
+    return info
+  }
+
+  static func parse(_ head: Data, fileLength: Int, url: URL) throws(WAVError) -> Info {
+    func u32(_ offset: Int) -> Int {
+      Int(head[head.startIndex + offset]) | Int(head[head.startIndex + offset + 1]) << 8
+        | Int(head[head.startIndex + offset + 2]) << 16 | Int(head[head.startIndex + offset + 3]) << 24
+    }
+    func u16(_ offset: Int) -> Int {
+      Int(head[head.startIndex + offset]) | Int(head[head.startIndex + offset + 1]) << 8
+    }
+    func tag(_ offset: Int) -> String {
+      String(decoding: head[(head.startIndex + offset)..<(head.startIndex + offset + 4)], as: UTF8.self)
+    }
+    guard head.count >= 12, tag(0) == "RIFF", tag(8) == "WAVE" else {
+      throw WAVError(.notWAV, file: url, message: "no RIFF/WAVE header")
+    }
+    var offset = 12
+    var format: RecordingFormat?
+    while offset + 8 <= head.count {
+      let id = tag(offset)
+      let size = u32(offset + 4)
+      if id == "fmt " {
+        guard offset + 24 <= head.count else { break }
+        let code = u16(offset + 8)
+        let channels = u16(offset + 10)
+        let rate = u32(offset + 12)
+        let bits = u16(offset + 22)
+        let sampleFormat: AudioConfiguration.SampleFormat
+        switch (code, bits) {
+        case (1, 16): sampleFormat = .signed16
+        case (3, 32): sampleFormat = .float32
+        default:
+          throw WAVError(.unsupported, file: url, message: "format code \(code), \(bits) bits")
+        }
+        guard channels > 0, rate > 0 else { throw WAVError(.notWAV, file: url, message: "empty format") }
+        format = RecordingFormat(sampleRate: rate, channels: channels, sampleFormat: sampleFormat)
+      } else if id == "data" {
+        guard let format else { throw WAVError(.notWAV, file: url, message: "data before fmt") }
+        let dataOffset = offset + 8
+        let frameBytes = format.bytesPerFrame
+        let onDisk = max(0, fileLength - dataOffset) / frameBytes
+        // A header still saying 0 or more than is there (never finalised) reads as what is there.
+        return Info(
+          format: format, frames: min(size / frameBytes, onDisk), dataOffset: dataOffset, framesOnDisk: onDisk
+        )
+      }
+      offset += 8 + size + (size & 1)
+    }
+    throw WAVError(.notWAV, file: url, message: "no data chunk")
+  }
+}
+
+/// Why a WAV file could not be read, written or repaired.
+public struct WAVError: Error, Sendable, Hashable, CustomStringConvertible {
+  public enum Code: Sendable, Hashable {
+    case unreadable, unwritable, notWAV, unsupported
+  }
+
+  public let code: Code
+  public let file: URL
+  public let message: String
+
+  public init(_ code: Code, file: URL, message: String) {
+    self.code = code
+    self.file = file
+    self.message = message
+  }
+
+  public var description: String {
+    let what: String
+    switch code {
+    case .unreadable: what = "cannot read"
+    case .unwritable: what = "cannot write"
+    case .notWAV: what = "not a WAV file:"
+    case .unsupported: what = "unsupported WAV encoding in"
+    }
+    return "\(what) \(file.path): \(message)"
+  }
+}

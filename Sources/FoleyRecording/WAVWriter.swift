@@ -1,0 +1,133 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Streams samples to a WAV file with POSIX calls, so every failure has its errno (a full disk is
+/// `ENOSPC`, a file-size limit `EFBIG`) and the header can be patched in place.
+///
+/// Layout: the 44-byte canonical header for 16-bit PCM; for 32-bit float, a WAVE_FORMAT_IEEE_FLOAT
+/// `fmt ` chunk with `cbSize` and the `fact` chunk the format requires (58 bytes).
+///
+/// Invariant: used by one thread at a time (the recorder's queue).
+final class WAVWriter {
+  let url: URL
+  let format: RecordingFormat
+  let dataOffset: Int
+  private var descriptor: Int32
+  private(set) var framesWritten = 0
+
+  enum CreateMode {
+    /// Fail if the file exists.
+    case new
+    /// Replace an existing file.
+    case overwrite
+  }
+
+  /// Creates the file and writes a header that already describes zero frames, so even an empty
+  /// take is a valid WAV.
+  init(creating url: URL, format: RecordingFormat, mode: CreateMode) throws(RecordingError) {
+    self.url = url
+    self.format = format
+    self.dataOffset = format.sampleFormat == .float32 ? 58 : 44
+    let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == .new ? O_EXCL : O_TRUNC)
+    descriptor = open(url.path, flags, 0o644)
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == EEXIST { throw .fileExists(url) }
+      throw .cannotCreate(url, message: String(cString: strerror(code)))
+    }
+    do {
+      try writeAll(header(frames: 0))
+    } catch {
+      close()
+      unlink(url.path)
+      throw .cannotCreate(url, message: "\(error)")
+    }
+  }
+
+  /// Opens an existing file to patch its header (``WAVFile/repair(at:)``).
+  init(repairing url: URL, format: RecordingFormat, dataOffset: Int) throws(WAVError) {
+    self.url = url
+    self.format = format
+    self.dataOffset = dataOffset
+    descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
+    }
+  }
+
+  /// Appends whole frames. On a short or failed write the frames that did land are counted and
+  /// any partial frame is cut off, so the file stays frame-aligned.
+  func append(_ bytes: UnsafeRawBufferPointer) throws(WAVError) {
+    var written = 0
+    defer { framesWritten += written / format.bytesPerFrame }
+    while written < bytes.count {
+      let result = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+      if result < 0 {
+        if errno == EINTR { continue }
+        let message = String(cString: strerror(errno))
+        let keep = dataOffset + (framesWritten + written / format.bytesPerFrame) * format.bytesPerFrame
+        _ = ftruncate(descriptor, off_t(keep))
+        _ = lseek(descriptor, off_t(keep), SEEK_SET)
+        throw WAVError(.unwritable, file: url, message: message)
+      }
+      written += result
+    }
+  }
+
+  /// Writes the sizes for `frames` into the header (RIFF size, data size, float's fact count).
+  func patchSizes(frames: Int? = nil) throws(WAVError) {
+    let frames = frames ?? framesWritten
+    let bytes = header(frames: frames)
+    let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    guard result == bytes.count else {
+      throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
+    }
+  }
+
+  func close() {
+    if descriptor >= 0 { _ = Glibc.close(descriptor) }
+    descriptor = -1
+  }
+
+  deinit { close() }
+
+  private func writeAll(_ bytes: [UInt8]) throws(WAVError) {
+    let result = bytes.withUnsafeBytes { buffer in Result { () throws(WAVError) in try append(buffer) } }
+    try result.get()
+    framesWritten = 0  // the header is not samples
+  }
+
+  /// The header for `frames` frames; sizes saturate at the format's 4 GiB limit.
+  private func header(frames: Int) -> [UInt8] {
+    let isFloat = format.sampleFormat == .float32
+    let dataBytes = UInt32(clamping: frames * format.bytesPerFrame)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(dataOffset)
+    func tag(_ text: String) { bytes.append(contentsOf: Array(text.utf8)) }
+    func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+    tag("RIFF")
+    u32(UInt32(clamping: UInt64(dataOffset - 8) + UInt64(dataBytes)))
+    tag("WAVE")
+    tag("fmt ")
+    u32(isFloat ? 18 : 16)
+    u16(isFloat ? 3 : 1)
+    u16(UInt16(format.channels))
+    u32(UInt32(format.sampleRate))
+    u32(UInt32(format.sampleRate * format.bytesPerFrame))
+    u16(UInt16(format.bytesPerFrame))
+    u16(UInt16(format.bytesPerSample * 8))
+    if isFloat {
+      u16(0)  // cbSize
+      tag("fact")
+      u32(4)
+      u32(UInt32(clamping: frames))
+    }
+    tag("data")
+    u32(dataBytes)
+    return bytes
+  }
+}

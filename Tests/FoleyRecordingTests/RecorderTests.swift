@@ -1,0 +1,263 @@
+internal import CSDL2
+import FoleyAudio
+import FoleyRecording
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Records from SDL's disk capture driver, fed a generated signal, and checks the WAV that lands.
+@MainActor
+@Suite("Recording (disk capture driver)", .serialized)
+struct RecorderTests {
+  /// Runs `body` with SDL capturing from a raw file holding `samples`.
+  func withCapture<T>(_ samples: Data, _ body: () throws -> T) throws -> T {
+    let input = temporaryFile("in.raw")
+    try samples.write(to: input)
+    defer { try? FileManager.default.removeItem(at: input) }
+    return try withEnvironment(["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILEIN": input.path]) { try body() }
+  }
+
+  func waitUntilStopped(_ recorder: AudioRecorder, timeout: Double = 5) {
+    let end = Date().addingTimeInterval(timeout)
+    while recorder.state != .stopped && Date() < end { usleep(10_000) }
+  }
+
+  /// SDL's own WAV reader: the "standard tool" the files must satisfy.
+  func loadWithSDL(_ url: URL) -> (spec: SDL_AudioSpec, bytes: Int)? {
+    let started = SDL_WasInit(SDL_INIT_AUDIO) == 0 && SDL_InitSubSystem(SDL_INIT_AUDIO) == 0
+    defer { if started { SDL_QuitSubSystem(SDL_INIT_AUDIO) } }
+    var spec = SDL_AudioSpec()
+    var buffer: UnsafeMutablePointer<UInt8>?
+    var length: UInt32 = 0
+    guard SDL_LoadWAV_RW(SDL_RWFromFile(url.path, "rb"), 1, &spec, &buffer, &length) != nil else {
+      return nil
+    }
+    SDL_FreeWAV(buffer)
+    return (spec, Int(length))
+  }
+
+  @Test(
+    "the WAV holds the input sample for sample, with the right header, in every supported format",
+    arguments: [
+      RecordingFormat(sampleRate: 48_000, channels: 1, sampleFormat: .signed16),
+      RecordingFormat(sampleRate: 48_000, channels: 2, sampleFormat: .signed16),
+      RecordingFormat(sampleRate: 44_100, channels: 2, sampleFormat: .float32),
+      RecordingFormat(sampleRate: 22_050, channels: 1, sampleFormat: .float32),
+    ])
+  func samplesEqualInput(format: RecordingFormat) throws {
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: format.sampleRate, channels: format.channels,
+      float: format.sampleFormat == .float32)
+    let url = temporaryFile("take.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let summary = try withCapture(input) {
+      let recorder = try AudioRecorder(url: url, format: format, session: nil)
+      #expect(recorder.format == format)
+      try recorder.record(forDuration: 0.25)
+      waitUntilStopped(recorder)
+      return recorder.stop()
+    }
+    let frames = Int((0.25 * Double(format.sampleRate)).rounded())
+    #expect(summary.error == nil)
+    #expect(summary.frames == frames)
+    let info = try WAVFile.info(at: url)
+    #expect(info.format == format)
+    #expect(info.frames == frames && info.isConsistent)
+    let file = try Data(contentsOf: url)
+    #expect(file[info.dataOffset...] == input.prefix(frames * format.bytesPerFrame))
+    let loaded = try #require(loadWithSDL(url))
+    #expect(Int(loaded.spec.freq) == format.sampleRate && Int(loaded.spec.channels) == format.channels)
+    #expect(loaded.bytes == frames * format.bytesPerFrame)
+  }
+
+  @Test("meters read a known sine's level within 0.1 dB while recording")
+  func meters() throws {
+    // 1 kHz at 48 kHz: 48 samples a cycle, so a crest sample is exactly the amplitude.
+    let input = makeRawSignal(
+      frequency: 1_000, amplitude: 0.5, seconds: 2, sampleRate: 48_000, channels: 2, float: false)
+    let url = temporaryFile("meter.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try withCapture(input) {
+      let recorder = try AudioRecorder(
+        url: url, format: RecordingFormat(sampleRate: 48_000, channels: 2), session: nil)
+      #expect(recorder.averagePower(forChannel: 0) == -160)
+      try recorder.record()
+      usleep(400_000)
+      // Amplitude 0.5: peak 20·log10(0.5) = -6.02 dBFS; RMS 0.5/√2 → -9.03 dBFS.
+      #expect(abs(recorder.peakPower(forChannel: 0) - 20 * log10(0.5 * 32767 / 32768)) < 0.1)
+      #expect(abs(recorder.averagePower(forChannel: 0) - 20 * log10(0.5 / 2.0.squareRoot())) < 0.1)
+      #expect(abs(recorder.averagePower(forChannel: 1) - 20 * log10(0.5 / 2.0.squareRoot())) < 0.1)
+      #expect(recorder.averagePower(forChannel: 2) == -160)
+      #expect(recorder.isRecording && recorder.currentTime > 0.2)
+      recorder.stop()
+    }
+  }
+
+  @Test("an existing file is refused and left alone unless .overwrite is given")
+  func overwriteRefusal() throws {
+    let url = temporaryFile("exists.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try Data("keep me".utf8).write(to: url)
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 48_000, channels: 1, float: false)
+    try withCapture(input) {
+      #expect(throws: RecordingError.fileExists(url)) { try AudioRecorder(url: url, session: nil) }
+      #expect(try Data(contentsOf: url) == Data("keep me".utf8))
+      #expect("\(RecordingError.fileExists(url))".contains(url.lastPathComponent))
+      let recorder = try AudioRecorder(url: url, options: .overwrite, session: nil)
+      try recorder.record(forDuration: 0.1)
+      waitUntilStopped(recorder)
+      #expect(try WAVFile.info(at: url).frames == 4_800)
+    }
+  }
+
+  @Test("a file that cannot be created gives a clear error naming it")
+  func unwritableTarget() throws {
+    let url = URL(fileURLWithPath: "/proc/foley-cannot-write-here.wav")
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 48_000, channels: 1, float: false)
+    try withCapture(input) {
+      let recorder = try AudioRecorder(url: url, session: nil)
+      #expect {
+        try recorder.record()
+      } throws: { error in
+        guard case RecordingError.cannotCreate(let failed, _) = error else { return false }
+        return failed == url && "\(error)".contains(url.path)
+      }
+      #expect(recorder.state == .prepared)
+    }
+  }
+
+  @Test("a full disk (file-size limit) stops the take with a typed error and leaves a valid file")
+  func writeFailureLeavesValidFile() throws {
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 2, sampleRate: 48_000, channels: 1, float: false)
+    let url = temporaryFile("full.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    // __rlimit_resource_t(RLIMIT_FSIZE.rawValue) makes write() fail with EFBIG past 40,000 bytes, as a full disk fails with
+    // ENOSPC; SIGXFSZ is ignored so the failure comes back as an error instead of a signal.
+    var saved = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &saved)
+    let previousHandler = Glibc.signal(SIGXFSZ, SIG_IGN)
+    defer {
+      setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &saved)
+      Glibc.signal(SIGXFSZ, previousHandler)
+    }
+    let summary = try withCapture(input) {
+      let recorder = try AudioRecorder(url: url, session: nil)
+      var limit = rlimit(rlim_cur: 40_000, rlim_max: saved.rlim_max)
+      setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+      try recorder.record(forDuration: 1.5)
+      waitUntilStopped(recorder)
+      setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &saved)
+      return recorder.stop()
+    }
+    guard case .writeFailed(let failed, let message) = summary.error else {
+      Issue.record("expected writeFailed, got \(String(describing: summary.error))")
+      return
+    }
+    #expect(failed == url && !message.isEmpty)
+    let info = try WAVFile.info(at: url)
+    #expect(info.isConsistent)
+    #expect(info.frames == summary.frames)
+    #expect(info.frames > 15_000 && info.frames <= (40_000 - 44) / 2)
+    let file = try Data(contentsOf: url)
+    #expect(file[44...] == input.prefix(info.frames * 2))
+    #expect(loadWithSDL(url)?.bytes == info.frames * 2)
+  }
+
+  @Test("a recording process killed with SIGKILL leaves a readable file; repair recovers the rest")
+  func killedProcessLeavesReadableFile() throws {
+    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("foley-demo")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
+    let samples = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false)
+    let inputFile = temporaryFile("kill-in.raw")
+    let url = temporaryFile("killed.wav")
+    try samples.write(to: inputFile)
+    defer {
+      try? FileManager.default.removeItem(at: inputFile)
+      try? FileManager.default.removeItem(at: url)
+    }
+    let process = Process()
+    process.executableURL = demo
+    process.arguments = ["record", url.path, "--seconds", "30"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_AUDIODRIVER"] = "disk"
+    environment["SDL_DISKAUDIOFILEIN"] = inputFile.path
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Kill once more than a second has been captured.
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline, ((try? WAVFile.info(at: url))?.framesOnDisk ?? 0) < 72_000 { usleep(20_000) }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+    let info = try WAVFile.info(at: url)
+    // Sizes were patched within the last half second (+ one drain): nearly all is readable.
+    #expect(info.frames >= 48_000)
+    #expect(info.framesOnDisk - info.frames <= 48_000)
+    #expect(loadWithSDL(url)?.bytes == info.frames * 2)
+    let repaired = try WAVFile.repair(at: url)
+    #expect(repaired.isConsistent && repaired.frames == info.framesOnDisk)
+    #expect(try WAVFile.info(at: url).frames == info.framesOnDisk)
+    #expect(loadWithSDL(url)?.bytes == repaired.frames * 2)
+    #expect(try Data(contentsOf: url)[44...] == samples.prefix(repaired.frames * 2))
+  }
+
+  @Test("recording pauses with the session and resumes with it, losing nothing")
+  func followsSession() throws {
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 2, sampleRate: 48_000, channels: 1, float: false)
+    let url = temporaryFile("session.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let session = AudioSession()
+    try withCapture(input) {
+      let recorder = try AudioRecorder(url: url, session: session)
+      try recorder.record()
+      usleep(200_000)
+      session.deactivate(reason: .focusLost)
+      #expect(recorder.state == .paused)
+      let atPause = recorder.currentTime
+      usleep(200_000)
+      #expect(recorder.currentTime == atPause)
+      session.activate(reason: .focusLost)
+      #expect(recorder.isRecording)
+      usleep(200_000)
+      let summary = recorder.stop()
+      #expect(summary.frames > Int(atPause * 48_000))
+      // Everything captured before the pause is there; after it the take continues from a later
+      // point of the input (SDL drops the buffer in flight when a device pauses, as a microphone
+      // would go on without us).
+      let recorded = try Data(contentsOf: url)[44...].withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+      let source = input.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+      let split = zip(recorded, source).prefix { $0 == $1 }.count
+      #expect(split >= Int(atPause * 48_000))
+      let rest = Array(recorded[split...])
+      let resumedAt = (split...(split + 4_800)).first { Array(source[$0..<($0 + rest.count)]) == rest }
+      #expect(resumedAt != nil, "the part after the pause is not one unbroken stretch of the input")
+    }
+  }
+
+  @Test("the recorded file plays back through the engine")
+  func playsBack() throws {
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 48_000, channels: 2, float: false)
+    let url = temporaryFile("playback.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try withCapture(input) {
+      let recorder = try AudioRecorder(url: url, format: RecordingFormat(channels: 2), session: nil)
+      try recorder.record(forDuration: 0.5)
+      waitUntilStopped(recorder)
+    }
+    let engine = try AudioEngine(session: AudioSession())
+    defer { engine.close() }
+    let sound = try Sound(contentsOf: url, engine: engine)
+    #expect(abs(sound.duration - 0.5) < 0.001)
+    #expect(!engine.play(sound).isFinished)
+  }
+}
