@@ -107,6 +107,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "DemoTests",
+      dependencies: ["FoleyRecording", "FoleyTestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "FoleyPlatformTests",
       dependencies: ["FoleyPlatform", "FoleyAudio", "CSDL2"],
       swiftSettings: swiftSettings

@@ -1,46 +1,147 @@
 import ArgumentParser
 import Foley
 import Foundation
+import Logging
 
-/// The default subcommand: the demo game, windowed when there is a display, otherwise headless
-/// for a fixed number of frames.
+/// The default subcommand: the demo game in a window, or headless — scripted from a JSON file, or
+/// a built-in tour where there is no display.
 struct RunScene: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "game", abstract: "Play the demo scene (the default).")
+    commandName: "game",
+    abstract: "Play the demo game (the default), or run it headless from a script.",
+    discussion: """
+      Keys: arrows move, Space plays a rhythm, R records, P plays the last take, M toggles the \
+      ambience, H help, Esc quits. A script is JSON: {"duration": s, "step": s, "events": \
+      [{"at": s, "event": "key", "key": "space"}, ...]}.
+      """)
 
   @Flag(help: "Run without a window, on SDL's dummy drivers unless SDL_*DRIVER says otherwise.")
   var headless = false
 
-  @Option(help: "Frames to run headless (at 60 per second of game time).")
-  var frames = 180
+  @Option(help: "A JSON script to run headless (see the discussion).")
+  var script: String?
+
+  @Option(help: "Write the run's report (JSON) here.")
+  var report: String?
 
   @Option(help: "Write the last frame to this BMP file.")
   var screenshot: String?
 
+  @Flag(help: "Do not pace the steps to the wall clock.")
+  var fast = false
+
+  @Option(help: "Where R puts new recordings.")
+  var recordings = "recordings"
+
   @MainActor
   func run() async throws {
-    let windowed = !headless && DemoEnvironment.hasDisplay
+    // A bad script stops here, before anything is opened: exit status 2.
+    let plan: DemoScript?
+    do {
+      plan = try script.map { try DemoScript(contentsOf: $0) }
+    } catch {
+      FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    let windowed = !headless && plan == nil && DemoEnvironment.hasDisplay
+    var logger = Logger(label: "foley.demo")
+    logger.logLevel = .warning
     let context = try SDLContext(
-      subsystems: [.video, .events], mode: windowed ? .windowed : .headless)
+      subsystems: [.video, .events, .audio], mode: windowed ? .windowed : .headless)
     defer { context.shutdown() }
     let canvas = try Canvas(
       title: "Foley demo", width: 800, height: 600, presentation: windowed ? .window : .offscreen)
     defer { canvas.close() }
-    let game = BounceGame(size: Size(width: 800, height: 600))
+    let engine = try AudioEngine(session: AudioSession(), logger: logger)
+    defer { engine.close() }
+    let game = DemoGame(
+      size: Size(width: 800, height: 600), engine: engine,
+      recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true), logger: logger)
     if windowed {
-      print("foley-demo: windowed on video driver \(context.videoDriver ?? "?"); arrows move, Esc quits")
-      game.runWindowed(canvas: canvas)
-    } else {
       print(
-        "foley-demo: no display (or --headless): running \(frames) frames headless on video driver "
-          + "\(context.videoDriver ?? "?")")
-      game.runHeadless(frames: frames, canvas: canvas)
+        "foley-demo: windowed (video \(context.videoDriver ?? "?"), audio \(engine.deviceFormat)); H shows the keys"
+      )
+      runWindowed(game, canvas: canvas)
+    } else {
+      let chosen = plan ?? DemoScript.tour
+      print(
+        "foley-demo: headless (video \(context.videoDriver ?? "?"), audio \(engine.deviceFormat.driver)): "
+          + (plan == nil
+            ? "no display or --headless, running the built-in \(chosen.duration) s tour"
+            : "running \(script!)"))
+      try runScript(chosen, game: game, canvas: canvas, engine: engine)
     }
     if let screenshot {
       try canvas.saveScreenshot(to: screenshot)
       print("foley-demo: wrote \(screenshot)")
     }
-    print("foley-demo: \(game.summary)")
+    let result = game.finishReport()
+    if let report {
+      try result.write(to: report)
+      print("foley-demo: wrote the report to \(report)")
+    }
+    print("foley-demo: \(result.summary)")
+    for error in result.errors { print("foley-demo: error: \(error)") }
+  }
+
+  @MainActor
+  private func runWindowed(_ game: DemoGame, canvas: Canvas) {
+    let pump = EventPump(sceneHeight: game.scene.size.height, session: game.session)
+    var last = Date()
+    while game.isRunning {
+      for event in pump.poll() { game.handle(event) }
+      let now = Date()
+      game.step(min(now.timeIntervalSince(last), 0.1))
+      last = now
+      canvas.draw(game.scene) { game.drawHUD(on: $0) }
+    }
+  }
+
+  /// Steps the game at the script's fixed step, pushing its events as real SDL events at their
+  /// time, paced to the wall clock unless `--fast`.
+  @MainActor
+  private func runScript(_ plan: DemoScript, game: DemoGame, canvas: Canvas, engine: AudioEngine) throws {
+    let pump = EventPump(sceneHeight: game.scene.size.height, session: game.session)
+    let frames = Int((plan.duration / plan.step).rounded(.up))
+    let start = Date()
+    var pending = plan.events[...]
+    for frame in 0..<frames where game.isRunning {
+      let now = Double(frame) * plan.step
+      while let next = pending.first, next.at <= now + 1e-9 {
+        pending = pending.dropFirst()
+        try perform(next.event, game: game, engine: engine)
+      }
+      for event in pump.poll() { game.handle(event) }
+      game.step(plan.step)
+      if !fast {
+        let ahead = start.addingTimeInterval(Double(frame + 1) * plan.step).timeIntervalSinceNow
+        if ahead > 0 { usleep(UInt32(ahead * 1_000_000)) }
+      }
+      // Drawing every frame is what a game does; headless it costs little, and the HUD is tested.
+      canvas.draw(game.scene) { game.drawHUD(on: $0) }
+    }
+  }
+
+  @MainActor
+  private func perform(_ event: DemoScript.Event, game: DemoGame, engine: AudioEngine) throws {
+    switch event {
+    case .key(let name, let up):
+      try EventPump.push(up ? .keyUp(Key(name: name)) : .keyDown(Key(name: name), isRepeat: false))
+    case .click(let x, let y): try EventPump.push(.mouseDown(x: x, y: y))
+    case .focusLost: try EventPump.push(.windowFocusLost)
+    case .focusGained: try EventPump.push(.windowFocusGained)
+    case .minimized: try EventPump.push(.windowMinimized)
+    case .restored: try EventPump.push(.windowRestored)
+    case .willEnterBackground: try EventPump.push(.appWillEnterBackground)
+    case .didEnterForeground: try EventPump.push(.appDidEnterForeground)
+    case .deviceRemoved:
+      try EventPump.push(.audioDeviceRemoved(deviceID: engine.deviceID ?? 0, isCapture: false))
+    case .deviceAdded: try EventPump.push(.audioDeviceAdded(index: 0, isCapture: false))
+    case .playSound(let file): game.playFile(file)
+    case .record(let file): game.toggleRecording(to: file)
+    case .stopRecording: game.stopRecording()
+    case .quit: try EventPump.push(.quit)
+    }
   }
 }
 

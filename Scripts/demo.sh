@@ -12,7 +12,11 @@ if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   echo "demo: no display found: running headless on SDL's dummy drivers"
   export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-dummy}"
   export SDL_AUDIODRIVER="${SDL_AUDIODRIVER:-dummy}"
-  exec "$bin" --headless "$@"
+  report="${FOLEY_DEMO_REPORT:-demo-report.json}"
+  "$bin" --headless --report "$report" "$@"
+  echo "demo: the report ($report):"
+  cat "$report"
+  exit 0
 fi
 echo "demo: display found: opening a window"
 exec "$bin" "$@"

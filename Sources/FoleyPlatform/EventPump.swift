@@ -135,3 +135,8 @@ extension EventPump {
     return raw
   }
 }
+
+extension Key {
+  /// Whether SDL has a key by this name (`SDL_GetKeyFromName`), e.g. for checking scripts.
+  public var isKnownToSDL: Bool { SDL_GetKeyFromName(name) != SDLK_UNKNOWN.rawValue }
+}

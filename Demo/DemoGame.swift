@@ -1,0 +1,330 @@
+import Foley
+import Foundation
+import Logging
+
+/// The demo game: a player the arrow keys move, balls that bounce off the walls, each other and
+/// the player, and every sound coming from sprite actions. The HUD shows what the audio system is
+/// doing.
+@MainActor
+final class DemoGame {
+  let scene: Scene
+  let engine: AudioEngine
+  let session: AudioSession
+  let player = SpriteNode(color: Color(red: 0.3, green: 0.9, blue: 0.4), size: Size(width: 36, height: 36))
+  private(set) var report = DemoReport()
+  private(set) var isRunning = true
+  private var balls: [(node: SpriteNode, velocity: Vector)] = []
+  private var heldKeys: Set<Key> = []
+  private var sounds: [String: Data] = [:]
+  private var ambience: Voice?
+  private var ambienceSound: Sound?
+  private var recorder: AudioRecorder?
+  private var lastRecording: URL?
+  private var showsHelp = true
+  private var gameTime = 0.0
+  private var policyNote = ""
+  private var lastStatistics: AudioStatistics?
+  private let recordingsFolder: URL
+  private let logger: Logger
+
+  init(size: Size, engine: AudioEngine, recordingsFolder: URL, logger: Logger) {
+    self.engine = engine
+    self.session = engine.session
+    self.recordingsFolder = recordingsFolder
+    self.logger = logger
+    scene = Scene(size: size, seed: 2026)
+    engine.attach(to: scene, pansWithPosition: true)
+    report.device = DemoReport.Device(engine.deviceFormat)
+    session.addObserver { [weak self] transition in
+      guard let self else { return }
+      self.report.session.append(
+        DemoReport.Transition(
+          at: (self.gameTime * 1_000).rounded() / 1_000, active: transition.new.isActive,
+          reason: transition.reason.description))
+    }
+    player.name = "player"
+    player.position = Point(x: size.width / 2, y: 60)
+    scene.addChild(player)
+    player.run(
+      .repeatForever(.sequence([.scale(to: 1.1, duration: 0.4), .scale(to: 1, duration: 0.4)])),
+      withKey: "breathe")
+    for index in 0..<6 {
+      addBall(at: Point(x: 100 + Double(index) * 110, y: 220 + Double(index % 3) * 110), index: index)
+    }
+    loadSounds()
+    startAmbience()
+  }
+
+  private func loadSounds() {
+    for name in ["thud.wav", "blip.wav", "chime.ogg", "ambience.wav"] {
+      do {
+        sounds[name] = try Data(contentsOf: engine.assetRoot.appendingPathComponent(name))
+      } catch {
+        report.errors.append("cannot read asset \(name): \(error.localizedDescription)")
+      }
+    }
+    var settings = SoundSettings()
+    settings.category = .ambience
+    settings.volume = 0.35
+    if let data = sounds["ambience.wav"] {
+      do {
+        ambienceSound = try Sound(data: data, name: "ambience.wav", engine: engine, settings: settings)
+      } catch {
+        report.errors.append("\(error)")
+      }
+    }
+  }
+
+  private func addBall(at position: Point, index: Int) {
+    let palette = [
+      Color(red: 0.95, green: 0.45, blue: 0.3), Color(red: 0.35, green: 0.6, blue: 1),
+      Color(red: 1, green: 0.85, blue: 0.3), Color(red: 0.8, green: 0.4, blue: 0.95),
+    ]
+    let ball = SpriteNode(color: palette[index % palette.count], size: Size(width: 22, height: 22))
+    ball.name = "ball"
+    ball.position = position
+    ball.run(.repeatForever(.rotate(byAngle: .pi, duration: 1 + Double(index % 6) * 0.2)))
+    scene.addChild(ball)
+    let angle = Double(index) * 1.3 + 0.4
+    balls.append((ball, Vector(dx: cos(angle) * 190, dy: sin(angle) * 190)))
+  }
+
+  // MARK: - Input
+
+  func handle(_ event: PlatformEvent) {
+    switch event {
+    case .quit, .keyDown(.escape, _): isRunning = false
+    case .keyDown(let key, let isRepeat):
+      heldKeys.insert(key)
+      guard !isRepeat else { return }
+      switch key.name {
+      case "space": playRhythm()
+      case "r": toggleRecording(to: nil)
+      case "p": playLastRecording()
+      case "m": toggleAmbience()
+      case "h": showsHelp.toggle()
+      default: break
+      }
+    case .keyUp(let key): heldKeys.remove(key)
+    case .mouseDown(let x, let y): addBall(at: Point(x: x, y: y), index: balls.count)
+    default: break
+    }
+  }
+
+  /// Three notes in rhythm, from one sequence action on the player.
+  private func playRhythm() {
+    guard let blip = sounds["blip.wav"], let chime = sounds["chime.ogg"] else { return }
+    player.run(
+      .sequence([
+        .playSound(data: blip, name: "blip.wav"), .wait(forDuration: 0.15),
+        .playSound(data: blip, name: "blip.wav"), .wait(forDuration: 0.15),
+        .playSound(data: chime, name: "chime.ogg"),
+      ]), withKey: "rhythm")
+  }
+
+  func toggleAmbience() {
+    if let ambience, !ambience.isFinished {
+      ambience.stop(fadeOut: 0.5)
+      self.ambience = nil
+    } else {
+      startAmbience()
+    }
+  }
+
+  private func startAmbience() {
+    guard let ambienceSound else { return }
+    ambience = engine.play(ambienceSound, loops: -1)
+  }
+
+  /// Starts a recording (to `file`, or a new numbered file that never overwrites) or stops the
+  /// one running.
+  func toggleRecording(to file: String?) {
+    if recorder != nil {
+      stopRecording()
+      return
+    }
+    var url: URL
+    if let file {
+      url = URL(fileURLWithPath: file)
+    } else {
+      try? FileManager.default.createDirectory(at: recordingsFolder, withIntermediateDirectories: true)
+      var number = 1
+      repeat {
+        url = recordingsFolder.appendingPathComponent(String(format: "take-%03d.wav", number))
+        number += 1
+      } while FileManager.default.fileExists(atPath: url.path) && number < 10_000
+    }
+    do {
+      let recorder = try AudioRecorder(url: url, session: session, logger: logger)
+      try recorder.record()
+      self.recorder = recorder
+    } catch {
+      report.errors.append("recording: \(error)")
+    }
+  }
+
+  func stopRecording() {
+    guard let recorder else { return }
+    let summary = recorder.stop()
+    self.recorder = nil
+    lastRecording = summary.url
+    report.recordings.append(DemoReport.Recording(file: summary.url.path, duration: summary.duration))
+    if let error = summary.error { report.errors.append("recording: \(error)") }
+  }
+
+  private func playLastRecording() {
+    guard let lastRecording else { return }
+    do {
+      engine.play(try Sound(contentsOf: lastRecording, engine: engine))
+    } catch {
+      report.errors.append("\(error)")
+    }
+  }
+
+  /// Plays a file through a sprite's `playSound(data:)` action (scripts' `playSound`).
+  func playFile(_ path: String) {
+    do {
+      let data = try Data(contentsOf: URL(fileURLWithPath: path))
+      player.run(.playSound(data: data, name: (path as NSString).lastPathComponent))
+    } catch {
+      report.errors.append("playSound: cannot read \(path): \(error.localizedDescription)")
+    }
+  }
+
+  // MARK: - Simulation
+
+  func step(_ deltaTime: Double) {
+    gameTime += deltaTime
+    report.frames += 1
+    let speed = 280.0 * deltaTime
+    if heldKeys.contains(.left) { player.position.x -= speed }
+    if heldKeys.contains(.right) { player.position.x += speed }
+    if heldKeys.contains(.up) { player.position.y += speed }
+    if heldKeys.contains(.down) { player.position.y -= speed }
+    player.position.x = min(max(player.position.x, 18), scene.size.width - 18)
+    player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
+    moveBalls(deltaTime)
+    if recorder?.state == .stopped { stopRecording() }
+    scene.update(deltaTime: deltaTime)
+    noteChannelPolicy()
+  }
+
+  private func moveBalls(_ deltaTime: Double) {
+    let radius = 11.0
+    for index in balls.indices {
+      var (ball, velocity) = balls[index]
+      ball.position = ball.position + velocity * deltaTime
+      var hit = false
+      if ball.position.x < radius || ball.position.x > scene.size.width - radius {
+        velocity.dx = -velocity.dx
+        hit = true
+      }
+      if ball.position.y < radius || ball.position.y > scene.size.height - radius {
+        velocity.dy = -velocity.dy
+        hit = true
+      }
+      ball.position.x = min(max(ball.position.x, radius), scene.size.width - radius)
+      ball.position.y = min(max(ball.position.y, radius), scene.size.height - radius)
+      // The player bats balls away.
+      let offset = ball.position - player.position
+      if abs(offset.dx) < 29, abs(offset.dy) < 29, offset.dx * velocity.dx + offset.dy * velocity.dy < 0 {
+        velocity =
+          abs(offset.dx) > abs(offset.dy)
+          ? Vector(dx: -velocity.dx, dy: velocity.dy) : Vector(dx: velocity.dx, dy: -velocity.dy)
+        hit = true
+      }
+      balls[index].velocity = velocity
+      if hit { collide(ball) }
+    }
+    // Balls that touch bounce apart.
+    for first in balls.indices {
+      for second in balls.indices where second > first {
+        let offset = balls[second].node.position - balls[first].node.position
+        let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
+        let approaching =
+          (balls[second].velocity.dx - balls[first].velocity.dx) * offset.dx
+          + (balls[second].velocity.dy - balls[first].velocity.dy) * offset.dy < 0
+        guard distance < 2 * radius, distance > 0, approaching else { continue }
+        let exchanged = balls[first].velocity
+        balls[first].velocity = balls[second].velocity
+        balls[second].velocity = exchanged
+        collide(balls[first].node)
+      }
+    }
+  }
+
+  /// A collision: the ball's own action plays the thud, so hits overlap and pan with the ball.
+  private func collide(_ ball: SpriteNode) {
+    report.collisions += 1
+    guard let thud = sounds["thud.wav"] else { return }
+    ball.run(.playSound(data: thud, name: "thud.wav"))
+  }
+
+  private func noteChannelPolicy() {
+    let statistics = engine.statistics
+    if let last = lastStatistics {
+      if statistics.stolen > last.stolen {
+        policyNote = "STOLE \(statistics.stolen - last.stolen) VOICE(S)"
+      } else if statistics.rejected > last.rejected {
+        policyNote = "REJECTED \(statistics.rejected - last.rejected)"
+      }
+    }
+    lastStatistics = statistics
+  }
+
+  /// The report's sound figures, brought up to date.
+  func finishReport() -> DemoReport {
+    if recorder != nil { stopRecording() }
+    engine.waitUntilIdle()
+    let statistics = engine.statistics
+    report.sounds = DemoReport.Sounds(statistics)
+    report.peakVoices = statistics.peakVoices
+    report.device = DemoReport.Device(engine.deviceFormat)
+    return report
+  }
+
+  // MARK: - HUD
+
+  func drawHUD(on canvas: Canvas) {
+    let white = Color(red: 0.95, green: 0.95, blue: 0.95)
+    let dim = Color(red: 0.6, green: 0.65, blue: 0.75)
+    canvas.fillRect(
+      x: 0, y: 0, width: canvas.width, height: 58, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
+    let state = session.state
+    let sessionText =
+      state.isActive
+      ? "AUDIO ACTIVE"
+      : "AUDIO INACTIVE: " + state.inactiveReasons.map(\.description).sorted().joined(separator: ", ")
+    canvas.drawText(
+      sessionText, x: 10, y: 8,
+      color: state.isActive ? Color(red: 0.4, green: 1, blue: 0.5) : Color(red: 1, green: 0.5, blue: 0.4))
+    let statistics = engine.statistics
+    let census = engine.voiceCensus()
+    canvas.drawText(
+      "VOICES \(census.audible) PLAYING, \(census.pausedBySession) HELD  PEAK \(statistics.peakVoices)  "
+        + "SUPPRESSED \(statistics.suppressed)  STOLEN \(statistics.stolen)"
+        + (engine.isSilent ? "  (SILENT)" : ""),
+      x: 10, y: 26, color: white)
+    canvas.drawText(
+      "\(engine.deviceFormat.driver) \(engine.deviceFormat.sampleRate) HZ  AMBIENCE \(ambience == nil ? "OFF" : "ON")  "
+        + policyNote, x: 10, y: 42, scale: 1, color: dim)
+    if let recorder {
+      let level = recorder.averagePower(forChannel: 0)
+      let width = Int32((max(-60, level) + 60) / 60 * 200)
+      canvas.fillRect(x: 10, y: 66, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
+      canvas.fillRect(x: 12, y: 68, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
+      canvas.drawText(
+        String(format: "REC %.1f S  %.0f DBFS", recorder.currentTime, level), x: 224, y: 67, color: white)
+    }
+    if showsHelp {
+      let lines = [
+        "ARROWS MOVE   SPACE RHYTHM   R RECORD   P PLAY TAKE",
+        "M AMBIENCE   H HELP   ESC QUIT   CLICK ADDS A BALL",
+        "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
+      ]
+      for (index, line) in lines.enumerated() {
+        canvas.drawText(line, x: 10, y: canvas.height - 60 + Int32(index) * 18, color: dim)
+      }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import Foley
+import Foundation
+
+/// What a scripted (or any) run of the demo did, written as JSON by `--report`.
+struct DemoReport: Codable {
+  struct Device: Codable {
+    var driver = ""
+    var rate = 0
+    var format = ""
+    var channels = 0
+    var bufferFrames = 0
+
+    init() {}
+
+    init(_ format: AudioDeviceFormat) {
+      driver = format.driver
+      rate = format.sampleRate
+      self.format = format.sampleFormat.rawValue
+      channels = format.channels
+      bufferFrames = format.bufferFrames
+    }
+  }
+
+  struct Sounds: Codable {
+    var requested = 0
+    var started = 0
+    var suppressed = 0
+    var rejected = 0
+    var stolen = 0
+    var failed = 0
+
+    init() {}
+
+    init(_ statistics: AudioStatistics) {
+      requested = statistics.requested
+      started = statistics.started
+      suppressed = statistics.suppressed
+      rejected = statistics.rejected
+      stolen = statistics.stolen
+      failed = statistics.failed
+    }
+  }
+
+  struct Transition: Codable {
+    var at: Double
+    var active: Bool
+    var reason: String
+  }
+
+  struct Recording: Codable {
+    var file: String
+    var duration: Double
+  }
+
+  var frames = 0
+  var device = Device()
+  var sounds = Sounds()
+  var peakVoices = 0
+  var session: [Transition] = []
+  var recordings: [Recording] = []
+  var errors: [String] = []
+  var collisions = 0
+
+  func write(to path: String) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+  }
+
+  var summary: String {
+    "\(frames) frames, \(collisions) collisions; sounds: \(sounds.requested) requested, \(sounds.started) started, "
+      + "\(sounds.suppressed) suppressed, \(sounds.rejected) rejected, \(sounds.stolen) stolen, "
+      + "\(sounds.failed) failed; peak voices \(peakVoices); \(session.count) session transitions; "
+      + "\(recordings.count) recordings; \(errors.count) errors"
+  }
+}

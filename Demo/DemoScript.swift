@@ -1,0 +1,146 @@
+import Foley
+import Foundation
+
+/// A scripted run: `{"duration": s, "step": s?, "events": [{"at": s, "event": "...", ...}]}`.
+///
+/// Parsing checks everything before anything runs: an unknown event or a missing or mistyped
+/// field is a ``ScriptError`` naming the event's index and the field.
+struct DemoScript {
+  enum Event: Equatable {
+    case key(String, up: Bool)
+    case click(x: Double, y: Double)
+    case focusLost, focusGained, minimized, restored, willEnterBackground, didEnterForeground
+    case deviceRemoved, deviceAdded
+    case playSound(file: String)
+    case record(file: String)
+    case stopRecording
+    case quit
+  }
+
+  struct TimedEvent {
+    let at: Double
+    let event: Event
+  }
+
+  struct ScriptError: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  var duration: Double
+  var step: Double
+  var events: [TimedEvent]
+
+  static let eventNames = [
+    "key", "click", "focusLost", "focusGained", "minimized", "restored", "willEnterBackground",
+    "didEnterForeground", "deviceRemoved", "deviceAdded", "playSound", "record", "stopRecording", "quit",
+  ]
+
+  init(duration: Double, step: Double = 1.0 / 60.0, events: [TimedEvent]) {
+    self.duration = duration
+    self.step = step
+    self.events = events
+  }
+
+  init(contentsOf path: String) throws {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ScriptError(description: "cannot read script \(path): \(error.localizedDescription)")
+    }
+    let root: Any
+    do {
+      root = try JSONSerialization.jsonObject(with: data)
+    } catch {
+      throw ScriptError(description: "script \(path) is not valid JSON: \(error.localizedDescription)")
+    }
+    guard let object = root as? [String: Any] else {
+      throw ScriptError(description: "script \(path): the top level must be an object")
+    }
+    guard let duration = (object["duration"] as? NSNumber)?.doubleValue, duration > 0 else {
+      throw ScriptError(description: "script \(path): \"duration\" must be a positive number of seconds")
+    }
+    var step = 1.0 / 60.0
+    if let value = object["step"] {
+      guard let number = (value as? NSNumber)?.doubleValue, number > 0, number <= 1 else {
+        throw ScriptError(description: "script \(path): \"step\" must be a number of seconds in (0, 1]")
+      }
+      step = number
+    }
+    guard let list = (object["events"] ?? [Any]()) as? [Any] else {
+      throw ScriptError(description: "script \(path): \"events\" must be a list")
+    }
+    var events: [TimedEvent] = []
+    for (index, item) in list.enumerated() {
+      events.append(try Self.parseEvent(item, index: index))
+    }
+    self.init(duration: duration, step: step, events: events.sorted { $0.at < $1.at })
+  }
+
+  private static func parseEvent(_ item: Any, index: Int) throws -> TimedEvent {
+    func fail(_ field: String, _ problem: String) -> ScriptError {
+      ScriptError(description: "event \(index): field \"\(field)\" \(problem)")
+    }
+    guard let fields = item as? [String: Any] else {
+      throw ScriptError(description: "event \(index): must be an object")
+    }
+    guard let at = (fields["at"] as? NSNumber)?.doubleValue else {
+      throw fail("at", fields["at"] == nil ? "is missing" : "must be a number of seconds")
+    }
+    guard at >= 0 else { throw fail("at", "must not be negative") }
+    guard let name = fields["event"] as? String else {
+      throw fail("event", fields["event"] == nil ? "is missing" : "must be a string")
+    }
+    func string(_ field: String) throws -> String {
+      guard let value = fields[field] else { throw fail(field, "is missing (needed by \"\(name)\")") }
+      guard let text = value as? String, !text.isEmpty else {
+        throw fail(field, "must be a non-empty string")
+      }
+      return text
+    }
+    func number(_ field: String) throws -> Double {
+      guard let value = fields[field] else { throw fail(field, "is missing (needed by \"\(name)\")") }
+      guard let number = (value as? NSNumber)?.doubleValue else { throw fail(field, "must be a number") }
+      return number
+    }
+    let event: Event
+    switch name {
+    case "key":
+      let key = try string("key")
+      guard Key(name: key).isKnownToSDL else { throw fail("key", "names no key SDL knows: \"\(key)\"") }
+      event = .key(key, up: (fields["up"] as? Bool) ?? false)
+    case "click": event = .click(x: try number("x"), y: try number("y"))
+    case "focusLost": event = .focusLost
+    case "focusGained": event = .focusGained
+    case "minimized": event = .minimized
+    case "restored": event = .restored
+    case "willEnterBackground": event = .willEnterBackground
+    case "didEnterForeground": event = .didEnterForeground
+    case "deviceRemoved": event = .deviceRemoved
+    case "deviceAdded": event = .deviceAdded
+    case "playSound": event = .playSound(file: try string("file"))
+    case "record": event = .record(file: try string("file"))
+    case "stopRecording": event = .stopRecording
+    case "quit": event = .quit
+    default:
+      throw fail("event", "is unknown: \"\(name)\" (known: \(eventNames.joined(separator: ", ")))")
+    }
+    return TimedEvent(at: at, event: event)
+  }
+
+  /// The script `demo.sh` runs where there is no display: a little of everything.
+  static let tour = DemoScript(
+    duration: 6,
+    events: [
+      TimedEvent(at: 0.5, event: .key("space", up: false)),
+      TimedEvent(at: 0.6, event: .key("space", up: true)),
+      TimedEvent(at: 1.0, event: .key("right", up: false)),
+      TimedEvent(at: 1.8, event: .key("right", up: true)),
+      TimedEvent(at: 2.0, event: .focusLost), TimedEvent(at: 3.0, event: .focusGained),
+      TimedEvent(at: 3.5, event: .minimized), TimedEvent(at: 3.8, event: .restored),
+      TimedEvent(at: 4.0, event: .deviceRemoved),
+      TimedEvent(at: 4.5, event: .click(x: 400, y: 300)),
+      TimedEvent(at: 5.0, event: .key("space", up: false)),
+      TimedEvent(at: 5.1, event: .key("space", up: true)),
+    ])
+}

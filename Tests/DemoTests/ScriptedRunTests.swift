@@ -1,0 +1,198 @@
+import FoleyRecording
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// The result of one run of the `foley-demo` executable.
+struct DemoRun {
+  let status: Int32
+  let output: String
+  let errors: String
+  let report: [String: Any]?
+
+  var sessionTransitions: [(at: Double, active: Bool, reason: String)] {
+    ((report?["session"] as? [[String: Any]]) ?? []).map {
+      (
+        ($0["at"] as? NSNumber)?.doubleValue ?? -1, ($0["active"] as? Bool) ?? false,
+        ($0["reason"] as? String) ?? ""
+      )
+    }
+  }
+
+  func sounds(_ key: String) -> Int { ((report?["sounds"] as? [String: Any])?[key] as? Int) ?? -1 }
+  func figure(_ key: String) -> Int { (report?[key] as? Int) ?? -1 }
+  var reportErrors: [String] { (report?["errors"] as? [String]) ?? ["no report"] }
+}
+
+/// Runs the demo the way CI does: headless, from a JSON script, and reads its report.
+func runDemo(
+  script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:]
+) throws -> DemoRun {
+  let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("foley-demo")
+  guard FileManager.default.isExecutableFile(atPath: demo.path) else {
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: demo.path])
+  }
+  let scriptURL = temporaryFile("script.json")
+  let reportURL = temporaryFile("report.json")
+  defer {
+    try? FileManager.default.removeItem(at: scriptURL)
+    try? FileManager.default.removeItem(at: reportURL)
+  }
+  if let script = script as? String {
+    try Data(script.utf8).write(to: scriptURL)
+  } else if let script {
+    try JSONSerialization.data(withJSONObject: script).write(to: scriptURL)
+  }
+  let process = Process()
+  process.executableURL = demo
+  process.arguments = ["--headless", "--script", scriptURL.path, "--report", reportURL.path] + arguments
+  // The package root, where Assets/ lives.
+  process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+  var environment = ProcessInfo.processInfo.environment
+  environment["SDL_VIDEODRIVER"] = environment["SDL_VIDEODRIVER"] ?? "dummy"
+  environment["SDL_AUDIODRIVER"] = "dummy"
+  for (key, value) in extra { environment[key] = value }
+  process.environment = environment
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let output = out.fileHandleForReading.readDataToEndOfFile()
+  let errors = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  let report = (try? Data(contentsOf: reportURL)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+  return DemoRun(
+    status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+    errors: String(decoding: errors, as: UTF8.self), report: report as? [String: Any])
+}
+
+@Suite("Scripted headless runs of the demo", .serialized)
+struct ScriptedRunTests {
+  @Test("a focus cycle: sounds triggered while unfocused are suppressed; the transitions are reported")
+  func focusCycle() throws {
+    let run = try runDemo(script: [
+      "duration": 2,
+      "events": [
+        ["at": 0.1, "event": "key", "key": "space"], ["at": 0.2, "event": "key", "key": "space", "up": true],
+        ["at": 0.5, "event": "focusLost"],
+        ["at": 0.7, "event": "key", "key": "space"], ["at": 0.8, "event": "key", "key": "space", "up": true],
+        ["at": 1.5, "event": "focusGained"],
+      ],
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.figure("frames") == 120)
+    let transitions = run.sessionTransitions
+    try #require(transitions.count == 2, "\(transitions)")
+    #expect(
+      abs(transitions[0].at - 0.5) < 0.02 && !transitions[0].active && transitions[0].reason == "focusLost")
+    #expect(abs(transitions[1].at - 1.5) < 0.02 && transitions[1].active)
+    // The rhythm while unfocused (3 notes) plus any collisions in that second are all suppressed.
+    #expect(run.sounds("suppressed") >= 3)
+    #expect(run.sounds("started") >= 3)
+    #expect(run.reportErrors.isEmpty)
+  }
+
+  @Test("a device loss pushed as an SDL event: the engine reopens and the game keeps sounding")
+  func deviceLoss() throws {
+    let run = try runDemo(script: [
+      "duration": 2,
+      "events": [["at": 0.5, "event": "deviceRemoved"], ["at": 1.0, "event": "key", "key": "space"]],
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    let transitions = run.sessionTransitions
+    #expect(transitions.map(\.reason) == ["deviceLost", "deviceLost"])
+    #expect(transitions.map(\.active) == [false, true])
+    #expect(run.sounds("started") >= 3)
+    #expect(run.reportErrors.isEmpty)
+  }
+
+  @Test("a recording started and stopped by the script lands as a valid WAV of the right length")
+  func recording() throws {
+    let take = temporaryFile("take.wav")
+    defer { try? FileManager.default.removeItem(at: take) }
+    let run = try runDemo(
+      script: [
+        "duration": 1.6,
+        "events": [
+          ["at": 0.2, "event": "record", "file": take.path], ["at": 1.2, "event": "stopRecording"],
+        ],
+      ], arguments: [])
+    #expect(run.status == 0, "\(run.errors)")
+    let recordings = try #require(run.report?["recordings"] as? [[String: Any]])
+    try #require(recordings.count == 1)
+    #expect(recordings[0]["file"] as? String == take.path)
+    let duration = try #require((recordings[0]["duration"] as? NSNumber)?.doubleValue)
+    #expect(abs(duration - 1.0) < 0.15)
+    let info = try WAVFile.info(at: take)
+    #expect(info.isConsistent && abs(info.duration - duration) < 0.001)
+  }
+
+  @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
+  func collisionBurst() throws {
+    let output = temporaryFile("burst.raw")
+    defer { try? FileManager.default.removeItem(at: output) }
+    // New balls in the corners: most of them hit a wall at once.
+    let clicks: [[String: Any]] = (0..<20).map { index in
+      let x: Double = index % 2 == 0 ? 12 : 788
+      let y: Double = index % 4 < 2 ? 12 : 588
+      return ["at": 0.05 * Double(index), "event": "click", "x": x, "y": y]
+    }
+    let run = try runDemo(
+      script: ["duration": 1.5, "events": clicks], arguments: [],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.figure("collisions") >= 20)
+    #expect(run.sounds("started") >= 20)
+    #expect(run.figure("peakVoices") >= 4)
+    #expect(run.sounds("failed") == 0)
+    let capture = try DiskCapture(contentsOf: output)
+    #expect(capture.peak > 3_000)
+  }
+
+  @Test(
+    "bad scripts fail before anything runs, naming the event and the field (exit status 2)",
+    arguments: [
+      (
+        #"{"duration": 1, "events": [{"at": 0, "event": "quit"}, {"at": 0.5, "event": "jump"}]}"#,
+        "event 1: field \"event\" is unknown"
+      ),
+      (#"{"duration": 1, "events": [{"at": 0.1, "event": "key"}]}"#, "event 0: field \"key\" is missing"),
+      (#"{"duration": 1, "events": [{"event": "quit"}]}"#, "event 0: field \"at\" is missing"),
+      (
+        #"{"duration": 1, "events": [{"at": 0, "event": "click", "x": "left", "y": 2}]}"#,
+        "event 0: field \"x\" must be a number"
+      ),
+      (
+        #"{"duration": 1, "events": [{"at": 0, "event": "key", "key": "nosuchkey"}]}"#,
+        "event 0: field \"key\" names no key"
+      ),
+      (#"{"duration": 1, "events": [ {"at": 0, "#, "not valid JSON"),
+      (#"{"events": []}"#, "\"duration\" must be a positive number"),
+    ])
+  func badScripts(script: String, message: String) throws {
+    let run = try runDemo(script: script)
+    #expect(run.status == 2)
+    #expect(run.errors.contains(message), "stderr was: \(run.errors)")
+    #expect(run.report == nil)
+  }
+
+  @Test("a frame rendered offscreen is not blank: the sprites and the HUD are drawn")
+  func screenshot() throws {
+    let shot = temporaryFile("frame.bmp")
+    defer { try? FileManager.default.removeItem(at: shot) }
+    let run = try runDemo(script: ["duration": 0.5], arguments: ["--fast", "--screenshot", shot.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let bmp = try Data(contentsOf: shot)
+    #expect(bmp.prefix(2) == Data("BM".utf8))
+    let offset = Int(bmp[10]) | Int(bmp[11]) << 8 | Int(bmp[12]) << 16
+    let pixels = bmp[(bmp.startIndex + offset)...].withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+    #expect(pixels.count == 800 * 600)
+    let colours = Dictionary(grouping: pixels) { $0 & 0xFF_FFFF }.mapValues(\.count)
+    #expect(colours.count >= 6)  // background, HUD bar, text, player, balls
+    let background = colours.max { $0.value < $1.value }!.value
+    #expect(background < pixels.count * 95 / 100)
+  }
+}
