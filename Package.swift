@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "FoleyRecording", targets: ["FoleyRecording"]),
     .library(name: "FoleyPlatform", targets: ["FoleyPlatform"]),
     .executable(name: "foley-demo", targets: ["FoleyDemo"]),
+    .executable(name: "foley-bench", targets: ["FoleyBench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -78,6 +79,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Demo",
+      swiftSettings: swiftSettings
+    ),
+
+    // Benchmarks: built in release by Scripts/bench.sh; never part of the tests.
+    .executableTarget(
+      name: "FoleyBench",
+      dependencies: ["Foley", .product(name: "Logging", package: "swift-log")],
+      path: "Benchmarks/FoleyBench",
       swiftSettings: swiftSettings
     ),
 

@@ -6,7 +6,9 @@ set -euo pipefail
 # Build and test needs: SDL2 and SDL_mixer headers, pkg-config to find them.
 # sox regenerates Assets/ (Scripts/make-assets.sh); the committed assets do not need it.
 packages=(pkg-config libsdl2-dev libsdl2-mixer-dev)
-packages+=("${FOLEY_EXTRA_PACKAGES[@]:-}")
+# FOLEY_EXTRA_PACKAGES: more packages, space-separated (bench.sh adds pygame for its baseline).
+read -r -a extra <<<"${FOLEY_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 say() { printf 'setup: %s\n' "$*"; }
 

@@ -268,6 +268,12 @@ public final class AudioEngine: Sendable {
   /// A snapshot of the counters.
   public var statistics: AudioStatistics { core.counters.snapshot }
 
+  /// When the mixer first mixed `voice` (uptime nanoseconds, `DispatchTime`'s clock), or nil if it
+  /// has not yet. For the latency benchmark.
+  package func firstMixTime(of voice: Voice) -> UInt64? {
+    core.syncOnQueue { core.firstMixTime(of: voice) }
+  }
+
   /// What each voice is doing right now (waits briefly for the audio queue).
   public func voiceCensus() -> VoiceCensus {
     guard !isClosed else { return VoiceCensus() }

@@ -1,4 +1,5 @@
 internal import CSDL2Mixer
+import Dispatch
 import Synchronization
 
 /// The per-sample gain stage on one mixer channel: volume, pan, and every de-click ramp.
@@ -17,6 +18,8 @@ final class ChannelGain: @unchecked Sendable {
   private let rampStep: Atomic<UInt32>
   private let silent = Atomic<Bool>(false)
   private let played = Atomic<Int>(0)
+  /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
+  let firstMixedAt = Atomic<UInt64>(0)
   private var currentLeft: Float = 1
   private var currentRight: Float = 1
   private let isFloat: Bool
@@ -42,6 +45,7 @@ final class ChannelGain: @unchecked Sendable {
     currentLeft = left
     currentRight = right
     played.store(0, ordering: .releasing)
+    firstMixedAt.store(0, ordering: .releasing)
     setTarget(left: left, right: right, step: defaultStep)
   }
 
@@ -73,7 +77,9 @@ final class ChannelGain: @unchecked Sendable {
         Int16(max(-32768, min(32767, $0)))
       }
     }
-    played.add(byteCount / ((isFloat ? 4 : 2) * channelCount), ordering: .releasing)
+    if played.add(byteCount / ((isFloat ? 4 : 2) * channelCount), ordering: .releasing).oldValue == 0 {
+      firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
+    }
     silent.store(
       currentLeft == 0 && currentRight == 0 && goalLeft == 0 && goalRight == 0, ordering: .releasing)
   }

@@ -637,6 +637,14 @@ final class MixerCore: @unchecked Sendable {
     }
   }
 
+  /// When the mixer first mixed `voice`'s samples (uptime ns), or nil if not yet or not playing.
+  func firstMixTime(of voice: Voice) -> UInt64? {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard let channel = channelOfVoice[voice.id] else { return nil }
+    let time = gains[channel].firstMixedAt.load(ordering: .acquiring)
+    return time == 0 ? nil : time
+  }
+
   func census() -> VoiceCensus {
     dispatchPrecondition(condition: .onQueue(queue))
     processFinishedChannels()
