@@ -38,9 +38,12 @@ echo "bench: raw SDL_mixer (C)…" >&2
 raw_trigger="$("$work/raw_mixer" trigger "$triggers" "$work/short.wav")"
 raw_mix_cpu="$("$work/raw_mixer" mix "$mix_seconds" "$work/long.wav" 64)"
 pygame_trigger=null
-if python3 -c "import pygame" >/dev/null 2>&1; then
+# Debian's python3-pygame belongs to /usr/bin/python3, which a pyenv or venv on PATH may hide.
+py=/usr/bin/python3
+[ -x "$py" ] || py="$(command -v python3 || echo python3)"
+if "$py" -c "import pygame" >/dev/null 2>&1; then
   echo "bench: pygame…" >&2
-  pygame_trigger="$(python3 Benchmarks/Baselines/pygame_trigger.py "$triggers" "$work/short.wav" 2>/dev/null | tail -1 || echo null)"
+  pygame_trigger="$("$py" Benchmarks/Baselines/pygame_trigger.py "$triggers" "$work/short.wav" 2>/dev/null | tail -1 || echo null)"
 fi
 
 FOLEY="$foley_json" RAW_TRIGGER="$raw_trigger" RAW_MIX="$raw_mix_cpu" PYGAME="$pygame_trigger" OUT="$output" \
