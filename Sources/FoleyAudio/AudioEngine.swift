@@ -117,12 +117,12 @@ public final class AudioEngine: Sendable {
   {
     var ownsSubsystem = false
     var failure: SDLError?
-    if SDL_WasInit(SDL_INIT_AUDIO) == 0 {
-      if SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 {
-        ownsSubsystem = true
-      } else {
-        failure = SDLError.fromSDL("SDL_InitSubSystem(audio)")
-      }
+    // SDL counts subsystem references: the engine always takes its own and gives it back on close,
+    // so a host (or a recorder) quitting audio cannot pull the device out from under it.
+    if SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 {
+      ownsSubsystem = true
+    } else {
+      failure = SDLError.fromSDL("SDL_InitSubSystem(audio)")
     }
     _ = Mix_Init(Int32(MIX_INIT_OGG.rawValue | MIX_INIT_MP3.rawValue | MIX_INIT_FLAC.rawValue))
     // Mix_Init fails for codecs that are not installed; that is not an error worth keeping.

@@ -76,7 +76,7 @@ public final class AudioRecorder: @unchecked Sendable {
 
   /// The capture devices SDL reports (names for ``init(url:format:deviceName:options:session:logger:)``).
   public static func captureDevices() -> [String] {
-    let started = SDL_WasInit(SDL_INIT_AUDIO) == 0 && SDL_InitSubSystem(SDL_INIT_AUDIO) == 0
+    let started = SDL_InitSubSystem(SDL_INIT_AUDIO) == 0  // a counted reference of our own
     defer { if started { SDL_QuitSubSystem(SDL_INIT_AUDIO) } }
     return (0..<max(0, SDL_GetNumAudioDevices(1))).compactMap { index in
       SDL_GetAudioDeviceName(index, 1).map { String(cString: $0) }
@@ -101,13 +101,11 @@ public final class AudioRecorder: @unchecked Sendable {
     if !options.contains(.overwrite), FileManager.default.fileExists(atPath: url.path) {
       throw .fileExists(url)
     }
-    var ownsSubsystem = false
-    if SDL_WasInit(SDL_INIT_AUDIO) == 0 {
-      guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
-        throw .noCaptureDevice(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
-      }
-      ownsSubsystem = true
+    // SDL counts subsystem references; the recorder holds its own until the take is finished.
+    guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
+      throw .noCaptureDevice(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
     }
+    let ownsSubsystem = true
     if let deviceName {
       let available = AudioRecorder.captureDevices()
       guard available.contains(deviceName) else {
@@ -301,7 +299,6 @@ public final class AudioRecorder: @unchecked Sendable {
   private func finishOnQueue(error: RecordingError?) -> RecordingSummary {
     if let report = stopReport.withLock({ $0 }) { return report }
     let wasRunning = state == .recording
-    rawState.store(State.stopped.rawValue, ordering: .releasing)
     timer?.cancel()
     timer = nil
     var failure = error
@@ -309,9 +306,7 @@ public final class AudioRecorder: @unchecked Sendable {
       SDL_PauseAudioDevice(device, 1)
       if wasRunning && error == nil {
         // What SDL captured before the pause still belongs to the take.
-        rawState.store(State.recording.rawValue, ordering: .releasing)
         drainRemaining(into: writer, failure: &failure)
-        rawState.store(State.stopped.rawValue, ordering: .releasing)
       }
       do {
         try writer.patchSizes()
@@ -329,6 +324,8 @@ public final class AudioRecorder: @unchecked Sendable {
       fileCreated: writer != nil)
     stopReport.withLock { $0 = report }
     self.writer = nil
+    // Last: whoever waits for `.stopped` finds the file closed and SDL released.
+    rawState.store(State.stopped.rawValue, ordering: .releasing)
     if let failure { logger.warning("\(failure)") }
     return report
   }
