@@ -258,31 +258,45 @@ public final class AudioRecorder: @unchecked Sendable {
   /// Moves what SDL has captured into the file and the meters.
   private func drain() {
     guard let writer, state == .recording || state == .paused else { return }
+    switch writeCaptured(into: writer, metering: true) {
+    case .failed(let error):
+      logger.error("\(error)")
+      finishOnQueue(error: error)
+      return
+    case .reachedLimit:
+      finishOnQueue(error: nil)
+      return
+    case .drained: break
+    }
+    if DispatchTime.now().uptimeNanoseconds - lastPatch.uptimeNanoseconds >= 500_000_000 { patchHeader() }
+  }
+
+  private enum DrainOutcome {
+    case drained, reachedLimit
+    case failed(RecordingError)
+  }
+
+  /// Dequeues everything SDL holds, through the one reused buffer, into `writer` (and the meters),
+  /// stopping at the take's frame limit or the first write error.
+  private func writeCaptured(into writer: WAVWriter, metering: Bool) -> DrainOutcome {
     while true {
+      if let limit = frameLimit, writer.framesWritten >= limit { return .reachedLimit }
       let queued = Int(SDL_GetQueuedAudioSize(device))
-      guard queued >= format.bytesPerFrame else { break }
+      guard queued >= format.bytesPerFrame else { return .drained }
       let wanted = min(queued, buffer.count) / format.bytesPerFrame * format.bytesPerFrame
       let got = Int(SDL_DequeueAudio(device, buffer.baseAddress, UInt32(wanted)))
-      guard got > 0 else { break }
+      guard got > 0 else { return .drained }
       var frameCount = got / format.bytesPerFrame
       if let limit = frameLimit { frameCount = min(frameCount, limit - writer.framesWritten) }
       let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<(frameCount * format.bytesPerFrame)])
-      meter(bytes, frames: frameCount)
+      if metering { meter(bytes, frames: frameCount) }
+      defer { frames.store(writer.framesWritten, ordering: .releasing) }
       do {
         try writer.append(bytes)
       } catch {
-        frames.store(writer.framesWritten, ordering: .releasing)
-        logger.error("\(error)")
-        finishOnQueue(error: .writeFailed(url, message: error.message))
-        return
-      }
-      frames.store(writer.framesWritten, ordering: .releasing)
-      if let limit = frameLimit, writer.framesWritten >= limit {
-        finishOnQueue(error: nil)
-        return
+        return .failed(.writeFailed(url, message: error.message))
       }
     }
-    if DispatchTime.now().uptimeNanoseconds - lastPatch.uptimeNanoseconds >= 500_000_000 { patchHeader() }
   }
 
   private func patchHeader() {
@@ -306,7 +320,7 @@ public final class AudioRecorder: @unchecked Sendable {
       SDL_PauseAudioDevice(device, 1)
       if wasRunning && error == nil {
         // What SDL captured before the pause still belongs to the take.
-        drainRemaining(into: writer, failure: &failure)
+        if case .failed(let error) = writeCaptured(into: writer, metering: false) { failure = error }
       }
       do {
         try writer.patchSizes()
@@ -328,27 +342,6 @@ public final class AudioRecorder: @unchecked Sendable {
     rawState.store(State.stopped.rawValue, ordering: .releasing)
     if let failure { logger.warning("\(failure)") }
     return report
-  }
-
-  private func drainRemaining(into writer: WAVWriter, failure: inout RecordingError?) {
-    while true {
-      let queued = Int(SDL_GetQueuedAudioSize(device))
-      guard queued >= format.bytesPerFrame else { return }
-      let wanted = min(queued, buffer.count) / format.bytesPerFrame * format.bytesPerFrame
-      let got = Int(SDL_DequeueAudio(device, buffer.baseAddress, UInt32(wanted)))
-      guard got > 0 else { return }
-      var frameCount = got / format.bytesPerFrame
-      if let limit = frameLimit { frameCount = min(frameCount, limit - writer.framesWritten) }
-      guard frameCount > 0 else { return }
-      let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<(frameCount * format.bytesPerFrame)])
-      do {
-        try writer.append(bytes)
-      } catch {
-        failure = .writeFailed(url, message: error.message)
-        return
-      }
-      frames.store(writer.framesWritten, ordering: .releasing)
-    }
   }
 
   private func meter(_ bytes: UnsafeRawBufferPointer, frames frameCount: Int) {
