@@ -308,7 +308,7 @@ extension AudioEngine: AudioSessionParticipant {
 
   /// A device appeared: if we have none, try once to open it.
   public func audioDeviceAdded(index: UInt32, isCapture: Bool) {
-    guard !isCapture, !isClosed, core.syncOnQueue({ core.isWithoutDevice }) else { return }
+    guard !isCapture, !isClosed else { return }
     if core.syncOnQueue({ core.retryDevice() }) { session.activate(reason: .deviceLost) }
   }
 }

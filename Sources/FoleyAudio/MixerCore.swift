@@ -34,8 +34,9 @@ final class MixerCore: @unchecked Sendable {
   private var hasDevice = true
   /// The session state last applied to the voices.
   private var sessionState = AudioSession.State()
-  /// Voices kept while there is no device, to be restored when one opens.
-  private var orphans: [RestorableVoice] = []
+  /// Voices kept while there is no device, as the slots they will be restored into: each one's
+  /// `chunkOffset` is where to continue and `loops` the whole passes after that.
+  private var orphans: [Slot] = []
   private var hasWarnedAboutDevice = false
   private var slots: [Slot?] = []
   private var gains: [ChannelGain] = []
@@ -667,19 +668,6 @@ final class MixerCore: @unchecked Sendable {
 
   // MARK: - Device loss
 
-  /// A voice kept across a device change: where it had got to and how it was playing.
-  private struct RestorableVoice {
-    let voice: Voice
-    let sound: Sound
-    let order: UInt64
-    let priority: Int
-    /// Frame within the sound to continue from.
-    let position: Int
-    /// Whole passes to play after the current one (-1: forever).
-    let passesAfter: Int
-    var sessionMode: SessionMode
-  }
-
   /// Closes the (lost) device, keeping the voices, and tries to open the default device in the
   /// same format. Returns whether a device is open afterwards.
   func replaceDevice() -> Bool {
@@ -689,16 +677,12 @@ final class MixerCore: @unchecked Sendable {
     return reopenDevice()
   }
 
-  /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`. Never a retry loop.
+  /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`; never a retry loop. Returns
+  /// whether this attempt opened a device (false when there already was one).
   func retryDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { return false }
-    return hasDevice || reopenDevice()
-  }
-
-  var isWithoutDevice: Bool {
-    dispatchPrecondition(condition: .onQueue(queue))
-    return isOpen && !hasDevice
+    guard isOpen, !hasDevice else { return false }
+    return reopenDevice()
   }
 
   private func closeDeviceKeepingVoices() {
@@ -737,10 +721,11 @@ final class MixerCore: @unchecked Sendable {
         slot.voice.setState(.finished)
         continue
       }
-      orphans.append(
-        RestorableVoice(
-          voice: slot.voice, sound: slot.sound, order: slot.order, priority: slot.priority,
-          position: position, passesAfter: passesAfter, sessionMode: slot.sessionMode))
+      var kept = slot
+      kept.chunkOffset = position
+      kept.loops = passesAfter
+      kept.ownedChunk = nil  // freed with the channels below
+      orphans.append(kept)
     }
     Mix_HaltChannel(-1)
     Mix_CloseAudio()
@@ -779,7 +764,7 @@ final class MixerCore: @unchecked Sendable {
       if restore(orphan) {
         restored += 1
       } else {
-        uncount(soundKey: ObjectIdentifier(orphan.sound), voiceID: orphan.voice.id)
+        uncount(soundKey: orphan.soundKey, voiceID: orphan.voice.id)
         orphan.voice.setState(.finished)
       }
     }
@@ -788,21 +773,19 @@ final class MixerCore: @unchecked Sendable {
     return true
   }
 
-  private func restore(_ orphan: RestorableVoice) -> Bool {
+  private func restore(_ orphan: Slot) -> Bool {
     guard let channel = freeChannel() else { return false }
     let paused = orphan.voice.state == .paused || orphan.sessionMode == .paused
-    var slot = Slot(
-      voice: orphan.voice, sound: orphan.sound, order: orphan.order, priority: orphan.priority,
-      loops: orphan.passesAfter, sessionMode: orphan.sessionMode)
-    guard orphan.position > 0 else {
-      return play(slot, on: channel, chunk: orphan.sound.chunk, loops: orphan.passesAfter, paused: paused)
+    let position = orphan.chunkOffset
+    guard position > 0 else {
+      return play(orphan, on: channel, chunk: orphan.sound.chunk, loops: orphan.loops, paused: paused)
     }
     let chunk = orphan.sound.chunk.pointee
-    let offset = orphan.position * bytesPerFrame
+    let offset = position * bytesPerFrame
     let length = Int(chunk.alen)
     let rest: UnsafeMutablePointer<Mix_Chunk>
     let loops: Int
-    if orphan.passesAfter < 0 {
+    if orphan.loops < 0 {
       // Looping forever: a copy of the sound rotated to start here loops on seamlessly (a
       // separate chunk for the rest of the pass would leave a gap while the queue restarts it).
       guard let buffer = SDL_malloc(length)?.assumingMemoryBound(to: UInt8.self) else { return false }
@@ -822,7 +805,7 @@ final class MixerCore: @unchecked Sendable {
       rest = view
       loops = 0
     }
-    slot.chunkOffset = orphan.position
+    var slot = orphan
     slot.ownedChunk = rest
     guard play(slot, on: channel, chunk: rest, loops: loops, paused: paused) else {
       Mix_FreeChunk(rest)
