@@ -39,7 +39,11 @@ final class WAVWriter {
       throw .cannotCreate(url, message: String(cString: strerror(code)))
     }
     do {
-      try writeAll(header(frames: 0))
+      // The header goes in with pwrite at offset 0; the samples follow it.
+      try patchSizes(frames: 0)
+      guard lseek(descriptor, off_t(dataOffset), SEEK_SET) == off_t(dataOffset) else {
+        throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
+      }
     } catch {
       close()
       unlink(url.path)
@@ -93,12 +97,6 @@ final class WAVWriter {
   }
 
   deinit { close() }
-
-  private func writeAll(_ bytes: [UInt8]) throws(WAVError) {
-    let result = bytes.withUnsafeBytes { buffer in Result { () throws(WAVError) in try append(buffer) } }
-    try result.get()
-    framesWritten = 0  // the header is not samples
-  }
 
   /// The header for `frames` frames; sizes saturate at the format's 4 GiB limit.
   private func header(frames: Int) -> [UInt8] {
