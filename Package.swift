@@ -9,11 +9,18 @@ let swiftSettings: [SwiftSetting] = [
   .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// A Debian system library found through pkg-config. The names carry a Foley prefix so they
+/// cannot clash with a host package's own `CSDL2`-style targets.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+  .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
 let package = Package(
   name: "Foley",
   products: [
     .library(name: "Foley", targets: ["Foley"]),
     .library(name: "FoleyScene", targets: ["FoleyScene"]),
+    .library(name: "FoleySession", targets: ["FoleySession"]),
     .library(name: "FoleyAudio", targets: ["FoleyAudio"]),
     .library(name: "FoleyRecording", targets: ["FoleyRecording"]),
     .library(name: "FoleyPlatform", targets: ["FoleyPlatform"]),
@@ -26,16 +33,17 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
-    // C boundary: Debian's libsdl2-dev and libsdl2-mixer-dev, found through pkg-config.
-    .systemLibrary(
-      name: "CSDL2",
-      pkgConfig: "sdl2",
-      providers: [.apt(["libsdl2-dev"])]
-    ),
-    .systemLibrary(
-      name: "CSDL2Mixer",
-      pkgConfig: "SDL2_mixer",
-      providers: [.apt(["libsdl2-mixer-dev"])]
+    // C boundary: Debian's -dev packages, found through pkg-config.
+    systemLibrary("CFoleySDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
+    systemLibrary("CFoleySDL2Mixer", pkgConfig: "SDL2_mixer", apt: "libsdl2-mixer-dev"),
+    systemLibrary("CFoleyVorbisFile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
+    systemLibrary("CFoleyOpusFile", pkgConfig: "opusfile", apt: "libopusfile-dev"),
+    systemLibrary("CFoleyFLAC", pkgConfig: "flac", apt: "libflac-dev"),
+    systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
+    // Every decoder behind one C interface (see include/foley_codecs.h).
+    .target(
+      name: "CFoleyCodecs",
+      dependencies: ["CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123"]
     ),
 
     .target(
@@ -43,9 +51,14 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .target(
+      name: "FoleySession",
+      dependencies: ["CFoleySDL2"],
+      swiftSettings: swiftSettings
+    ),
+    .target(
       name: "FoleyAudio",
       dependencies: [
-        "FoleyScene", "CSDL2", "CSDL2Mixer",
+        "FoleyScene", "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -53,7 +66,7 @@ let package = Package(
     .target(
       name: "FoleyRecording",
       dependencies: [
-        "FoleyAudio", "CSDL2",
+        "FoleySession", "CFoleySDL2",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -61,20 +74,20 @@ let package = Package(
     .target(
       name: "FoleyPlatform",
       dependencies: [
-        "FoleyScene", "FoleyAudio", "CSDL2",
+        "FoleyScene", "FoleySession", "CFoleySDL2",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "Foley",
-      dependencies: ["FoleyScene", "FoleyAudio", "FoleyRecording", "FoleyPlatform"],
+      dependencies: ["FoleyScene", "FoleySession", "FoleyAudio", "FoleyRecording", "FoleyPlatform"],
       swiftSettings: swiftSettings
     ),
     .executableTarget(
       name: "FoleyDemo",
       dependencies: [
-        "Foley", "CSDL2",
+        "Foley",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -101,18 +114,21 @@ let package = Package(
     // Helpers shared by the test targets: generated sounds, disk-driver capture, environment.
     .target(
       name: "FoleyTestSupport",
-      dependencies: ["FoleyAudio", "FoleyScene", "FoleyPlatform"],
+      dependencies: ["FoleyAudio", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording"],
       path: "Tests/FoleyTestSupport",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FoleyAudioTests",
-      dependencies: ["FoleyAudio", "FoleyScene", "FoleyPlatform", "FoleyTestSupport"],
+      dependencies: [
+        "FoleyAudio", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport",
+        "CFoleySDL2", "CFoleySDL2Mixer",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FoleyRecordingTests",
-      dependencies: ["FoleyRecording", "FoleyAudio", "FoleyTestSupport", "CSDL2"],
+      dependencies: ["FoleyRecording", "FoleySession", "FoleyAudio", "FoleyTestSupport", "CFoleySDL2"],
       swiftSettings: swiftSettings
     ),
     .testTarget(
@@ -122,7 +138,7 @@ let package = Package(
     ),
     .testTarget(
       name: "FoleyPlatformTests",
-      dependencies: ["FoleyPlatform", "FoleyAudio", "CSDL2"],
+      dependencies: ["FoleyPlatform", "FoleySession", "FoleyAudio", "CFoleySDL2"],
       swiftSettings: swiftSettings
     ),
   ]

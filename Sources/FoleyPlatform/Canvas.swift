@@ -1,6 +1,6 @@
-internal import CSDL2
-import FoleyAudio
+internal import CFoleySDL2
 public import FoleyScene
+import FoleySession
 import Foundation
 
 /// Where a scene is drawn: a real window, or an offscreen surface for headless runs and
@@ -41,7 +41,7 @@ public final class Canvas {
     case .window:
       guard
         let window = SDL_CreateWindow(
-          title, CSDL2_WINDOWPOS_CENTERED(), CSDL2_WINDOWPOS_CENTERED(), width, height,
+          title, CFoleySDL2_WINDOWPOS_CENTERED(), CFoleySDL2_WINDOWPOS_CENTERED(), width, height,
           SDL_WINDOW_SHOWN.rawValue | SDL_WINDOW_RESIZABLE.rawValue)
       else { throw SDLError.fromSDL("SDL_CreateWindow") }
       guard
@@ -107,7 +107,7 @@ public final class Canvas {
       SDL_RenderReadPixels(
         renderer, nil, SDL_PIXELFORMAT_ARGB8888.rawValue, shot.pointee.pixels, shot.pointee.pitch) == 0
     else { throw SDLError.fromSDL("SDL_RenderReadPixels") }
-    guard CSDL2_SaveBMP(shot, path) == 0 else { throw SDLError.fromSDL("SDL_SaveBMP(\(path))") }
+    guard CFoleySDL2_SaveBMP(shot, path) == 0 else { throw SDLError.fromSDL("SDL_SaveBMP(\(path))") }
   }
 
   /// Destroys the renderer and the window or surface. Safe to call more than once.

@@ -1,5 +1,5 @@
-internal import CSDL2
-public import FoleyAudio
+internal import CFoleySDL2
+public import FoleySession
 
 /// Drains SDL's event queue and translates what Foley and games care about into
 /// ``PlatformEvent`` values. Call ``poll()`` once per frame on the main thread.
@@ -29,7 +29,7 @@ public struct EventPump {
     var events: [PlatformEvent] = []
     var event = SDL_Event()
     while SDL_PollEvent(&event) != 0 {
-      if let session { withUnsafePointer(to: &event) { _ = session.handleSDLEvent($0) } }
+      if let session { withUnsafeBytes(of: &event) { _ = session.handleSDLEvent(bytes: $0) } }
       if let translated = translate(event) { events.append(translated) }
     }
     session?.deliverTransitions()

@@ -1,5 +1,5 @@
-internal import CSDL2
-import FoleyAudio
+internal import CFoleySDL2
+import FoleySession
 
 /// Owns SDL's initialisation for Foley: initialises the subsystems asked for, applies hints, and
 /// shuts down exactly what it started.

@@ -1,4 +1,4 @@
-internal import CSDL2
+internal import CFoleySDL2
 import FoleyScene
 import Foundation
 

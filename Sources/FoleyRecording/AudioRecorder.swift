@@ -1,6 +1,6 @@
-internal import CSDL2
+internal import CFoleySDL2
 import Dispatch
-public import FoleyAudio
+public import FoleySession
 public import Foundation
 public import Logging
 import Synchronization
@@ -115,7 +115,7 @@ public final class AudioRecorder: @unchecked Sendable {
     }
     var desired = SDL_AudioSpec()
     desired.freq = Int32(format.sampleRate)
-    desired.format = format.sampleFormat == .float32 ? CSDL2_AUDIO_F32SYS() : CSDL2_AUDIO_S16SYS()
+    desired.format = format.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
     desired.channels = UInt8(format.channels)
     desired.samples = 1_024
     var obtained = SDL_AudioSpec()
@@ -130,7 +130,7 @@ public final class AudioRecorder: @unchecked Sendable {
     self.url = url
     self.format = RecordingFormat(
       sampleRate: Int(obtained.freq), channels: Int(obtained.channels),
-      sampleFormat: CSDL2_AUDIO_ISFLOAT(obtained.format) != 0 ? .float32 : .signed16)
+      sampleFormat: CFoleySDL2_AUDIO_ISFLOAT(obtained.format) != 0 ? .float32 : .signed16)
     self.deviceName = deviceName
     self.options = options
     self.session = session
@@ -374,7 +374,7 @@ public final class AudioRecorder: @unchecked Sendable {
 }
 
 extension AudioRecorder: AudioSessionParticipant {
-  public func sessionDidChange(_ change: StateChange) {
+  public func sessionDidChange(_ change: AudioSession.Transition) {
     guard !options.contains(.keepsRecordingWhenInactive) else { return }
     queue.sync {
       if !change.new.isActive {

@@ -1,4 +1,4 @@
-public import FoleyAudio
+public import FoleySession
 
 /// The sample format of a recording: rate, channels, and 16-bit integer or 32-bit float samples.
 ///
@@ -8,21 +8,19 @@ public import FoleyAudio
 public struct RecordingFormat: Sendable, Hashable, Codable, CustomStringConvertible {
   public var sampleRate: Int
   public var channels: Int
-  public var sampleFormat: AudioConfiguration.SampleFormat
+  public var sampleFormat: SampleFormat
 
   /// 48 kHz, mono, 16-bit: a microphone's usual format.
   public init(
-    sampleRate: Int = 48_000, channels: Int = 1, sampleFormat: AudioConfiguration.SampleFormat = .signed16
+    sampleRate: Int = 48_000, channels: Int = 1, sampleFormat: SampleFormat = .signed16
   ) {
     self.sampleRate = sampleRate
     self.channels = channels
     self.sampleFormat = sampleFormat
   }
 
-  public var bytesPerSample: Int { sampleFormat == .float32 ? 4 : 2 }
+  public var bytesPerSample: Int { sampleFormat.bytesPerSample }
   public var bytesPerFrame: Int { bytesPerSample * channels }
 
   public var description: String { "\(sampleRate) Hz \(sampleFormat) \(channels) ch" }
 }
-
-extension AudioConfiguration.SampleFormat: Codable {}

@@ -1,5 +1,9 @@
-import FoleyAudio
+import FoleySession
 public import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Reading, checking and repairing the WAV files Foley records (and any other PCM or IEEE-float
 /// WAV).
@@ -23,6 +27,8 @@ public enum WAVFile {
     public var dataOffset: Int
     /// Bytes of samples actually in the file after `dataOffset` (whole frames).
     public var framesOnDisk: Int
+    /// Where a float file's `fact` chunk keeps its frame count, patched with the sizes.
+    var factCountOffset: Int?
     public var duration: Double { Double(frames) / Double(format.sampleRate) }
     /// True when the header's sizes match the file: it was finalised (or repaired).
     public var isConsistent: Bool { frames == framesOnDisk }
@@ -43,7 +49,7 @@ public enum WAVFile {
     let head: Data
     let length: Int
     do {
-      head = try handle.read(upToCount: 4096) ?? Data()
+      head = try handle.read(upToCount: 65_536) ?? Data()
       length = Int(try handle.seekToEnd())
     } catch {
       throw WAVError(.unreadable, file: url, message: error.localizedDescription)
@@ -51,17 +57,47 @@ public enum WAVFile {
     return try parse(head, fileLength: length, url: url)
   }
 
-  /// Sets the RIFF and data sizes (and the float format's frame count) from the file's length,
-  /// for a recording that was never finalised. A trailing partial frame is ignored.
+  /// Sets the RIFF and data sizes (and the float format's `fact` count) from the file's length,
+  /// for a recording that was never finalised. A trailing partial frame is ignored. Only those
+  /// fields change, in place at the offsets the file's own chunks put them, so other chunks (a
+  /// `LIST`, a `cue `) stay where they are; a file whose layout it does not understand is
+  /// refused.
   /// - Returns: the repaired file's info.
   @discardableResult
   public static func repair(at url: URL) throws(WAVError) -> Info {
     var info = try info(at: url)
-    let writer = try WAVWriter(repairing: url, format: info.format, dataOffset: info.dataOffset)
-    defer { writer.close() }
-    try writer.patchSizes(frames: info.framesOnDisk)
+    let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
+    }
+    defer { close(descriptor) }
+    let dataBytes = UInt32(clamping: info.framesOnDisk * info.format.bytesPerFrame)
+    var patches = [
+      (offset: 4, value: UInt32(clamping: UInt64(info.dataOffset - 8) + UInt64(dataBytes))),
+      (offset: info.dataOffset - 4, value: dataBytes),
+    ]
+    if let factOffset = info.factCountOffset {
+      patches.append((factOffset, UInt32(clamping: info.framesOnDisk)))
+    }
+    for patch in patches {
+      let written = withUnsafeBytes(of: patch.value.littleEndian) {
+        pwrite(descriptor, $0.baseAddress, 4, off_t(patch.offset))
+      }
+      guard written == 4 else {
+        throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
+      }
+    }
     info.frames = info.framesOnDisk
     return info
+  }
+
+  /// A whole WAV file in memory: ``WAVHeader`` and `samples` (interleaved, in `format`'s encoding,
+  /// little-endian).
+  public static func data(format: RecordingFormat, samples: UnsafeRawBufferPointer) -> Data {
+    let frames = samples.count / format.bytesPerFrame
+    var data = Data(WAVHeader(format: format, frames: frames).bytes)
+    data.append(contentsOf: samples.prefix(frames * format.bytesPerFrame))
+    return data
   }
 
   static func parse(_ head: Data, fileLength: Int, url: URL) throws(WAVError) -> Info {
@@ -75,21 +111,26 @@ public enum WAVFile {
     func tag(_ offset: Int) -> String {
       String(decoding: head[(head.startIndex + offset)..<(head.startIndex + offset + 4)], as: UTF8.self)
     }
-    guard head.count >= 12, tag(0) == "RIFF", tag(8) == "WAVE" else {
+    guard head.count >= 12, tag(8) == "WAVE" else {
       throw WAVError(.notWAV, file: url, message: "no RIFF/WAVE header")
+    }
+    guard tag(0) == "RIFF" else {
+      throw WAVError(.unsupported, file: url, message: "'\(tag(0))' files (only RIFF) are not understood")
     }
     var offset = 12
     var format: RecordingFormat?
+    var factCountOffset: Int?
     while offset + 8 <= head.count {
       let id = tag(offset)
       let size = u32(offset + 4)
       if id == "fmt " {
-        guard offset + 24 <= head.count else { break }
-        let code = u16(offset + 8)
+        guard offset + 24 <= head.count, size >= 16 else { break }
+        var code = u16(offset + 8)
+        if code == 0xFFFE, size >= 40, offset + 34 <= head.count { code = u16(offset + 32) }  // extensible
         let channels = u16(offset + 10)
         let rate = u32(offset + 12)
         let bits = u16(offset + 22)
-        let sampleFormat: AudioConfiguration.SampleFormat
+        let sampleFormat: SampleFormat
         switch (code, bits) {
         case (1, 16): sampleFormat = .signed16
         case (3, 32): sampleFormat = .float32
@@ -98,6 +139,8 @@ public enum WAVFile {
         }
         guard channels > 0, rate > 0 else { throw WAVError(.notWAV, file: url, message: "empty format") }
         format = RecordingFormat(sampleRate: rate, channels: channels, sampleFormat: sampleFormat)
+      } else if id == "fact", size >= 4 {
+        factCountOffset = offset + 8
       } else if id == "data" {
         guard let format else { throw WAVError(.notWAV, file: url, message: "data before fmt") }
         let dataOffset = offset + 8
@@ -105,12 +148,13 @@ public enum WAVFile {
         let onDisk = max(0, fileLength - dataOffset) / frameBytes
         // A header still saying 0 or more than is there (never finalised) reads as what is there.
         return Info(
-          format: format, frames: min(size / frameBytes, onDisk), dataOffset: dataOffset, framesOnDisk: onDisk
-        )
+          format: format, frames: min(size / frameBytes, onDisk), dataOffset: dataOffset,
+          framesOnDisk: onDisk,
+          factCountOffset: format.sampleFormat == .float32 ? factCountOffset : nil)
       }
       offset += 8 + size + (size & 1)
     }
-    throw WAVError(.notWAV, file: url, message: "no data chunk")
+    throw WAVError(.notWAV, file: url, message: "no data chunk in the first \(head.count) bytes")
   }
 }
 

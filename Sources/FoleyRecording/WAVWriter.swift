@@ -7,8 +7,7 @@ import Foundation
 /// Streams samples to a WAV file with POSIX calls, so every failure has its errno (a full disk is
 /// `ENOSPC`, a file-size limit `EFBIG`) and the header can be patched in place.
 ///
-/// Layout: the 44-byte canonical header for 16-bit PCM; for 32-bit float, a WAVE_FORMAT_IEEE_FLOAT
-/// `fmt ` chunk with `cbSize` and the `fact` chunk the format requires (58 bytes).
+/// Layout: ``WAVHeader``'s, patched in place as the take grows.
 ///
 /// Invariant: used by one thread at a time (the recorder's queue).
 final class WAVWriter {
@@ -30,7 +29,7 @@ final class WAVWriter {
   init(creating url: URL, format: RecordingFormat, mode: CreateMode) throws(RecordingError) {
     self.url = url
     self.format = format
-    self.dataOffset = format.sampleFormat == .float32 ? 58 : 44
+    self.dataOffset = WAVHeader(format: format, frames: 0).dataOffset
     let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == .new ? O_EXCL : O_TRUNC)
     descriptor = open(url.path, flags, 0o644)
     guard descriptor >= 0 else {
@@ -48,17 +47,6 @@ final class WAVWriter {
       close()
       unlink(url.path)
       throw .cannotCreate(url, message: "\(error)")
-    }
-  }
-
-  /// Opens an existing file to patch its header (``WAVFile/repair(at:)``).
-  init(repairing url: URL, format: RecordingFormat, dataOffset: Int) throws(WAVError) {
-    self.url = url
-    self.format = format
-    self.dataOffset = dataOffset
-    descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
     }
   }
 
@@ -84,7 +72,7 @@ final class WAVWriter {
   /// Writes the sizes for `frames` into the header (RIFF size, data size, float's fact count).
   func patchSizes(frames: Int? = nil) throws(WAVError) {
     let frames = frames ?? framesWritten
-    let bytes = header(frames: frames)
+    let bytes = WAVHeader(format: format, frames: frames).bytes
     let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
     guard result == bytes.count else {
       throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
@@ -97,35 +85,4 @@ final class WAVWriter {
   }
 
   deinit { close() }
-
-  /// The header for `frames` frames; sizes saturate at the format's 4 GiB limit.
-  private func header(frames: Int) -> [UInt8] {
-    let isFloat = format.sampleFormat == .float32
-    let dataBytes = UInt32(clamping: frames * format.bytesPerFrame)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(dataOffset)
-    func tag(_ text: String) { bytes.append(contentsOf: Array(text.utf8)) }
-    func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-    func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-    tag("RIFF")
-    u32(UInt32(clamping: UInt64(dataOffset - 8) + UInt64(dataBytes)))
-    tag("WAVE")
-    tag("fmt ")
-    u32(isFloat ? 18 : 16)
-    u16(isFloat ? 3 : 1)
-    u16(UInt16(format.channels))
-    u32(UInt32(format.sampleRate))
-    u32(UInt32(format.sampleRate * format.bytesPerFrame))
-    u16(UInt16(format.bytesPerFrame))
-    u16(UInt16(format.bytesPerSample * 8))
-    if isFloat {
-      u16(0)  // cbSize
-      tag("fact")
-      u32(4)
-      u32(UInt32(clamping: frames))
-    }
-    tag("data")
-    u32(dataBytes)
-    return bytes
-  }
 }

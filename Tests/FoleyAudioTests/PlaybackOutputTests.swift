@@ -1,92 +1,92 @@
 import FoleyAudio
 import FoleyScene
+import FoleySession
 import FoleyTestSupport
 import Foundation
 import Testing
 
-/// What reaches the speakers, read back from SDL's disk driver.
+/// What reaches the speakers, read back from SDL's disk driver: real SDL, real SDL_mixer, real
+/// time. Tests wait for conditions (a voice finished, frames written), never for a fixed time.
 @MainActor
 @Suite("Playback output (disk driver)", .serialized)
 struct PlaybackOutputTests {
   @Test("a 440 Hz tone played by an action appears at the right frequency, level and length")
   func toneFromAction() throws {
     let tone = makeToneWAV(frequency: 440, duration: 0.3, amplitude: 0.5)
-    let capture = try captureDiskOutput { engine in
+    let capture = try captureDiskOutput { engine, _ in
       #expect(engine.deviceFormat.sampleRate == 48_000)
-      #expect(engine.deviceFormat.sampleFormat == .signed16)
+      #expect(engine.deviceFormat.sampleFormat == .float32)
       #expect(engine.deviceFormat.channels == 2)
       let scene = Scene()
       engine.attach(to: scene)
       let sprite = SpriteNode(size: Size(width: 1, height: 1))
       scene.addChild(sprite)
-      sprite.run(.playSound(data: tone, name: "tone.wav"))
-      runFor(0.6, stepping: scene)
+      var done = false
+      sprite.run(.playSound(data: tone, name: "tone.wav", waitForCompletion: true)) { done = true }
+      #expect(waitUntil(stepping: scene) { done })
       #expect(engine.statistics.started == 1)
     }
-    let range = try #require(capture.audibleRange())
-    #expect(abs(Double(range.count) / 48_000 - 0.3) < 0.005)
-    #expect(abs(capture.frequency(in: range) - 440) < 2)
-    #expect(abs(Double(capture.peak) - 0.5 * 32767) < 0.02 * 32767)
+    let range = try #require(capture.left.audibleRange())
+    #expect(abs(Double(range.count) / 48_000 - 0.3) < 0.002)
+    #expect(abs(capture.left.frequency(in: range) - 440) < 2)
+    #expect(abs(capture.left.peak - 0.5) < 0.001)
     #expect(capture.right == capture.left)  // centred
   }
 
-  @Test("two overlapped plays of one sound sum")
+  @Test("two overlapped plays of one sound sum exactly in the float mix")
   func overlappedPlaysSum() throws {
     // A constant level sums to exactly twice itself wherever the plays overlap, even when the two
-    // starts land in different mixer buffers (a sine's phase offset would change the sum).
-    let tone = makeToneWAV(frequency: 0, duration: 0.2, amplitude: 0.25)
-    let single = try captureDiskOutput { engine in
-      engine.play(data: tone)
-      runFor(0.4)
-    }
-    let double = try captureDiskOutput { engine in
-      engine.play(data: tone)
-      engine.play(data: tone)
-      runFor(0.4)
-      #expect(engine.statistics.started == 2)
-      #expect(engine.statistics.peakVoices == 2)
+    // starts land in different mixer buffers.
+    let level = makeToneWAV(frequency: 0, duration: 0.2, amplitude: 0.25)
+    let capture = try captureDiskOutput { engine, _ in
+      let first = engine.play(data: level)
+      let second = engine.play(data: level)
+      #expect(waitUntil { first.isFinished && second.isFinished })
+      #expect(engine.statistics.started == 2 && engine.statistics.peakVoices == 2)
       #expect(engine.statistics.decodes == 1)
     }
-    #expect(abs(Double(double.peak) / Double(single.peak) - 2) < 0.02)
+    let single = Float(Int16(0.25 * 32767)) / 32_768
+    #expect(abs(capture.left.peak - 2 * single) < 1e-5)
+  }
+
+  @Test("64 starts of a 0.8-peak sound in one frame never clip; a quiet tone passes untouched")
+  func limiterOnTheDevice() throws {
+    let capture = try captureDiskOutput { engine, output in
+      let hit = try engine.sound(data: makeToneWAV(frequency: 110, duration: 0.3, amplitude: 0.8))
+      let voices = (0..<64).map { _ in engine.play(hit) }
+      #expect(waitUntil { voices.allSatisfy { $0.isFinished } })
+      // The limiter recovers from 35 dB of reduction with an 80 ms time constant: give it 1.5 s.
+      #expect(output.waitForMore(seconds: 1.5))
+      let quiet = engine.play(
+        try engine.sound(data: makeToneWAV(frequency: 0, duration: 0.2, amplitude: 0.3)))
+      #expect(waitUntil { quiet.isFinished })
+      #expect(engine.masterMeter.maximumGainReductionDecibels < -30)
+    }
+    let segments = capture.left.segments(minimumGap: 2_400, threshold: 0.001)
+    try #require(segments.count == 2, "\(segments)")
+    let ceiling = Float(pow(10, -1.0 / 20))
+    #expect(capture.left.peak(in: segments[0]) <= ceiling)
+    #expect(capture.left.peak(in: segments[0]) > ceiling * 0.98)
+    // Below the ceiling the samples are the sound's own (16-bit source, exactly).
+    #expect(abs(capture.left.peak(in: segments[1]) - Float(Int16(0.3 * 32767)) / 32_768) < 1e-6)
   }
 
   @Test("a stopped voice ramps down instead of clicking")
   func stopIsRamped() throws {
     let tone = makeToneWAV(frequency: 440, duration: 2, amplitude: 0.5)
-    let capture = try captureDiskOutput { engine in
+    let capture = try captureDiskOutput { engine, output in
       let voice = engine.play(data: tone)
-      runFor(0.25)
+      #expect(waitUntil { voice.state == .playing })
+      #expect(output.waitForMore(seconds: 0.1))
       voice.stop()
-      runFor(0.2)
-      #expect(voice.isFinished)
-      #expect(engine.statistics.activeVoices == 0)
+      #expect(waitUntil { engine.voiceCensus() == VoiceCensus() })
+      #expect(voice.isFinished && engine.statistics.activeVoices == 0)
     }
-    let range = try #require(capture.audibleRange())
-    #expect(Double(range.count) / 48_000 < 0.6)  // it did stop, long before the tone's 2 s
-    // A 440 Hz sine at half scale moves at most 2π·440/48000·16384 ≈ 944 per sample; a hard cut
-    // would jump by up to 16384.
-    #expect(capture.largestStep < 1_100)
-  }
-
-  @Test("pause and resume keep the tone continuous and click-free")
-  func pauseResume() throws {
-    let tone = makeToneWAV(frequency: 440, duration: 1, amplitude: 0.5)
-    let capture = try captureDiskOutput { engine in
-      let voice = engine.play(data: tone)
-      runFor(0.2)
-      voice.pause()
-      runFor(0.2)
-      #expect(voice.state == .paused)
-      voice.resume()
-      runFor(1.1)
-      #expect(voice.isFinished)
-    }
-    let range = try #require(capture.audibleRange())
-    let audible = capture.left[range].filter { abs(Int($0)) > 64 }.count
-    // All of the tone was heard (minus the ramps' quiet edges and the sine's own zero region).
-    #expect(Double(range.count) / 48_000 > 1.15)
-    #expect(Double(audible) / 48_000 > 0.9)
-    #expect(capture.largestStep < 1_100)
+    let range = try #require(capture.left.audibleRange())
+    #expect(Double(range.count) / 48_000 < 1.5)  // it did stop, before the tone's 2 s
+    // A 440 Hz sine at half scale moves at most 2π·440/48000·0.5 ≈ 0.029 per sample; a hard cut
+    // would jump by up to 0.5.
+    #expect(capture.left.largestStep < 0.032)
   }
 
   @Test("nothing plays while the session is inactive; the action completes and counts as suppressed")
@@ -95,37 +95,41 @@ struct PlaybackOutputTests {
     let session = AudioSession()
     session.deactivate(reason: .focusLost)
     let log = EventLog()
-    let capture = try captureDiskOutput(session: session) { engine in
+    let capture = try captureDiskOutput(session: session) { engine, output in
       let scene = Scene()
       engine.attach(to: scene)
       let node = Node()
       scene.addChild(node)
       node.run(.sequence([.playSound(data: tone, waitForCompletion: true), .run { log.append("done") }]))
-      runFor(0.3, stepping: scene)
-      #expect(log.entries == ["done"])
-      #expect(engine.statistics.suppressed == 1)
-      #expect(engine.statistics.started == 0)
+      #expect(waitUntil(stepping: scene) { log.entries == ["done"] })
+      #expect(output.waitForMore(seconds: 0.3))
+      #expect(engine.statistics.suppressed == 1 && engine.statistics.started == 0)
       #expect(engine.statistics.decodes == 0)
     }
-    #expect(capture.audibleRange() == nil)
-    #expect(!capture.left.isEmpty)
+    #expect(capture.left.audibleRange() == nil)
+    #expect(capture.left.count > 0)
   }
 
   @Test("changeVolume(to:) lowers the node's playing voices")
   func changeVolume() throws {
     let tone = makeToneWAV(frequency: 440, duration: 0.8, amplitude: 0.5)
-    let capture = try captureDiskOutput { engine in
+    let capture = try captureDiskOutput { engine, _ in
       let scene = Scene()
       engine.attach(to: scene)
       let node = Node()
       scene.addChild(node)
+      var done = false
       node.run(
-        .sequence([.playSound(data: tone), .wait(forDuration: 0.3), .changeVolume(to: 0.25, duration: 0)]))
-      runFor(1.0, stepping: scene)
+        .group([
+          .playSound(data: tone, waitForCompletion: true),
+          .sequence([.wait(forDuration: 0.3), .changeVolume(to: 0.25, duration: 0)]),
+        ])
+      ) { done = true }
+      #expect(waitUntil(stepping: scene) { done })
     }
-    let range = try #require(capture.audibleRange())
-    let early = capture.left[range.lowerBound..<(range.lowerBound + 4_800)].map { abs(Int($0)) }.max() ?? 0
-    let late = capture.left[(range.upperBound - 4_800)..<range.upperBound].map { abs(Int($0)) }.max() ?? 0
-    #expect(abs(Double(late) / Double(early) - 0.25) < 0.03)
+    let range = try #require(capture.left.audibleRange())
+    let early = capture.left.peak(in: range.lowerBound..<(range.lowerBound + 4_800))
+    let late = capture.left.peak(in: (range.upperBound - 4_800)..<range.upperBound)
+    #expect(abs(late / early - 0.25) < 0.01)
   }
 }

@@ -1,5 +1,5 @@
-import FoleyAudio
 import FoleyPlatform
+import FoleySession
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
-internal import CSDL2
+internal import CFoleySDL2
 import FoleyAudio
 import FoleyRecording
+import FoleySession
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -17,9 +18,8 @@ struct RecorderTests {
     return try withEnvironment(["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILEIN": input.path]) { try body() }
   }
 
-  func waitUntilStopped(_ recorder: AudioRecorder, timeout: Double = 5) {
-    let end = Date().addingTimeInterval(timeout)
-    while recorder.state != .stopped && Date() < end { usleep(10_000) }
+  func waitUntilStopped(_ recorder: AudioRecorder) {
+    waitUntil { recorder.state == .stopped }
   }
 
   /// SDL's own WAV reader: the "standard tool" the files must satisfy.
@@ -82,7 +82,8 @@ struct RecorderTests {
         url: url, format: RecordingFormat(sampleRate: 48_000, channels: 2), session: nil)
       #expect(recorder.averagePower(forChannel: 0) == -160)
       try recorder.record()
-      usleep(400_000)
+      // Two meter windows of the sine after the first 0.2 s.
+      #expect(waitUntil { recorder.currentTime > 0.3 })
       // Amplitude 0.5: peak 20·log10(0.5) = -6.02 dBFS; RMS 0.5/√2 → -9.03 dBFS.
       #expect(abs(recorder.peakPower(forChannel: 0) - 20 * log10(0.5 * 32767 / 32768)) < 0.1)
       #expect(abs(recorder.averagePower(forChannel: 0) - 20 * log10(0.5 / 2.0.squareRoot())) < 0.1)
@@ -192,8 +193,7 @@ struct RecorderTests {
     process.standardError = FileHandle.nullDevice
     try process.run()
     // Kill once more than a second has been captured.
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline, ((try? WAVFile.info(at: url))?.framesOnDisk ?? 0) < 72_000 { usleep(20_000) }
+    #expect(waitUntil { ((try? WAVFile.info(at: url))?.framesOnDisk ?? 0) >= 72_000 })
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     #expect(process.terminationReason == .uncaughtSignal)
@@ -219,15 +219,15 @@ struct RecorderTests {
     try withCapture(input) {
       let recorder = try AudioRecorder(url: url, session: session)
       try recorder.record()
-      usleep(200_000)
+      #expect(waitUntil { recorder.currentTime > 0.2 })
       session.deactivate(reason: .focusLost)
       #expect(recorder.state == .paused)
       let atPause = recorder.currentTime
-      usleep(200_000)
-      #expect(recorder.currentTime == atPause)
+      // Nothing lands while paused: a quarter second passes with the take standing still.
+      #expect(!waitUntil(timeout: 0.25) { recorder.currentTime != atPause })
       session.activate(reason: .focusLost)
       #expect(recorder.isRecording)
-      usleep(200_000)
+      #expect(waitUntil { recorder.currentTime > atPause + 0.2 })
       let summary = recorder.stop()
       #expect(summary.frames > Int(atPause * 48_000))
       // Everything captured before the pause is there; after it the take continues from a later

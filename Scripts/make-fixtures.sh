@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Regenerates the small decoder fixtures in Tests/Fixtures (committed; only run this to change
+# them): the same 0.25 s, 440 Hz tone at -6 dBFS in every format and encoding Foley decodes.
+# Needs sox (with libsox-fmt-all), lame, opusenc and flac.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in sox lame opusenc flac; do
+  command -v "$tool" >/dev/null || { echo "make-fixtures: needs $tool (apt-get install sox libsox-fmt-all lame opus-tools flac)" >&2; exit 1; }
+done
+out=Tests/Fixtures
+mkdir -p "$out"
+tone() { sox -n -r "${2:-48000}" -c "${3:-1}" -b 16 "$1" synth 0.25 sine 440 vol 0.5; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tone "$work/mono48.wav"
+tone "$work/stereo44.wav" 44100 2
+cp "$work/mono48.wav" "$out/tone-s16.wav"
+cp "$work/stereo44.wav" "$out/tone-stereo-44k.wav"
+sox "$work/mono48.wav" -b 8 -e unsigned-integer "$out/tone-u8.wav"
+sox "$work/mono48.wav" -b 24 "$out/tone-s24.wav"
+sox "$work/mono48.wav" -b 32 -e floating-point "$out/tone-f32.wav"
+sox "$work/mono48.wav" -e ima-adpcm "$out/tone-ima-adpcm.wav"
+sox "$work/mono48.wav" -e ms-adpcm "$out/tone-ms-adpcm.wav"
+sox "$work/mono48.wav" -e u-law "$out/tone-ulaw.wav"
+sox "$work/mono48.wav" "$out/tone.aiff"
+sox "$work/mono48.wav" -C 3 "$out/tone.ogg"
+flac --silent --force -o "$out/tone.flac" "$work/mono48.wav"
+opusenc --quiet --bitrate 64 "$work/mono48.wav" "$out/tone.opus"
+lame --quiet -b 128 "$work/mono48.wav" "$out/tone.mp3"
+echo "make-fixtures: wrote $(ls "$out" | tr '\n' ' ')"

@@ -1,0 +1,2 @@
+// The system library mpg123, for CFoleyCodecs (which includes its headers directly).
+#include <mpg123.h>

@@ -1,0 +1,45 @@
+package import Dispatch
+package import FoleySession
+
+/// The few mixer operations the engine's core makes, and its clock: the seam between the core's
+/// logic and SDL_mixer.
+///
+/// ``SDLMixerBackend`` is the real one. ``EmbeddedMixer`` mixes the same way inside the process,
+/// driven by hand, so tests of allocation, policies, ramps, session modes and device restore
+/// advance frames instead of sleeping (after swift-nio's `EmbeddedEventLoop`).
+///
+/// The core calls every method on its audio queue, except ``now``, which any thread may read.
+package protocol MixerBackend: AnyObject, Sendable {
+  /// Opens the output device for `configuration` (SDL converts for the hardware), or throws SDL's
+  /// reason.
+  func open(_ configuration: AudioConfiguration, deviceName: String?) throws(SDLError) -> AudioDeviceFormat
+  /// SDL's id of the open output device (what `SDL_AUDIODEVICEREMOVED` reports), 0 when closed.
+  var deviceID: UInt32 { get }
+  /// Closes the device; channels stop without reporting that they finished.
+  func close()
+
+  /// Makes `count` channels exist; returns how many there are.
+  func allocateChannels(_ count: Int) -> Int
+  /// Plays `chunk` on `channel` with `gain` as its effect (registered before the first sample).
+  func play(_ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain) throws(SDLError)
+  func halt(_ channel: Int)
+  func pause(_ channel: Int)
+  func resume(_ channel: Int)
+  func isPaused(_ channel: Int) -> Bool
+  func isPlaying(_ channel: Int) -> Bool
+  /// Frees a chunk, first halting any channel that still plays it.
+  func freeChunk(_ chunk: MixChunk)
+
+  /// Connects what the mix reports to and ends with: the inbox for finished channels and the
+  /// master bus. Nil disconnects; after it returns no mix uses the old ones.
+  func connect(inbox: FinishedChannelInbox?, master: MasterBus?)
+
+  /// Monotonic time in nanoseconds: wall time for SDL, frames mixed for the embedded mixer.
+  var now: UInt64 { get }
+  /// The signal the mix raises for the core, which then runs `service` on `queue`.
+  func makeWakeSignal(queue: DispatchQueue, service: @escaping @Sendable () -> Void) -> WakeSignal
+  /// Runs the `service` given to ``makeWakeSignal(queue:service:)`` once at `deadline` (on the
+  /// backend's clock), replacing any earlier request; nil cancels. A fallback only: ramps and
+  /// finishes wake the queue themselves.
+  func scheduleService(at deadline: UInt64?)
+}

@@ -1,0 +1,209 @@
+internal import CFoleySDL2
+internal import CFoleySDL2Mixer
+package import Dispatch
+package import FoleySession
+import Synchronization
+
+/// The real mixer: SDL_mixer's channels on SDL's audio device. Every `Mix_*` call Foley makes is
+/// in this file.
+///
+/// SDL_mixer is process-wide, so one backend may have it open at a time.
+///
+/// Invariant behind `@unchecked Sendable`: the `var`s are touched only on the engine's audio
+/// queue (open, close and every channel call come from there); the wake source and timer are
+/// Dispatch objects, safe from any thread.
+package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
+  private static let mixerInUse = Atomic<Bool>(false)
+
+  private var ownsAudioSubsystem = false
+  private var isOpen = false
+  private let openDevice = Atomic<UInt32>(0)
+  private var wakeSource: (any DispatchSourceUserDataOr)?
+  private var timer: (any DispatchSourceTimer)?
+  private var connectedInbox: FinishedChannelInbox?
+  private var connectedMaster: MasterBus?
+
+  /// Claims SDL_mixer for this process's one engine and takes a reference on SDL's audio
+  /// subsystem.
+  /// - Throws: ``AudioEngineError/alreadyOpen`` when another engine has the mixer,
+  ///   ``AudioEngineError/mixerOpenedByHost`` when something else opened SDL_mixer, and
+  ///   ``AudioEngineError/noAudio(_:)`` when SDL audio cannot start.
+  package init() throws(AudioEngineError) {
+    guard
+      Self.mixerInUse.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+        .exchanged
+    else { throw .alreadyOpen }
+    guard Mix_QuerySpec(nil, nil, nil) == 0 else {
+      Self.mixerInUse.store(false, ordering: .releasing)
+      throw .mixerOpenedByHost
+    }
+    wasSoleAudioUser = SDL_WasInit(SDL_INIT_AUDIO) == 0
+    // SDL counts subsystem references: the engine always takes its own and gives it back on
+    // release, so a host (or a recorder) quitting audio cannot pull the device out from under it.
+    guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
+      Self.mixerInUse.store(false, ordering: .releasing)
+      throw .noAudio(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
+    }
+    ownsAudioSubsystem = true
+  }
+
+  /// Gives back the audio subsystem reference and the claim on SDL_mixer. Called once, after
+  /// ``close()``.
+  func release() {
+    guard ownsAudioSubsystem else { return }
+    ownsAudioSubsystem = false
+    wakeSource?.cancel()
+    timer?.cancel()
+    SDL_QuitSubSystem(SDL_INIT_AUDIO)
+    Self.mixerInUse.store(false, ordering: .releasing)
+  }
+
+  /// Whether SDL audio was not running before this backend took its reference: then switching it
+  /// to the dummy driver (the no-device fallback) pulls no device from under anyone else.
+  let wasSoleAudioUser: Bool
+
+  /// Restarts SDL audio on its dummy driver: the no-device fallback when this backend is SDL
+  /// audio's only user. The reference stays counted (no raw `SDL_AudioInit`).
+  func switchToDummyDriver() throws(SDLError) {
+    SDL_QuitSubSystem(SDL_INIT_AUDIO)
+    SDL_SetHintWithPriority(SDL_HINT_AUDIODRIVER, "dummy", SDL_HINT_OVERRIDE)
+    defer { _ = SDL_ResetHint(SDL_HINT_AUDIODRIVER) }
+    guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
+      ownsAudioSubsystem = false
+      throw SDLError.fromSDL("SDL_InitSubSystem(audio, dummy)")
+    }
+  }
+
+  deinit { release() }
+
+  // MARK: - Device
+
+  package func open(
+    _ configuration: AudioConfiguration, deviceName: String?
+  ) throws(SDLError) -> AudioDeviceFormat {
+    let before = Self.openDeviceIDs()
+    let sdlFormat =
+      configuration.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
+    // No format changes allowed: SDL converts for the device, so the mixer (and the gain stage)
+    // always sees the format asked for.
+    guard
+      Mix_OpenAudioDevice(
+        Int32(configuration.sampleRate), sdlFormat, Int32(configuration.channels),
+        Int32(configuration.bufferFrames), deviceName, 0) == 0
+    else { throw SDLError.fromSDL("Mix_OpenAudioDevice") }
+    isOpen = true
+    // SDL_mixer does not say which device id it opened; the new one is its.
+    openDevice.store(Self.openDeviceIDs().subtracting(before).min() ?? 0, ordering: .releasing)
+    var rate: Int32 = 0
+    var format: UInt16 = 0
+    var channels: Int32 = 0
+    Mix_QuerySpec(&rate, &format, &channels)
+    return AudioDeviceFormat(
+      driver: SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown",
+      sampleRate: Int(rate), sampleFormat: CFoleySDL2_AUDIO_ISFLOAT(format) != 0 ? .float32 : .signed16,
+      channels: Int(channels), bufferFrames: configuration.bufferFrames)
+  }
+
+  package var deviceID: UInt32 { openDevice.load(ordering: .acquiring) }
+
+  package func close() {
+    guard isOpen else { return }
+    isOpen = false
+    // Channels stopped by closing are not "finished" sounds: nobody may hear about them.
+    connect(inbox: nil, master: connectedMaster)
+    Mix_HaltChannel(-1)
+    connect(inbox: nil, master: nil)
+    Mix_CloseAudio()
+    openDevice.store(0, ordering: .releasing)
+  }
+
+  /// The ids of the audio devices open right now. SDL hands out ids from a small table (open
+  /// devices + 1), so the first 64 cover it.
+  private static func openDeviceIDs() -> Set<UInt32> {
+    Set((1...64).filter { SDL_GetAudioDeviceStatus(SDL_AudioDeviceID($0)) != SDL_AUDIO_STOPPED })
+  }
+
+  // MARK: - Channels
+
+  package func allocateChannels(_ count: Int) -> Int { Int(Mix_AllocateChannels(Int32(count))) }
+
+  package func play(_ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain) throws(SDLError) {
+    // The effect goes on before the play so the very first buffer is already shaped.
+    Mix_RegisterEffect(Int32(channel), channelGainEffect, nil, Unmanaged.passUnretained(gain).toOpaque())
+    guard CFoleySDL2Mixer_PlayChannel(Int32(channel), chunk.pointer, Int32(clamping: loops)) >= 0 else {
+      let error = SDLError.fromSDL("Mix_PlayChannel")
+      Mix_UnregisterAllEffects(Int32(channel))
+      throw error
+    }
+  }
+
+  package func halt(_ channel: Int) { Mix_HaltChannel(Int32(channel)) }
+  package func pause(_ channel: Int) { Mix_Pause(Int32(channel)) }
+  package func resume(_ channel: Int) { Mix_Resume(Int32(channel)) }
+  package func isPaused(_ channel: Int) -> Bool { Mix_Paused(Int32(channel)) != 0 }
+  package func isPlaying(_ channel: Int) -> Bool { Mix_Playing(Int32(channel)) != 0 }
+
+  package func freeChunk(_ chunk: MixChunk) {
+    if isOpen { Mix_FreeChunk(chunk.pointer) } else { chunk.freeWithoutMixer() }
+  }
+
+  package func connect(inbox: FinishedChannelInbox?, master: MasterBus?) {
+    if connectedInbox !== inbox {
+      if let inbox {
+        openMixerInbox.store(
+          UInt(bitPattern: Unmanaged.passUnretained(inbox).toOpaque()), ordering: .releasing)
+        Mix_ChannelFinished(channelFinishedCallback)
+      } else {
+        // Takes the audio lock: once it returns, no callback is running.
+        Mix_ChannelFinished(nil)
+        openMixerInbox.store(0, ordering: .releasing)
+      }
+      connectedInbox = inbox
+    }
+    if connectedMaster !== master {
+      Mix_SetPostMix(
+        master == nil ? nil : masterBusPostMix, master.map { Unmanaged.passUnretained($0).toOpaque() })
+      connectedMaster = master
+    }
+  }
+
+  // MARK: - Time
+
+  package var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+  package func makeWakeSignal(queue: DispatchQueue, service: @escaping @Sendable () -> Void) -> WakeSignal {
+    let source = DispatchSource.makeUserDataOrSource(queue: queue)
+    source.setEventHandler(handler: service)
+    source.activate()
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.setEventHandler(handler: service)
+    timer.schedule(deadline: .distantFuture)
+    timer.activate()
+    wakeSource = source
+    self.timer = timer
+    let wake = SendableSource(source)
+    return WakeSignal { wake.source.or(data: 1) }
+  }
+
+  package func scheduleService(at deadline: UInt64?) {
+    guard let deadline else {
+      timer?.schedule(deadline: .distantFuture)
+      return
+    }
+    timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
+  }
+}
+
+/// The C entry point SDL_mixer calls for each playing channel's buffer; `userData` is the
+/// channel's ``ChannelGain``, kept alive by the mixer core until the device is closed.
+let channelGainEffect: Mix_EffectFunc_t = { _, stream, length, userData in
+  guard let stream, let userData, length > 0 else { return }
+  Unmanaged<ChannelGain>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
+}
+
+/// A Dispatch source for a `@Sendable` closure: Dispatch sources are safe to signal from any
+/// thread, but the overlay does not mark them `Sendable`.
+private final class SendableSource: @unchecked Sendable {
+  let source: any DispatchSourceUserDataOr
+  init(_ source: any DispatchSourceUserDataOr) { self.source = source }
+}

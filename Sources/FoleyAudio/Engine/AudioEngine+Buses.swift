@@ -1,0 +1,90 @@
+import Foundation
+
+extension AudioEngine {
+  /// Sets the volume of `category`'s bus (every voice of that category, now and to come), 0…1,
+  /// ramping over `fadeDuration` seconds (at least the de-click time): a settings slider never
+  /// zippers.
+  ///
+  /// ```swift
+  /// engine.setVolume(0.3, for: .music, fadeDuration: 2)   // a slow fade of all music
+  /// engine.setMuted(true, for: .effects)
+  /// engine.masterVolume = 0.8
+  /// ```
+  public func setVolume(_ volume: Double, for category: SoundCategory, fadeDuration: Double = 0) {
+    let value = volume.clamped(to: 0...1, or: 1)
+    core.buses.withLock { $0.volumes[category] = value }
+    applyBuses(fade: fadeDuration)
+  }
+
+  /// The volume of `category`'s bus (1 unless set).
+  public func volume(for category: SoundCategory) -> Double {
+    core.buses.withLock { $0.volume(for: category) }
+  }
+
+  /// Mutes or unmutes `category`'s bus, with a ramp; its volume is kept for unmuting.
+  public func setMuted(_ muted: Bool, for category: SoundCategory, fadeDuration: Double = 0) {
+    core.buses.withLock { buses in
+      if muted { buses.muted.insert(category) } else { buses.muted.remove(category) }
+    }
+    applyBuses(fade: fadeDuration)
+  }
+
+  public func isMuted(_ category: SoundCategory) -> Bool {
+    core.buses.withLock { $0.muted.contains(category) }
+  }
+
+  /// The master volume, 0…1, applied to the whole mix before the limiter, ramped per sample.
+  public var masterVolume: Double {
+    get { core.buses.withLock { $0.masterVolume } }
+    set {
+      let value = newValue.clamped(to: 0...1, or: 1)
+      core.buses.withLock { $0.masterVolume = value }
+      applyBuses(fade: 0)
+    }
+  }
+
+  /// Mutes the whole mix (with a ramp), keeping ``masterVolume`` for unmuting.
+  public var isMuted: Bool {
+    get { core.buses.withLock { $0.isMasterMuted } }
+    set {
+      core.buses.withLock { $0.isMasterMuted = newValue }
+      applyBuses(fade: 0)
+    }
+  }
+
+  /// What the master limiter is doing: how far it has turned the mix down.
+  public var masterMeter: MasterMeter {
+    MasterMeter(
+      gainReductionDecibels: MasterMeter.decibels(core.master.gainInLastBuffer),
+      maximumGainReductionDecibels: MasterMeter.decibels(core.master.smallestGain),
+      latencyFrames: core.master.latencyFrames)
+  }
+
+  /// Starts ``MasterMeter/maximumGainReductionDecibels`` over.
+  public func resetMasterMeter() {
+    core.master.resetMeter()
+  }
+
+  private func applyBuses(fade: Double) {
+    let seconds = fade.clamped(to: 0...3_600, or: 0)
+    core.queue.async { [core] in core.applyBuses(fade: seconds) }
+  }
+}
+
+/// The master limiter's meter, for a HUD and for tests.
+///
+/// ```swift
+/// let meter = engine.masterMeter
+/// hud.text = String(format: "LIMIT %.1f dB", meter.gainReductionDecibels)
+/// ```
+public struct MasterMeter: Sendable, Hashable {
+  /// The gain reduction in the last buffer mixed, in dB (0 when the limiter did nothing,
+  /// negative when it turned the mix down).
+  public var gainReductionDecibels: Double
+  /// The deepest gain reduction since the engine opened or ``AudioEngine/resetMasterMeter()``.
+  public var maximumGainReductionDecibels: Double
+  /// Frames the limiter's look-ahead delays the output by (0 without a limiter).
+  public var latencyFrames: Int
+
+  static func decibels(_ gain: Float) -> Double { gain >= 1 ? 0 : 20 * log10(Double(max(gain, 1e-8))) }
+}

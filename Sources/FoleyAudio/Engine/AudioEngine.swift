@@ -1,0 +1,241 @@
+public import FoleySession
+public import Foundation
+public import Logging
+import Synchronization
+
+/// Opens the audio device through SDL_mixer and plays sounds: one mixer channel per play, every
+/// mixer call on one serial Dispatch queue.
+///
+/// The game thread only enqueues: `play(_:)` returns a ``Voice`` at once and the audio queue
+/// starts it, so a frame never waits on the mixer. The mix runs in float32 by default, so voices
+/// stack without saturating, and a master limiter keeps the output under its ceiling (and leaves
+/// it untouched below it). Every ``SoundCategory`` is a bus with a ramped volume. Plays are gated
+/// by an ``AudioSession``: while it is inactive they are dropped and counted as suppressed.
+///
+/// If no device can be opened, the engine logs one warning and runs silent: every API works,
+/// nothing is heard (``isSilent``), and a device that appears later is picked up.
+///
+/// ```swift
+/// let engine = try AudioEngine()                       // 48 kHz, float32, stereo, 512 frames
+/// print(engine.deviceFormat)                           // what the device actually gave
+/// let coin = try engine.sound(data: coinBytes, name: "coin.wav")
+/// engine.play(coin)
+/// engine.play(coin, volume: 0.5, pan: -0.8)            // overlaps the first
+/// engine.setVolume(0.4, for: .music, fadeDuration: 1)  // the music bus, ramped
+/// print(engine.statistics.started, engine.masterMeter.gainReductionDecibels)
+/// engine.close()
+/// ```
+///
+/// With scenes, attach the engine and use the sound actions:
+///
+/// ```swift
+/// engine.attach(to: scene)
+/// sprite.run(.playSound(data: coinBytes, waitForCompletion: true))
+/// ```
+///
+/// One engine may have the mixer open at a time (SDL_mixer is process-wide); opening a second
+/// throws ``AudioEngineError/alreadyOpen``.
+public final class AudioEngine: Sendable {
+  /// The format the mix runs in (SDL converts it for the device).
+  public let deviceFormat: AudioDeviceFormat
+  /// The session whose flag gates this engine's sounds.
+  public let session: AudioSession
+  /// Where ``sound(named:)`` and `Action.playSoundFileNamed(_:waitForCompletion:)` look for
+  /// files, in order.
+  public let assetRoots: [URL]
+  /// The first asset root.
+  public var assetRoot: URL { assetRoots[0] }
+  /// The formats Foley decodes.
+  public static let supportedFormats = ["WAV", "AIFF", "OGG Vorbis", "Opus", "FLAC", "MP3"]
+
+  let core: MixerCore
+  var library: SoundLibrary { core.library }
+  private let closed = Atomic<Bool>(false)
+  private let sdlBackend: SDLMixerBackend?
+  private let fellBackToDummy: Bool
+  /// Whether this engine put `deviceLost` on the session (cleared again when it closes).
+  let addedDeviceLost = Atomic<Bool>(false)
+  let nodeVolumes = NodeVolumeTable()
+
+  /// Opens the default (or configured) output device through SDL_mixer.
+  /// - Parameters:
+  ///   - configuration: the format, channel limits, limiter and decoding limits.
+  ///   - session: the flag that gates sound; by default the process's shared session.
+  ///   - assetRoots: where named sounds are found, in order; by default ``defaultAssetRoots``.
+  ///     A package that ships sounds passes `Bundle.module.resourceURL!` (or a folder in it).
+  /// - Throws: ``AudioEngineError`` when another engine (or the host) has SDL_mixer open, a
+  ///   configuration value is out of range, or SDL's audio cannot start at all.
+  public convenience init(
+    configuration: AudioConfiguration = AudioConfiguration(),
+    session: AudioSession = .shared,
+    assetRoots: [URL] = AudioEngine.defaultAssetRoots,
+    logger: Logger = Logger(label: "foley.audio")
+  ) throws(AudioEngineError) {
+    let valid = try configuration.validated()
+    let backend = try SDLMixerBackend()
+    try self.init(
+      validated: valid, backend: backend, sdlBackend: backend, session: session, assetRoots: assetRoots,
+      logger: logger)
+  }
+
+  /// Opens an engine on another mixer: the ``EmbeddedMixer`` that tests drive by hand.
+  package convenience init(
+    backend: any MixerBackend, configuration: AudioConfiguration = AudioConfiguration(),
+    session: AudioSession = AudioSession(), assetRoots: [URL] = AudioEngine.defaultAssetRoots,
+    logger: Logger = Logger(label: "foley.audio")
+  ) throws(AudioEngineError) {
+    try self.init(
+      validated: try configuration.validated(), backend: backend, sdlBackend: nil, session: session,
+      assetRoots: assetRoots, logger: logger)
+  }
+
+  private init(
+    validated configuration: AudioConfiguration, backend: any MixerBackend, sdlBackend: SDLMixerBackend?,
+    session: AudioSession, assetRoots: [URL], logger: Logger
+  ) throws(AudioEngineError) {
+    var format: AudioDeviceFormat
+    var hasDevice = true
+    var fellBack = false
+    do {
+      format = try backend.open(configuration, deviceName: configuration.deviceName)
+    } catch {
+      if let sdlBackend, sdlBackend.wasSoleAudioUser {
+        // Nobody else uses SDL audio: its dummy driver keeps time, so sounds still end on time.
+        logger.warning("no audio device (\(error)); running silent on SDL's dummy audio driver")
+        do {
+          try sdlBackend.switchToDummyDriver()
+          format = try backend.open(configuration, deviceName: nil)
+          fellBack = true
+        } catch {
+          sdlBackend.release()
+          throw .noAudio(error)
+        }
+      } else {
+        // Someone else holds SDL audio: switching its driver would take their device away, so
+        // run without one and try again when a device is added.
+        logger.warning("no audio device (\(error)); running silent until a device is added")
+        format = AudioDeviceFormat(
+          driver: "none", sampleRate: configuration.sampleRate, sampleFormat: configuration.sampleFormat,
+          channels: configuration.channels, bufferFrames: configuration.bufferFrames)
+        hasDevice = false
+      }
+    }
+    self.deviceFormat = format
+    self.session = session
+    self.assetRoots = assetRoots.isEmpty ? AudioEngine.defaultAssetRoots : assetRoots
+    self.sdlBackend = sdlBackend
+    self.fellBackToDummy = fellBack
+    let queueHolder = DispatchQueueHolder()
+    let library = SoundLibrary(
+      decoder: SoundDecoder(format: format, maximumDuration: configuration.maximumSoundDuration),
+      assets: AssetRoots(self.assetRoots), limit: configuration.soundCacheLimit,
+      releaser: ChunkReleaser(queue: queueHolder.queue, backend: backend), logger: logger)
+    core = MixerCore(
+      configuration: configuration, format: format, hasDevice: hasDevice, backend: backend,
+      queue: queueHolder.queue,
+      session: session, library: library, logger: logger)
+    core.queue.sync { core.start() }
+    session.addParticipant(self)
+    // Opened while the session is already inactive: the voices to come must know.
+    let state = session.state
+    if !state.isActive {
+      core.syncOnQueue {
+        core.applySession(
+          AudioSession.Transition(
+            old: AudioSession.State(), new: state, reason: .host("open"), isClearing: false))
+      }
+    }
+    if !hasDevice { addDeviceLost() }
+    logger.info("audio open: \(format)")
+  }
+
+  /// `./Assets` in the working directory, then `Assets` beside the executable and one and three
+  /// folders up from it (a SwiftPM build runs from `.build/<triple>/<configuration>/`).
+  public static var defaultAssetRoots: [URL] {
+    let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    var roots = [workingDirectory.appendingPathComponent("Assets", isDirectory: true)]
+    var folder = executable
+    for _ in 0..<4 {
+      roots.append(folder.appendingPathComponent("Assets", isDirectory: true))
+      folder = folder.deletingLastPathComponent()
+    }
+    var seen = Set<String>()
+    return roots.filter { seen.insert($0.standardizedFileURL.path).inserted }
+  }
+
+  /// True when no device is open: none could be opened (the engine runs on SDL's dummy driver or
+  /// without a device), or the device was lost and none has opened since.
+  public var isSilent: Bool { fellBackToDummy || core.deviceID.load(ordering: .acquiring) == 0 }
+
+  /// SDL's id of the output device the mixer has open (what `SDL_AUDIODEVICEREMOVED` reports),
+  /// or nil while there is none.
+  public var deviceID: UInt32? {
+    let id = core.deviceID.load(ordering: .acquiring)
+    return id == 0 ? nil : id
+  }
+
+  /// Whether the engine has been closed.
+  public var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+  /// Stops every voice and closes the device. Safe to call more than once. Reasons this engine
+  /// put on the session (a lost device) are cleared, so the next engine is not silenced by them.
+  public func close() {
+    guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    else { return }
+    session.removeParticipant(self)
+    core.syncOnQueue { core.shutDown() }
+    sdlBackend?.release()
+    if addedDeviceLost.exchange(false, ordering: .acquiringAndReleasing) {
+      session.activate(reason: .deviceLost)
+    }
+  }
+
+  deinit {
+    close()
+  }
+
+  func addDeviceLost() {
+    addedDeviceLost.store(true, ordering: .releasing)
+    session.deactivate(reason: .deviceLost)
+  }
+
+  func clearDeviceLost() {
+    if addedDeviceLost.exchange(false, ordering: .acquiringAndReleasing) {
+      session.activate(reason: .deviceLost)
+    }
+  }
+
+  /// A snapshot of the counters.
+  public var statistics: AudioStatistics {
+    var statistics = core.counters.snapshot
+    statistics.decodes = library.decodes
+    return statistics
+  }
+
+  /// What each voice is doing right now (waits briefly for the audio queue).
+  public func voiceCensus() -> VoiceCensus {
+    guard !isClosed else { return VoiceCensus() }
+    return core.syncOnQueue { core.census() }
+  }
+
+  /// Waits until the audio queue has served everything asked of it so far, including plays that
+  /// were waiting for their sound to be decoded. For tools and tests.
+  public func waitUntilIdle() {
+    while core.syncOnQueue({ core.isAwaitingDecodes }) {
+      library.decodeQueue.sync {}
+    }
+  }
+
+  /// When the mixer first mixed `voice` (uptime nanoseconds, `DispatchTime`'s clock), or nil if it
+  /// has not yet. For the latency benchmark.
+  package func firstMixTime(of voice: Voice) -> UInt64? {
+    core.syncOnQueue { core.firstMixTime(of: voice) }
+  }
+}
+
+/// The audio queue, made before the core so the sound library's releaser can share it.
+private struct DispatchQueueHolder {
+  let queue = DispatchQueue(label: "foley.audio", qos: .userInteractive)
+}

@@ -1,0 +1,135 @@
+/// The mixer channels and what plays on each.
+///
+/// Free channels wait on a stack; counted voices (playing or paused, not releasing) are linked in
+/// start order, overall and per sound. So finding a free channel, the oldest voice, and a sound's
+/// oldest voice take the same time at 16 channels as at 4,096.
+struct ChannelTable {
+  private(set) var slots: [Slot?] = []
+  private(set) var gains: [ChannelGain] = []
+  private var free: [Int] = []
+  /// Start-order links between counted voices' channels (-1 ends a list).
+  private var previous: [Int] = []
+  private var next: [Int] = []
+  private var oldest = -1
+  private var newest = -1
+  private var previousOfSound: [Int] = []
+  private var nextOfSound: [Int] = []
+  private var soundLists: [ObjectIdentifier: (oldest: Int, newest: Int, count: Int)] = [:]
+  /// Voices playing or paused, not releasing.
+  private(set) var countedVoices = 0
+
+  var channelCount: Int { slots.count }
+
+  subscript(channel: Int) -> Slot? { slots[channel] }
+
+  /// Adds channels up to `count`, each with its gain stage.
+  mutating func grow(to count: Int, makeGain: () -> ChannelGain) {
+    guard count > slots.count else { return }
+    let added = slots.count..<count
+    slots += Array(repeating: nil, count: added.count)
+    gains += added.map { _ in makeGain() }
+    previous += Array(repeating: -1, count: added.count)
+    next += Array(repeating: -1, count: added.count)
+    previousOfSound += Array(repeating: -1, count: added.count)
+    nextOfSound += Array(repeating: -1, count: added.count)
+    // Lowest channels first, like SDL_mixer's own allocation.
+    free += added.reversed()
+  }
+
+  mutating func takeFreeChannel() -> Int? { free.popLast() }
+
+  /// Puts a counted voice on `channel` (taken from ``takeFreeChannel()``).
+  mutating func place(_ slot: Slot, on channel: Int) {
+    slots[channel] = slot
+    slot.voice.channel = channel
+    link(channel, soundKey: slot.soundKey)
+  }
+
+  /// Changes the slot on `channel` in place.
+  mutating func update(_ channel: Int, _ change: (inout Slot) -> Void) {
+    guard var slot = slots[channel] else { return }
+    change(&slot)
+    slots[channel] = slot
+  }
+
+  /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
+  mutating func stopCounting(_ channel: Int) {
+    guard var slot = slots[channel], !slot.isReleasing else { return }
+    unlink(channel, soundKey: slot.soundKey)
+    slot.isReleasing = true
+    slots[channel] = slot
+  }
+
+  /// Empties `channel` and frees it; returns what was on it.
+  @discardableResult
+  mutating func vacate(_ channel: Int) -> Slot? {
+    guard let slot = slots[channel] else { return nil }
+    if !slot.isReleasing { unlink(channel, soundKey: slot.soundKey) }
+    slots[channel] = nil
+    free.append(channel)
+    return slot
+  }
+
+  /// The channel of `voice`, if the voice is still on one (a stale handle finds nothing).
+  func channel(of voice: Voice) -> Int? {
+    let channel = voice.channel
+    guard channel >= 0, channel < slots.count, slots[channel]?.voice === voice else { return nil }
+    return channel
+  }
+
+  var oldestVoiceChannel: Int? { oldest >= 0 ? oldest : nil }
+
+  func oldestVoiceChannel(of sound: ObjectIdentifier) -> Int? { soundLists[sound].map(\.oldest) }
+
+  func instances(of sound: ObjectIdentifier) -> Int { soundLists[sound]?.count ?? 0 }
+
+  /// The counted voice with the lowest priority below `priority` (oldest first among equals).
+  /// A scan: only sounds with the `stealLowestPriority` policy ask, and only at the cap.
+  func lowestPriorityChannel(below priority: Int) -> Int? {
+    var best: (channel: Int, priority: Int)?
+    var channel = oldest
+    while channel >= 0 {
+      if let slot = slots[channel], slot.priority < priority, best == nil || slot.priority < best!.priority {
+        best = (channel, slot.priority)
+      }
+      channel = next[channel]
+    }
+    return best?.channel
+  }
+
+  /// Every occupied channel, for passes over all voices (session changes, buses, the census).
+  var occupiedChannels: [Int] { slots.indices.filter { slots[$0] != nil } }
+
+  mutating func removeAll() {
+    self = ChannelTable()
+  }
+
+  private mutating func link(_ channel: Int, soundKey: ObjectIdentifier) {
+    previous[channel] = newest
+    next[channel] = -1
+    if newest >= 0 { next[newest] = channel } else { oldest = channel }
+    newest = channel
+    var list = soundLists[soundKey] ?? (oldest: -1, newest: -1, count: 0)
+    previousOfSound[channel] = list.newest
+    nextOfSound[channel] = -1
+    if list.newest >= 0 { nextOfSound[list.newest] = channel } else { list.oldest = channel }
+    list.newest = channel
+    list.count += 1
+    soundLists[soundKey] = list
+    countedVoices += 1
+  }
+
+  private mutating func unlink(_ channel: Int, soundKey: ObjectIdentifier) {
+    let (before, after) = (previous[channel], next[channel])
+    if before >= 0 { next[before] = after } else { oldest = after }
+    if after >= 0 { previous[after] = before } else { newest = before }
+    if var list = soundLists[soundKey] {
+      let (soundBefore, soundAfter) = (previousOfSound[channel], nextOfSound[channel])
+      if soundBefore >= 0 { nextOfSound[soundBefore] = soundAfter } else { list.oldest = soundAfter }
+      if soundAfter >= 0 { previousOfSound[soundAfter] = soundBefore } else { list.newest = soundBefore }
+      list.count -= 1
+      soundLists[soundKey] = list.count > 0 ? list : nil
+    }
+    countedVoices -= 1
+  }
+}

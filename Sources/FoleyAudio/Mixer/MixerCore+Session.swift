@@ -1,0 +1,109 @@
+import Dispatch
+import FoleySession
+
+/// The session's modes and the buses, applied to every voice; and the census of what each voice
+/// is doing.
+extension MixerCore {
+  func mode(for category: SoundCategory) -> SessionMode {
+    let state = sessionState
+    return policies.withLock { $0.mode(for: category, in: state) }
+  }
+
+  /// Brings every voice in line with the session: pauses (with a ramp), ducks or resumes it.
+  /// Voices the game paused are left alone, so they stay paused across the transition.
+  func applySession(_ transition: AudioSession.Transition) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    sessionState = transition.new
+    reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
+  }
+
+  /// Re-evaluates each voice's session mode, after a transition or a policy change.
+  func reapplySessionModes(resumingPausedVoices: Bool = true) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard isOpen else { return }
+    if !resumingPausedVoices {
+      // `endInterruption(shouldResume: false)`: what the session paused becomes the game's to resume.
+      for index in orphans.indices where orphans[index].sessionMode == .paused {
+        orphans[index].sessionMode = .normal
+        orphans[index].voice.setState(.paused)
+      }
+    }
+    guard hasDevice else { return }
+    processFinishedChannels()
+    for channel in table.occupiedChannels {
+      guard let slot = table[channel], !slot.isReleasing else { continue }
+      if !resumingPausedVoices, slot.sessionMode == .paused {
+        table.update(channel) { $0.sessionMode = .normal }
+        slot.voice.setState(.paused)
+        continue
+      }
+      guard slot.voice.state == .playing else { continue }
+      let target = mode(for: slot.category)
+      guard target != slot.sessionMode else { continue }
+      let wasPaused = slot.sessionMode == .paused
+      table.update(channel) { $0.sessionMode = target }
+      if target == .paused {
+        rampToPause(channel)
+      } else if wasPaused {
+        rampToResume(channel)
+      } else {
+        retarget(channel, table[channel]!)
+      }
+    }
+    scheduleFallbackWake()
+  }
+
+  /// Applies the bus settings the game last set: each changed bus ramps its voices to their new
+  /// gain over `fade` seconds (at least the de-click time), sample by sample.
+  func applyBuses(fade: Double) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    let settings = buses.withLock { $0 }
+    let before = appliedBuses
+    appliedBuses = settings
+    master.setVolume(Float(settings.masterGain))
+    guard isOpen, hasDevice else { return }
+    for channel in table.occupiedChannels {
+      guard let slot = table[channel], !slot.isReleasing, slot.voice.state == .playing,
+        slot.sessionMode != .paused
+      else { continue }
+      let old = before.gain(for: slot.category)
+      let new = settings.gain(for: slot.category)
+      guard old != new else { continue }
+      // A fade moves the whole way in `fade` seconds; short changes still take the de-click time.
+      let (left, right) = gainPair(for: slot)
+      let current = table.gains[channel].target
+      let distance = max(abs(left - current.left), abs(right - current.right))
+      let frames = Float(max(fade, configuration.declickDuration) * Double(format.sampleRate))
+      table.gains[channel].setTarget(left: left, right: right, step: max(distance / frames, 1e-7))
+    }
+  }
+
+  /// When the mixer first mixed `voice`'s samples (uptime ns), or nil if not yet or not playing.
+  func firstMixTime(of voice: Voice) -> UInt64? {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard let channel = table.channel(of: voice) else { return nil }
+    let time = table.gains[channel].firstMixedAt.load(ordering: .acquiring)
+    return time == 0 ? nil : time
+  }
+
+  func census() -> VoiceCensus {
+    dispatchPrecondition(condition: .onQueue(queue))
+    processFinishedChannels()
+    var census = VoiceCensus()
+    census.waitingForDevice = orphans.count
+    for channel in table.occupiedChannels {
+      guard let slot = table[channel] else { continue }
+      if slot.isReleasing {
+        census.releasing += 1
+      } else if slot.voice.state == .paused {
+        census.pausedByGame += 1
+      } else if slot.sessionMode == .paused {
+        census.pausedBySession += 1
+      } else {
+        census.audible += 1
+        if case .ducked = slot.sessionMode { census.ducked += 1 }
+      }
+    }
+    return census
+  }
+}

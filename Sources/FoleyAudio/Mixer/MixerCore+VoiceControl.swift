@@ -1,0 +1,151 @@
+import Dispatch
+
+/// What the game does to voices: stop, pause, resume, change their gain; one at a time or all.
+extension MixerCore {
+  func stop(_ voice: Voice, fadeOut: Double) {
+    // Beyond an hour a fade is a mistake, not a fade; NaN and negatives are no fade.
+    let fade = fadeOut.clamped(to: 0...3_600, or: 0)
+    queue.async { [self] in
+      guard isOpen else { return }
+      processFinishedChannels()
+      stopOnQueue(voice, fadeOut: fade)
+      scheduleFallbackWake()
+    }
+  }
+
+  private func stopOnQueue(_ voice: Voice, fadeOut: Double) {
+    if let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
+      orphans.remove(at: orphan)
+      counters.activeVoices.subtract(1, ordering: .relaxed)
+      voice.setState(.finished)
+      return
+    }
+    guard let channel = table.channel(of: voice), table[channel]?.isReleasing == false else {
+      // Not started yet: the request is skipped when it is served.
+      if voice.state == .pending { voice.setState(.finished) }
+      return
+    }
+    release(channel: channel, fadeOut: fadeOut)
+    voice.setState(.finished)
+  }
+
+  func pause(_ voice: Voice) {
+    queue.async { [self] in
+      guard isOpen, voice.state == .playing else { return }
+      pauseOnQueue(voice)
+      scheduleFallbackWake()
+    }
+  }
+
+  private func pauseOnQueue(_ voice: Voice) {
+    if orphans.contains(where: { $0.voice === voice }) {
+      voice.setState(.paused)
+      return
+    }
+    guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else { return }
+    // The game's pause wins: the session will not resume this voice.
+    let alreadyPaused = slot.sessionMode == .paused
+    table.update(channel) { $0.sessionMode = .normal }
+    voice.setState(.paused)
+    guard !alreadyPaused else { return }
+    rampToPause(channel)
+  }
+
+  func resume(_ voice: Voice) {
+    queue.async { [self] in
+      guard isOpen, voice.state == .paused else { return }
+      resumeOnQueue(voice)
+    }
+  }
+
+  private func resumeOnQueue(_ voice: Voice) {
+    if orphans.contains(where: { $0.voice === voice }) {
+      voice.setState(.playing)
+      return
+    }
+    guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else { return }
+    voice.setState(.playing)
+    // Resumed while the session keeps its category silent: it waits for the session.
+    let mode = mode(for: slot.category)
+    table.update(channel) { $0.sessionMode = mode }
+    if mode != .paused { rampToResume(channel) }
+  }
+
+  /// Stops every voice (of `category`, or all), ramping out over `fadeOut` seconds. Reaches the
+  /// voices actions started, which have no handle in the game's hands.
+  func stopAll(category: SoundCategory?, fadeOut: Double) {
+    let fade = fadeOut.clamped(to: 0...3_600, or: 0)
+    queue.async { [self] in
+      guard isOpen else { return }
+      processFinishedChannels()
+      let voices =
+        table.occupiedChannels.compactMap { table[$0] }.filter { !$0.isReleasing }.map(\.voice)
+        + orphans.map(\.voice)
+      for voice in voices where category == nil || matches(voice, category!) {
+        stopOnQueue(voice, fadeOut: fade)
+      }
+      scheduleFallbackWake()
+    }
+  }
+
+  /// Resumes every voice the game (or an interruption that ended without resuming) left paused.
+  func resumeAll(category: SoundCategory?) {
+    queue.async { [self] in
+      guard isOpen else { return }
+      let voices = table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + orphans.map(\.voice)
+      for voice in voices where voice.state == .paused && (category == nil || matches(voice, category!)) {
+        resumeOnQueue(voice)
+      }
+    }
+  }
+
+  private func matches(_ voice: Voice, _ category: SoundCategory) -> Bool {
+    if let channel = table.channel(of: voice) { return table[channel]?.category == category }
+    return orphans.first { $0.voice === voice }?.category == category
+  }
+
+  func updateGain(of voice: Voice) {
+    queue.async { [self] in
+      guard isOpen, voice.state == .playing, let channel = table.channel(of: voice),
+        let slot = table[channel],
+        !slot.isReleasing, slot.sessionMode != .paused
+      else { return }
+      retarget(channel, slot)
+    }
+  }
+
+  func rampToPause(_ channel: Int) {
+    table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
+    releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
+  }
+
+  /// Undoes a pause that is pending or done, ramping up to the slot's gains.
+  func rampToResume(_ channel: Int) {
+    guard let slot = table[channel] else { return }
+    if releases.hasPendingPause(on: channel) {
+      releases.cancel(on: channel)
+    } else {
+      backend.resume(channel)
+    }
+    retarget(channel, slot)
+  }
+
+  /// Ramps the channel's gain to what its slot, bus and session say now.
+  func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
+    let (left, right) = gainPair(for: slot)
+    table.gains[channel].setTarget(left: left, right: right, step: step ?? declickStep)
+  }
+
+  /// Left and right gains from the sound's and the voice's volume and pan, the bus and the
+  /// session (linear balance law: the centre is at full level in both ears, so two centred plays
+  /// simply add).
+  func gainPair(for slot: Slot) -> (Float, Float) {
+    let voice = slot.voice
+    let sound = slot.sound
+    let volume =
+      sound.settings.volume * voice.volume * voice.groupVolume * Double(slot.sessionMode.gain)
+      * appliedBuses.gain(for: slot.category)
+    let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
+    return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
+  }
+}

@@ -1,0 +1,168 @@
+import Dispatch
+
+/// Admitting voices onto channels, stealing and releasing them, and collecting finished ones.
+extension MixerCore {
+  /// Gate two, then the sound's limits and the channel cap.
+  func admit(_ request: PlayRequest, playing sound: Sound) {
+    // The session may have gone inactive since the action ran.
+    guard hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
+      finish(request.voice, counting: .suppressed)
+      return
+    }
+    start(request.voice, playing: sound, loops: request.loops)
+  }
+
+  private func start(_ voice: Voice, playing sound: Sound, loops: Int) {
+    let key = ObjectIdentifier(sound)
+    let settings = sound.settings
+    let now = backend.now
+    if settings.minimumInterval > 0, let last = lastStartOfSound[key],
+      Double(now &- last) / 1e9 < settings.minimumInterval
+    {
+      finish(voice, counting: .rejected)
+      return
+    }
+    if let limit = settings.maximumInstances, table.instances(of: key) >= limit {
+      // The sound's own limit: only stealing its own oldest voice makes sense.
+      guard settings.policy == .stealOldest, limit > 0, let victim = table.oldestVoiceChannel(of: key) else {
+        finish(voice, counting: .rejected)
+        return
+      }
+      steal(channel: victim)
+    }
+    if table.countedVoices >= configuration.maximumChannels {
+      let victim: Int?
+      switch settings.policy {
+      case .stealOldest: victim = table.oldestVoiceChannel
+      case .stealLowestPriority: victim = table.lowestPriorityChannel(below: settings.priority)
+      case .reject: victim = nil
+      }
+      guard let victim else {
+        finish(voice, counting: .rejected)
+        return
+      }
+      steal(channel: victim)
+    }
+    guard let channel = freeChannel() else {
+      finish(voice, counting: .rejected)
+      return
+    }
+    startOrder += 1
+    let slot = Slot(
+      voice: voice, sound: sound, order: startOrder, loops: loops, sessionMode: mode(for: settings.category))
+    guard play(slot, on: channel, chunk: sound.buffer.chunk, loops: loops, paused: false) else {
+      table.vacate(channel)
+      finish(voice, counting: .failed)
+      return
+    }
+    if settings.minimumInterval > 0 { lastStartOfSound[key] = now }
+    voice.setState(.playing)
+    counters.bump(.started)
+    counters.voiceStarted()
+  }
+
+  /// Puts `slot` on `channel` with its gain stage in front; false (logged) when the mixer refuses.
+  func play(_ slot: Slot, on channel: Int, chunk: MixChunk, loops: Int, paused: Bool) -> Bool {
+    let gain = table.gains[channel]
+    if paused {
+      gain.reset(left: 0, right: 0)
+    } else {
+      let (left, right) = gainPair(for: slot)
+      gain.reset(left: left, right: right)
+    }
+    do {
+      try backend.play(chunk, on: channel, loops: loops, gain: gain)
+    } catch {
+      logger.error("cannot play '\(slot.sound.name)': \(error.message)")
+      return false
+    }
+    if paused { backend.pause(channel) }
+    if table[channel] == nil {
+      slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+      table.place(slot, on: channel)
+    } else {
+      table.update(channel) { $0 = slot }
+    }
+    return true
+  }
+
+  func growChannels(to count: Int) {
+    let allocated = backend.allocateChannels(count)
+    table.grow(to: allocated) {
+      ChannelGain(
+        isFloat: format.sampleFormat == .float32, channelCount: format.channels, defaultStep: declickStep,
+        wake: inbox.wake)
+    }
+  }
+
+  /// A channel with nothing on it, growing the pool when needed; as a last resort the channel
+  /// that has been ramping out longest is cut (it is already nearly silent).
+  func freeChannel() -> Int? {
+    if let free = table.takeFreeChannel() { return free }
+    let limit = configuration.maximumChannels + releaseReserve
+    if table.channelCount < limit {
+      growChannels(to: min(limit, max(table.channelCount * 2, table.channelCount + 1)))
+      if let free = table.takeFreeChannel() { return free }
+    }
+    guard let releasing = releases.longestReleasing else { return nil }
+    releases.cancel(on: releasing)
+    backend.halt(releasing)
+    processFinishedChannels()
+    return table.takeFreeChannel()
+  }
+
+  /// Turns a playing voice into a releasing one: it no longer counts, ramps out and is halted.
+  private func steal(channel: Int) {
+    guard let slot = table[channel] else { return }
+    release(channel: channel, fadeOut: 0)
+    finish(slot.voice, counting: .stolen)
+  }
+
+  /// Stops counting the voice on `channel` and ramps it out over `fadeOut` seconds (at least the
+  /// de-click time) before it is halted.
+  func release(channel: Int, fadeOut: Double) {
+    guard let slot = table[channel], !slot.isReleasing else { return }
+    table.stopCounting(channel)
+    counters.activeVoices.subtract(1, ordering: .relaxed)
+    releases.cancel(on: channel)
+    if backend.isPaused(channel) {
+      // A paused channel is already silent: halting it cannot click.
+      backend.halt(channel)
+      return
+    }
+    let step = fadeOut > 0 ? min(declickStep, Float(1 / (fadeOut * Double(format.sampleRate)))) : declickStep
+    table.gains[channel].setTarget(left: 0, right: 0, step: step)
+    releases.schedule(.halt, on: channel, deadline: deadline(after: fadeOut))
+  }
+
+  /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.
+  func deadline(after fade: Double) -> UInt64 {
+    let seconds = max(fade, configuration.declickDuration) + 2 * format.bufferDuration + 0.02
+    return backend.now &+ UInt64(seconds * 1e9)
+  }
+
+  func finish(_ voice: Voice, counting outcome: AudioCounters.Outcome) {
+    voice.setState(.finished)
+    counters.bump(outcome)
+  }
+
+  /// The mix reported `channel` finished (played out, or halted).
+  func channelFinished(_ channel: Int) {
+    guard var slot = table[channel] else { return }  // already collected
+    releases.cancel(on: channel)
+    if let owned = slot.ownedChunk { backend.freeChunk(owned) }
+    if !slot.isReleasing, slot.chunkOffset > 0, slot.loops != 0 {
+      // A looping voice restored mid-pass finished that pass: carry on with whole passes.
+      slot.chunkOffset = 0
+      slot.ownedChunk = nil
+      slot.loops = slot.loops < 0 ? -1 : slot.loops - 1
+      if play(slot, on: channel, chunk: slot.sound.buffer.chunk, loops: slot.loops, paused: false) { return }
+    }
+    table.vacate(channel)
+    slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
+    if !slot.isReleasing {
+      counters.activeVoices.subtract(1, ordering: .relaxed)
+      slot.voice.setState(.finished)
+    }
+  }
+}

@@ -1,0 +1,302 @@
+import Dispatch
+import FoleySession
+import Foundation
+import Logging
+import Synchronization
+
+/// The engine's mixing logic, confined to one serial queue: requests come in from the game
+/// thread, sounds are resolved, voices are admitted onto channels, and what the mix reports
+/// (finished channels, ramps that reached silence) is acted on.
+///
+/// It calls the mixer only through its ``MixerBackend`` and reads time only from it, so the same
+/// logic runs on SDL_mixer or on the ``EmbeddedMixer`` that tests drive frame by frame. No timer
+/// runs while nothing waits: the mix wakes the queue (see ``WakeSignal``), and a one-shot wake is
+/// scheduled only while a ramp is under way, as a fallback.
+///
+/// The parts live in extensions by concept: admitting and releasing voices
+/// (`MixerCore+Voices.swift`), the game's control of a voice (`+VoiceControl`), the session and
+/// the buses (`+Session`), device loss and restore (`+Device`).
+///
+/// Invariant behind `@unchecked Sendable`: every `var` is read and written only on `queue`
+/// (checked with `dispatchPrecondition` at the entry points); the `let`s are immutable or
+/// thread-safe (atomics, mutexes). The game thread only enqueues work.
+final class MixerCore: @unchecked Sendable {
+  let queue: DispatchQueue
+  let backend: any MixerBackend
+  let counters = AudioCounters()
+  let session: AudioSession
+  let logger: Logger
+  let configuration: AudioConfiguration
+  /// The mix's format; a reopened device gets the same one.
+  let format: AudioDeviceFormat
+  let declickStep: Float
+  let library: SoundLibrary
+  let master: MasterBus
+  let inbox: FinishedChannelInbox
+  /// The session policy of each category; read by the game thread's gate while inactive.
+  let policies = Mutex(PolicyTable())
+  /// Bus volumes as the game last set them; the queue applies them.
+  let buses = Mutex(BusSettings())
+  /// SDL's id of the opened output device; 0 while there is none.
+  let deviceID = Atomic<UInt32>(0)
+  private let nextVoiceID = Atomic<UInt64>(1)
+  private let requests = Mutex(PendingRequests())
+
+  // Queue-confined state.
+  var isOpen = true
+  /// False while there is no device (none at start, or lost and not reopened yet).
+  var hasDevice: Bool
+  /// The session state last applied to the voices.
+  var sessionState = AudioSession.State()
+  /// The bus settings last applied to the voices.
+  var appliedBuses = BusSettings()
+  var table = ChannelTable()
+  var releases = ReleaseScheduler()
+  /// Voices kept while there is no device, as the slots they will be restored into: each one's
+  /// `chunkOffset` is where to continue and `loops` the whole passes after that.
+  var orphans: [Slot] = []
+  var hasWarnedAboutDevice = false
+  var startOrder: UInt64 = 0
+  var lastStartOfSound: [ObjectIdentifier: UInt64] = [:]
+  /// Plays waiting for their bytes or file to be decoded, by what they wait for.
+  private var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
+  private var finishedChannels: [Int] = []
+  /// Extra physical channels beyond the voice cap, where stolen and stopped voices ramp out.
+  let releaseReserve = 16
+
+  init(
+    configuration: AudioConfiguration, format: AudioDeviceFormat, hasDevice: Bool, backend: any MixerBackend,
+    queue: DispatchQueue, session: AudioSession, library: SoundLibrary, logger: Logger
+  ) {
+    self.queue = queue
+    self.configuration = configuration
+    self.format = format
+    self.hasDevice = hasDevice
+    self.backend = backend
+    self.session = session
+    self.library = library
+    self.logger = logger
+    declickStep = Float(1 / max(1, configuration.declickDuration * Double(format.sampleRate)))
+    master = MasterBus(format: format, limiter: configuration.limiter, volumeStep: declickStep)
+    // The wake signal needs the core to exist; the inbox needs the signal. Both are made here,
+    // the service closure holding the core weakly.
+    let wakeBox = WeakCore()
+    let wake = backend.makeWakeSignal(queue: queue) { wakeBox.core?.service() }
+    inbox = FinishedChannelInbox(wake: wake)
+    wakeBox.core = self
+  }
+
+  /// Connects the mix and allocates the first channels. Called once, on the queue.
+  func start() {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard hasDevice else { return }
+    deviceID.store(backend.deviceID, ordering: .releasing)
+    backend.connect(inbox: inbox, master: master)
+    growChannels(to: max(1, min(configuration.initialChannels, configuration.maximumChannels)))
+  }
+
+  /// Halts every channel and closes the mixer. Called once, on the queue.
+  func shutDown() {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard isOpen else { return }
+    isOpen = false
+    backend.scheduleService(at: nil)
+    if hasDevice {
+      for channel in table.occupiedChannels { backend.halt(channel) }
+      processFinishedChannels()
+    }
+    for request in requests.withLock({ $0.take() }) { finish(request.voice, counting: .failed) }
+    for waiting in awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }
+    awaitingDecode.removeAll()
+    for orphan in orphans { orphan.voice.setState(.finished) }
+    orphans.removeAll()
+    if hasDevice { backend.close() }
+    hasDevice = false
+    deviceID.store(0, ordering: .releasing)
+    table.removeAll()
+    releases.removeAll()
+  }
+
+  func syncOnQueue<T>(_ work: () throws -> T) rethrows -> T {
+    dispatchPrecondition(condition: .notOnQueue(queue))
+    return try queue.sync(execute: work)
+  }
+
+  // MARK: - Requests from the game thread
+
+  /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
+  func requestPlay(
+    _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0
+  ) -> Voice {
+    counters.bump(.requested)
+    let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
+    guard session.isActive || mayStartWhileInactive(source.category) else {
+      counters.bump(.suppressed)
+      return .finished(id: id)
+    }
+    let voice = Voice(
+      id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1),
+      pan: pan.clamped(to: -1...1, or: 0))
+    if groupVolume != 1 { voice.groupVolume = groupVolume }
+    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
+    let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
+    let needsSchedule = requests.withLock { pending in
+      pending.list.append(request)
+      defer { pending.isScheduled = true }
+      return !pending.isScheduled
+    }
+    // One queue hop for however many plays a frame asks for.
+    if needsSchedule { queue.async { self.servePlayRequests() } }
+    return voice
+  }
+
+  /// Whether a new play of `category` may start while the session is inactive (gate one reads the
+  /// session's state; gate two, on the queue, the same).
+  func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
+    let state = session.state
+    return policies.withLock { $0.mayStart(category, in: state) }
+  }
+
+  private func servePlayRequests() {
+    let batch = requests.withLock { $0.take() }
+    guard isOpen else {
+      for request in batch { finish(request.voice, counting: .failed) }
+      return
+    }
+    processFinishedChannels()
+    for request in batch where request.voice.state == .pending {
+      switch source(of: request) {
+      case .ready(let sound): admit(request, playing: sound)
+      case .failed: finish(request.voice, counting: .failed)
+      case .decoding: break
+      }
+    }
+    scheduleFallbackWake()
+  }
+
+  private enum Resolution {
+    case ready(Sound)
+    case failed
+    case decoding
+  }
+
+  /// The sound a request plays, if it is decoded; otherwise the request waits while the
+  /// library decodes on its own queue (the audio queue never decodes).
+  private func source(of request: PlayRequest) -> Resolution {
+    switch request.source {
+    case .sound(let sound):
+      guard sound.buffer.format.sampleRate == format.sampleRate,
+        sound.buffer.format.channels == format.channels,
+        sound.buffer.format.sampleFormat == format.sampleFormat
+      else {
+        logger.error("sound '\(sound.name)' was decoded for another format (\(sound.buffer.format))")
+        return .failed
+      }
+      return .ready(sound)
+    case .data(let reference):
+      switch library.cachedResult(for: reference) {
+      case .success(let sound): return .ready(sound)
+      case .failure: return .failed
+      case nil:
+        waitForDecode(request, key: .data(ObjectIdentifier(reference))) { library in
+          let result = Result { () throws(SoundError) in try library.sound(for: reference) }
+          if case .failure(let error) = result { library.logFailure(error) }
+          return result
+        }
+        return .decoding
+      }
+    case .named(let name):
+      if let sound = library.cachedSound(named: name) { return .ready(sound) }
+      waitForDecode(request, key: .named(name)) { library in
+        Result { () throws(SoundError) in try library.sound(named: name) }
+      }
+      return .decoding
+    }
+  }
+
+  private enum DecodeKey: Hashable {
+    case data(ObjectIdentifier)
+    case named(String)
+  }
+
+  private func waitForDecode(
+    _ request: PlayRequest, key: DecodeKey,
+    decode: @escaping @Sendable (SoundLibrary) -> Result<Sound, SoundError>
+  ) {
+    let first = awaitingDecode[key] == nil
+    awaitingDecode[key, default: []].append(request)
+    guard first else { return }
+    let library = self.library
+    library.decodeQueue.async {
+      let result = decode(library)
+      self.queue.async { self.decoded(key, result) }
+    }
+  }
+
+  private func decoded(_ key: DecodeKey, _ result: Result<Sound, SoundError>) {
+    let waiting = awaitingDecode.removeValue(forKey: key) ?? []
+    guard isOpen else {
+      for request in waiting { finish(request.voice, counting: .failed) }
+      return
+    }
+    processFinishedChannels()
+    for request in waiting where request.voice.state == .pending {
+      switch result {
+      case .success(let sound): admit(request, playing: sound)
+      case .failure: finish(request.voice, counting: .failed)
+      }
+    }
+    scheduleFallbackWake()
+  }
+
+  /// Whether plays are waiting for a decode (queue-confined).
+  var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
+
+  // MARK: - What the mix reports
+
+  /// Runs when the mix signals (a channel finished, a ramp reached silence) or a fallback
+  /// deadline passes.
+  func service() {
+    dispatchPrecondition(condition: .onQueue(queue))
+    _ = inbox.wake.takePending()
+    guard isOpen, hasDevice else { return }
+    processFinishedChannels()
+    let due = releases.takeDue(now: backend.now) { table.gains[$0].isSilent }
+    for operation in due {
+      switch operation.kind {
+      case .halt: backend.halt(operation.channel)
+      case .pause: backend.pause(operation.channel)
+      }
+    }
+    if !due.isEmpty { processFinishedChannels() }
+    scheduleFallbackWake()
+  }
+
+  /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
+  func scheduleFallbackWake() {
+    backend.scheduleService(at: releases.earliestDeadline)
+  }
+
+  /// Applies what the mix reported finished since the last look.
+  func processFinishedChannels() {
+    finishedChannels.removeAll(keepingCapacity: true)
+    if inbox.drain(into: &finishedChannels) {
+      // Reports were lost to a full inbox: ask the mixer about every busy channel.
+      finishedChannels += table.occupiedChannels.filter { !backend.isPlaying($0) }
+    }
+    for channel in finishedChannels where channel < table.channelCount { channelFinished(channel) }
+  }
+}
+
+/// Holds the core for the wake handler without keeping it alive.
+private final class WeakCore: @unchecked Sendable {
+  // Set once, right after the core is made, before any wake can fire.
+  weak var core: MixerCore?
+}
+
+extension Double {
+  /// The value limited to `range`; `fallback` for NaN.
+  func clamped(to range: ClosedRange<Double>, or fallback: Double) -> Double {
+    isNaN ? fallback : Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
+  }
+}

@@ -1,0 +1,150 @@
+import Dispatch
+import Synchronization
+
+/// The per-sample gain stage on one mixer channel: the voice's volume and pan, its category bus,
+/// the session's ducking, and every de-click ramp, folded into one left and one right gain.
+///
+/// SDL_mixer's own volume and fades change once per buffer and pop; this stage moves the gain by
+/// at most `step` per sample frame towards its target, so stops, pauses, steals, volume changes
+/// and bus moves are all smooth. It is registered as the channel's effect before each play.
+///
+/// When a ramp towards zero arrives, it raises the engine's ``WakeSignal`` once, so the queue can
+/// halt or pause the channel at once instead of polling.
+///
+/// Invariant (why `@unchecked Sendable` holds): targets and the ramp step are atomics written by
+/// the audio queue; `currentLeft`/`currentRight` are touched only by the mixing thread inside
+/// ``process(_:byteCount:)``, except in ``reset(left:right:)``, which the queue calls only while
+/// the channel is not playing (so the effect cannot run), before the play takes the audio lock.
+package final class ChannelGain: @unchecked Sendable {
+  private let targetLeft = Atomic<UInt32>(Float(1).bitPattern)
+  private let targetRight = Atomic<UInt32>(Float(1).bitPattern)
+  private let rampStep: Atomic<UInt32>
+  private let silent = Atomic<Bool>(false)
+  private let played = Atomic<Int>(0)
+  /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
+  let firstMixedAt = Atomic<UInt64>(0)
+  private var currentLeft: Float = 1
+  private var currentRight: Float = 1
+  private let isFloat: Bool
+  private let channelCount: Int
+  private let bytesPerFrame: Int
+  private let wake: WakeSignal
+  let defaultStep: Float
+
+  init(isFloat: Bool, channelCount: Int, defaultStep: Float, wake: WakeSignal) {
+    self.isFloat = isFloat
+    self.channelCount = channelCount
+    self.bytesPerFrame = (isFloat ? 4 : 2) * channelCount
+    self.defaultStep = defaultStep
+    self.wake = wake
+    rampStep = Atomic(defaultStep.bitPattern)
+  }
+
+  /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.
+  var isSilent: Bool { silent.load(ordering: .acquiring) }
+
+  /// Sample frames this channel has mixed since the last ``reset(left:right:)``: where the play
+  /// has got to, so a voice can be restored at the same place after the device is reopened.
+  var playedFrames: Int { played.load(ordering: .acquiring) }
+
+  /// The gains a ramp is heading for.
+  var target: (left: Float, right: Float) {
+    (
+      Float(bitPattern: targetLeft.load(ordering: .relaxed)),
+      Float(bitPattern: targetRight.load(ordering: .relaxed))
+    )
+  }
+
+  /// Sets the gains a new play starts at (no ramp: a sound's own attack is its start).
+  func reset(left: Float, right: Float) {
+    currentLeft = left
+    currentRight = right
+    played.store(0, ordering: .releasing)
+    firstMixedAt.store(0, ordering: .releasing)
+    setTarget(left: left, right: right, step: defaultStep)
+  }
+
+  /// Moves the gain towards new targets at `step` per sample frame.
+  func setTarget(left: Float, right: Float, step: Float) {
+    rampStep.store(step.bitPattern, ordering: .relaxed)
+    targetLeft.store(left.bitPattern, ordering: .relaxed)
+    targetRight.store(right.bitPattern, ordering: .relaxed)
+    silent.store(false, ordering: .releasing)
+  }
+
+  /// Called on the mixing thread with this channel's samples, before they are mixed.
+  func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+    let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
+    let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
+    let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
+    let frames = byteCount / bytesPerFrame
+    if isFloat {
+      apply(stream.assumingMemoryBound(to: Float.self), frames: frames, goalLeft, goalRight, step)
+    } else {
+      apply(stream.assumingMemoryBound(to: Int16.self), frames: frames, goalLeft, goalRight, step)
+    }
+    if played.add(frames, ordering: .releasing).oldValue == 0 {
+      firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
+    }
+    if currentLeft == 0 && currentRight == 0 && goalLeft == 0 && goalRight == 0,
+      !silent.exchange(true, ordering: .acquiringAndReleasing)
+    {
+      wake.signal()
+    }
+  }
+
+  private func apply<Sample: GainSample>(
+    _ samples: UnsafeMutablePointer<Sample>, frames: Int, _ goalLeft: Float, _ goalRight: Float, _ step: Float
+  ) {
+    var left = currentLeft
+    var right = currentRight
+    var frame = 0
+    // Ramp while either side is moving…
+    while frame < frames && (left != goalLeft || right != goalRight) {
+      left += max(-step, min(step, goalLeft - left))
+      right += max(-step, min(step, goalRight - right))
+      scale(samples + frame * channelCount, left, right)
+      frame += 1
+    }
+    currentLeft = left
+    currentRight = right
+    // …then hold: unity gain costs nothing, otherwise one multiply per sample.
+    guard frame < frames, left != 1 || right != 1 else { return }
+    if channelCount == 2 {
+      let base = samples + frame * 2
+      for index in 0..<(frames - frame) {
+        base[2 * index] = Sample(scaling: base[2 * index], by: left)
+        base[2 * index + 1] = Sample(scaling: base[2 * index + 1], by: right)
+      }
+    } else {
+      for index in frame..<frames { scale(samples + index * channelCount, left, right) }
+    }
+  }
+
+  @inline(__always)
+  private func scale<Sample: GainSample>(_ frame: UnsafeMutablePointer<Sample>, _ left: Float, _ right: Float)
+  {
+    frame[0] = Sample(scaling: frame[0], by: left)
+    guard channelCount > 1 else { return }
+    frame[1] = Sample(scaling: frame[1], by: right)
+    // Channels beyond front left and right (surround layouts) take the average of the two.
+    for extra in stride(from: 2, to: channelCount, by: 1) {
+      frame[extra] = Sample(scaling: frame[extra], by: (left + right) * 0.5)
+    }
+  }
+}
+
+/// A sample type the gain stage can scale.
+protocol GainSample {
+  init(scaling sample: Self, by gain: Float)
+}
+
+extension Float: GainSample {
+  @inline(__always) init(scaling sample: Float, by gain: Float) { self = sample * gain }
+}
+
+extension Int16: GainSample {
+  @inline(__always) init(scaling sample: Int16, by gain: Float) {
+    self = Int16(Swift.max(-32_768, Swift.min(32_767, Float(sample) * gain)))
+  }
+}

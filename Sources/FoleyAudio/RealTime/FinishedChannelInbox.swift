@@ -1,0 +1,66 @@
+internal import CFoleySDL2Mixer
+import Synchronization
+
+/// Where SDL_mixer's channel-finished callback posts the channels that stopped.
+///
+/// The callback runs while SDL_mixer holds its audio lock, on SDL's audio thread or on the thread
+/// that called `Mix_HaltChannel` (the audio queue), so it may neither block nor allocate: it
+/// writes the channel into this fixed ring and signals the queue. The posts are serialised by
+/// that lock (the embedded mixer holds its own lock the same way), so the ring has a single
+/// producer at a time and a single consumer, the queue.
+///
+/// Invariant behind `@unchecked Sendable`: `buffer[i]` is written only by the producer before it
+/// publishes `tail` (release) and read only by the consumer after it loads `tail` (acquire) and
+/// before it publishes `head`. If the ring is ever full the post is dropped and `overflowed` set,
+/// and the queue then checks every channel it believes busy.
+package final class FinishedChannelInbox: @unchecked Sendable {
+  private let capacity: Int
+  private let buffer: UnsafeMutablePointer<Int32>
+  private let head = Atomic<Int>(0)
+  private let tail = Atomic<Int>(0)
+  private let overflowed = Atomic<Bool>(false)
+  let wake: WakeSignal
+
+  package init(capacity: Int = 8_192, wake: WakeSignal) {
+    self.capacity = capacity
+    self.wake = wake
+    buffer = .allocate(capacity: capacity)
+  }
+
+  deinit { buffer.deallocate() }
+
+  package func post(_ channel: Int32) {
+    let end = tail.load(ordering: .relaxed)
+    if end - head.load(ordering: .acquiring) >= capacity {
+      overflowed.store(true, ordering: .releasing)
+    } else {
+      buffer[end % capacity] = channel
+      tail.store(end + 1, ordering: .releasing)
+    }
+    wake.signal()
+  }
+
+  /// Moves every posted channel into `channels`, oldest first. Returns true when posts were lost
+  /// to a full ring since the last drain.
+  func drain(into channels: inout [Int]) -> Bool {
+    let start = head.load(ordering: .relaxed)
+    let end = tail.load(ordering: .acquiring)
+    for index in start..<end { channels.append(Int(buffer[index % capacity])) }
+    head.store(end, ordering: .releasing)
+    return overflowed.exchange(false, ordering: .acquiringAndReleasing)
+  }
+}
+
+/// The inbox of the engine that has SDL_mixer open (one at a time: SDL_mixer is process-wide),
+/// for the C callback, which can capture nothing. Set before `Mix_ChannelFinished` installs the
+/// callback and cleared after it is removed (both under SDL_mixer's lock), so the callback never
+/// sees an inbox that is gone.
+/// Held as the pointer's bit pattern (0 for none), since a raw pointer is not `Sendable`.
+let openMixerInbox = Atomic<UInt>(0)
+
+let channelFinishedCallback: @convention(c) (Int32) -> Void = { channel in
+  guard let inbox = UnsafeMutableRawPointer(bitPattern: openMixerInbox.load(ordering: .acquiring)) else {
+    return
+  }
+  Unmanaged<FinishedChannelInbox>.fromOpaque(inbox).takeUnretainedValue().post(channel)
+}

@@ -1,0 +1,52 @@
+public import FoleyScene
+public import Foundation
+
+extension Action {
+  /// Plays sound bytes on a channel of their own, so the same sound overlaps itself.
+  ///
+  /// The bytes are decoded once per engine however often the action runs (the cache is keyed on
+  /// the bytes). While the audio session is inactive the action does nothing, finishes at once
+  /// and counts as suppressed.
+  ///
+  /// ```swift
+  /// let boom = try Data(contentsOf: URL(fileURLWithPath: "Assets/boom.wav"))
+  /// sprite.run(.sequence([.playSound(data: boom, waitForCompletion: true), .removeFromParent()]))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: the asset's name for logs and errors.
+  ///   - waitForCompletion: true to finish when the sound ends (seen at the next scene update);
+  ///     false to finish at once.
+  ///   - engine: the engine to play through; by default the one attached to the node's scene
+  ///     (`AudioEngine.attach(to:)`). Without one the action does nothing.
+  public static func playSound(
+    data: Data, name: String? = nil, waitForCompletion: Bool = false, engine: AudioEngine? = nil
+  ) -> Action {
+    .behavior(
+      PlaySoundBehavior(
+        source: .data(SoundDataReference(data: data, name: name)), waitForCompletion: waitForCompletion,
+        engine: engine))
+  }
+
+  /// Plays a sound file from the engine's asset root (`Assets/` by default), loaded and decoded
+  /// once by name. SpriteKit's `playSoundFileNamed(_:waitForCompletion:)`.
+  public static func playSoundFileNamed(_ name: String, waitForCompletion: Bool) -> Action {
+    .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: nil))
+  }
+
+  /// Plays an already decoded ``Sound``.
+  public static func play(_ sound: Sound, waitForCompletion: Bool = false) -> Action {
+    .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: nil))
+  }
+
+  /// Changes the volume of the voices the node started (and will start) to `volume` over
+  /// `duration` seconds.
+  public static func changeVolume(to volume: Double, duration: TimeInterval) -> Action {
+    .behavior(ChangeVolumeBehavior(target: max(0, volume), relative: false, duration: duration))
+  }
+
+  /// Changes the volume of the node's voices by `delta` over `duration` seconds.
+  public static func changeVolume(by delta: Double, duration: TimeInterval) -> Action {
+    .behavior(ChangeVolumeBehavior(target: delta, relative: true, duration: duration))
+  }
+}

@@ -1,0 +1,41 @@
+import FoleyScene
+import Foundation
+
+struct PlaySoundBehavior: ActionBehavior {
+  let source: SoundSource
+  let waitForCompletion: Bool
+  let engine: AudioEngine?
+
+  var duration: TimeInterval {
+    if waitForCompletion, case .sound(let sound) = source { return sound.duration }
+    return 0
+  }
+
+  func makeRunner(on node: Node) -> any ActionRunner {
+    PlaySoundRunner(behavior: self)
+  }
+}
+
+@MainActor
+final class PlaySoundRunner: ActionRunner {
+  private let behavior: PlaySoundBehavior
+  private var voice: Voice?
+
+  init(behavior: PlaySoundBehavior) {
+    self.behavior = behavior
+  }
+
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    if let voice {
+      return voice.isFinished ? 0 : nil
+    }
+    guard let engine = behavior.engine ?? node.scene?.service(AudioEngine.self) else { return deltaTime }
+    let pan =
+      node.scene.flatMap { scene in scene.service(SceneAudioLink.self)?.pan(for: node, in: scene) } ?? 0
+    let started = engine.play(
+      behavior.source, volume: 1, pan: pan, groupVolume: engine.nodeVolumes.volume(of: node))
+    engine.nodeVolumes.register(started, for: node)
+    voice = started
+    return behavior.waitForCompletion && !started.isFinished ? nil : deltaTime
+  }
+}

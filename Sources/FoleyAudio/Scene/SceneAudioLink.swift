@@ -1,0 +1,41 @@
+import FoleyScene
+
+/// What an engine attached to a scene keeps on the game thread.
+@MainActor
+final class SceneAudioLink {
+  let engine: AudioEngine
+  let pansWithPosition: Bool
+  let pausesSceneWhenInactive: Bool
+  var observerToken: Int?
+  private var pausedScene = false
+
+  init(engine: AudioEngine, pansWithPosition: Bool, pausesSceneWhenInactive: Bool) {
+    self.engine = engine
+    self.pansWithPosition = pansWithPosition
+    self.pausesSceneWhenInactive = pausesSceneWhenInactive
+  }
+
+  func sceneWillUpdate(_ scene: Scene) {
+    engine.session.deliverTransitions()
+    guard pausesSceneWhenInactive else { return }
+    if !engine.session.isActive, !scene.isPaused {
+      scene.isPaused = true
+      pausedScene = true
+    } else if engine.session.isActive, pausedScene {
+      scene.isPaused = false
+      pausedScene = false
+    }
+  }
+
+  /// The pan for a sound started by `node`: its x across the scene's width, or centred.
+  func pan(for node: Node, in scene: Scene) -> Double {
+    guard pansWithPosition, scene.size.width > 0 else { return 0 }
+    var x = 0.0
+    var current: Node? = node
+    while let step = current, step !== scene {
+      x += step.position.x
+      current = step.parent
+    }
+    return min(1, max(-1, x / scene.size.width * 2 - 1))
+  }
+}

@@ -1,0 +1,62 @@
+public import Foundation
+
+/// Sound bytes decoded once, in the mix's format, and shared by every play of them.
+///
+/// Whatever Foley decodes works: WAV (PCM, float, ADPCM, A-law, µ-law), AIFF, OGG Vorbis, Opus,
+/// FLAC and MP3, each through the library made for it. Empty, corrupt, truncated, unsupported or
+/// over-long bytes throw a ``SoundError`` naming the asset; nothing is decoded while SDL's audio
+/// lock is held, so loading never stalls what is playing.
+///
+/// ```swift
+/// let engine = try AudioEngine()
+/// let laser = try Sound(contentsOf: URL(fileURLWithPath: "Assets/laser.wav"), engine: engine)
+/// let voice = engine.play(laser)       // overlaps any earlier play of `laser`
+/// voice.pan = -0.5
+/// var quiet = SoundSettings()
+/// quiet.volume = 0.3
+/// let soft = try Sound(contentsOf: laserURL, engine: engine, settings: quiet)  // same samples, decoded once
+/// ```
+public final class Sound: Sendable {
+  /// The asset's name, used in errors and logs.
+  public let name: String
+  /// Level, pan, priority and anti-spam limits for every play of this sound.
+  public let settings: SoundSettings
+  let buffer: SoundBuffer
+
+  init(name: String, settings: SoundSettings, buffer: SoundBuffer) {
+    self.name = name
+    self.settings = settings
+    self.buffer = buffer
+  }
+
+  /// Length in seconds.
+  public var duration: Double { buffer.duration }
+  /// What the file declared: format, rate, channels (1 for mono), loop points and tags.
+  public var source: SourceDescription { buffer.source }
+
+  /// Decodes `data` for `engine` (or reuses the samples already decoded from the same bytes).
+  /// - Parameter name: the asset's name for errors and logs.
+  /// - Throws: ``SoundError`` when the bytes are empty, cannot be decoded or are too long.
+  public convenience init(
+    data: Data, name: String = "sound data", engine: AudioEngine, settings: SoundSettings = SoundSettings()
+  ) throws(SoundError) {
+    let decoded = try engine.library.sound(for: data, name: name)
+    self.init(name: name, settings: settings, buffer: decoded.buffer)
+  }
+
+  /// Reads and decodes the file at `url` for `engine`. Any path is allowed here (it is the
+  /// program's own choice); names given to ``AudioEngine/sound(named:)`` must stay inside the
+  /// asset roots.
+  /// - Throws: ``SoundError`` when the file cannot be read or decoded.
+  public convenience init(
+    contentsOf url: URL, engine: AudioEngine, settings: SoundSettings = SoundSettings()
+  ) throws(SoundError) {
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw SoundError(.unreadable, asset: url.lastPathComponent, message: error.localizedDescription)
+    }
+    try self.init(data: data, name: url.lastPathComponent, engine: engine, settings: settings)
+  }
+}

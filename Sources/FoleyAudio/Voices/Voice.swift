@@ -1,0 +1,117 @@
+import Synchronization
+
+/// The handle of one play of a sound.
+///
+/// Every play gets its own voice and its own mixer channel, so a sound overlaps itself. A voice
+/// is never reused: once it finishes, every call on it does nothing, even if its channel is now
+/// playing something else (the handle's identity is its generation).
+///
+/// ```swift
+/// let voice = engine.play(engineHum, volume: 0.6)
+/// voice.pan = 0.3
+/// voice.pause()
+/// voice.resume()
+/// voice.stop(fadeOut: 0.25)
+/// ```
+public final class Voice: Sendable, Hashable, CustomStringConvertible {
+  /// Where a voice is in its life.
+  public enum State: UInt8, Sendable {
+    /// Asked for; the audio queue has not started it yet.
+    case pending
+    case playing
+    /// Paused by the game (or the session); ``resume()`` continues it.
+    case paused
+    /// Ended: played out, stopped, stolen, rejected, suppressed or failed.
+    case finished
+  }
+
+  /// The voice's generation: unique for the engine's lifetime, never reused.
+  public let id: UInt64
+  let core: MixerCore?
+  private let rawState: Atomic<UInt8>
+  private let rawVolume: Atomic<UInt64>
+  private let rawPan: Atomic<UInt64>
+  private let rawGroupVolume = Atomic<UInt64>(Double(1).bitPattern)
+  private let rawChannel = Atomic<Int>(-1)
+
+  init(id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double) {
+    self.id = id
+    self.core = core
+    rawState = Atomic(state.rawValue)
+    rawVolume = Atomic(volume.bitPattern)
+    rawPan = Atomic(pan.bitPattern)
+  }
+
+  /// A voice that never played (suppressed, or without an engine); it still has its own id.
+  static func finished(id: UInt64) -> Voice {
+    Voice(id: id, core: nil, state: .finished, volume: 1, pan: 0)
+  }
+
+  /// The mixer channel the voice is on, or -1; written on the audio queue, where the channel
+  /// table checks that the channel still holds this voice before trusting it.
+  var channel: Int {
+    get { rawChannel.load(ordering: .relaxed) }
+    set { rawChannel.store(newValue, ordering: .relaxed) }
+  }
+
+  public var state: State { State(rawValue: rawState.load(ordering: .acquiring)) ?? .finished }
+
+  func setState(_ state: State) {
+    rawState.store(state.rawValue, ordering: .releasing)
+  }
+
+  /// True while the voice is starting or playing; false once it is paused or finished (as
+  /// `AVAudioPlayer.isPlaying`).
+  public var isPlaying: Bool { state == .pending || state == .playing }
+  /// True once the voice has ended for good: played out, stopped, stolen, rejected, suppressed
+  /// or failed. A paused voice is not finished.
+  public var isFinished: Bool { state == .finished }
+
+  /// This play's gain in 0...1 (multiplied with the sound's own volume).
+  public var volume: Double {
+    get { Double(bitPattern: rawVolume.load(ordering: .relaxed)) }
+    set {
+      rawVolume.store(min(max(newValue, 0), 1).bitPattern, ordering: .relaxed)
+      core?.updateGain(of: self)
+    }
+  }
+
+  /// This play's stereo position in -1 (left) ... 1 (right), added to the sound's own pan.
+  public var pan: Double {
+    get { Double(bitPattern: rawPan.load(ordering: .relaxed)) }
+    set {
+      rawPan.store(min(max(newValue, -1), 1).bitPattern, ordering: .relaxed)
+      core?.updateGain(of: self)
+    }
+  }
+
+  /// A further gain set by the node that started the voice (`Action.changeVolume(to:duration:)`).
+  var groupVolume: Double {
+    get { Double(bitPattern: rawGroupVolume.load(ordering: .relaxed)) }
+    set {
+      rawGroupVolume.store(max(newValue, 0).bitPattern, ordering: .relaxed)
+      core?.updateGain(of: self)
+    }
+  }
+
+  /// Stops the voice, ramping to silence over `fadeOut` seconds (at least the engine's de-click
+  /// time). Does nothing once the voice has finished.
+  public func stop(fadeOut: Double = 0) {
+    core?.stop(self, fadeOut: fadeOut)
+  }
+
+  /// Pauses the voice after a short ramp; ``resume()`` continues from where it paused.
+  public func pause() {
+    core?.pause(self)
+  }
+
+  /// Continues a paused voice, ramping back up.
+  public func resume() {
+    core?.resume(self)
+  }
+
+  public var description: String { "Voice#\(id)(\(state))" }
+
+  public static func == (lhs: Voice, rhs: Voice) -> Bool { lhs === rhs }
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,110 @@
+internal import CFoleySDL2
+internal import CFoleySDL2Mixer
+import FoleyAudio
+import FoleyRecording
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Opening and closing engines on real SDL: fallbacks without a device, sharing SDL with a host.
+@MainActor
+@Suite("Engine lifecycle (real SDL)", .serialized)
+struct EngineLifecycleTests {
+  @Test("with no usable device the engine runs silent on SDL's dummy driver and every API still works")
+  func silentFallback() throws {
+    try withEnvironment(["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": "/nonexistent-dir/out.raw"]) {
+      let engine = try AudioEngine(session: AudioSession())
+      defer { engine.close() }
+      #expect(engine.isSilent)
+      #expect(engine.deviceFormat.driver == "dummy")
+      let voice = engine.play(data: makeToneWAV(frequency: 440, duration: 0.05))
+      #expect(waitUntil { voice.isFinished })
+      #expect(engine.statistics.started == 1)
+    }
+  }
+
+  @Test("when a host (here a recorder) holds SDL audio, a failed device leaves its driver alone")
+  func fallbackKeepsOthersDevices() throws {
+    let input = temporaryFile("in.raw")
+    let take = temporaryFile("take.wav")
+    try makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false
+    )
+    .write(to: input)
+    defer {
+      try? FileManager.default.removeItem(at: input)
+      try? FileManager.default.removeItem(at: take)
+    }
+    try withEnvironment([
+      "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILEIN": input.path,
+      "SDL_DISKAUDIOFILE": "/nonexistent-dir/out.raw",
+    ]) {
+      let recorder = try AudioRecorder(url: take, session: nil)
+      try recorder.record()
+      #expect(waitUntil { recorder.currentTime > 0.1 })
+      let session = AudioSession()
+      let engine = try AudioEngine(session: session)
+      #expect(engine.isSilent && engine.deviceFormat.driver == "none")
+      #expect(session.state.inactiveReasons == [.deviceLost])
+      let before = recorder.currentTime
+      #expect(waitUntil { recorder.currentTime > before + 0.3 })  // the recorder's device kept going
+      engine.close()
+      #expect(session.isActive)  // closing cleared the reason the engine added
+      #expect(recorder.stop().error == nil)
+    }
+  }
+
+  @Test("a second engine cannot open while one is open; closing is idempotent")
+  func singleEngine() throws {
+    let engine = try AudioEngine(session: AudioSession())
+    #expect(throws: AudioEngineError.alreadyOpen) { try AudioEngine(session: AudioSession()) }
+    engine.close()
+    engine.close()
+    #expect(engine.isClosed)
+    let late = engine.play(data: makeToneWAV(frequency: 440, duration: 0.05))
+    engine.waitUntilIdle()
+    #expect(late.isFinished)
+    let again = try AudioEngine(session: AudioSession())
+    again.close()
+  }
+
+  @Test("a host that already opened SDL_mixer gets a clear error instead of a shared or closed mixer")
+  func hostOpenedMixer() throws {
+    #expect(SDL_InitSubSystem(SDL_INIT_AUDIO) == 0)
+    defer { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
+    #expect(Mix_OpenAudio(48_000, UInt16(AUDIO_S16LSB), 2, 512) == 0)
+    #expect(throws: AudioEngineError.mixerOpenedByHost) { try AudioEngine(session: AudioSession()) }
+    Mix_CloseAudio()
+    let engine = try AudioEngine(session: AudioSession())
+    engine.close()
+  }
+
+  @Test("absurd configuration values are refused at the API, naming the value")
+  func invalidConfiguration() throws {
+    var configuration = AudioConfiguration()
+    configuration.sampleRate = 1
+    #expect { try AudioEngine(configuration: configuration) } throws: { "\($0)".contains("sampleRate 1") }
+    configuration = AudioConfiguration()
+    configuration.maximumChannels = 1_000_000
+    #expect { try AudioEngine(configuration: configuration) } throws: { "\($0)".contains("maximumChannels") }
+    configuration = AudioConfiguration()
+    configuration.declickDuration = .infinity
+    #expect { try AudioEngine(configuration: configuration) } throws: { "\($0)".contains("declickDuration") }
+  }
+
+  @Test("user values that would trap on the audio queue are clamped: huge loops, infinite fades")
+  func extremeValuesAreClamped() throws {
+    let audio = try EmbeddedAudio()
+    let sound = try audio.engine.sound(data: makeToneWAV(frequency: 440, duration: 0.05))
+    let forever = audio.engine.play(sound, loops: Int.max)
+    audio.advance(seconds: 0.2)
+    #expect(forever.state == .playing)
+    forever.stop(fadeOut: .infinity)
+    let nan = audio.engine.play(sound, volume: .nan, pan: .infinity)
+    nan.stop(fadeOut: .nan)
+    audio.advance(seconds: 0.1)
+    #expect(nan.isFinished)
+    #expect(nan.volume == 1 && nan.pan == 1)
+  }
+}

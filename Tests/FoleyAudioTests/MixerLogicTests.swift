@@ -1,0 +1,221 @@
+import FoleyAudio
+import FoleyScene
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// The engine's logic on the embedded mixer: time advances only when the test mixes frames, so
+/// every count and every sample position below is exact, whatever the machine is doing.
+@MainActor
+@Suite("Mixer logic (embedded mixer)")
+struct MixerLogicTests {
+  @Test("the same Data played 1,000 times decodes once; at the cap the oldest voices are stolen")
+  func decodeOnce() throws {
+    let audio = try EmbeddedAudio()
+    let tone = makeToneWAV(frequency: 330, duration: 0.05)
+    for _ in 0..<1_000 { audio.engine.play(data: tone) }
+    audio.engine.waitUntilIdle()
+    let stats = audio.engine.statistics
+    #expect(stats.decodes == 1)
+    #expect(stats.requested == 1_000)
+    #expect(stats.started == 1_000)
+    #expect(stats.stolen == 1_000 - 256)
+    #expect(stats.peakVoices == 256)
+  }
+
+  @Test(
+    "at the cap, reject refuses and steal-oldest steals", arguments: [ChannelPolicy.reject, .stealOldest])
+  func policyAtCap(policy: ChannelPolicy) throws {
+    var configuration = AudioConfiguration()
+    configuration.maximumChannels = 4
+    let audio = try EmbeddedAudio(configuration: configuration)
+    var settings = SoundSettings()
+    settings.policy = policy
+    let sound = try Sound(
+      data: makeToneWAV(frequency: 220, duration: 2), name: "hum", engine: audio.engine, settings: settings)
+    let voices = (0..<10).map { _ in audio.engine.play(sound) }
+    audio.engine.waitUntilIdle()
+    let stats = audio.engine.statistics
+    #expect(stats.activeVoices == 4)
+    if policy == .reject {
+      #expect(stats.started == 4 && stats.rejected == 6)
+      #expect(voices.prefix(4).allSatisfy { $0.state == .playing })
+      #expect(voices.suffix(6).allSatisfy { $0.isFinished })
+    } else {
+      #expect(stats.started == 10 && stats.stolen == 6)
+      #expect(voices.prefix(6).allSatisfy { $0.isFinished })
+      #expect(voices.suffix(4).allSatisfy { $0.state == .playing })
+    }
+  }
+
+  @Test("steal-lowest-priority takes a voice only from a lower priority")
+  func lowestPriority() throws {
+    var configuration = AudioConfiguration()
+    configuration.maximumChannels = 2
+    let audio = try EmbeddedAudio(configuration: configuration)
+    var low = SoundSettings()
+    low.priority = 1
+    var high = SoundSettings()
+    high.priority = 5
+    high.policy = .stealLowestPriority
+    let tone = makeToneWAV(frequency: 110, duration: 2)
+    let ambience = try Sound(data: tone, name: "amb", engine: audio.engine, settings: low)
+    let alarm = try Sound(data: tone, name: "alarm", engine: audio.engine, settings: high)
+    let first = audio.engine.play(ambience)
+    let second = audio.engine.play(alarm)
+    let third = audio.engine.play(alarm)  // steals the ambience
+    let fourth = audio.engine.play(alarm)  // nothing below priority 5 left: rejected
+    audio.engine.waitUntilIdle()
+    #expect(first.isFinished)
+    #expect(second.state == .playing && third.state == .playing)
+    #expect(fourth.isFinished)
+    #expect(audio.engine.statistics.stolen == 1 && audio.engine.statistics.rejected == 1)
+  }
+
+  @Test("maximumInstances and minimumInterval stop 1,000 triggers in one frame from taking 1,000 channels")
+  func spamLimits() throws {
+    let audio = try EmbeddedAudio()
+    var limited = SoundSettings()
+    limited.maximumInstances = 3
+    limited.policy = .reject
+    let click = try Sound(
+      data: makeToneWAV(frequency: 1000, duration: 1), name: "click", engine: audio.engine, settings: limited)
+    for _ in 0..<1_000 { audio.engine.play(click) }
+    audio.engine.waitUntilIdle()
+    #expect(audio.engine.statistics.activeVoices == 3)
+    #expect(audio.engine.statistics.rejected == 997)
+
+    var spaced = SoundSettings()
+    spaced.minimumInterval = 0.1
+    let thud = try Sound(
+      data: makeToneWAV(frequency: 60, duration: 1), name: "thud", engine: audio.engine, settings: spaced)
+    for _ in 0..<1_000 { audio.engine.play(thud) }
+    audio.engine.waitUntilIdle()
+    #expect(audio.engine.statistics.activeVoices == 4)
+    #expect(audio.engine.statistics.rejected == 997 + 999)
+    // The interval is measured on the mixer's clock: 0.1 s later the sound may start again.
+    audio.advance(seconds: 0.05)
+    audio.engine.play(thud)
+    audio.engine.waitUntilIdle()
+    #expect(audio.engine.statistics.rejected == 997 + 1_000)
+    audio.advance(seconds: 0.06)
+    let later = audio.engine.play(thud)
+    audio.engine.waitUntilIdle()
+    #expect(later.state == .playing)
+  }
+
+  @Test("a stale voice handle never touches the play that reused its channel")
+  func staleHandles() throws {
+    var configuration = AudioConfiguration()
+    configuration.initialChannels = 1
+    configuration.maximumChannels = 1
+    let audio = try EmbeddedAudio(configuration: configuration)
+    let sound = try audio.engine.sound(data: makeToneWAV(frequency: 440, duration: 2), name: "tone")
+    let old = audio.engine.play(sound)
+    audio.advance(seconds: 0.02)
+    old.stop()
+    audio.advance(seconds: 0.02)  // the ramp ends and the channel comes free
+    let fresh = audio.engine.play(sound)
+    audio.engine.waitUntilIdle()
+    #expect(fresh.state == .playing)
+    old.stop()
+    old.pause()
+    old.volume = 0
+    audio.advance(seconds: 0.05)
+    #expect(fresh.state == .playing)
+    #expect(old.isFinished)
+    #expect(audio.engine.statistics.activeVoices == 1)
+    #expect(audio.left.peak(in: (audio.frames - 480)..<audio.frames) > 0.4)
+  }
+
+  @Test("waitForCompletion finishes the action at the first update after the sound ends")
+  func waitForCompletion() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let node = Node()
+    scene.addChild(node)
+    var finishedAtFrame: Int?
+    node.run(.playSound(data: makeToneWAV(frequency: 440, duration: 0.25), waitForCompletion: true)) {
+      finishedAtFrame = audio.frames
+    }
+    #expect(audio.advance(until: { finishedAtFrame != nil }, stepping: scene))
+    let frame = try #require(finishedAtFrame)
+    // The sound is 12,000 frames; the action ends at the next update after the mix reports it.
+    #expect(frame >= 12_000)
+    #expect(frame <= 12_000 + 2 * 800 + 512)
+  }
+
+  @Test("a stop ramps the gain down over the de-click time, sample by sample, then the voice is gone")
+  func stopIsRamped() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let voice = audio.engine.play(
+      try audio.engine.sound(data: makeToneWAV(frequency: 0, duration: 2, amplitude: 0.5)))
+    audio.advance(seconds: 0.1)
+    let stopFrame = audio.frames
+    voice.stop()
+    audio.advance(seconds: 0.05)
+    let left = audio.left
+    #expect(abs(left[stopFrame - 1] - 0.5) < 0.001)
+    // 5 ms at 48 kHz: 240 frames from full level to silence, never more than 1/240 a frame.
+    #expect(left[stopFrame + 239] > 0 && left[stopFrame + 240] == 0)
+    #expect(left.largestStep <= 0.5 / 240 + 1e-5)
+    #expect(voice.isFinished)
+    #expect(audio.engine.statistics.activeVoices == 0)
+    #expect(audio.engine.voiceCensus() == VoiceCensus())
+  }
+
+  @Test("pause and resume keep the sound where it was, click-free; the skip is under one buffer")
+  func pauseResume() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let ramp = makeRampWAV(from: 2_000, to: 30_000, duration: 1.0)
+    let voice = audio.engine.play(try audio.engine.sound(data: ramp))
+    audio.advance(seconds: 0.2)
+    voice.pause()
+    audio.advance(seconds: 0.2)
+    #expect(voice.state == .paused && !voice.isPlaying && !voice.isFinished)
+    voice.resume()
+    #expect(audio.advance(until: { voice.isFinished }))
+    let segments = audio.left.segments(minimumGap: 4_800)
+    try #require(segments.count == 2, "\(segments)")
+    // Every frame of the sound was heard once, except at most one device buffer at the pause.
+    let skipped = 48_000 - (segments[0].count + segments[1].count)
+    #expect(skipped >= 0 && skipped < 512)
+    // No click at the pause or the resume (the sound's own end, a cut to silence, is left out).
+    #expect(audio.left.largestStep(in: 0..<(segments[1].upperBound - 1)) < 0.005)
+  }
+
+  @Test("an idle engine does nothing: no wake, no timer, until something plays")
+  func idleEngineSleeps() throws {
+    let audio = try EmbeddedAudio()
+    audio.advance(seconds: 5)
+    #expect(audio.mixer.servicesRun == 0)
+    #expect(audio.mixer.scheduledDeadline == nil)
+    let voice = audio.engine.play(try audio.engine.sound(data: makeToneWAV(frequency: 440, duration: 0.1)))
+    voice.stop()
+    audio.engine.waitUntilIdle()
+    #expect(audio.mixer.scheduledDeadline != nil)  // a ramp is under way: one fallback wake
+    audio.advance(seconds: 1)
+    let services = audio.mixer.servicesRun
+    #expect(services > 0)
+    #expect(audio.mixer.scheduledDeadline == nil)
+    audio.advance(seconds: 5)
+    #expect(audio.mixer.servicesRun == services)
+  }
+
+  @Test(
+    "bad bytes played by actions are counted failures, decoded (and logged) once, and never stall a sequence")
+  func badBytesInActions() throws {
+    let audio = try EmbeddedAudio()
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let node = Node()
+    scene.addChild(node)
+    let log = EventLog()
+    let garbage = Data(repeating: 0x5A, count: 4_096)
+    node.run(.repeat(.playSound(data: garbage, waitForCompletion: true), count: 50)) { log.append("done") }
+    #expect(audio.advance(until: { log.entries == ["done"] }, stepping: scene))
+    #expect(audio.engine.statistics.failed == 50)
+    #expect(audio.engine.statistics.decodes == 1)
+  }
+}

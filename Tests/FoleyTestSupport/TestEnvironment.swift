@@ -1,0 +1,30 @@
+public import Foundation
+
+/// Runs `body` with environment variables set, then restores them. SDL reads its driver choice
+/// from the environment, which outranks hints.
+public func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
+  var saved: [String: String?] = [:]
+  for (name, value) in values {
+    saved[name] = getenv(name).map { String(cString: $0) }
+    if let value { setenv(name, value, 1) } else { unsetenv(name) }
+  }
+  defer {
+    for (name, value) in saved {
+      if let value { setenv(name, value, 1) } else { unsetenv(name) }
+    }
+  }
+  return try body()
+}
+
+/// A fresh path in the temporary directory (nothing is created).
+public func temporaryFile(_ name: String) -> URL {
+  FileManager.default.temporaryDirectory.appendingPathComponent("foley-\(UUID().uuidString)-\(name)")
+}
+
+/// Records the order of events in a test; a class so blocks can append to it.
+@MainActor
+public final class EventLog {
+  public var entries: [String] = []
+  public init() {}
+  public func append(_ entry: String) { entries.append(entry) }
+}
