@@ -3,22 +3,22 @@ public import Foundation
 extension Action {
   /// Fades the node's alpha to 1.
   public static func fadeIn(withDuration duration: TimeInterval) -> Action {
-    Action(kind: .fadeAlphaTo(1, reverse: 0), duration: duration)
+    Action(kind: .change(.fadeAlphaTo(1, reverse: 0)), duration: duration)
   }
 
   /// Fades the node's alpha to 0.
   public static func fadeOut(withDuration duration: TimeInterval) -> Action {
-    Action(kind: .fadeAlphaTo(0, reverse: 1), duration: duration)
+    Action(kind: .change(.fadeAlphaTo(0, reverse: 1)), duration: duration)
   }
 
   /// Fades the node's alpha to `alpha`.
   public static func fadeAlpha(to alpha: Double, duration: TimeInterval) -> Action {
-    Action(kind: .fadeAlphaTo(alpha, reverse: nil), duration: duration)
+    Action(kind: .change(.fadeAlphaTo(alpha, reverse: nil)), duration: duration)
   }
 
   /// Changes the node's alpha by `delta` (relative).
   public static func fadeAlpha(by delta: Double, duration: TimeInterval) -> Action {
-    Action(kind: .fadeAlphaBy(delta), duration: duration)
+    Action(kind: .change(.fadeAlphaBy(delta)), duration: duration)
   }
 
   /// Hides the node at once.
@@ -38,11 +38,11 @@ extension Action {
 
   /// Changes the node's `speed` by `delta` (relative).
   public static func speed(by delta: Double, duration: TimeInterval) -> Action {
-    Action(kind: .speedBy(delta), duration: duration)
+    Action(kind: .change(.speedBy(delta)), duration: duration)
   }
 
   /// Changes the node's `speed` to `speed`.
   public static func speed(to speed: Double, duration: TimeInterval) -> Action {
-    Action(kind: .speedTo(speed), duration: duration)
+    Action(kind: .change(.speedTo(speed)), duration: duration)
   }
 }

@@ -53,7 +53,7 @@ extension Action {
     withDuration duration: TimeInterval,
     actionBlock block: @escaping @MainActor @Sendable (Node, TimeInterval) -> Void
   ) -> Action {
-    Action(kind: .custom(block), duration: duration)
+    Action(kind: .change(.custom(block)), duration: duration)
   }
 
   /// An action whose running is supplied by another module through ``ActionBehavior``.

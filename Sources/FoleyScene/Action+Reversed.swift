@@ -12,23 +12,13 @@ extension Action {
       reversedKind = .group(actions.map { $0.reversed() })
     case .repeating(let action, let count):
       reversedKind = .repeating(action.reversed(), count: count)
-    case .moveBy(let delta):
-      reversedKind = .moveBy(-delta)
-    case .rotateBy(let radians):
-      reversedKind = .rotateBy(-radians)
-    case .scaleBy(let x, let y):
-      reversedKind = .scaleBy(x: x == 0 ? 0 : 1 / x, y: y == 0 ? 0 : 1 / y)
-    case .fadeAlphaBy(let delta):
-      reversedKind = .fadeAlphaBy(-delta)
-    case .fadeAlphaTo(let alpha, let reverse):
-      reversedKind = reverse.map { .fadeAlphaTo($0, reverse: alpha) } ?? kind
+    case .change(let change):
+      reversedKind = .change(change.reversed)
     case .setHidden(let hidden):
       reversedKind = .setHidden(!hidden)
-    case .speedBy(let delta):
-      reversedKind = .speedBy(-delta)
     case .behavior(let behavior):
       reversedKind = .behavior(behavior.reversed())
-    case .wait, .run, .runOnChild, .moveTo, .rotateTo, .scaleTo, .removeFromParent, .custom, .speedTo:
+    case .wait, .run, .runOnChild, .removeFromParent:
       reversedKind = kind
     }
     var result = Action(copying: self, kind: reversedKind)

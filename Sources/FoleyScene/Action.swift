@@ -59,19 +59,10 @@ public struct Action: Sendable {
     case wait(range: TimeInterval)
     case run(@MainActor @Sendable () -> Void)
     case runOnChild(Action, name: String)
-    case moveBy(Vector)
-    case moveTo(x: Double?, y: Double?)
-    case rotateBy(Double)
-    case rotateTo(Double)
-    case scaleBy(x: Double, y: Double)
-    case scaleTo(x: Double?, y: Double?)
-    case fadeAlphaBy(Double)
-    case fadeAlphaTo(Double, reverse: Double?)
+    /// A node property changed over the duration.
+    case change(PropertyChange)
     case setHidden(Bool)
     case removeFromParent
-    case custom(@MainActor @Sendable (Node, TimeInterval) -> Void)
-    case speedBy(Double)
-    case speedTo(Double)
     case behavior(any ActionBehavior)
   }
 }

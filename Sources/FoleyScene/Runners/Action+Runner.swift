@@ -30,28 +30,8 @@ extension Action {
       return wrapSpeed(InstantRunner { node in node.isHidden = hidden })
     case .removeFromParent:
       return wrapSpeed(InstantRunner { node in node.removeFromParent() })
-    case .moveBy(let delta):
-      return wrapSpeed(IntervalRunner(.moveBy(delta), duration: duration, curve: curve))
-    case .moveTo(let x, let y):
-      return wrapSpeed(IntervalRunner(.moveTo(x: x, y: y), duration: duration, curve: curve))
-    case .rotateBy(let radians):
-      return wrapSpeed(IntervalRunner(.rotateBy(radians), duration: duration, curve: curve))
-    case .rotateTo(let radians):
-      return wrapSpeed(IntervalRunner(.rotateTo(radians), duration: duration, curve: curve))
-    case .scaleBy(let x, let y):
-      return wrapSpeed(IntervalRunner(.scaleBy(x: x, y: y), duration: duration, curve: curve))
-    case .scaleTo(let x, let y):
-      return wrapSpeed(IntervalRunner(.scaleTo(x: x, y: y), duration: duration, curve: curve))
-    case .fadeAlphaBy(let delta):
-      return wrapSpeed(IntervalRunner(.fadeAlphaBy(delta), duration: duration, curve: curve))
-    case .fadeAlphaTo(let alpha, _):
-      return wrapSpeed(IntervalRunner(.fadeAlphaTo(alpha), duration: duration, curve: curve))
-    case .speedBy(let delta):
-      return wrapSpeed(IntervalRunner(.speedBy(delta), duration: duration, curve: curve))
-    case .speedTo(let speed):
-      return wrapSpeed(IntervalRunner(.speedTo(speed), duration: duration, curve: curve))
-    case .custom(let block):
-      return wrapSpeed(IntervalRunner(.custom(block), duration: duration, curve: curve))
+    case .change(let change):
+      return wrapSpeed(IntervalRunner(change, duration: duration, curve: curve))
     }
     // Containers and behaviors: a timing curve or an overridden duration remaps the time their
     // parts see.

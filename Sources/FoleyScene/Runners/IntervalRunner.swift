@@ -7,21 +7,7 @@ import Foundation
 /// starting value on their first step and interpolate from it.
 @MainActor
 final class IntervalRunner: ActionRunner {
-  enum Effect {
-    case moveBy(Vector)
-    case moveTo(x: Double?, y: Double?)
-    case rotateBy(Double)
-    case rotateTo(Double)
-    case scaleBy(x: Double, y: Double)
-    case scaleTo(x: Double?, y: Double?)
-    case fadeAlphaBy(Double)
-    case fadeAlphaTo(Double)
-    case speedBy(Double)
-    case speedTo(Double)
-    case custom(@MainActor @Sendable (Node, TimeInterval) -> Void)
-  }
-
-  private let effect: Effect
+  private let effect: PropertyChange
   private let duration: TimeInterval
   private let curve: ActionTimingFunction?
   private var elapsed: TimeInterval = 0
@@ -32,7 +18,7 @@ final class IntervalRunner: ActionRunner {
   private var startA: Double = 0
   private var startB: Double = 0
 
-  init(_ effect: Effect, duration: TimeInterval, curve: ActionTimingFunction?) {
+  init(_ effect: PropertyChange, duration: TimeInterval, curve: ActionTimingFunction?) {
     self.effect = effect
     self.duration = duration
     self.curve = curve
@@ -84,7 +70,7 @@ final class IntervalRunner: ActionRunner {
       if let y { node.yScale = startB + (y - startB) * progress }
     case .fadeAlphaBy(let delta):
       node.alpha += delta * step
-    case .fadeAlphaTo(let alpha):
+    case .fadeAlphaTo(let alpha, _):
       node.alpha = startA + (alpha - startA) * progress
     case .speedBy(let delta):
       node.speed += delta * step
