@@ -307,7 +307,8 @@ final class DemoGame {
       x: 10, y: 26, color: white)
     canvas.drawText(
       "\(engine.deviceFormat.driver) \(engine.deviceFormat.sampleRate) HZ  AMBIENCE \(ambience == nil ? "OFF" : "ON")  "
-        + policyNote, x: 10, y: 42, scale: 1, color: dim)
+        + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels) + policyNote,
+      x: 10, y: 42, scale: 1, color: dim)
     if let recorder {
       let level = recorder.averagePower(forChannel: 0)
       let width = Int32((max(-60, level) + 60) / 60 * 200)

@@ -3,9 +3,12 @@
 # says what it did. Needs root (or sudo) for apt-get; Debian/Ubuntu only.
 set -euo pipefail
 
-# Build and test needs: SDL2 and SDL_mixer headers, pkg-config to find them.
+# Build and test needs: SDL2 and SDL_mixer headers, the decoders' headers (libvorbisfile,
+# libopusfile, libFLAC, libmpg123; SDL_mixer pulls them in too, but Foley links them itself),
+# pkg-config to find them, git and CA certificates for SwiftPM to fetch dependencies.
 # sox regenerates Assets/ (Scripts/make-assets.sh); the committed assets do not need it.
-packages=(pkg-config libsdl2-dev libsdl2-mixer-dev)
+packages=(pkg-config libsdl2-dev libsdl2-mixer-dev libvorbis-dev libopusfile-dev libflac-dev libmpg123-dev
+  git ca-certificates)
 # FOLEY_EXTRA_PACKAGES: more packages, space-separated (bench.sh adds pygame for its baseline).
 read -r -a extra <<<"${FOLEY_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")
@@ -29,8 +32,9 @@ else
   fi
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null; then sudo="sudo"; else
-      say "missing ${missing[*]}; run this script as root to install them" >&2
+    # -n: never stop to ask for a password in a script; say what to do instead.
+    if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+      say "missing ${missing[*]}; run this script as root (or with password-less sudo) to install them" >&2
       exit 1
     fi
   fi

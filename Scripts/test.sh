@@ -10,6 +10,7 @@ export SDL_AUDIODRIVER="${SDL_AUDIODRIVER:-dummy}"
 export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-dummy}"
 echo "test: SDL_AUDIODRIVER=$SDL_AUDIODRIVER SDL_VIDEODRIVER=$SDL_VIDEODRIVER"
 
-swift build --build-tests "$@"
-# Every suite is Swift Testing; XCTest would only add an "Executed 0 tests" line.
+swift build --build-tests
+# Every suite is Swift Testing; XCTest would only add an "Executed 0 tests" line. Arguments
+# (--filter, --parallel, ...) are swift test's.
 swift test --skip-build --disable-xctest "$@"

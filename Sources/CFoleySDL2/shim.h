@@ -9,7 +9,6 @@ static inline Uint16 CFoleySDL2_AUDIO_S16SYS(void) { return AUDIO_S16SYS; }
 static inline Uint16 CFoleySDL2_AUDIO_F32SYS(void) { return AUDIO_F32SYS; }
 static inline int CFoleySDL2_AUDIO_ISFLOAT(SDL_AudioFormat format) { return SDL_AUDIO_ISFLOAT(format) ? 1 : 0; }
 static inline int CFoleySDL2_WINDOWPOS_CENTERED(void) { return (int)SDL_WINDOWPOS_CENTERED; }
-static inline SDL_RWops *CFoleySDL2_RWFromConstMem(const void *mem, int size) { return SDL_RWFromConstMem(mem, size); }
 static inline int CFoleySDL2_SaveBMP(SDL_Surface *surface, const char *file) { return SDL_SaveBMP(surface, file); }
 
 #endif
