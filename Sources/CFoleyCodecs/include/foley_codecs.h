@@ -35,6 +35,11 @@ typedef enum {
   FOLEY_ERR_CORRUPT = 3,
   FOLEY_ERR_IO = 4,
   FOLEY_ERR_NOMEM = 5,
+  FOLEY_ERR_TOO_LONG = 6,
+  FOLEY_ERR_NO_SAMPLES = 7,
+  FOLEY_ERR_CRASHED = 8,    // the isolated decoder died on a signal
+  FOLEY_ERR_TIMED_OUT = 9,  // the isolated decoder ran past its time and was killed
+  FOLEY_ERR_ISOLATION = 10, // the child process could not be started
 } foley_status;
 
 typedef struct {
@@ -77,6 +82,47 @@ const char *foley_source_error(const foley_source *source);
 int foley_source_tag(foley_source *source, const char *key, char *out, size_t out_size);
 
 void foley_source_close(foley_source *source);
+
+// --- Whole-sound decoding ---------------------------------------------------------------------
+
+// The format a whole decode converts to.
+typedef struct {
+  int sample_rate;
+  int channels;
+  int is_float;  // 1: float32, 0: signed 16-bit, native byte order
+} foley_target;
+
+typedef struct {
+  int status;         // foley_status
+  int signal;         // with FOLEY_ERR_CRASHED, the signal that ended the decoder
+  foley_info info;    // what the source declared
+  int64_t frames;     // frames written to the output, in the target format
+  char message[256];  // why it failed, NUL-terminated
+  char title[256];
+  char artist[256];
+  char album[256];
+} foley_decode_result;
+
+// The bytes a whole decode of at most `max_seconds` can produce in `target` (an upper bound).
+size_t foley_decode_capacity(const foley_target *target, double max_seconds);
+
+// Decodes `bytes` whole into `out` (`capacity` bytes), converted to `target` with SDL's resampler.
+// The declared rate and length are checked before anything is decoded; more than `max_seconds` of
+// audio is FOLEY_ERR_TOO_LONG. Returns the status (also in result->status).
+int foley_decode_whole(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                       void *out, size_t capacity, foley_decode_result *result);
+
+// The same in a child process, so a decoder that crashes, hangs or runs away with memory cannot
+// take the caller down: the child may add at most `memory_limit` bytes of address space and is
+// killed after `timeout_ms`. `out` and `result` must be shared with the child: allocate them with
+// foley_shared_alloc. Returns the status (also in result->status).
+int foley_decode_isolated(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                          int timeout_ms, size_t memory_limit, void *out, size_t capacity,
+                          foley_decode_result *result);
+
+// Memory that a forked child writes and the parent reads (anonymous, shared, committed lazily).
+void *foley_shared_alloc(size_t size);
+void foley_shared_free(void *memory, size_t size);
 
 #ifdef __cplusplus
 }

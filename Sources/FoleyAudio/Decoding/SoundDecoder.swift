@@ -1,187 +1,119 @@
 internal import CFoleyCodecs
 internal import CFoleySDL2
-import FoleySession
 import Foundation
 
-/// Decodes whole sounds: sniffs the format, checks what the header declares before decoding
-/// anything (sample rate, channels, length against ``maximumDuration``), decodes with the
-/// format's own library, and converts to the mix's format with SDL's resampler.
+/// Decodes whole sounds into the mix's format: sniffs the format, checks what the header declares
+/// before decoding anything (sample rate, channels, length against ``maximumDuration``), decodes
+/// with the format's own library and converts with SDL's resampler (`foley_decode_whole`).
 ///
-/// It never touches SDL_mixer (whose loader holds the audio lock while it decodes), so decoding
-/// never stalls the output.
+/// By default the decode runs in a child process (`foley_decode_isolated`): a decoder that
+/// crashes on hostile bytes, hangs, or runs away with memory ends only the child, and the caller
+/// gets a ``SoundError`` (`.decoderCrashed`, `.decoderTimedOut`). It never touches SDL_mixer, whose
+/// loader holds the audio lock while it decodes, so decoding never stalls the output.
 struct SoundDecoder: Sendable {
   let format: AudioDeviceFormat
   /// The longest sound decoded whole, in seconds.
   let maximumDuration: Double
-
-  /// Sample rates a file may declare; anything else is a corrupt or hostile header.
-  static let sampleRates = 1_000...384_000
+  /// Whether decoding runs in a child process.
+  let isolated: Bool
+  /// How long an isolated decode may take before it is stopped.
+  let timeout: Double
+  /// Address space an isolated decoder may add to what it inherits.
+  static let childMemoryLimit = 512 << 20
 
   func decode(_ data: Data, name: String) throws(SoundError) -> DecodedSamples {
     guard !data.isEmpty else { throw SoundError(.empty, asset: name) }
-    let result = data.withUnsafeBytes { bytes -> Result<DecodedSamples, SoundError> in
-      var info = foley_info()
-      var status: Int32 = 0
-      var message = [CChar](repeating: 0, count: 256)
-      guard
-        let source = foley_source_open_memory(
-          bytes.baseAddress, bytes.count, &info, &status, &message, message.count)
-      else {
-        let text = String(nulTerminated: message)
-        let code: SoundError.Code =
-          status == Int32(FOLEY_ERR_UNSUPPORTED.rawValue) ? .unsupportedFormat : .undecodable
-        return .failure(SoundError(code, asset: name, message: text))
-      }
-      defer { foley_source_close(source) }
-      return Result { () throws(SoundError) in
-        try decode(source, info: info, inputBytes: bytes.count, name: name)
-      }
+    var target = foley_target(
+      sample_rate: Int32(format.sampleRate), channels: Int32(format.channels),
+      is_float: format.sampleFormat == .float32 ? 1 : 0)
+    let capacity = foley_decode_capacity(&target, maximumDuration)
+    let (status, result, samples) =
+      isolated ? decodeInChild(data, &target, capacity) : decodeHere(data, &target, capacity)
+    guard status == FOLEY_OK.rawValue, let samples else {
+      throw SoundError(Self.code(for: status), asset: name, message: Self.string(result.message))
     }
-    return try result.get()
-  }
-
-  private func decode(
-    _ source: OpaquePointer, info: foley_info, inputBytes: Int, name: String
-  ) throws(SoundError) -> DecodedSamples {
-    let rate = Int(info.sample_rate)
-    let channels = Int(info.channels)
-    guard Self.sampleRates.contains(rate) else {
-      throw SoundError(.undecodable, asset: name, message: "the header declares \(rate) Hz")
-    }
-    let frameLimit = Int(maximumDuration * Double(rate))
-    if info.frames >= 0, Int(info.frames) > frameLimit {
-      throw SoundError(
-        .tooLong, asset: name,
-        message: String(
-          format: "%.1f s declared, %.1f s is the limit (AudioConfiguration.maximumSoundDuration)",
-          Double(info.frames) / Double(rate), maximumDuration))
-    }
-    let converter = try SampleConverter(from: rate, channels: channels, to: format, name: name)
-    let chunkFrames = 8_192
-    var input = [Float](repeating: 0, count: chunkFrames * channels)
-    var decoded = 0
-    while true {
-      let got = input.withUnsafeMutableBufferPointer { buffer in
-        Int(foley_source_read(source, buffer.baseAddress, Int64(chunkFrames)))
-      }
-      if got < 0 {
-        // A stream that breaks after some audio keeps what came before (as players do); one that
-        // yields nothing at all is not a sound.
-        if decoded > 0 { break }
-        throw SoundError(.undecodable, asset: name, message: String(cString: foley_source_error(source)))
-      }
-      if got == 0 { break }
-      decoded += got
-      guard decoded <= frameLimit else {
-        throw SoundError(
-          .tooLong, asset: name,
-          message: String(
-            format: "longer than %.1f s (AudioConfiguration.maximumSoundDuration)", maximumDuration))
-      }
-      try converter.put(input, frames: got)
-    }
-    guard decoded > 0 else { throw SoundError(.noSamples, asset: name) }
+    let info = result.info
     let description = SourceDescription(
-      format: String(cString: foley_format_name(info.format)), sampleRate: rate, channels: channels,
-      loopStart: info.loop_start >= 0 ? Int(info.loop_start) : nil,
-      loopEnd: info.loop_end >= 0 ? Int(info.loop_end) : nil,
-      title: Self.tag("TITLE", of: source), artist: Self.tag("ARTIST", of: source),
-      album: Self.tag("ALBUM", of: source))
-    // SDL's resampler pads its output when flushed; the sound is exactly as long as the source.
-    let frames = Int((Double(decoded) * Double(format.sampleRate) / Double(rate)).rounded())
-    return try converter.finish(source: description, frames: frames)
+      format: String(cString: foley_format_name(info.format)), sampleRate: Int(info.sample_rate),
+      channels: Int(info.channels), loopStart: info.loop_start >= 0 ? Int(info.loop_start) : nil,
+      loopEnd: info.loop_end >= 0 ? Int(info.loop_end) : nil, title: Self.tag(result.title),
+      artist: Self.tag(result.artist), album: Self.tag(result.album))
+    let frames = Int(result.frames)
+    return DecodedSamples(
+      bytes: samples, byteCount: frames * format.bytesPerFrame, frames: frames, source: description)
   }
 
-  static func tag(_ key: String, of source: OpaquePointer) -> String? {
-    var value = [CChar](repeating: 0, count: 1_025)
-    guard foley_source_tag(source, key, &value, value.count) >= 0 else { return nil }
-    return String(nulTerminated: value)
-  }
-}
-
-/// SDL's audio stream, from a decoder's float frames to the mix's rate, channels and format,
-/// collected into one `SDL_malloc` buffer.
-final class SampleConverter {
-  private let stream: OpaquePointer
-  private let target: AudioDeviceFormat
-  private let name: String
-  private var output: UnsafeMutableRawPointer?
-  private var capacity = 0
-  private var length = 0
-  private let inputChannels: Int
-
-  init(from rate: Int, channels: Int, to target: AudioDeviceFormat, name: String) throws(SoundError) {
-    let targetFormat = target.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
-    guard
-      let stream = SDL_NewAudioStream(
-        CFoleySDL2_AUDIO_F32SYS(), UInt8(channels), Int32(rate), targetFormat, UInt8(target.channels),
-        Int32(target.sampleRate))
-    else {
-      let error = SDLError.fromSDL("SDL_NewAudioStream")
-      throw SoundError(
-        .unsupportedFormat, asset: name,
-        message: "cannot convert \(channels) channels at \(rate) Hz: \(error.message)")
+  private func decodeHere(
+    _ data: Data, _ target: inout foley_target, _ capacity: Int
+  ) -> (UInt32, foley_decode_result, UnsafeMutableRawPointer?) {
+    var result = foley_decode_result()
+    guard let output = SDL_malloc(capacity) else { return (FOLEY_ERR_NOMEM.rawValue, result, nil) }
+    let status = data.withUnsafeBytes { bytes in
+      foley_decode_whole(bytes.baseAddress, bytes.count, &target, maximumDuration, output, capacity, &result)
     }
-    self.stream = stream
-    self.target = target
-    self.name = name
-    self.inputChannels = channels
-  }
-
-  deinit {
-    SDL_FreeAudioStream(stream)
-    if let output { SDL_free(output) }
-  }
-
-  func put(_ samples: [Float], frames: Int) throws(SoundError) {
-    let accepted = samples.withUnsafeBytes { bytes in
-      SDL_AudioStreamPut(stream, bytes.baseAddress, Int32(frames * inputChannels * 4))
+    guard status == Int32(FOLEY_OK.rawValue) else {
+      SDL_free(output)
+      return (UInt32(status), result, nil)
     }
-    guard accepted == 0 else { throw conversionError("SDL_AudioStreamPut") }
-    try collect()
+    // The output was sized for the longest sound allowed; keep what was used.
+    let used = Int(result.frames) * format.bytesPerFrame
+    return (FOLEY_OK.rawValue, result, SDL_realloc(output, used) ?? output)
   }
 
-  func finish(source: SourceDescription, frames: Int) throws(SoundError) -> DecodedSamples {
-    // The resampler holds back the last few milliseconds until more input follows: feed it
-    // silence, then keep exactly the source's length.
-    try put([Float](repeating: 0, count: 4_096 * inputChannels), frames: 4_096)
-    guard SDL_AudioStreamFlush(stream) == 0 else { throw conversionError("SDL_AudioStreamFlush") }
-    try collect()
-    let frameBytes = target.bytesPerFrame
-    length = min(length - length % frameBytes, frames * frameBytes)
-    guard length > 0, let bytes = output else { throw SoundError(.noSamples, asset: name) }
-    output = nil
-    return DecodedSamples(bytes: bytes, byteCount: length, frames: length / frameBytes, source: source)
+  private func decodeInChild(
+    _ data: Data, _ target: inout foley_target, _ capacity: Int
+  ) -> (UInt32, foley_decode_result, UnsafeMutableRawPointer?) {
+    let header = (MemoryLayout<foley_decode_result>.size + 63) & ~63
+    let size = header + capacity
+    guard let shared = foley_shared_alloc(size) else {
+      var result = foley_decode_result()
+      Self.setMessage(&result, "cannot map memory for the decoder")
+      return (FOLEY_ERR_ISOLATION.rawValue, result, nil)
+    }
+    defer { foley_shared_free(shared, size) }
+    let report = shared.bindMemory(to: foley_decode_result.self, capacity: 1)
+    let output = shared + header
+    let status = data.withUnsafeBytes { bytes in
+      foley_decode_isolated(
+        bytes.baseAddress, bytes.count, &target, maximumDuration, Int32(timeout * 1_000),
+        Self.childMemoryLimit,
+        output, capacity, report)
+    }
+    let result = report.pointee
+    guard status == Int32(FOLEY_OK.rawValue) else { return (UInt32(status), result, nil) }
+    let used = Int(result.frames) * format.bytesPerFrame
+    guard let samples = SDL_malloc(used) else { return (FOLEY_ERR_NOMEM.rawValue, result, nil) }
+    samples.copyMemory(from: output, byteCount: used)
+    return (FOLEY_OK.rawValue, result, samples)
   }
 
-  private func collect() throws(SoundError) {
-    // The stream converts in pieces: what is available can grow as it is taken.
-    while case let available = Int(SDL_AudioStreamAvailable(stream)), available > 0 {
-      if length + available > capacity {
-        let grown = max(length + available, capacity * 2)
-        guard let bigger = SDL_realloc(output, grown) else {
-          throw SoundError(.undecodable, asset: name, message: "out of memory")
-        }
-        output = bigger
-        capacity = grown
-      }
-      let got = Int(SDL_AudioStreamGet(stream, output! + length, Int32(available)))
-      guard got > 0 else {
-        if got < 0 { throw conversionError("SDL_AudioStreamGet") }
-        return
-      }
-      length += got
+  private static func code(for status: UInt32) -> SoundError.Code {
+    switch status {
+    case FOLEY_ERR_UNSUPPORTED.rawValue: .unsupportedFormat
+    case FOLEY_ERR_TOO_LONG.rawValue: .tooLong
+    case FOLEY_ERR_NO_SAMPLES.rawValue: .noSamples
+    case FOLEY_ERR_CRASHED.rawValue: .decoderCrashed
+    case FOLEY_ERR_TIMED_OUT.rawValue: .decoderTimedOut
+    default: .undecodable
     }
   }
 
-  private func conversionError(_ operation: String) -> SoundError {
-    SoundError(.undecodable, asset: name, message: SDLError.fromSDL(operation).message)
+  private static func string<T>(_ field: T) -> String {
+    withUnsafeBytes(of: field) { bytes in
+      String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    }
   }
-}
 
-extension String {
-  /// The text in a C buffer up to its first NUL.
-  init(nulTerminated buffer: [CChar]) {
-    self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  private static func tag<T>(_ field: T) -> String? {
+    let text = string(field)
+    return text.isEmpty ? nil : text
+  }
+
+  private static func setMessage(_ result: inout foley_decode_result, _ text: String) {
+    withUnsafeMutableBytes(of: &result.message) { buffer in
+      let bytes = Array(text.utf8.prefix(buffer.count - 1))
+      buffer.copyBytes(from: bytes)
+      buffer[bytes.count] = 0
+    }
   }
 }

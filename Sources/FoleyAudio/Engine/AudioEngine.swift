@@ -127,7 +127,9 @@ public final class AudioEngine: Sendable {
     self.fellBackToDummy = fellBack
     let queueHolder = DispatchQueueHolder()
     let library = SoundLibrary(
-      decoder: SoundDecoder(format: format, maximumDuration: configuration.maximumSoundDuration),
+      decoder: SoundDecoder(
+        format: format, maximumDuration: configuration.maximumSoundDuration,
+        isolated: configuration.isolatesDecoders, timeout: configuration.decodeTimeout),
       assets: AssetRoots(self.assetRoots), limit: configuration.soundCacheLimit,
       releaser: ChunkReleaser(queue: queueHolder.queue, backend: backend), logger: logger)
     core = MixerCore(

@@ -1,0 +1,153 @@
+// Decoding in a forked child, so that no decoder bug can take the game down.
+//
+// The child is a copy of the caller's address space with one thread: it lowers its own limits
+// (address space, CPU time, core dumps), puts default signal handlers back (a crash must end the
+// child, not run the parent's crash reporter), decodes into memory shared with the parent, and
+// leaves with _exit. It runs C only: no Swift runtime, no Dispatch, no SDL_mixer and no SDL lock
+// another thread might have held at the fork. The parent waits on a pipe the child holds open,
+// with a timeout, then reaps it; anything the child reports is bounds-checked.
+#define _GNU_SOURCE  // pipe2, strsignal
+#include "codec_internal.h"
+#include <SDL2/SDL.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void *foley_shared_alloc(size_t size) {
+  void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return memory == MAP_FAILED ? NULL : memory;
+}
+
+void foley_shared_free(void *memory, size_t size) {
+  if (memory) munmap(memory, size);
+}
+
+static pthread_once_t warmed = PTHREAD_ONCE_INIT;
+
+// Whatever SDL builds lazily behind a lock (the resampler's filter table, the error buffer) is
+// built once in the parent, so the child never waits on a lock held by a thread it does not have.
+static void warm_up(void) {
+  SDL_ClearError();
+  SDL_AudioStream *stream = SDL_NewAudioStream(AUDIO_F32SYS, 1, 22050, AUDIO_F32SYS, 2, 48000);
+  if (stream) SDL_FreeAudioStream(stream);
+}
+
+// The child's address space right now, from /proc (open and read are async-signal-safe).
+static size_t current_address_space(void) {
+  int file = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (file < 0) return 0;
+  char text[64];
+  ssize_t got = read(file, text, sizeof text - 1);
+  close(file);
+  if (got <= 0) return 0;
+  text[got] = 0;
+  size_t pages = 0;
+  for (char *cursor = text; *cursor >= '0' && *cursor <= '9'; cursor++) pages = pages * 10 + (size_t)(*cursor - '0');
+  return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void run_child(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                      int timeout_ms, size_t memory_limit, void *out, size_t capacity, foley_decode_result *result) {
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
+  for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) signal(fatal[index], SIG_DFL);
+  struct rlimit none = {0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  size_t now = current_address_space();
+  if (now > 0) {
+    struct rlimit space = {now + memory_limit, now + memory_limit};
+    setrlimit(RLIMIT_AS, &space);
+  }
+  rlim_t seconds = (rlim_t)(timeout_ms / 1000 + 2);
+  struct rlimit cpu = {seconds, seconds};
+  setrlimit(RLIMIT_CPU, &cpu);
+  foley_decode_whole(bytes, length, target, max_seconds, out, capacity, result);
+}
+
+static int64_t milliseconds_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+int foley_decode_isolated(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                          int timeout_ms, size_t memory_limit, void *out, size_t capacity,
+                          foley_decode_result *result) {
+  pthread_once(&warmed, warm_up);
+  memset(result, 0, sizeof *result);
+  result->status = FOLEY_ERR_CRASHED;  // what a child that dies before reporting leaves behind
+  int pipe_ends[2];
+  if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
+    result->status = FOLEY_ERR_ISOLATION;
+    snprintf(result->message, sizeof result->message, "pipe: %s", strerror(errno));
+    return result->status;
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    close(pipe_ends[0]);
+    close(pipe_ends[1]);
+    result->status = FOLEY_ERR_ISOLATION;
+    snprintf(result->message, sizeof result->message, "fork: %s", strerror(errno));
+    return result->status;
+  }
+  if (child == 0) {
+    close(pipe_ends[0]);
+    run_child(bytes, length, target, max_seconds, timeout_ms, memory_limit, out, capacity, result);
+    _exit(0);
+  }
+  close(pipe_ends[1]);
+  // The pipe closes when the child exits, however it exits.
+  int64_t deadline = milliseconds_now() + timeout_ms;
+  int timed_out = 0;
+  for (;;) {
+    int64_t left = deadline - milliseconds_now();
+    if (left <= 0) {
+      timed_out = 1;
+      break;
+    }
+    struct pollfd watch = {pipe_ends[0], POLLIN, 0};
+    int ready = poll(&watch, 1, (int)left);
+    if (ready > 0) break;
+    if (ready < 0 && errno != EINTR) break;
+  }
+  close(pipe_ends[0]);
+  if (timed_out) kill(child, SIGKILL);
+  int wait_status = 0;
+  while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    memset(result, 0, sizeof *result);
+    result->status = FOLEY_ERR_TIMED_OUT;
+    snprintf(result->message, sizeof result->message, "still decoding after %d ms", timeout_ms);
+  } else if (WIFSIGNALED(wait_status)) {
+    int number = WTERMSIG(wait_status);
+    memset(result, 0, sizeof *result);
+    result->status = FOLEY_ERR_CRASHED;
+    result->signal = number;
+    snprintf(result->message, sizeof result->message, "%s (signal %d)",
+             number == SIGXCPU ? "out of CPU time" : (number == SIGKILL ? "killed" : strsignal(number)), number);
+  } else if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
+    memset(result, 0, sizeof *result);
+    result->status = FOLEY_ERR_CRASHED;
+    snprintf(result->message, sizeof result->message, "the decoder exited with status %d", WEXITSTATUS(wait_status));
+  }
+  // The child's report is not trusted beyond its shape.
+  result->message[sizeof result->message - 1] = 0;
+  result->title[sizeof result->title - 1] = 0;
+  result->artist[sizeof result->artist - 1] = 0;
+  result->album[sizeof result->album - 1] = 0;
+  size_t frame_bytes = (size_t)target->channels * (target->is_float ? 4 : 2);
+  if (result->status < FOLEY_OK || result->status > FOLEY_ERR_ISOLATION) result->status = FOLEY_ERR_CRASHED;
+  if (result->status == FOLEY_OK && (result->frames <= 0 || (size_t)result->frames > capacity / frame_bytes)) {
+    result->status = FOLEY_ERR_CRASHED;
+    snprintf(result->message, sizeof result->message, "the decoder reported an impossible length");
+  }
+  return result->status;
+}
