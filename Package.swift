@@ -26,6 +26,7 @@ let package = Package(
     .library(name: "FoleyPlatform", targets: ["FoleyPlatform"]),
     .executable(name: "foley-demo", targets: ["FoleyDemo"]),
     .executable(name: "foley-bench", targets: ["FoleyBench"]),
+    .executable(name: "foley-fuzz", targets: ["FoleyFuzz"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -103,6 +104,18 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // The fuzzer for sound loading (Scripts/fuzz.sh; a short fixed slice runs in CI).
+    .executableTarget(
+      name: "FoleyFuzz",
+      dependencies: [
+        "FoleyAudio", "FoleyScene", "FoleySession",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/FoleyFuzz",
+      swiftSettings: swiftSettings
+    ),
+
     .testTarget(
       name: "FoleySceneTests",
       dependencies: [
@@ -124,6 +137,8 @@ let package = Package(
         "FoleyAudio", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport",
         "CFoleySDL2", "CFoleySDL2Mixer",
       ],
+      // A sound shipped as a package resource, found through Bundle.module.
+      resources: [.copy("Resources")],
       swiftSettings: swiftSettings
     ),
     .testTarget(
