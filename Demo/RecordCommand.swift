@@ -55,12 +55,18 @@ struct RecordCommand: ParsableCommand {
       FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
       throw ExitCode(1)
     }
-    // Ctrl-C stops the take cleanly: the file is finalised before the process exits.
+    // Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP) stop the take cleanly: the file is
+    // finalised before the process exits. (SDL would turn SIGINT and SIGTERM into a quit event
+    // that nobody reads here.)
     let interrupted = InterruptFlag()
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler { interrupted.set() }
-    source.resume()
+    let sources = [SIGINT, SIGTERM, SIGHUP].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { interrupted.set() }
+      source.resume()
+      return source
+    }
+    defer { sources.forEach { $0.cancel() } }
     print("recording \(output) (\(recorder.format)) — Ctrl-C to stop")
     let isTerminal = isatty(STDOUT_FILENO) != 0
     var lastLine = Date.distantPast
@@ -79,6 +85,12 @@ struct RecordCommand: ParsableCommand {
       String(
         format: "wrote %@: %.3f s, %@", output, info?.duration ?? summary.duration, summary.format.description
       ))
+    if summary.isDigitalSilence {
+      FileHandle.standardError.write(
+        Data(
+          "foley-demo: the take is pure digital silence: is there a microphone behind the capture device?\n"
+            .utf8))
+    }
     if let error = summary.error {
       FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
       throw ExitCode(1)

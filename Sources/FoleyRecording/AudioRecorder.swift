@@ -8,9 +8,11 @@ import Synchronization
 /// Records a capture device (the microphone) to a WAV file, streamed as it goes: memory stays
 /// flat however long the take. AVAudioRecorder's job, on SDL.
 ///
-/// The header's sizes are patched every half second and on stop, so a process killed mid-take
-/// leaves a file that players read (all but the last half second; ``WAVFile/repair(at:)``
-/// recovers that too). An existing file is never replaced unless ``Options/overwrite`` is given.
+/// The header's sizes are patched as soon as the first samples land, then every quarter second,
+/// and on stop: a process killed mid-take leaves a file that players read, missing at most the
+/// last ~0.3 s (the patch interval, one 20 ms drain and SDL's capture buffer), which
+/// ``WAVFile/repair(at:)`` recovers too. A recorder that is dropped without ``stop()`` stops
+/// itself and finalises the file. An existing file is never replaced unless ``Options/overwrite`` is given.
 /// A full disk or another write error stops the take with ``RecordingError/writeFailed(_:message:)``
 /// and leaves a valid file with everything written so far.
 ///
@@ -62,8 +64,8 @@ public final class AudioRecorder: @unchecked Sendable {
   private let ownsAudioSubsystem: Bool
   private let rawState = Atomic<UInt8>(State.prepared.rawValue)
   private let frames = Atomic<Int>(0)
-  private let meterState: Mutex<[ChannelMeter]>
-  private let stopReport = Mutex<RecordingSummary?>(nil)
+  private let meterState: Locked<[ChannelMeter]>
+  private let stopReport = Locked<RecordingSummary?>(nil)
 
   // Queue-confined.
   private var writer: WAVWriter?
@@ -71,6 +73,10 @@ public final class AudioRecorder: @unchecked Sendable {
   private var buffer: UnsafeMutableRawBufferPointer
   private var frameLimit: Int?
   private var lastPatch = DispatchTime.now()
+  private var patchedFrames = 0
+  /// Whether any sample so far was not exactly zero: a take of pure digital silence usually means
+  /// there is no microphone behind the device.
+  private let heardSignal = Atomic<Bool>(false)
   private var pausedBySession = false
   private var meterWindow: MeterWindow
 
@@ -139,14 +145,14 @@ public final class AudioRecorder: @unchecked Sendable {
     self.ownsAudioSubsystem = ownsSubsystem
     // A quarter second of samples, reused for every dequeue: memory stays flat.
     buffer = .allocate(byteCount: self.format.bytesPerFrame * self.format.sampleRate / 4, alignment: 16)
-    meterState = Mutex(Array(repeating: ChannelMeter(), count: self.format.channels))
+    meterState = Locked(Array(repeating: ChannelMeter(), count: self.format.channels))
     meterWindow = MeterWindow(channels: self.format.channels, frames: self.format.sampleRate / 20)
     session?.addParticipant(self)
   }
 
   deinit {
-    // While recording or paused the timer holds the recorder, so a take is always finalised by
-    // `stop()` or its own end; here it is prepared or stopped and nothing else can touch it.
+    // Dropped without `stop()` (or never started): finish here. The timer holds the recorder only
+    // weakly, so nothing else can be running on it now.
     if state != .stopped { finishOnQueue(error: nil) }
     buffer.deallocate()
   }
@@ -170,9 +176,11 @@ public final class AudioRecorder: @unchecked Sendable {
     try queue.sync { Result { () throws(RecordingError) in try startOnQueue(limit: nil) } }.get()
   }
 
-  /// Records `seconds` of audio, then stops by itself (``state`` becomes `.stopped`).
+  /// Records `seconds` of audio, then stops by itself (``state`` becomes `.stopped`). An infinite
+  /// (or absurdly long) duration records until ``stop()``.
   public func record(forDuration seconds: Double) throws(RecordingError) {
-    let limit = max(0, Int((seconds * Double(format.sampleRate)).rounded()))
+    let limit: Int? =
+      seconds.isFinite && seconds < 1e9 ? max(0, Int((seconds * Double(format.sampleRate)).rounded())) : nil
     try queue.sync { Result { () throws(RecordingError) in try startOnQueue(limit: limit) } }.get()
   }
 
@@ -226,8 +234,9 @@ public final class AudioRecorder: @unchecked Sendable {
     let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.schedule(
       deadline: .now() + .milliseconds(20), repeating: .milliseconds(20), leeway: .milliseconds(5))
-    // Holds the recorder until the take ends, so dropping it mid-take cannot lose the file.
-    timer.setEventHandler { self.drain() }
+    // Weakly: a recorder the game drops stops (its deinit finalises the file) instead of
+    // recording on, unreachable, until the disk is full.
+    timer.setEventHandler { [weak self] in self?.drain() }
     timer.resume()
     self.timer = timer
     if let session, !session.isActive, !options.contains(.keepsRecordingWhenInactive) {
@@ -268,7 +277,9 @@ public final class AudioRecorder: @unchecked Sendable {
       return
     case .drained: break
     }
-    if DispatchTime.now().uptimeNanoseconds - lastPatch.uptimeNanoseconds >= 500_000_000 { patchHeader() }
+    // The first samples are made readable at once; after that, every quarter second.
+    let sincePatch = DispatchTime.now().uptimeNanoseconds - lastPatch.uptimeNanoseconds
+    if (patchedFrames == 0 && writer.framesWritten > 0) || sincePatch >= 250_000_000 { patchHeader() }
   }
 
   private enum DrainOutcome {
@@ -301,6 +312,7 @@ public final class AudioRecorder: @unchecked Sendable {
 
   private func patchHeader() {
     lastPatch = .now()
+    patchedFrames = writer?.framesWritten ?? 0
     do {
       try writer?.patchSizes()
     } catch {
@@ -335,7 +347,7 @@ public final class AudioRecorder: @unchecked Sendable {
     meterState.withLock { meters in meters = meters.map { _ in ChannelMeter() } }
     let report = RecordingSummary(
       url: url, format: format, frames: writer?.framesWritten ?? 0, error: failure,
-      fileCreated: writer != nil)
+      fileCreated: writer != nil, heardSignal: heardSignal.load(ordering: .acquiring))
     stopReport.withLock { $0 = report }
     self.writer = nil
     // Last: whoever waits for `.stopped` finds the file closed and SDL released.
@@ -345,6 +357,9 @@ public final class AudioRecorder: @unchecked Sendable {
   }
 
   private func meter(_ bytes: UnsafeRawBufferPointer, frames frameCount: Int) {
+    if !heardSignal.load(ordering: .relaxed), bytes.contains(where: { $0 != 0 }) {
+      heardSignal.store(true, ordering: .releasing)
+    }
     let channels = format.channels
     if format.sampleFormat == .float32 {
       let samples = bytes.bindMemory(to: Float.self)
@@ -403,11 +418,17 @@ public struct RecordingSummary: Sendable, Equatable, CustomStringConvertible {
   public let error: RecordingError?
   /// False when ``AudioRecorder/record()`` was never called (no file was made).
   public let fileCreated: Bool
+  /// False when every sample was exactly zero: digital silence, which usually means no microphone
+  /// is behind the capture device (SDL's dummy driver, a muted or absent input).
+  public let heardSignal: Bool
+  /// Frames were recorded, all of them digital silence.
+  public var isDigitalSilence: Bool { frames > 0 && !heardSignal }
   public var duration: Double { Double(frames) / Double(format.sampleRate) }
 
   public var description: String {
     String(format: "%@: %.3f s, ", url.path, duration) + format.description
       + (error.map { " (stopped early: \($0))" } ?? "")
+      + (isDigitalSilence ? " (only digital silence: is there a microphone?)" : "")
   }
 }
 

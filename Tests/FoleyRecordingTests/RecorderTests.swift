@@ -260,4 +260,134 @@ struct RecorderTests {
     #expect(abs(sound.duration - 0.5) < 0.001)
     #expect(!engine.play(sound).isFinished)
   }
+
+  @Test("a recorder dropped without stop() stops and finalises its file instead of recording on")
+  func droppedRecorderStops() throws {
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false)
+    let url = temporaryFile("dropped.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try withCapture(input) {
+      var recorder: AudioRecorder? = try AudioRecorder(url: url, session: nil)
+      try recorder?.record()
+      #expect(waitUntil { (recorder?.currentTime ?? 0) > 0.2 })
+      recorder = nil
+      // The recorder finishes in its deinit: here, or on its queue if a drain held it just then.
+      #expect(waitUntil { (try? WAVFile.info(at: url))?.isConsistent == true })
+      #expect(try WAVFile.info(at: url).frames > 9_600)
+      let size = try Data(contentsOf: url).count
+      // Nothing is written any more: the device is closed.
+      #expect(!waitUntil(timeout: 0.3) { ((try? Data(contentsOf: url).count) ?? size) != size })
+    }
+  }
+
+  @Test("an infinite duration records until stop(); a take of pure zeros is flagged as digital silence")
+  func infiniteDurationAndDigitalSilence() throws {
+    let zeros = Data(count: 48_000 * 2 * 3)
+    let url = temporaryFile("silence.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let summary = try withCapture(zeros) {
+      let recorder = try AudioRecorder(url: url, session: nil)
+      try recorder.record(forDuration: .infinity)
+      #expect(waitUntil { recorder.currentTime > 0.2 })
+      #expect(recorder.isRecording)
+      return recorder.stop()
+    }
+    #expect(summary.error == nil && summary.frames > 9_600)
+    #expect(summary.isDigitalSilence)
+    #expect("\(summary)".contains("digital silence"))
+  }
+
+  @Test("the header covers the first samples as soon as they land, not half a second later")
+  func firstPatchComesEarly() throws {
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false)
+    let url = temporaryFile("early.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try withCapture(input) {
+      let recorder = try AudioRecorder(url: url, session: nil)
+      try recorder.record()
+      var onDiskWhenPatched = 0
+      #expect(
+        waitUntil {
+          guard let info = try? WAVFile.info(at: url), info.frames > 0 else { return false }
+          onDiskWhenPatched = info.framesOnDisk
+          return true
+        })
+      recorder.stop()
+      // Patched with the first drain that wrote samples: well under a quarter second of audio.
+      #expect(onDiskWhenPatched > 0 && onDiskWhenPatched < 12_000)
+    }
+  }
+
+  @Test("foley-demo record stops cleanly on SIGTERM (kill), with a valid file of what was recorded")
+  func recordCommandStopsOnTerm() throws {
+    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("foley-demo")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
+    let inputFile = temporaryFile("term-in.raw")
+    let url = temporaryFile("term.wav")
+    try makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false
+    )
+    .write(to: inputFile)
+    defer {
+      try? FileManager.default.removeItem(at: inputFile)
+      try? FileManager.default.removeItem(at: url)
+    }
+    let process = Process()
+    process.executableURL = demo
+    process.arguments = ["record", url.path, "--seconds", "30"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_AUDIODRIVER"] = "disk"
+    environment["SDL_DISKAUDIOFILEIN"] = inputFile.path
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    #expect(waitUntil { ((try? WAVFile.info(at: url))?.framesOnDisk ?? 0) >= 24_000 })
+    process.terminate()  // SIGTERM
+    #expect(waitUntil { !process.isRunning })
+    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    let info = try WAVFile.info(at: url)
+    #expect(info.isConsistent)
+    #expect(info.duration >= 0.5 && info.duration < 10)
+  }
+
+  @Test("repair patches sizes in place: a LIST chunk before the data stays, and so do the samples")
+  func repairKeepsOtherChunks() throws {
+    let url = temporaryFile("list.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let samples = (0..<4_800).map { Int16(truncatingIfNeeded: $0 * 7) }
+    var list = Data("LIST".utf8)
+    let info =
+      Data("INFOINAM".utf8) + withUnsafeBytes(of: UInt32(6).littleEndian) { Data($0) } + Data("Take\0\0".utf8)
+    list += withUnsafeBytes(of: UInt32(info.count).littleEndian) { Data($0) } + info
+    var file = Data(WAVHeader(format: RecordingFormat(), frames: 0).bytes)
+    // A header never finalised (sizes 0), with a LIST chunk between fmt and data.
+    file.insert(contentsOf: list, at: 36)
+    samples.withUnsafeBytes { file.append(contentsOf: $0) }
+    try file.write(to: url)
+    let before = try WAVFile.info(at: url)
+    #expect(before.dataOffset == 44 + list.count && before.frames == 0 && !before.isConsistent)
+    let repaired = try WAVFile.repair(at: url)
+    #expect(repaired.dataOffset == 44 + list.count)
+    #expect(repaired.frames == 4_800 && repaired.isConsistent)
+    let after = try Data(contentsOf: url)
+    #expect(after[36..<(36 + list.count)] == list)
+    #expect(after[repaired.dataOffset...].elementsEqual(samples.withUnsafeBytes { Data($0) }))
+    #expect(loadWithSDL(url)?.bytes == 4_800 * 2)
+  }
+
+  @Test("repair refuses what it does not understand instead of writing over it")
+  func repairRefusesUnknownLayouts() throws {
+    let url = temporaryFile("rf64.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    var file = Data(WAVHeader(format: RecordingFormat(), frames: 10).bytes) + Data(count: 20)
+    file.replaceSubrange(0..<4, with: Data("RF64".utf8))
+    try file.write(to: url)
+    #expect(throws: WAVError.self) { try WAVFile.repair(at: url) }
+    #expect(try Data(contentsOf: url) == file)
+  }
 }
