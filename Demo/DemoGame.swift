@@ -170,6 +170,10 @@ final class DemoGame {
     lastRecording = summary.url
     report.recordings.append(DemoReport.Recording(file: summary.url.path, duration: summary.duration))
     if let error = summary.error { report.errors.append("recording: \(error)") }
+    if summary.isDigitalSilence {
+      report.errors.append(
+        "recording: \(summary.url.lastPathComponent) is pure digital silence (no microphone?)")
+    }
   }
 
   private func playLastRecording() {
@@ -314,8 +318,11 @@ final class DemoGame {
       let width = Int32((max(-60, level) + 60) / 60 * 200)
       canvas.fillRect(x: 10, y: 66, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
       canvas.fillRect(x: 12, y: 68, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
+      let silent = recorder.currentTime > 0.5 && recorder.peakPower(forChannel: 0) <= -160
       canvas.drawText(
-        String(format: "REC %.1f S  %.0f DBFS", recorder.currentTime, level), x: 224, y: 67, color: white)
+        String(format: "REC %.1f S  %.0f DBFS", recorder.currentTime, level)
+          + (silent ? "  NO SIGNAL: NO MICROPHONE?" : ""),
+        x: 224, y: 67, color: white)
     }
     if showsHelp {
       let lines = [

@@ -33,26 +33,51 @@ struct RunScene: AsyncParsableCommand {
   @Option(help: "Where R puts new recordings.")
   var recordings = "recordings"
 
+  @Option(help: "The folder with the demo's sounds (found beside the executable or in ./Assets otherwise).")
+  var assets: String?
+
   @MainActor
   func run() async throws {
-    // A bad script stops here, before anything is opened: exit status 2.
+    // Bad arguments stop here, before anything is opened or run: exit status 2.
     let plan: DemoScript?
+    let assetFolder: URL
     do {
       plan = try script.map { try DemoScript(contentsOf: $0) }
+      try DemoEnvironment.checkWritable(report, what: "--report")
+      try DemoEnvironment.checkWritable(screenshot, what: "--screenshot")
+      if let screenshot, !screenshot.lowercased().hasSuffix(".bmp") {
+        throw DemoScript.ScriptError(
+          description: "--screenshot writes a BMP image: give a name ending in .bmp")
+      }
+      assetFolder = try DemoAssets.locate(assets)
     } catch {
       FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
       throw ExitCode(2)
     }
-    let windowed = !headless && plan == nil && DemoEnvironment.hasDisplay
+    var windowed = !headless && plan == nil && DemoEnvironment.hasDisplay
     var logger = Logger(label: "foley.demo")
     logger.logLevel = .warning
-    let context = try SDLContext(
-      subsystems: [.video, .events, .audio], mode: windowed ? .windowed : .headless)
+    let context: SDLContext
+    let attempt = windowed ? try? SDLContext(subsystems: [.video, .events, .audio], mode: .windowed) : nil
+    if let attempt, DemoEnvironment.isWindowing(attempt.videoDriver) {
+      context = attempt
+    } else {
+      if windowed {
+        // A DISPLAY that names no reachable server: SDL fails, or picks a driver with no visible
+        // window (a demo nobody could see or quit). Run headless instead, and say so.
+        print(
+          "foley-demo: the display is not usable (video driver \(attempt?.videoDriver ?? "none")); running headless"
+        )
+        attempt?.shutdown()
+        windowed = false
+      }
+      context = try SDLContext(subsystems: [.video, .events, .audio], mode: .headless)
+    }
     defer { context.shutdown() }
     let canvas = try Canvas(
       title: "Foley demo", width: 800, height: 600, presentation: windowed ? .window : .offscreen)
     defer { canvas.close() }
-    let engine = try AudioEngine(session: AudioSession(), logger: logger)
+    let engine = try AudioEngine(session: AudioSession(), assetRoots: [assetFolder], logger: logger)
     defer { engine.close() }
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
@@ -146,6 +171,24 @@ struct RunScene: AsyncParsableCommand {
 }
 
 enum DemoEnvironment {
+  /// The video drivers that put a window on a screen someone is looking at.
+  static func isWindowing(_ driver: String?) -> Bool {
+    ["x11", "wayland", "cocoa", "windows", "android", "uikit"].contains(driver ?? "")
+  }
+
+  /// Fails early (before a whole run) when `path`'s folder does not exist or cannot be written.
+  static func checkWritable(_ path: String?, what: String) throws {
+    guard let path else { return }
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
+      FileManager.default.isWritableFile(atPath: folder)
+    else {
+      throw DemoScript.ScriptError(
+        description: "\(what) \(path): the folder \(folder) does not exist or is not writable")
+    }
+  }
+
   /// Whether a windowed run can work here: a display server is named and no dummy video driver is
   /// forced.
   static var hasDisplay: Bool {

@@ -26,7 +26,8 @@ struct DemoRun {
 
 /// Runs the demo the way CI does: headless, from a JSON script, and reads its report.
 func runDemo(
-  script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:]
+  script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:],
+  unsetting: [String] = [], directory: URL? = nil, headless: Bool = true
 ) throws -> DemoRun {
   let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("foley-demo")
@@ -46,14 +47,19 @@ func runDemo(
   }
   let process = Process()
   process.executableURL = demo
-  process.arguments = ["--headless", "--script", scriptURL.path, "--report", reportURL.path] + arguments
-  // The package root, where Assets/ lives.
-  process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  process.arguments =
+    (headless ? ["--headless"] : []) + (script == nil ? [] : ["--script", scriptURL.path])
+    + ["--report", reportURL.path] + arguments
+  // The package root, where Assets/ lives, unless the test says otherwise.
+  process.currentDirectoryURL =
+    directory
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
   var environment = ProcessInfo.processInfo.environment
   environment["SDL_VIDEODRIVER"] = environment["SDL_VIDEODRIVER"] ?? "dummy"
   environment["SDL_AUDIODRIVER"] = "dummy"
   for (key, value) in extra { environment[key] = value }
+  for key in unsetting { environment[key] = nil }
   process.environment = environment
   let out = Pipe()
   let err = Pipe()
@@ -197,5 +203,39 @@ struct ScriptedRunTests {
     #expect(colours.count >= 6)  // background, HUD bar, text, player, balls
     let background = colours.max { $0.value < $1.value }!.value
     #expect(background < pixels.count * 95 / 100)
+  }
+
+  @Test("run from another directory, the demo finds its sounds beside the executable and plays them")
+  func assetsFromAnywhere() throws {
+    let run = try runDemo(
+      script: ["duration": 1, "events": [["at": 0.1, "event": "key", "key": "space"]]],
+      directory: FileManager.default.temporaryDirectory)
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.reportErrors.isEmpty)
+    #expect(run.sounds("started") >= 3 && run.sounds("failed") == 0)
+  }
+
+  @Test(
+    "bad arguments stop the demo before it runs, with a clear message (exit status 2)",
+    arguments: [
+      (["--assets", "/nonexistent-foley-assets"], "the demo's sounds"),
+      (["--report", "/nonexistent-foley-dir/report.json"], "does not exist or is not writable"),
+      (["--screenshot", "/tmp/frame.png"], "give a name ending in .bmp"),
+    ])
+  func badArguments(arguments: [String], message: String) throws {
+    let run = try runDemo(script: nil, arguments: ["--fast"] + arguments)
+    #expect(run.status == 2)
+    #expect(run.errors.contains(message), "stderr was: \(run.errors)")
+  }
+
+  @Test("a DISPLAY that names no reachable X server: the demo says so and runs headless instead of hanging")
+  func staleDisplay() throws {
+    let run = try runDemo(
+      script: nil, arguments: ["--fast"],
+      environment: ["DISPLAY": ":97", "SDL_VIDEO_X11_NODIRECTCOLOR": "1"],
+      unsetting: ["SDL_VIDEODRIVER", "WAYLAND_DISPLAY"], headless: false)
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output.contains("running headless"))
+    #expect(run.figure("frames") == 360)
   }
 }
