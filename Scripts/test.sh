@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up what is missing, builds, and runs every test headlessly on real SDL with its dummy
 # drivers (unless SDL_AUDIODRIVER / SDL_VIDEODRIVER already name others).
+#   Scripts/test.sh [--tsan] [swift test arguments, e.g. --filter Limiter]
+# --tsan builds and runs the suite under ThreadSanitizer (in .build-tsan); any report fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,9 +10,17 @@ Scripts/setup.sh
 
 export SDL_AUDIODRIVER="${SDL_AUDIODRIVER:-dummy}"
 export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-dummy}"
-echo "test: SDL_AUDIODRIVER=$SDL_AUDIODRIVER SDL_VIDEODRIVER=$SDL_VIDEODRIVER"
+flags=()
+if [ "${1:-}" = "--tsan" ]; then
+  shift
+  flags=(--sanitize=thread --scratch-path .build-tsan)
+  # Decoders run in forked children; TSan must let a child of a threaded process live. A report
+  # makes the process exit with 66, which fails the run.
+  export TSAN_OPTIONS="${TSAN_OPTIONS:-die_after_fork=0:exitcode=66:second_deadlock_stack=1}"
+fi
+echo "test: SDL_AUDIODRIVER=$SDL_AUDIODRIVER SDL_VIDEODRIVER=$SDL_VIDEODRIVER ${flags[*]}"
 
-swift build --build-tests
+swift build --build-tests ${flags[@]+"${flags[@]}"}
 # Every suite is Swift Testing; XCTest would only add an "Executed 0 tests" line. Arguments
 # (--filter, --parallel, ...) are swift test's.
-swift test --skip-build --disable-xctest "$@"
+swift test --skip-build --disable-xctest ${flags[@]+"${flags[@]}"} "$@"

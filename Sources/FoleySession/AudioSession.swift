@@ -51,13 +51,15 @@ public final class AudioSession: Sendable {
   }
 
   private let active: Atomic<Bool>
-  private let registry = Mutex(Registry())
+  private let registry = Locked(Registry())
   /// True while a delivery is queued on the main queue, so transitions made off the main thread
   /// schedule one delivery between drains instead of one each.
   private let deliveryScheduled = Atomic<Bool>(false)
-  /// Serialises transitions, so participants see them one at a time and in order. Participants
-  /// may block (an engine waits for its audio queue); nothing they call takes this lock again.
-  private let transitionLock = Mutex(())
+  /// Serialises transitions, so participants see them one at a time and in order, and counts
+  /// them. Participants may block (an engine waits for its audio queue); nothing they call takes
+  /// this lock again. (It holds a count rather than nothing: a zero-size value would share its
+  /// address with the lock's own fields, which ThreadSanitizer then reports as a race.)
+  private let transitionLock = Locked(0)
 
   public init() {
     active = Atomic(true)
@@ -107,7 +109,7 @@ public final class AudioSession: Sendable {
   }
 
   private func transition(reason: Reason, clearing: Bool, resumes: Bool) {
-    let changed: Bool = transitionLock.withLock { _ in
+    let changed: Bool = transitionLock.withLock { transitions in
       let (old, participants): (State, [any AudioSessionParticipant]) = registry.withLock { registry in
         (registry.state, registry.participants.values.compactMap(\.participant))
       }
@@ -117,6 +119,7 @@ public final class AudioSession: Sendable {
       } else {
         guard new.inactiveReasons.insert(reason).inserted else { return false }
       }
+      transitions += 1
       let transition = Transition(
         old: old, new: new, reason: reason, isClearing: clearing, resumesPausedVoices: resumes)
       // The flag goes false before anything is paused, and true only after everything resumed.

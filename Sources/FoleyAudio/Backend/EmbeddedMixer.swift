@@ -46,10 +46,10 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     var services = 0
   }
 
-  private let state = Mutex(State())
-  private let service = Mutex<(@Sendable () -> Void)?>(nil)
-  private let queue = Mutex<DispatchQueue?>(nil)
-  private let signal = Mutex<WakeSignal?>(nil)
+  private let state = Locked(State())
+  private let service = Locked<(@Sendable () -> Void)?>(nil)
+  private let queue = Locked<DispatchQueue?>(nil)
+  private let signal = Locked<WakeSignal?>(nil)
   private let available = Atomic<Bool>(true)
   /// The format the device opens with, whatever the configuration asks.
   package let sampleRate: Int

@@ -34,13 +34,13 @@ final class MixerCore: @unchecked Sendable {
   let master: MasterBus
   let inbox: FinishedChannelInbox
   /// The session policy of each category; read by the game thread's gate while inactive.
-  let policies = Mutex(PolicyTable())
+  let policies = Locked(PolicyTable())
   /// Bus volumes as the game last set them; the queue applies them.
-  let buses = Mutex(BusSettings())
+  let buses = Locked(BusSettings())
   /// SDL's id of the opened output device; 0 while there is none.
   let deviceID = Atomic<UInt32>(0)
   private let nextVoiceID = Atomic<UInt64>(1)
-  private let requests = Mutex(PendingRequests())
+  private let requests = Locked(PendingRequests())
 
   // Queue-confined state.
   var isOpen = true

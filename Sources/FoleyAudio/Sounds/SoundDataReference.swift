@@ -1,12 +1,12 @@
+import FoleySession
 import Foundation
-import Synchronization
 
 /// The bytes a `playSound(data:)` action plays, and the sound they resolved to the first time,
 /// so running the same action value again neither hashes nor compares the bytes.
 final class SoundDataReference: Sendable {
   let data: Data
   let name: String?
-  private let resolved = Mutex<(library: ObjectIdentifier, sound: Sound)?>(nil)
+  private let resolved = Locked<(library: ObjectIdentifier, sound: Sound)?>(nil)
 
   init(data: Data, name: String?) {
     self.data = data

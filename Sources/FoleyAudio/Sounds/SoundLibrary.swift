@@ -1,7 +1,7 @@
 import Dispatch
+import FoleySession
 import Foundation
 import Logging
-import Synchronization
 
 /// The engine's decoded sounds, found by their bytes or their asset name, within a memory budget.
 ///
@@ -25,7 +25,7 @@ final class SoundLibrary: Sendable {
   let decodeQueue = DispatchQueue(label: "foley.decode", qos: .userInitiated)
   private let releaser: ChunkReleaser
   private let logger: Logger
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// A `Data`'s storage: its first byte's address and its length.
   private struct Identity: Hashable {
