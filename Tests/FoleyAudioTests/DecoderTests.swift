@@ -1,4 +1,5 @@
 import FoleyAudio
+import FoleyScene
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -120,5 +121,21 @@ struct DecoderTests {
     #expect { try engine.sound(named: "late.wav") } throws: { ($0 as? SoundError)?.code == .unreadable }
     try makeToneWAV(frequency: 440, duration: 0.05).write(to: root.appendingPathComponent("late.wav"))
     #expect(try engine.sound(named: "late.wav").duration > 0)
+  }
+
+  @Test(
+    "playSound(data:waitForCompletion:) knows its length from the header, before any engine decodes it",
+    arguments: [
+      "tone-s16.wav", "tone-u8.wav", "tone-f32.wav", "tone-ima-adpcm.wav", "tone-stereo-44k.wav", "tone.aiff",
+      "tone.ogg",
+      "tone.flac", "tone.opus", "tone.mp3",
+    ])
+  func durationFromHeader(file: String) throws {
+    let action = Action.playSound(data: try Data(contentsOf: fixture(file)), waitForCompletion: true)
+    #expect(
+      abs(action.duration - 0.25) < (file.contains("adpcm") ? 0.006 : 0.002), "\(file): \(action.duration)")
+    // Not waiting: instant.
+    #expect(Action.playSound(data: try Data(contentsOf: fixture(file))).duration == 0)
+    #expect(Action.playSound(data: Data("garbage".utf8), waitForCompletion: true).duration == 0)
   }
 }

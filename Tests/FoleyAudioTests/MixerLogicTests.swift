@@ -218,4 +218,33 @@ struct MixerLogicTests {
     #expect(audio.engine.statistics.failed == 50)
     #expect(audio.engine.statistics.decodes == 1)
   }
+
+  @Test("200 distinct sounds played once each: the cache stays within its limit once their voices end")
+  func cacheStaysWithinItsLimit() throws {
+    var configuration = AudioConfiguration()
+    configuration.soundCacheLimit = 4 << 20
+    let audio = try EmbeddedAudio(configuration: configuration)
+    for index in 0..<200 {
+      // A quarter second each (96 KiB decoded), all different.
+      audio.engine.play(data: makeToneWAV(frequency: 200 + Double(index), duration: 0.25))
+    }
+    audio.engine.waitUntilIdle()
+    #expect(audio.engine.statistics.started == 200 && audio.engine.statistics.decodes == 200)
+    #expect(audio.advance(until: { audio.engine.statistics.activeVoices == 0 }))
+    // Playing voices keep their sounds; once they end, the least recently used are forgotten.
+    audio.engine.play(data: makeToneWAV(frequency: 100, duration: 0.25))
+    audio.engine.waitUntilIdle()
+    #expect(audio.engine.cachedSoundBytes <= 4 << 20)
+    #expect(audio.engine.cachedSoundBytes > 2 << 20)  // it keeps what fits
+    audio.engine.removeCachedSounds()
+    #expect(audio.engine.cachedSoundBytes == 0)
+  }
+
+  @Test("a package's own sounds are found through Bundle.module")
+  func bundledAssets() throws {
+    let root = try #require(Bundle.module.url(forResource: "Resources", withExtension: nil))
+    let engine = try AudioEngine(backend: EmbeddedMixer(), assetRoots: [root])
+    defer { engine.close() }
+    #expect(abs(try engine.sound(named: "bundled-tone.wav").duration - 0.25) < 0.001)
+  }
 }

@@ -1,3 +1,4 @@
+internal import CFoleySDL2
 import FoleyAudio
 import FoleyScene
 import FoleySession
@@ -241,5 +242,53 @@ struct SessionLogicTests {
     #expect(session.state.inactiveReasons == [.deviceLost])
     audio.engine.close()
     #expect(session.isActive)
+  }
+
+  @Test("a host's loop hands events typed, or as SDL's bytes (checked for size)")
+  func hostEntryPoints() throws {
+    let session = AudioSession()
+    session.handle(.focusLost)
+    #expect(session.state.inactiveReasons == [.focusLost])
+    session.handle(.focusGained)
+    #expect(session.isActive)
+    var event = SDL_Event()
+    event.type = SDL_WINDOWEVENT.rawValue
+    event.window.event = UInt8(SDL_WINDOWEVENT_MINIMIZED.rawValue)
+    #expect(withUnsafeBytes(of: &event) { session.handleSDLEvent(bytes: $0) })
+    #expect(session.state.inactiveReasons == [.minimized])
+    // Too few bytes to be an SDL_Event: ignored, nothing read past them.
+    let short = [UInt8](repeating: 0x20, count: 8)
+    #expect(!short.withUnsafeBytes { session.handleSDLEvent(bytes: $0) })
+    event.window.event = UInt8(SDL_WINDOWEVENT_RESTORED.rawValue)
+    #expect(withUnsafeBytes(of: &event) { session.handleSDLEvent(bytes: $0) })
+    #expect(session.isActive)
+  }
+
+  @Test("transitions made off the main thread never pile up unboundedly for a host that never drains them")
+  func offMainTransitionsAreBounded() throws {
+    let session = AudioSession()
+    let log = EventLog()
+    session.addObserver { _ in log.append("") }
+    let worker = Thread {
+      for _ in 0..<5_000 {
+        session.deactivate(reason: .host("menu"))
+        session.activate(reason: .host("menu"))
+      }
+    }
+    worker.start()
+    #expect(waitUntil { worker.isFinished })
+    session.deliverTransitions()
+    // 10,000 transitions: at most the limit are kept for observers, the rest counted as dropped.
+    #expect(log.entries.count <= AudioSession.undeliveredLimit)
+    #expect(log.entries.count + session.droppedTransitions == 10_000)
+  }
+
+  @Test("every voice has its own id, suppressed ones too")
+  func suppressedVoicesHaveIds() throws {
+    let audio = try EmbeddedAudio()
+    audio.session.deactivate(reason: .focusLost)
+    let voices = (0..<3).map { _ in audio.engine.play(data: makeToneWAV(frequency: 440, duration: 0.1)) }
+    #expect(voices.allSatisfy { $0.isFinished && $0.id != 0 })
+    #expect(Set(voices.map(\.id)).count == 3)
   }
 }

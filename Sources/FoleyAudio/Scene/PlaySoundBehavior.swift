@@ -5,10 +5,19 @@ struct PlaySoundBehavior: ActionBehavior {
   let source: SoundSource
   let waitForCompletion: Bool
   let engine: AudioEngine?
+  /// The sound's length when the action waits for it (for sequences, groups and timing curves):
+  /// known for a decoded sound, read from the header for bytes, unknown (0) for a file by name.
+  let duration: TimeInterval
 
-  var duration: TimeInterval {
-    if waitForCompletion, case .sound(let sound) = source { return sound.duration }
-    return 0
+  init(source: SoundSource, waitForCompletion: Bool, engine: AudioEngine?) {
+    self.source = source
+    self.waitForCompletion = waitForCompletion
+    self.engine = engine
+    switch (waitForCompletion, source) {
+    case (true, .sound(let sound)): duration = sound.duration
+    case (true, .data(let reference)): duration = SoundProbe.duration(of: reference.data) ?? 0
+    default: duration = 0
+    }
   }
 
   func makeRunner(on node: Node) -> any ActionRunner {
