@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -54,6 +55,26 @@ static size_t current_address_space(void) {
   return pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+// Fault injection for the tests of containment, active only when FOLEY_DECODER_FAULTS is set:
+// bytes starting "FOLEY-FAULT:SEGV", ":HANG" or ":HEAP" make the child crash, spin, or allocate
+// until its address-space limit stops it, exactly as a broken decoder would.
+static void inject_fault(const void *bytes, size_t length) {
+  if (length < 16 || memcmp(bytes, "FOLEY-FAULT:", 12) != 0 || !getenv("FOLEY_DECODER_FAULTS")) return;
+  const char *kind = (const char *)bytes + 12;
+  if (memcmp(kind, "SEGV", 4) == 0) raise(SIGSEGV);
+  if (memcmp(kind, "HANG", 4) == 0) {
+    for (volatile unsigned spin = 0;; spin++) {
+    }
+  }
+  if (memcmp(kind, "HEAP", 4) == 0) {
+    for (;;) {
+      volatile char *block = malloc(16 << 20);
+      if (!block) abort();  // what a decoder that does not check malloc would do next
+      block[0] = 1;
+    }
+  }
+}
+
 static void run_child(const void *bytes, size_t length, const foley_target *target, double max_seconds,
                       int timeout_ms, size_t memory_limit, void *out, size_t capacity, foley_decode_result *result) {
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
@@ -68,6 +89,7 @@ static void run_child(const void *bytes, size_t length, const foley_target *targ
   rlim_t seconds = (rlim_t)(timeout_ms / 1000 + 2);
   struct rlimit cpu = {seconds, seconds};
   setrlimit(RLIMIT_CPU, &cpu);
+  inject_fault(bytes, length);
   foley_decode_whole(bytes, length, target, max_seconds, out, capacity, result);
 }
 

@@ -138,4 +138,31 @@ struct DecoderTests {
     #expect(Action.playSound(data: try Data(contentsOf: fixture(file))).duration == 0)
     #expect(Action.playSound(data: Data("garbage".utf8), waitForCompletion: true).duration == 0)
   }
+
+  @Test(
+    "a decoder that crashes, hangs or eats memory is contained in its child process: the game goes on",
+    arguments: [
+      ("SEGV", SoundError.Code.decoderCrashed), ("HANG", .decoderTimedOut), ("HEAP", .decoderCrashed),
+    ])
+  func decoderFaultsAreContained(fault: String, code: SoundError.Code) throws {
+    var configuration = AudioConfiguration()
+    configuration.decodeTimeout = 1
+    let audio = try EmbeddedAudio(configuration: configuration)
+    let bytes = Data("FOLEY-FAULT:\(fault)".utf8) + makeToneWAV(frequency: 440, duration: 0.1)
+    withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
+      #expect {
+        _ = try Sound(data: bytes, name: "broken.wav", engine: audio.engine)
+      } throws: { ($0 as? SoundError)?.code == code && ($0 as? SoundError)?.asset == "broken.wav" }
+      // The same bytes as an action: a counted failure, and the engine plays on.
+      let scene = Scene()
+      audio.engine.attach(to: scene)
+      let node = Node()
+      scene.addChild(node)
+      node.run(.playSound(data: bytes + Data([1])))
+      #expect(audio.advance(until: { audio.engine.statistics.failed == 1 }, stepping: scene))
+    }
+    let voice = audio.engine.play(try audio.engine.sound(data: makeToneWAV(frequency: 440, duration: 0.05)))
+    #expect(audio.advance(until: { voice.isFinished }))
+    #expect(audio.left.peak > 0.4)
+  }
 }
