@@ -39,8 +39,21 @@ open class Node {
   /// A paused node runs no actions, and neither does any node below it.
   public var isPaused = false
 
-  public private(set) var children: [Node] = []
-  public private(set) weak var parent: Node?
+  public private(set) var children: [Node] = [] {
+    didSet { childrenGeneration &+= 1 }
+  }
+  /// The node this one is a child of. Not a weak reference (every node with children would then
+  /// pay for a side table on every retain): a parent clears its children's link when it goes
+  /// (see `deinit`), and removing a child clears it at once.
+  public private(set) unowned(unsafe) var parent: Node?
+  /// Changes with every change to `children`: while it holds still during an update, every child
+  /// the update took is still a child, and no weak `parent` needs loading to know it.
+  private var childrenGeneration = 0
+
+  /// One slot for the state another module keeps per node (FoleyAudio keeps the node's volume and
+  /// the voices it started here), so finding it is a field read rather than a dictionary lookup.
+  /// FoleyScene never looks inside.
+  package var attachment: AnyObject?
 
   private var runningActions: [RunningAction] = []
   private var hasRemovedActions = false
@@ -48,15 +61,23 @@ open class Node {
 
   public init() {}
 
+  isolated deinit {
+    for child in children { child.parent = nil }
+  }
+
   /// The scene this node belongs to, if any.
   public var scene: Scene? {
     var node: Node? = self
     while let current = node {
-      if let scene = current as? Scene { return scene }
+      // A flag, not a dynamic cast per ancestor: sound actions ask this on every trigger.
+      if current.isSceneRoot { return unsafeDowncast(current, to: Scene.self) }
       node = current.parent
     }
     return nil
   }
+
+  /// True for a `Scene` (set by its initialiser).
+  var isSceneRoot = false
 
   // MARK: - Tree
 
@@ -188,8 +209,11 @@ open class Node {
     }
     guard !children.isEmpty else { return }
     let snapshot = children
-    for child in snapshot where child.parent === self && !child.isPaused {
-      child.advance(by: deltaTime * child.speed)
+    let generation = childrenGeneration
+    for child in snapshot {
+      // Only after a block changed the children does each one need checking.
+      if childrenGeneration != generation, child.parent !== self { continue }
+      if !child.isPaused { child.advance(by: deltaTime * child.speed) }
     }
   }
 

@@ -21,31 +21,44 @@ open class Scene: Node {
   public var random: SeededRandomGenerator
 
   private var services: [ObjectIdentifier: AnyObject] = [:]
-  private var updateObservers: [(id: Int, block: @MainActor (TimeInterval) -> Void)] = []
+  private var updateObservers: [(id: Int, phase: UpdatePhase, block: @MainActor (TimeInterval) -> Void)] = []
   private var nextObserverID = 0
 
   public init(size: Size = .zero, seed: UInt64 = 0) {
     self.size = size
     self.random = SeededRandomGenerator(seed: seed)
     super.init()
+    isSceneRoot = true
   }
 
   /// Advances every running action by `deltaTime` seconds. Negative or NaN steps count as zero.
-  /// Observers added with ``addUpdateObserver(_:)`` run first, even while the scene is paused.
+  /// Observers added with ``addUpdateObserver(_:_:)`` run before and after the actions, even while
+  /// the scene is paused.
   public func update(deltaTime: TimeInterval) {
     let step = deltaTime.isNaN || deltaTime < 0 ? 0 : deltaTime
-    for observer in updateObservers { observer.block(step) }
-    guard !isPaused else { return }
-    advance(by: step * speed)
+    for observer in updateObservers where observer.phase == .beforeActions { observer.block(step) }
+    if !isPaused { advance(by: step * speed) }
+    for observer in updateObservers where observer.phase == .afterActions { observer.block(step) }
   }
 
-  /// Calls `block` at the start of every ``update(deltaTime:)`` with the step, before any action
-  /// runs. Subsystems use it to deliver what happened since the last frame (FoleyAudio delivers
-  /// finished sounds this way). Returns a token for ``removeUpdateObserver(_:)``.
+  /// When an update observer runs.
+  public enum UpdatePhase: Sendable {
+    /// At the start of the update, before any action runs: to deliver what happened since the
+    /// last frame (FoleyAudio delivers the session's transitions this way).
+    case beforeActions
+    /// After every action ran: to act on what the frame's actions asked for at once (FoleyAudio
+    /// hands the frame's sound requests to its audio queue in one go).
+    case afterActions
+  }
+
+  /// Calls `block` at every ``update(deltaTime:)`` with the step, in `phase`. Returns a token for
+  /// ``removeUpdateObserver(_:)``.
   @discardableResult
-  public func addUpdateObserver(_ block: @escaping @MainActor (TimeInterval) -> Void) -> Int {
+  public func addUpdateObserver(
+    _ phase: UpdatePhase = .beforeActions, _ block: @escaping @MainActor (TimeInterval) -> Void
+  ) -> Int {
     nextObserverID += 1
-    updateObservers.append((nextObserverID, block))
+    updateObservers.append((nextObserverID, phase, block))
     return nextObserverID
   }
 

@@ -15,13 +15,8 @@ extension Action {
     case .behavior(let behavior):
       runner = behavior.makeRunner(on: node)
     case .wait(let range):
-      var duration = self.duration
-      if range > 0 {
-        let offset = node.scene.map { Double.random(in: -0.5...0.5, using: &$0.random) } ?? 0
-        duration = max(0, duration + range * offset)
-      }
       // A wait has no progress to shape, so its timing curve is irrelevant.
-      return wrapSpeed(WaitRunner(duration: duration))
+      return wrapSpeed(WaitRunner(duration: duration, range: range, on: node))
     case .run(let block):
       return wrapSpeed(InstantRunner { _ in block() })
     case .runOnChild(let action, let name):

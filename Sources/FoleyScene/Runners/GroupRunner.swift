@@ -4,7 +4,8 @@ import Foundation
 @MainActor
 final class GroupRunner: ActionRunner {
   private let actions: [Action]
-  private var runners: [(any ActionRunner)?] = []
+  private var runners: [any ActionRunner] = []
+  private var finished: [Bool] = []
 
   init(actions: [Action]) {
     self.actions = actions
@@ -13,13 +14,13 @@ final class GroupRunner: ActionRunner {
   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     if runners.isEmpty && !actions.isEmpty {
       runners = actions.map { $0.makeRunner(on: node) }
+      finished = Array(repeating: false, count: actions.count)
     }
     var leftoverOfLast = deltaTime
     var stillRunning = false
-    for index in runners.indices {
-      guard let runner = runners[index] else { continue }
-      if let leftover = runner.advance(by: deltaTime, on: node) {
-        runners[index] = nil
+    for index in runners.indices where !finished[index] {
+      if let leftover = runners[index].advance(by: deltaTime, on: node) {
+        finished[index] = true
         leftoverOfLast = min(leftoverOfLast, leftover)
       } else {
         stillRunning = true
@@ -27,5 +28,13 @@ final class GroupRunner: ActionRunner {
       if node.isAdvancingActionRemoved { return nil }
     }
     return stillRunning ? nil : leftoverOfLast
+  }
+
+  func restart(on node: Node) -> Bool {
+    for index in runners.indices {
+      if !runners[index].restart(on: node) { runners[index] = actions[index].makeRunner(on: node) }
+      finished[index] = false
+    }
+    return true
   }
 }

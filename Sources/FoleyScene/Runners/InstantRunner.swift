@@ -13,4 +13,6 @@ final class InstantRunner: ActionRunner {
     perform(node)
     return deltaTime
   }
+
+  func restart(on node: Node) -> Bool { true }
 }

@@ -38,6 +38,13 @@ final class IntervalRunner: ActionRunner {
     return finished ? ActionClock.leftover(elapsed, duration) : nil
   }
 
+  func restart(on node: Node) -> Bool {
+    elapsed = 0
+    lastProgress = 0
+    hasStarted = false
+    return true
+  }
+
   private func captureStart(of node: Node) {
     startPosition = node.position
     switch effect {

@@ -1,13 +1,15 @@
 import Foundation
 
 /// Runs an action `count` times (or forever when `count` is nil), carrying leftover time from one
-/// repetition into the next.
+/// repetition into the next. The action's runner is restarted for each repetition, not rebuilt.
 @MainActor
 final class RepeatRunner: ActionRunner {
   private let action: Action
   private let count: Int?
   private var completed = 0
   private var current: (any ActionRunner)?
+  /// Whether `current` has finished a repetition and must restart before it runs again.
+  private var needsRestart = false
 
   init(action: Action, count: Int?) {
     self.action = action
@@ -17,10 +19,12 @@ final class RepeatRunner: ActionRunner {
   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
     while count.map({ completed < $0 }) ?? true {
+      if needsRestart, let runner = current, !runner.restart(on: node) { current = nil }
+      needsRestart = false
       let runner = current ?? action.makeRunner(on: node)
       current = runner
       guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
-      current = nil
+      needsRestart = true
       completed += 1
       if node.isAdvancingActionRemoved { return nil }
       // A repetition that took no time would spin forever within one step: run it once per step.
@@ -28,5 +32,11 @@ final class RepeatRunner: ActionRunner {
       remaining = leftover
     }
     return remaining
+  }
+
+  func restart(on node: Node) -> Bool {
+    completed = 0
+    needsRestart = current != nil
+    return true
   }
 }

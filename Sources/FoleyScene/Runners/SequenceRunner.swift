@@ -4,25 +4,32 @@ import Foundation
 @MainActor
 final class SequenceRunner: ActionRunner {
   private let actions: [Action]
+  /// The parts' runners, made when first reached and restarted (not rebuilt) on later passes.
+  private var runners: [(any ActionRunner)?]
   private var index = 0
-  private var current: (any ActionRunner)?
 
   init(actions: [Action]) {
     self.actions = actions
+    runners = Array(repeating: nil, count: actions.count)
   }
 
   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
     while index < actions.count {
-      let runner = current ?? actions[index].makeRunner(on: node)
-      current = runner
+      let runner = runners[index] ?? actions[index].makeRunner(on: node)
+      runners[index] = runner
       guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
       remaining = leftover
       index += 1
-      current = nil
       // A block earlier in the sequence may have removed this very action: stop here.
       if node.isAdvancingActionRemoved { return nil }
     }
     return remaining
+  }
+
+  func restart(on node: Node) -> Bool {
+    index = 0
+    for part in runners.indices where runners[part]?.restart(on: node) == false { runners[part] = nil }
+    return true
   }
 }

@@ -18,4 +18,6 @@ final class SpeedRunner: ActionRunner {
     }
     return leftover / speed
   }
+
+  func restart(on node: Node) -> Bool { inner.restart(on: node) }
 }

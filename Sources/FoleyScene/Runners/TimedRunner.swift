@@ -35,4 +35,10 @@ final class TimedRunner: ActionRunner {
     guard let leftover = inner.advance(by: innerDelta, on: node) else { return nil }
     return min(deltaTime, leftover / scale)
   }
+
+  func restart(on node: Node) -> Bool {
+    elapsed = 0
+    innerElapsed = 0
+    return inner.restart(on: node)
+  }
 }
