@@ -308,6 +308,13 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     return wake
   }
 
+  package func detach() {
+    service.withLock { $0 = nil }
+    queue.withLock { $0 = nil }
+    signal.withLock { $0 = nil }
+    state.withLock { $0.deadline = nil }
+  }
+
   package func scheduleService(at deadline: UInt64?) {
     state.withLock { $0.deadline = deadline }
   }

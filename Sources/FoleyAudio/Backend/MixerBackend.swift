@@ -42,4 +42,6 @@ package protocol MixerBackend: AnyObject, Sendable {
   /// backend's clock), replacing any earlier request; nil cancels. A fallback only: ramps and
   /// finishes wake the queue themselves.
   func scheduleService(at deadline: UInt64?)
+  /// The engine is done with this backend: drop the service closure and any wake it scheduled.
+  func detach()
 }

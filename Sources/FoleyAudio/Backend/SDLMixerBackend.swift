@@ -52,8 +52,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   func release() {
     guard ownsAudioSubsystem else { return }
     ownsAudioSubsystem = false
-    wakeSource?.cancel()
-    timer?.cancel()
+    detach()
     SDL_QuitSubSystem(SDL_INIT_AUDIO)
     Self.mixerInUse.store(false, ordering: .releasing)
   }
@@ -183,6 +182,15 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     self.timer = timer
     let wake = SendableSource(source)
     return WakeSignal { wake.source.or(data: 1) }
+  }
+
+  package func detach() {
+    wakeSource?.setEventHandler(handler: nil)
+    wakeSource?.cancel()
+    wakeSource = nil
+    timer?.setEventHandler(handler: nil)
+    timer?.cancel()
+    timer = nil
   }
 
   package func scheduleService(at deadline: UInt64?) {

@@ -55,7 +55,6 @@ public final class AudioEngine: Sendable {
   private let fellBackToDummy: Bool
   /// Whether this engine put `deviceLost` on the session (cleared again when it closes).
   let addedDeviceLost = Atomic<Bool>(false)
-  let nodeVolumes = NodeVolumeTable()
 
   /// Opens the default (or configured) output device through SDL_mixer.
   /// - Parameters:
@@ -225,6 +224,7 @@ public final class AudioEngine: Sendable {
   /// Waits until the audio queue has served everything asked of it so far, including plays that
   /// were waiting for their sound to be decoded. For tools and tests.
   public func waitUntilIdle() {
+    core.flushRequests()
     while core.syncOnQueue({ core.isAwaitingDecodes }) {
       library.decodeQueue.sync {}
     }

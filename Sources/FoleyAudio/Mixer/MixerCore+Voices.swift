@@ -15,7 +15,8 @@ extension MixerCore {
   private func start(_ voice: Voice, playing sound: Sound, loops: Int) {
     let key = ObjectIdentifier(sound)
     let settings = sound.settings
-    let now = backend.now
+    // The clock is read only for sounds that limit how often they start.
+    let now = settings.minimumInterval > 0 ? self.now : 0
     if settings.minimumInterval > 0, let last = lastStartOfSound[key],
       Double(now &- last) / 1e9 < settings.minimumInterval
     {
@@ -138,7 +139,7 @@ extension MixerCore {
   /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.
   func deadline(after fade: Double) -> UInt64 {
     let seconds = max(fade, configuration.declickDuration) + 2 * format.bufferDuration + 0.02
-    return backend.now &+ UInt64(seconds * 1e9)
+    return now &+ UInt64(seconds * 1e9)
   }
 
   func finish(_ voice: Voice, counting outcome: AudioCounters.Outcome) {

@@ -61,6 +61,18 @@ final class MixerCore: @unchecked Sendable {
   /// Plays waiting for their bytes or file to be decoded, by what they wait for.
   private var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
   private var finishedChannels: [Int] = []
+  /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
+  /// system call, and a burst of steals would read it per voice); nil outside a batch.
+  private var batchClock: UInt64??
+
+  /// Now, on the backend's clock.
+  var now: UInt64 {
+    guard let cached = batchClock else { return backend.now }
+    if let reading = cached { return reading }
+    let reading = backend.now
+    batchClock = .some(reading)
+    return reading
+  }
   /// Extra physical channels beyond the voice cap, where stolen and stopped voices ramp out.
   let releaseReserve = 16
 
@@ -78,12 +90,14 @@ final class MixerCore: @unchecked Sendable {
     self.logger = logger
     declickStep = Float(1 / max(1, configuration.declickDuration * Double(format.sampleRate)))
     master = MasterBus(format: format, limiter: configuration.limiter, volumeStep: declickStep)
-    // The wake signal needs the core to exist; the inbox needs the signal. Both are made here,
-    // the service closure holding the core weakly.
-    let wakeBox = WeakCore()
-    let wake = backend.makeWakeSignal(queue: queue) { wakeBox.core?.service() }
+    // The wake signal needs the core to exist; the inbox needs the signal. The service closure
+    // holds the core strongly (a weak reference would put every retain of the core, one per
+    // voice, on the slow side-table path); the backend drops it in `detach()` when the engine
+    // shuts down, which breaks the cycle.
+    let box = CoreBox()
+    let wake = backend.makeWakeSignal(queue: queue) { box.core?.service() }
     inbox = FinishedChannelInbox(wake: wake)
-    wakeBox.core = self
+    box.core = self
   }
 
   /// Connects the mix and allocates the first channels. Called once, on the queue.
@@ -111,6 +125,7 @@ final class MixerCore: @unchecked Sendable {
     for orphan in orphans { orphan.voice.setState(.finished) }
     orphans.removeAll()
     if hasDevice { backend.close() }
+    backend.detach()
     hasDevice = false
     deviceID.store(0, ordering: .releasing)
     table.removeAll()
@@ -125,8 +140,11 @@ final class MixerCore: @unchecked Sendable {
   // MARK: - Requests from the game thread
 
   /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
+  /// - Parameter deferred: leave the request for ``flushRequests()`` (an attached scene calls it
+  ///   once after its actions ran), so a frame's plays wake the queue once.
   func requestPlay(
-    _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0
+    _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
+    deferred: Bool = false
   ) -> Voice {
     counters.bump(.requested)
     let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
@@ -142,12 +160,23 @@ final class MixerCore: @unchecked Sendable {
     let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
     let needsSchedule = requests.withLock { pending in
       pending.list.append(request)
-      defer { pending.isScheduled = true }
-      return !pending.isScheduled
+      guard !deferred, !pending.isScheduled else { return false }
+      pending.isScheduled = true
+      return true
     }
-    // One queue hop for however many plays a frame asks for.
+    // One queue hop for however many plays are waiting.
     if needsSchedule { queue.async { self.servePlayRequests() } }
     return voice
+  }
+
+  /// Hands the waiting requests to the audio queue, if any wait and none are on their way.
+  func flushRequests() {
+    let needsSchedule = requests.withLock { pending in
+      guard !pending.list.isEmpty, !pending.isScheduled else { return false }
+      pending.isScheduled = true
+      return true
+    }
+    if needsSchedule { queue.async { self.servePlayRequests() } }
   }
 
   /// Whether a new play of `category` may start while the session is inactive (gate one reads the
@@ -158,6 +187,8 @@ final class MixerCore: @unchecked Sendable {
   }
 
   private func servePlayRequests() {
+    batchClock = .some(nil)
+    defer { batchClock = nil }
     let batch = requests.withLock { $0.take() }
     guard isOpen else {
       for request in batch { finish(request.voice, counting: .failed) }
@@ -261,7 +292,7 @@ final class MixerCore: @unchecked Sendable {
     _ = inbox.wake.takePending()
     guard isOpen, hasDevice else { return }
     processFinishedChannels()
-    let due = releases.takeDue(now: backend.now) { table.gains[$0].isSilent }
+    let due = releases.takeDue(now: now) { table.gains[$0].isSilent }
     for operation in due {
       switch operation.kind {
       case .halt: backend.halt(operation.channel)
@@ -288,10 +319,10 @@ final class MixerCore: @unchecked Sendable {
   }
 }
 
-/// Holds the core for the wake handler without keeping it alive.
-private final class WeakCore: @unchecked Sendable {
-  // Set once, right after the core is made, before any wake can fire.
-  weak var core: MixerCore?
+/// Hands the wake handler the core, which does not exist yet when the handler is made.
+private final class CoreBox: @unchecked Sendable {
+  // Set once, right after the core is made, before any wake can fire; read only by the handler.
+  var core: MixerCore?
 }
 
 extension Double {

@@ -19,4 +19,6 @@ struct Slot {
   var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
   var category: SoundCategory { sound.settings.category }
   var priority: Int { sound.settings.priority }
+  /// Whether the sound limits its instances (only then is it listed per sound).
+  var isLimited: Bool { sound.settings.maximumInstances != nil }
 }

@@ -79,7 +79,12 @@ package final class ChannelGain: @unchecked Sendable {
     let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
     let frames = byteCount / bytesPerFrame
     if isFloat {
-      apply(stream.assumingMemoryBound(to: Float.self), frames: frames, goalLeft, goalRight, step)
+      let samples = stream.assumingMemoryBound(to: Float.self)
+      if channelCount == 2, currentLeft == goalLeft, currentRight == goalRight {
+        scaleStereo(samples, frames: frames, left: goalLeft, right: goalRight)
+      } else {
+        apply(samples, frames: frames, goalLeft, goalRight, step)
+      }
     } else {
       apply(stream.assumingMemoryBound(to: Int16.self), frames: frames, goalLeft, goalRight, step)
     }
@@ -118,6 +123,24 @@ package final class ChannelGain: @unchecked Sendable {
       }
     } else {
       for index in frame..<frames { scale(samples + index * channelCount, left, right) }
+    }
+  }
+
+  /// The steady state of the common case (float, stereo, no ramp), eight samples at a time.
+  private func scaleStereo(_ samples: UnsafeMutablePointer<Float>, frames: Int, left: Float, right: Float) {
+    guard left != 1 || right != 1 else { return }
+    let count = frames * 2
+    let gains = SIMD8<Float>(left, right, left, right, left, right, left, right)
+    let raw = UnsafeMutableRawPointer(samples)
+    var index = 0
+    while index + 8 <= count {
+      let scaled = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * gains
+      raw.storeBytes(of: scaled, toByteOffset: index * 4, as: SIMD8<Float>.self)
+      index += 8
+    }
+    while index < count {
+      samples[index] *= index & 1 == 0 ? left : right
+      index += 1
     }
   }
 

@@ -18,21 +18,30 @@ extension AudioEngine {
     detach(from: scene)
     let link = SceneAudioLink(
       engine: self, pansWithPosition: pansWithPosition, pausesSceneWhenInactive: pausesSceneWhenInactive)
-    link.observerToken = scene.addUpdateObserver { [weak scene, weak link] _ in
-      guard let scene, let link else { return }
-      link.sceneWillUpdate(scene)
-    }
+    link.observerTokens = [
+      // Unowned, not weak: the scene owns these closures and the link, and a weak reference would
+      // make every retain of the scene (one per sound trigger) take the slow side-table path.
+      scene.addUpdateObserver(.beforeActions) { [unowned scene, unowned link] _ in link.sceneWillUpdate(scene)
+      },
+      scene.addUpdateObserver(.afterActions) { [unowned link] _ in link.core.flushRequests() },
+    ]
     scene.setService(self)
-    scene.setService(link)
+    // In the scene's attachment slot rather than among its services: the sound actions look it
+    // up on every trigger, and a field read beats a dictionary lookup.
+    scene.attachment = link
   }
+
+  /// The voice `node`'s sound actions started last, if any. For the latency benchmark.
+  @MainActor
+  package func newestVoice(of node: Node) -> Voice? { NodeAudio.of(node)?.newest }
 
   /// Stops `scene`'s sound actions from using this engine.
   @MainActor
   public func detach(from scene: Scene) {
     guard scene.service(AudioEngine.self) === self else { return }
-    if let link = scene.service(SceneAudioLink.self) {
-      if let token = link.observerToken { scene.removeUpdateObserver(token) }
-      scene.setService(nil, as: SceneAudioLink.self)
+    if let link = SceneAudioLink.of(scene) {
+      for token in link.observerTokens { scene.removeUpdateObserver(token) }
+      scene.attachment = nil
     }
     scene.setService(nil, as: AudioEngine.self)
   }

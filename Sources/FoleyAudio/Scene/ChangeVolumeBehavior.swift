@@ -26,13 +26,19 @@ final class ChangeVolumeRunner: ActionRunner {
   }
 
   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
-    guard let table = node.scene?.service(AudioEngine.self)?.nodeVolumes else { return deltaTime }
-    let from = start ?? table.volume(of: node)
+    let audio = NodeAudio.ensure(node)
+    let from = start ?? audio.volume
     start = from
     let goal = behavior.relative ? from + behavior.target : behavior.target
     elapsed += deltaTime
     let progress = behavior.duration > 0 ? min(1, elapsed / behavior.duration) : 1
-    table.setVolume(max(0, from + (goal - from) * progress), of: node)
+    audio.setVolume(max(0, from + (goal - from) * progress))
     return progress >= 1 ? max(0, elapsed - behavior.duration) : nil
+  }
+
+  func restart(on node: Node) -> Bool {
+    start = nil
+    elapsed = 0
+    return true
   }
 }

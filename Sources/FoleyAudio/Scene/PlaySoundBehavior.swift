@@ -38,13 +38,23 @@ final class PlaySoundRunner: ActionRunner {
     if let voice {
       return voice.isFinished ? 0 : nil
     }
-    guard let engine = behavior.engine ?? node.scene?.service(AudioEngine.self) else { return deltaTime }
-    let pan =
-      node.scene.flatMap { scene in scene.service(SceneAudioLink.self)?.pan(for: node, in: scene) } ?? 0
-    let started = engine.play(
-      behavior.source, volume: 1, pan: pan, groupVolume: engine.nodeVolumes.volume(of: node))
-    engine.nodeVolumes.register(started, for: node)
+    let scene = node.scene
+    let link = scene.flatMap(SceneAudioLink.of)
+    guard let core = behavior.engine?.core ?? link?.core else { return deltaTime }
+    let attached = link.map { $0.core === core } ?? false
+    let pan = attached ? link!.pan(for: node, in: scene!) : 0
+    let audio = NodeAudio.of(node)
+    // An attached scene hands the frame's requests to the audio queue in one go after its
+    // actions ran; otherwise the request goes at once.
+    let started = core.requestPlay(
+      behavior.source, volume: 1, pan: pan, groupVolume: audio?.volume ?? 1, deferred: attached)
+    if !started.isFinished { (audio ?? NodeAudio.ensure(node)).started(started) }
     voice = started
     return behavior.waitForCompletion && !started.isFinished ? nil : deltaTime
+  }
+
+  func restart(on node: Node) -> Bool {
+    voice = nil
+    return true
   }
 }

@@ -4,13 +4,20 @@ import FoleyScene
 @MainActor
 final class SceneAudioLink {
   let engine: AudioEngine
+  /// The engine's core, for the sound actions: reaching it through the engine would retain the
+  /// engine on every trigger (and the session's weak reference to it makes that slow).
+  let core: MixerCore
   let pansWithPosition: Bool
   let pausesSceneWhenInactive: Bool
-  var observerToken: Int?
+  var observerTokens: [Int] = []
   private var pausedScene = false
+
+  /// The link of the engine attached to `scene`, if any.
+  static func of(_ scene: Scene) -> SceneAudioLink? { scene.attachment as? SceneAudioLink }
 
   init(engine: AudioEngine, pansWithPosition: Bool, pausesSceneWhenInactive: Bool) {
     self.engine = engine
+    self.core = engine.core
     self.pansWithPosition = pansWithPosition
     self.pausesSceneWhenInactive = pausesSceneWhenInactive
   }

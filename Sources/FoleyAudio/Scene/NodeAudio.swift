@@ -1,0 +1,45 @@
+import FoleyScene
+
+/// What FoleyAudio keeps per node, in the node's attachment slot: the volume
+/// `Action.changeVolume(to:duration:)` gave it, and the voices it started (so a volume change
+/// reaches them). A field read per trigger, no table to search; it goes when the node does.
+/// Not main-actor isolated itself (each call would then carry an executor check): it is only ever
+/// reached through a node, on the game thread.
+final class NodeAudio {
+  var volume: Double = 1
+  private var voices: [Voice] = []
+  /// The list's length at which finished voices are next dropped: twice what was left last time,
+  /// so a node that keeps many voices playing is not scanned on every trigger.
+  private var pruneAt = 16
+
+  /// The node's audio state, if it has any yet.
+  @MainActor static func of(_ node: Node) -> NodeAudio? { node.attachment as? NodeAudio }
+
+  /// The node's audio state, made on first use.
+  @MainActor static func ensure(_ node: Node) -> NodeAudio {
+    if let state = of(node) { return state }
+    let state = NodeAudio()
+    node.attachment = state
+    return state
+  }
+
+  /// The voice the node started last.
+  var newest: Voice? { voices.last }
+
+  /// Remembers that the node started `voice`. Finished voices are dropped now and then, so a node
+  /// that plays every frame keeps a short list.
+  func started(_ voice: Voice) {
+    if voices.count >= pruneAt {
+      voices.removeAll { $0.isFinished }
+      pruneAt = max(16, voices.count * 2)
+    }
+    voices.append(voice)
+  }
+
+  /// Sets the node's volume and applies it to its voices still playing.
+  func setVolume(_ newVolume: Double) {
+    volume = newVolume
+    voices.removeAll { $0.isFinished }
+    for voice in voices { voice.groupVolume = newVolume }
+  }
+}
