@@ -1,46 +1,64 @@
-/* The floor of this stack: SDL_mixer driven directly from C.
- *   raw_mixer trigger TRIGGERS SOUND.wav   -> prints microseconds per trigger (Mix_PlayChannel,
- *                                             stealing with Mix_GroupOldest when all 256 are busy)
- *   raw_mixer mix SECONDS SOUND.wav VOICES -> mixes VOICES looping voices, prints process CPU seconds
+/* The floor of this stack: SDL_mixer driven directly from C, doing the same work as Foley.
+ *   raw_mixer trigger FILE CHANNELS N  -> {"cpu": µs, "wall": µs} per trigger: Mix_PlayChannel on a
+ *                                         free channel, else halt the oldest (Mix_GroupOldest) and
+ *                                         play there; process CPU includes SDL's mixing thread
+ *   raw_mixer mix FILE SECONDS VOICES plain|same FORMAT
+ *                                      -> process CPU seconds while VOICES loop; "same" gives each
+ *                                         voice Mix_Volume 64 (0.5) and Mix_SetPanning over the
+ *                                         nine pan positions Foley's benchmark uses; FORMAT s16|f32
+ *   raw_mixer idle SECONDS FORMAT      -> process CPU seconds with the mixer open and silent
  */
 #include <SDL.h>
 #include <SDL_mixer.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
-static double now_seconds(void) {
+static double clock_seconds(clockid_t which) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(which, &t);
   return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static double cpu_seconds(void) {
-  struct rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+static int open_mixer(const char *format) {
+  Uint16 sdl_format = strcmp(format, "s16") == 0 ? AUDIO_S16SYS : AUDIO_F32SYS;
+  if (SDL_Init(SDL_INIT_AUDIO) != 0 || Mix_OpenAudioDevice(48000, sdl_format, 2, 512, NULL, 0) != 0) {
+    fprintf(stderr, "raw_mixer: %s\n", SDL_GetError());
+    return 0;
+  }
+  return 1;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: raw_mixer trigger N file | raw_mixer mix SECONDS file VOICES\n");
+  if (argc < 3) {
+    fprintf(stderr, "usage: see the comment at the top of raw_mixer.c\n");
     return 2;
   }
-  if (SDL_Init(SDL_INIT_AUDIO) != 0 || Mix_OpenAudio(48000, AUDIO_S16SYS, 2, 512) != 0) {
-    fprintf(stderr, "raw_mixer: %s\n", SDL_GetError());
-    return 1;
+  if (strcmp(argv[1], "idle") == 0) {
+    if (!open_mixer(argc > 3 ? argv[3] : "f32")) return 1;
+    Mix_AllocateChannels(32);
+    SDL_Delay(500);
+    double cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    SDL_Delay((Uint32)(atof(argv[2]) * 1000));
+    printf("%.6f\n", clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu);
+    Mix_CloseAudio();
+    SDL_Quit();
+    return 0;
   }
-  Mix_Chunk *chunk = Mix_LoadWAV(argv[3]);
+  const char *format = strcmp(argv[1], "mix") == 0 && argc > 6 ? argv[6] : "f32";
+  if (!open_mixer(format)) return 1;
+  Mix_Chunk *chunk = Mix_LoadWAV(argv[2]);
   if (!chunk) {
     fprintf(stderr, "raw_mixer: %s\n", SDL_GetError());
     return 1;
   }
-  if (strcmp(argv[1], "trigger") == 0) {
-    long triggers = atol(argv[2]);
-    Mix_AllocateChannels(256);
-    double start = now_seconds();
+  if (strcmp(argv[1], "trigger") == 0 && argc > 4) {
+    int channels = atoi(argv[3]);
+    long triggers = atol(argv[4]);
+    Mix_AllocateChannels(channels);
+    double cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    double wall = clock_seconds(CLOCK_MONOTONIC);
     for (long i = 0; i < triggers; i++) {
       if (Mix_PlayChannel(-1, chunk, 0) < 0) {
         int oldest = Mix_GroupOldest(-1);
@@ -48,16 +66,29 @@ int main(int argc, char **argv) {
         Mix_PlayChannel(oldest, chunk, 0);
       }
     }
-    double elapsed = now_seconds() - start;
-    printf("%.4f\n", elapsed / triggers * 1e6);
-  } else {
-    double seconds = atof(argv[2]);
-    int voices = argc > 4 ? atoi(argv[4]) : 64;
+    printf("{\"cpu\": %.5f, \"wall\": %.5f}\n", (clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu) / triggers * 1e6,
+           (clock_seconds(CLOCK_MONOTONIC) - wall) / triggers * 1e6);
+  } else if (strcmp(argv[1], "mix") == 0 && argc > 5) {
+    double seconds = atof(argv[3]);
+    int voices = atoi(argv[4]);
+    int same = strcmp(argv[5], "same") == 0;
     Mix_AllocateChannels(voices);
-    for (int i = 0; i < voices; i++) Mix_PlayChannel(i, chunk, -1);
-    double cpu = cpu_seconds();
+    for (int i = 0; i < voices; i++) {
+      if (same) {
+        // Foley's balance law: full level at the centre, the far side falling to zero.
+        double pan = (double)(i % 9) / 4 - 1;
+        Mix_Volume(i, MIX_MAX_VOLUME / 2);
+        Mix_SetPanning(i, (Uint8)(255 * (pan > 0 ? 1 - pan : 1)), (Uint8)(255 * (pan < 0 ? 1 + pan : 1)));
+      }
+      Mix_PlayChannel(i, chunk, -1);
+    }
+    SDL_Delay(500);
+    double cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
     SDL_Delay((Uint32)(seconds * 1000));
-    printf("%.4f\n", cpu_seconds() - cpu);
+    printf("%.6f\n", clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu);
+  } else {
+    fprintf(stderr, "raw_mixer: unknown mode %s\n", argv[1]);
+    return 2;
   }
   Mix_FreeChunk(chunk);
   Mix_CloseAudio();

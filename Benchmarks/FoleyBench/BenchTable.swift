@@ -1,0 +1,106 @@
+import Foundation
+
+/// The Markdown table of figures, targets and verdicts (BENCHMARKS.md carries a copy).
+struct BenchTable {
+  private(set) var rows = [
+    "| figure | median | min | target | verdict |", "| --- | ---: | ---: | --- | --- |",
+  ]
+
+  private mutating func row(
+    _ name: String, _ median: Double?, _ minimum: Double? = nil, _ target: String, _ met: Bool?
+  ) {
+    func format(_ number: Double?) -> String { number.map { String(format: "%.3f", $0) } ?? "null" }
+    let verdict = met.map { $0 ? "met" : "MISSED" } ?? ""
+    rows.append(
+      "| `\(name)` | \(format(median)) | \(minimum == nil ? "" : format(minimum)) | \(target) | \(verdict) |")
+  }
+
+  mutating func fill(results: [String: Any], samples: [String: BenchReport.Samples]) {
+    func number(_ key: String) -> Double? { results[key] as? Double }
+    func minimum(_ key: String) -> Double? { number("\(key)_min") }
+    func keyed(_ key: String, _ size: String) -> Double? { (results[key] as? [String: Double])?[size] }
+    func keyedMin(_ key: String, _ size: String) -> Double? {
+      (results["\(key)_min"] as? [String: Double])?[size]
+    }
+    func ratio(_ a: Double?, _ b: Double?) -> Double? { a.flatMap { a in b.map { a / max($0, 1e-9) } } }
+
+    row(
+      "trigger_cpu_us", number("trigger_cpu_us"), minimum("trigger_cpu_us"), "≤ 0.5 (game-thread CPU)",
+      number("trigger_cpu_us").map { $0 <= 0.5 })
+    let process = number("trigger_process_cpu_us")
+    let rawProcess = number("raw_c_trigger_cpu_us")
+    row(
+      "trigger_process_cpu_us", process, minimum("trigger_process_cpu_us"), "≤ 1.2 × raw_c_trigger_cpu_us",
+      ratio(process, rawProcess).map { $0 <= 1.2 })
+    row("raw_c_trigger_cpu_us", rawProcess, nil, "baseline (C, process CPU, 256 channels)", nil)
+    for channels in ["16", "64", "256", "1024"] {
+      let foley = keyed("trigger_process_cpu_us_by_channels", channels)
+      let c = keyed("raw_c_trigger_cpu_us_by_channels", channels)
+      row(
+        "trigger_process_cpu_us_by_channels[\(channels)]", foley,
+        keyedMin("trigger_process_cpu_us_by_channels", channels),
+        "≤ 1.2 × C (\(c.map { String(format: "%.3f", $0) } ?? "null"))", ratio(foley, c).map { $0 <= 1.2 })
+    }
+    let flat = ratio(
+      keyed("trigger_process_cpu_us_by_channels", "1024"), keyed("trigger_process_cpu_us_by_channels", "16"))
+    row("flatness 1024/16 channels", flat, nil, "≤ 1.2 (flat)", flat.map { $0 <= 1.2 })
+    for nodes in ["100", "1000", "5000"] {
+      row(
+        "trigger_cpu_us_by_nodes[\(nodes)]", keyed("trigger_cpu_us_by_nodes", nodes), nil,
+        nodes == "5000" ? "≤ 1.2 × with 100 nodes" : "",
+        nodes == "5000"
+          ? ratio(keyed("trigger_cpu_us_by_nodes", "5000"), keyed("trigger_cpu_us_by_nodes", "100")).map {
+            $0 <= 1.2
+          } : nil)
+    }
+    row(
+      "mix_cpu_ratio_same_work", number("mix_cpu_ratio_same_work"), nil,
+      "≤ 1.0 (64 voices, 0.5 volume, 9 pans, float32, vs C doing the same)",
+      number("mix_cpu_ratio_same_work").map { $0 <= 1.0 })
+    row("mix_cpu_ratio", number("mix_cpu_ratio"), nil, "reference: vs plain C (s16, no volume or pan)", nil)
+    row(
+      "idle_cpu_ratio", number("idle_cpu_ratio"), nil, "≤ 1.1 × raw SDL_mixer idle",
+      number("idle_cpu_ratio").map { $0 <= 1.1 })
+    let actions = number("actions_ns_per_node")
+    let objects = number("objects_loop_ns_per_node")
+    let flatLoop = number("baseline_loop_ns_per_node")
+    row(
+      "actions_ns_per_node", actions, nil, "≤ 1.0 × objects_loop_ns_per_node",
+      ratio(actions, objects).map { $0 <= 1.0 })
+    row("objects_loop_ns_per_node", objects, nil, "floor of this API (the same Node objects by hand)", nil)
+    row(
+      "baseline_loop_ns_per_node", flatLoop, nil, "floor of any API (flat array); goal beyond: actions ≤ 2 ×",
+      ratio(actions, flatLoop).map { $0 <= 2 })
+    let frame = number("frame_ms") ?? 1000.0 / 60
+    let buffer = number("buffer_ms")
+    row(
+      "latency_from_run_ms_p99", number("latency_from_run_ms_p99"), nil,
+      "≤ frame_ms + buffer_ms + 1 (waits for the next update)",
+      number("latency_from_run_ms_p99").flatMap { l in buffer.map { l <= frame + $0 + 1 } })
+    row(
+      "latency_ms_p99", number("latency_ms_p99"), nil, "≤ buffer_ms + 1 (from the update that plays it)",
+      number("latency_ms_p99").flatMap { l in buffer.map { l <= $0 + 1 } })
+    row(
+      "buffer_ms", buffer, nil, "device buffer (SDL's dummy driver sleeps 10 ms for a 10.67 ms buffer)", nil)
+    row("trigger_us", number("trigger_us"), minimum("trigger_us"), "old: game-thread wall time", nil)
+    row(
+      "trigger_end_to_end_us", number("trigger_end_to_end_us"), minimum("trigger_end_to_end_us"),
+      "old: wall time until served", nil)
+    row("raw_c_trigger_us", number("raw_c_trigger_us"), nil, "old: C wall time", nil)
+    row("pygame_trigger_us", number("pygame_trigger_us"), nil, "baseline (null without pygame)", nil)
+    row(
+      "decodes_for_1000_plays", number("decodes_for_1000_plays"), nil, "= 1",
+      number("decodes_for_1000_plays").map { $0 == 1 })
+    row(
+      "rss_growth_kib_1000_voices", number("rss_growth_kib_1000_voices"), nil, "≤ 256",
+      number("rss_growth_kib_1000_voices").map { $0 <= 256 })
+    row(
+      "rss_growth_mib_1000_distinct_sounds", number("rss_growth_mib_1000_distinct_sounds"), nil,
+      "≤ 64 + 16 (the cache limit, plus allocator slack)",
+      number("rss_growth_mib_1000_distinct_sounds").map { $0 <= 80 })
+    row(
+      "cache_mib_1000_distinct_sounds", number("cache_mib_1000_distinct_sounds"), nil,
+      "≤ 64 (soundCacheLimit)",
+      number("cache_mib_1000_distinct_sounds").map { $0 <= 64 })
+  }
+}

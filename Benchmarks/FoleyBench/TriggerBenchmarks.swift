@@ -1,0 +1,95 @@
+import Foley
+import Foundation
+import Logging
+
+/// What one sound trigger costs: on the game thread (the action running and the request queued)
+/// and in the whole process (the audio queue starting the voice and SDL mixing it too), at
+/// several channel counts and node counts.
+@MainActor
+enum TriggerBenchmarks {
+  struct Cost {
+    var gameWallMicroseconds = 0.0
+    var gameCPUMicroseconds = 0.0
+    var processCPUMicroseconds = 0.0
+    var endToEndWallMicroseconds = 0.0
+  }
+
+  static func configuration(channels: Int) -> AudioConfiguration {
+    var configuration = AudioConfiguration()
+    configuration.initialChannels = channels
+    configuration.maximumChannels = channels
+    return configuration
+  }
+
+  /// `nodes` nodes each run `.playSound(data:)` once a frame until `triggers` have run, on an
+  /// engine with `channels` channels (steal-oldest at the cap), the scene updating at 60 Hz.
+  static func measure(
+    _ sound: Data, triggers: Int, nodes count: Int, channels: Int, logger: Logger
+  ) throws -> Cost {
+    let engine = try AudioEngine(
+      configuration: configuration(channels: channels), session: AudioSession(), logger: logger)
+    defer { engine.close() }
+    _ = try engine.sound(data: sound)  // decoded ahead, as a game preloads
+    let scene = Scene()
+    engine.attach(to: scene)
+    let nodes = (0..<count).map { _ in Node() }
+    for node in nodes { scene.addChild(node) }
+    let action = Action.playSound(data: sound)
+    // Warm up: the channel pool grows, the queues reach their working size.
+    for _ in 0..<3 {
+      for node in nodes { node.run(action) }
+      scene.update(deltaTime: 1.0 / 60.0)
+    }
+    engine.waitUntilIdle()
+    let frames = max(1, triggers / count)
+    var cost = Cost()
+    let processStart = Clocks.processCPUNanoseconds
+    let wallStart = Clocks.wallNanoseconds
+    var gameCPU: UInt64 = 0
+    var gameWall: UInt64 = 0
+    for _ in 0..<frames {
+      let cpu = Clocks.threadCPUNanoseconds
+      let wall = Clocks.wallNanoseconds
+      for node in nodes { node.run(action) }
+      scene.update(deltaTime: 1.0 / 60.0)
+      gameCPU += Clocks.threadCPUNanoseconds - cpu
+      gameWall += Clocks.wallNanoseconds - wall
+    }
+    engine.waitUntilIdle()
+    let total = Double(frames * count)
+    cost.gameCPUMicroseconds = Double(gameCPU) / total / 1_000
+    cost.gameWallMicroseconds = Double(gameWall) / total / 1_000
+    cost.processCPUMicroseconds = Double(Clocks.processCPUNanoseconds - processStart) / total / 1_000
+    cost.endToEndWallMicroseconds = Double(Clocks.wallNanoseconds - wallStart) / total / 1_000
+    precondition(engine.statistics.requested == (frames + 3) * count, "every trigger must reach the engine")
+    return cost
+  }
+
+  static func figures(_ short: Data, quick: Bool, logger: Logger) throws -> [String: Any] {
+    let triggers = quick ? 20_000 : 100_000
+    let main = try measure(short, triggers: triggers, nodes: 100, channels: 256, logger: logger)
+    var figures: [String: Any] = [
+      "trigger_us": main.gameWallMicroseconds,
+      "trigger_end_to_end_us": main.endToEndWallMicroseconds,
+      "trigger_cpu_us": main.gameCPUMicroseconds,
+      "trigger_process_cpu_us": main.processCPUMicroseconds,
+    ]
+    var byChannels: [String: Double] = [:]
+    for channels in [16, 64, 256, 1_024] {
+      byChannels["\(channels)"] =
+        try measure(short, triggers: triggers / 2, nodes: 100, channels: channels, logger: logger)
+        .processCPUMicroseconds
+    }
+    figures["trigger_process_cpu_us_by_channels"] = byChannels
+    var byNodes: [String: Double] = [:]
+    for nodes in [100, 1_000, 5_000] {
+      byNodes["\(nodes)"] =
+        try measure(
+          short, triggers: max(triggers / 2, nodes * 10), nodes: nodes, channels: 256, logger: logger
+        )
+        .gameCPUMicroseconds
+    }
+    figures["trigger_cpu_us_by_nodes"] = byNodes
+    return figures
+  }
+}
