@@ -19,27 +19,32 @@ import Foundation
 ///
 /// Everything is safe to call from inside a running block: removing a node, its actions or its
 /// parent takes effect at once, and the update skips what was removed.
+///
+/// The properties the update loop reads for every node and frame (position, rotation, scale,
+/// alpha, speed, isPaused, children) skip Swift's runtime exclusivity checks: they are plain
+/// values on the main actor, and the checks cost as much as running the actions. Passing one of
+/// them `inout` while also reading it elsewhere is not diagnosed at run time.
 @MainActor
 open class Node {
   /// A name for lookups with ``childNode(withName:)`` and `Action.run(_:onChildWithName:)`.
   public var name: String?
   /// Position in the parent's coordinate system.
-  public var position = Point.zero
+  @exclusivity(unchecked) public var position = Point.zero
   /// Rotation in radians, counter-clockwise.
-  public var zRotation: Double = 0
-  public var xScale: Double = 1
-  public var yScale: Double = 1
+  @exclusivity(unchecked) public var zRotation: Double = 0
+  @exclusivity(unchecked) public var xScale: Double = 1
+  @exclusivity(unchecked) public var yScale: Double = 1
   /// Opacity in 0...1; renderers multiply it down the tree.
-  public var alpha: Double = 1
+  @exclusivity(unchecked) public var alpha: Double = 1
   public var isHidden = false
   /// Drawing order among siblings; higher draws later (on top).
   public var zPosition: Double = 0
   /// Multiplies the clock of this node's actions and of its whole subtree.
-  public var speed: Double = 1
+  @exclusivity(unchecked) public var speed: Double = 1
   /// A paused node runs no actions, and neither does any node below it.
-  public var isPaused = false
+  @exclusivity(unchecked) public var isPaused = false
 
-  public private(set) var children: [Node] = [] {
+  @exclusivity(unchecked) public private(set) var children: [Node] = [] {
     didSet { childrenGeneration &+= 1 }
   }
   /// The node this one is a child of. Not a weak reference (every node with children would then
@@ -48,16 +53,18 @@ open class Node {
   public private(set) unowned(unsafe) var parent: Node?
   /// Changes with every change to `children`: while it holds still during an update, every child
   /// the update took is still a child, and no weak `parent` needs loading to know it.
-  private var childrenGeneration = 0
+  @exclusivity(unchecked) private var childrenGeneration = 0
 
   /// One slot for the state another module keeps per node (FoleyAudio keeps the node's volume and
   /// the voices it started here), so finding it is a field read rather than a dictionary lookup.
   /// FoleyScene never looks inside.
   package var attachment: AnyObject?
 
-  private var runningActions: [RunningAction] = []
-  private var hasRemovedActions = false
-  private var advancingAction: RunningAction?
+  // Bookkeeping of the update loop: main-actor confined and never held across a call out, so
+  // the runtime's exclusivity checks are left off (they cost as much as the loop itself).
+  @exclusivity(unchecked) private var runningActions: [RunningAction] = []
+  @exclusivity(unchecked) private var hasRemovedActions = false
+  @exclusivity(unchecked) private var advancingAction: RunningAction?
 
   public init() {}
 
@@ -221,8 +228,13 @@ open class Node {
     let snapshot = runningActions
     for running in snapshot where !running.isRemoved {
       advancingAction = running
-      let runner = running.runner ?? running.action.makeRunner(on: self)
-      running.runner = runner
+      let runner: any ActionRunner
+      if let made = running.runner {
+        runner = made
+      } else {
+        runner = running.action.makeRunner(on: self)
+        running.runner = runner
+      }
       let finished = runner.advance(by: deltaTime, on: self) != nil
       advancingAction = nil
       if finished && !running.isRemoved {
@@ -241,9 +253,9 @@ open class Node {
   private final class RunningAction {
     let action: Action
     let key: String?
-    var completion: (@MainActor () -> Void)?
-    var runner: (any ActionRunner)?
-    var isRemoved = false
+    @exclusivity(unchecked) var completion: (@MainActor () -> Void)?
+    @exclusivity(unchecked) var runner: (any ActionRunner)?
+    @exclusivity(unchecked) var isRemoved = false
 
     init(action: Action, key: String?, completion: (@MainActor () -> Void)?) {
       self.action = action

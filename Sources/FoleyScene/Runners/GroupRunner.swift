@@ -4,8 +4,8 @@ import Foundation
 @MainActor
 final class GroupRunner: ActionRunner {
   private let actions: [Action]
-  private var runners: [any ActionRunner] = []
-  private var finished: [Bool] = []
+  @exclusivity(unchecked) private var runners: [any ActionRunner] = []
+  @exclusivity(unchecked) private var finished: [Bool] = []
 
   init(actions: [Action]) {
     self.actions = actions

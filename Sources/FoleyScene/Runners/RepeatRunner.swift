@@ -6,10 +6,10 @@ import Foundation
 final class RepeatRunner: ActionRunner {
   private let action: Action
   private let count: Int?
-  private var completed = 0
-  private var current: (any ActionRunner)?
+  @exclusivity(unchecked) private var completed = 0
+  @exclusivity(unchecked) private var current: (any ActionRunner)?
   /// Whether `current` has finished a repetition and must restart before it runs again.
-  private var needsRestart = false
+  @exclusivity(unchecked) private var needsRestart = false
 
   init(action: Action, count: Int?) {
     self.action = action
@@ -21,8 +21,13 @@ final class RepeatRunner: ActionRunner {
     while count.map({ completed < $0 }) ?? true {
       if needsRestart, let runner = current, !runner.restart(on: node) { current = nil }
       needsRestart = false
-      let runner = current ?? action.makeRunner(on: node)
-      current = runner
+      let runner: any ActionRunner
+      if let made = current {
+        runner = made
+      } else {
+        runner = action.makeRunner(on: node)
+        current = runner
+      }
       guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
       needsRestart = true
       completed += 1

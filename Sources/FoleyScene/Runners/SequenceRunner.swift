@@ -5,8 +5,8 @@ import Foundation
 final class SequenceRunner: ActionRunner {
   private let actions: [Action]
   /// The parts' runners, made when first reached and restarted (not rebuilt) on later passes.
-  private var runners: [(any ActionRunner)?]
-  private var index = 0
+  @exclusivity(unchecked) private var runners: [(any ActionRunner)?]
+  @exclusivity(unchecked) private var index = 0
 
   init(actions: [Action]) {
     self.actions = actions
@@ -16,8 +16,13 @@ final class SequenceRunner: ActionRunner {
   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
     while index < actions.count {
-      let runner = runners[index] ?? actions[index].makeRunner(on: node)
-      runners[index] = runner
+      let runner: any ActionRunner
+      if let made = runners[index] {
+        runner = made
+      } else {
+        runner = actions[index].makeRunner(on: node)
+        runners[index] = runner
+      }
       guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
       remaining = leftover
       index += 1

@@ -8,8 +8,8 @@ final class TimedRunner: ActionRunner {
   private let duration: TimeInterval
   private let innerDuration: TimeInterval
   private let curve: ActionTimingFunction
-  private var elapsed: TimeInterval = 0
-  private var innerElapsed: TimeInterval = 0
+  @exclusivity(unchecked) private var elapsed: TimeInterval = 0
+  @exclusivity(unchecked) private var innerElapsed: TimeInterval = 0
 
   init(
     inner: any ActionRunner, duration: TimeInterval, innerDuration: TimeInterval,

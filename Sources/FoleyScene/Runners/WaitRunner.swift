@@ -6,8 +6,8 @@ import Foundation
 final class WaitRunner: ActionRunner {
   private let baseDuration: TimeInterval
   private let range: TimeInterval
-  private var duration: TimeInterval
-  private var elapsed: TimeInterval = 0
+  @exclusivity(unchecked) private var duration: TimeInterval
+  @exclusivity(unchecked) private var elapsed: TimeInterval = 0
 
   init(duration: TimeInterval, range: TimeInterval, on node: Node) {
     baseDuration = duration
