@@ -29,6 +29,7 @@ enum FuzzWorker {
     let node = Node()
     scene.addChild(node)
     for index in start..<(start + count) {
+      if index % 10_000 == 0 { emit("progress \(index)") }
       emit("start \(index)")
       let blob = mutator.blob(index).bytes
       var outcomes: [String] = []
@@ -44,6 +45,7 @@ enum FuzzWorker {
       outcomes.append(engine.statistics.failed > failedBefore ? "failed" : "ok")
       engine.stopAllVoices()
       mixer.advance(frames: 1_024)
+      _ = mixer.takeOutput()  // the embedded mixer keeps what it mixed until asked; nobody listens here
       engine.removeCachedSounds()
       emit("end \(index) \(outcomes.joined(separator: ","))")
     }

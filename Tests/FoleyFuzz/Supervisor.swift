@@ -73,6 +73,8 @@ struct Supervisor {
             figures.contained.append(index)
             saveBlob(index, kind: "contained")
           }
+        case "progress":
+          FileHandle.standardError.write(Data("foley-fuzz: \(fields[1]) blobs…\n".utf8))
         case "rss":
           figures.peakRSSKiB = max(figures.peakRSSKiB, Int(fields[1]) ?? 0)
           figures.peakDecoderRSSKiB = max(figures.peakDecoderRSSKiB, Int(fields[2]) ?? 0)
