@@ -30,6 +30,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     var loops = 0
     var isPaused = false
     var gain: ChannelGain?
+    var stream: StreamEffect?
     var isPlaying: Bool { remaining > 0 || loops != 0 }
   }
 
@@ -51,6 +52,9 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   private let queue = Locked<DispatchQueue?>(nil)
   private let signal = Locked<WakeSignal?>(nil)
   private let available = Atomic<Bool>(true)
+  /// Runs before each buffer is mixed: the engine's stream filler tops up its rings here, as its
+  /// timer does on SDL, so streams play deterministically.
+  let beforeEachBuffer = Locked<(@Sendable () -> Void)?>(nil)
   /// The format the device opens with, whatever the configuration asks.
   package let sampleRate: Int
   package let sampleFormat: SampleFormat
@@ -98,6 +102,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     var left = frames
     while left > 0 {
       let count = min(left, bufferFrames)
+      beforeEachBuffer.withLock { $0 }?()
       queue.withLock { $0 }?.sync {}
       mixBuffer(frames: count)
       runServiceIfDue()
@@ -148,6 +153,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
           let take = min(channel.remaining, length - filled)
           scratch.withUnsafeMutableBytes { bytes in
             bytes.baseAddress!.copyMemory(from: chunk.samples + channel.position, byteCount: take)
+            channel.stream?.process(bytes.baseAddress!, byteCount: take)
             channel.gain?.process(bytes.baseAddress!, byteCount: take)
           }
           add(scratch, into: &mix, at: filled, count: take)
@@ -235,12 +241,15 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     }
   }
 
-  package func play(_ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain) throws(SDLError) {
+  package func play(
+    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?
+  ) throws(SDLError) {
     let played = state.withLock { state -> Bool in
       guard state.isOpen, state.channels.indices.contains(channel) else { return false }
       if state.channels[channel].isPlaying { state.inbox?.post(Int32(channel)) }
       state.channels[channel] = Channel(
-        chunk: chunk, position: 0, remaining: chunk.byteCount, loops: loops, isPaused: false, gain: gain)
+        chunk: chunk, position: 0, remaining: chunk.byteCount, loops: loops, isPaused: false, gain: gain,
+        stream: stream)
       return true
     }
     if !played { throw SDLError(operation: "Mix_PlayChannel", message: "no such channel \(channel)") }
@@ -309,6 +318,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   }
 
   package func detach() {
+    beforeEachBuffer.withLock { $0 = nil }
     service.withLock { $0 = nil }
     queue.withLock { $0 = nil }
     signal.withLock { $0 = nil }

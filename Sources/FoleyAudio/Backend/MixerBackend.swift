@@ -20,8 +20,10 @@ package protocol MixerBackend: AnyObject, Sendable {
 
   /// Makes `count` channels exist; returns how many there are.
   func allocateChannels(_ count: Int) -> Int
-  /// Plays `chunk` on `channel` with `gain` as its effect (registered before the first sample).
-  func play(_ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain) throws(SDLError)
+  /// Plays `chunk` on `channel` with `gain` as its effect (registered before the first sample);
+  /// a streamed voice's `stream` effect comes first, writing the stream over the chunk's silence.
+  func play(
+    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?) throws(SDLError)
   func halt(_ channel: Int)
   func pause(_ channel: Int)
   func resume(_ channel: Int)

@@ -126,8 +126,16 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package func allocateChannels(_ count: Int) -> Int { Int(Mix_AllocateChannels(Int32(count))) }
 
-  package func play(_ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain) throws(SDLError) {
-    // The effect goes on before the play so the very first buffer is already shaped.
+  package func play(
+    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?
+  ) throws(SDLError) {
+    // The effects go on before the play so the very first buffer is already shaped. SDL_mixer
+    // runs a channel's effects in the order they were registered: the stream writes, then the
+    // gain shapes.
+    if let stream {
+      Mix_RegisterEffect(
+        Int32(channel), streamEffectCallback, nil, Unmanaged.passUnretained(stream).toOpaque())
+    }
     Mix_RegisterEffect(Int32(channel), channelGainEffect, nil, Unmanaged.passUnretained(gain).toOpaque())
     guard CFoleySDL2Mixer_PlayChannel(Int32(channel), chunk.pointer, Int32(clamping: loops)) >= 0 else {
       let error = SDLError.fromSDL("Mix_PlayChannel")

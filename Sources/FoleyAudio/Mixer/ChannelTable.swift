@@ -16,8 +16,10 @@ struct ChannelTable {
   private var previousOfSound: [Int] = []
   private var nextOfSound: [Int] = []
   private var soundLists: [ObjectIdentifier: (oldest: Int, newest: Int, count: Int)] = [:]
-  /// Voices playing or paused, not releasing.
+  /// Voices playing or paused, not releasing (streams are not counted).
   private(set) var countedVoices = 0
+  /// Channels that carry streams (music), releasing or not.
+  private(set) var streamChannels = 0
 
   var channelCount: Int { slots.count }
 
@@ -43,7 +45,11 @@ struct ChannelTable {
   mutating func place(_ slot: Slot, on channel: Int) {
     slots[channel] = slot
     slot.voice.channel = channel
-    link(channel, soundKey: slot.soundKey, perSound: slot.isLimited)
+    if slot.isCounted {
+      link(channel, soundKey: slot.soundKey, perSound: slot.isLimited)
+    } else {
+      streamChannels += 1
+    }
   }
 
   /// Changes the slot on `channel` in place.
@@ -56,7 +62,7 @@ struct ChannelTable {
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
   mutating func stopCounting(_ channel: Int) {
     guard var slot = slots[channel], !slot.isReleasing else { return }
-    unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited)
+    if slot.isCounted { unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited) }
     slot.isReleasing = true
     slots[channel] = slot
   }
@@ -65,7 +71,11 @@ struct ChannelTable {
   @discardableResult
   mutating func vacate(_ channel: Int) -> Slot? {
     guard let slot = slots[channel] else { return nil }
-    if !slot.isReleasing { unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited) }
+    if !slot.isCounted {
+      streamChannels -= 1
+    } else if !slot.isReleasing {
+      unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited)
+    }
     slots[channel] = nil
     free.append(channel)
     return slot
@@ -96,6 +106,11 @@ struct ChannelTable {
       channel = next[channel]
     }
     return best?.channel
+  }
+
+  /// The channels that carry streams.
+  var streamChannelList: [Int] {
+    streamChannels == 0 ? [] : slots.indices.filter { slots[$0]?.stream != nil }
   }
 
   /// Every occupied channel, for passes over all voices (session changes, buses, the census).

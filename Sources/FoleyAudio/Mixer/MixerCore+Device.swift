@@ -27,6 +27,15 @@ extension MixerCore {
     for channel in table.occupiedChannels {
       guard let slot = table[channel], !slot.isReleasing else { continue }
       let frames = slot.sound.buffer.frames
+      if slot.stream != nil {
+        // A stream's place is in its ring, which waits untouched: the carrier just starts again.
+        var kept = slot
+        kept.chunkOffset = 0
+        kept.loops = -1
+        kept.ownedChunk = nil
+        orphans.append(kept)
+        continue
+      }
       guard
         let (position, passesAfter) = RestorePoint.after(
           playedFrames: table.gains[channel].playedFrames, of: slot, soundFrames: frames)

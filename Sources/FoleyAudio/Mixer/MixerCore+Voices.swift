@@ -72,7 +72,7 @@ extension MixerCore {
       gain.reset(left: left, right: right)
     }
     do {
-      try backend.play(chunk, on: channel, loops: loops, gain: gain)
+      try backend.play(chunk, on: channel, loops: loops, gain: gain, stream: slot.stream)
     } catch {
       logger.error("cannot play '\(slot.sound.name)': \(error.message)")
       return false
@@ -100,7 +100,8 @@ extension MixerCore {
   /// that has been ramping out longest is cut (it is already nearly silent).
   func freeChannel() -> Int? {
     if let free = table.takeFreeChannel() { return free }
-    let limit = configuration.maximumChannels + releaseReserve
+    // Streams (music) do not count against the voice cap, so they get channels beyond it.
+    let limit = configuration.maximumChannels + releaseReserve + table.streamChannels
     if table.channelCount < limit {
       growChannels(to: min(limit, max(table.channelCount * 2, table.channelCount + 1)))
       if let free = table.takeFreeChannel() { return free }

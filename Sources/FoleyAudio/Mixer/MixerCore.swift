@@ -39,7 +39,7 @@ final class MixerCore: @unchecked Sendable {
   let buses = Locked(BusSettings())
   /// SDL's id of the opened output device; 0 while there is none.
   let deviceID = Atomic<UInt32>(0)
-  private let nextVoiceID = Atomic<UInt64>(1)
+  let nextVoiceID = Atomic<UInt64>(1)
   private let requests = Locked(PendingRequests())
 
   // Queue-confined state.
@@ -58,6 +58,8 @@ final class MixerCore: @unchecked Sendable {
   var hasWarnedAboutDevice = false
   var startOrder: UInt64 = 0
   var lastStartOfSound: [ObjectIdentifier: UInt64] = [:]
+  /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
+  var carriers: [SoundCategory: Sound] = [:]
   /// Plays waiting for their bytes or file to be decoded, by what they wait for.
   private var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
   private var finishedChannels: [Int] = []
@@ -296,10 +298,17 @@ final class MixerCore: @unchecked Sendable {
     for operation in due {
       switch operation.kind {
       case .halt: backend.halt(operation.channel)
-      case .pause: backend.pause(operation.channel)
+      case .pause:
+        backend.pause(operation.channel)
+        // A paused stream gives back what it played silent after its ramp: it resumes at the
+        // first sample that was not heard. (The channel is paused, so its effect is not running.)
+        if let stream = table[operation.channel]?.stream {
+          stream.rewind(frames: table.gains[operation.channel].framesMutedSinceSilent)
+        }
       }
     }
     if !due.isEmpty { processFinishedChannels() }
+    haltDrainedStreams()
     scheduleFallbackWake()
   }
 

@@ -15,10 +15,15 @@ struct Slot {
   /// A chunk made for a restore (a view into the sound's samples, or a rotated copy of them)
   /// that the slot must free.
   var ownedChunk: MixChunk?
+  /// For a streamed voice (music): the effect that writes the stream over the silent carrier.
+  /// Streamed voices are never stolen and do not count against the voice cap.
+  var stream: StreamEffect?
 
   var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
   var category: SoundCategory { sound.settings.category }
   var priority: Int { sound.settings.priority }
   /// Whether the sound limits its instances (only then is it listed per sound).
   var isLimited: Bool { sound.settings.maximumInstances != nil }
+  /// Whether the voice is in the start-order lists that stealing and the cap use.
+  var isCounted: Bool { stream == nil }
 }

@@ -21,6 +21,8 @@ package final class ChannelGain: @unchecked Sendable {
   private let rampStep: Atomic<UInt32>
   private let silent = Atomic<Bool>(false)
   private let played = Atomic<Int>(0)
+  /// Frames mixed at zero gain, heading for zero, since the target last changed.
+  private let mutedFrames = Atomic<Int>(0)
   /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
   let firstMixedAt = Atomic<UInt64>(0)
   private var currentLeft: Float = 1
@@ -47,6 +49,10 @@ package final class ChannelGain: @unchecked Sendable {
   /// has got to, so a voice can be restored at the same place after the device is reopened.
   var playedFrames: Int { played.load(ordering: .acquiring) }
 
+  /// Frames the channel has mixed silent since its ramp to zero reached zero: a paused stream
+  /// gives these back, so it resumes at the first sample that was not heard.
+  var framesMutedSinceSilent: Int { mutedFrames.load(ordering: .acquiring) }
+
   /// The gains a ramp is heading for.
   var target: (left: Float, right: Float) {
     (
@@ -69,6 +75,7 @@ package final class ChannelGain: @unchecked Sendable {
     rampStep.store(step.bitPattern, ordering: .relaxed)
     targetLeft.store(left.bitPattern, ordering: .relaxed)
     targetRight.store(right.bitPattern, ordering: .relaxed)
+    mutedFrames.store(0, ordering: .relaxed)
     silent.store(false, ordering: .releasing)
   }
 
@@ -78,15 +85,22 @@ package final class ChannelGain: @unchecked Sendable {
     let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
     let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
     let frames = byteCount / bytesPerFrame
+    // Frames before the gain settled on its target (all of them while ramping).
+    let ramped: Int
     if isFloat {
       let samples = stream.assumingMemoryBound(to: Float.self)
       if channelCount == 2, currentLeft == goalLeft, currentRight == goalRight {
         scaleStereo(samples, frames: frames, left: goalLeft, right: goalRight)
+        ramped = 0
       } else {
-        apply(samples, frames: frames, goalLeft, goalRight, step)
+        ramped = apply(samples, frames: frames, goalLeft, goalRight, step)
       }
     } else {
-      apply(stream.assumingMemoryBound(to: Int16.self), frames: frames, goalLeft, goalRight, step)
+      ramped = apply(stream.assumingMemoryBound(to: Int16.self), frames: frames, goalLeft, goalRight, step)
+    }
+    if goalLeft == 0 && goalRight == 0 && currentLeft == 0 && currentRight == 0 {
+      // The ramp's last frame was already scaled to zero: it counts as muted too.
+      mutedFrames.add(frames - max(0, ramped - 1), ordering: .relaxed)
     }
     if played.add(frames, ordering: .releasing).oldValue == 0 {
       firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
@@ -98,9 +112,11 @@ package final class ChannelGain: @unchecked Sendable {
     }
   }
 
+  /// Ramps and scales; returns the frames it took the ramp to reach the target.
+  @discardableResult
   private func apply<Sample: GainSample>(
     _ samples: UnsafeMutablePointer<Sample>, frames: Int, _ goalLeft: Float, _ goalRight: Float, _ step: Float
-  ) {
+  ) -> Int {
     var left = currentLeft
     var right = currentRight
     var frame = 0
@@ -113,8 +129,9 @@ package final class ChannelGain: @unchecked Sendable {
     }
     currentLeft = left
     currentRight = right
+    let ramped = frame
     // …then hold: unity gain costs nothing, otherwise one multiply per sample.
-    guard frame < frames, left != 1 || right != 1 else { return }
+    guard frame < frames, left != 1 || right != 1 else { return ramped }
     if channelCount == 2 {
       let base = samples + frame * 2
       for index in 0..<(frames - frame) {
@@ -124,6 +141,7 @@ package final class ChannelGain: @unchecked Sendable {
     } else {
       for index in frame..<frames { scale(samples + index * channelCount, left, right) }
     }
+    return ramped
   }
 
   /// The steady state of the common case (float, stereo, no ramp), eight samples at a time.

@@ -1,3 +1,4 @@
+internal import CFoleySDL2
 import Dispatch
 import Synchronization
 
@@ -23,6 +24,21 @@ final class SoundBuffer: Sendable {
     self.format = format
     self.source = source
     self.releaser = releaser
+  }
+
+  /// `frames` of silence (a streamed voice's carrier).
+  static func silence(
+    frames: Int, format: AudioDeviceFormat, source: SourceDescription, releaser: ChunkReleaser
+  )
+    -> SoundBuffer?
+  {
+    let bytes = frames * format.bytesPerFrame
+    guard let samples = SDL_calloc(1, bytes) else { return nil }
+    guard let chunk = MixChunk.owning(samples, byteCount: bytes) else {
+      SDL_free(samples)
+      return nil
+    }
+    return SoundBuffer(chunk: chunk, frames: frames, format: format, source: source, releaser: releaser)
   }
 
   var byteCount: Int { chunk.byteCount }

@@ -309,6 +309,21 @@ final class SoundLibrary: Sendable {
     return Sound(name: name, settings: SoundSettings(), buffer: buffer)
   }
 
+  /// A sound of silence in `category`, not cached: the carrier a streamed voice loops.
+  func silentSound(frames: Int, category: SoundCategory) -> Sound? {
+    guard
+      let buffer = SoundBuffer.silence(
+        frames: frames, format: decoder.format,
+        source: SourceDescription(
+          format: "stream", sampleRate: decoder.format.sampleRate, channels: decoder.format.channels),
+        releaser: releaser)
+    else { return nil }
+    var settings = SoundSettings()
+    settings.category = category
+    settings.policy = .reject
+    return Sound(name: "\(category) stream", settings: settings, buffer: buffer)
+  }
+
   private func remembered(_ result: Result<Sound, SoundError>) throws(SoundError) -> Sound {
     try result.get()
   }

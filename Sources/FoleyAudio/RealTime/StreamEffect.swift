@@ -1,0 +1,226 @@
+import Foundation
+import Synchronization
+
+/// The first effect on a streamed voice's channel (music, speech, anything decoded as it plays):
+/// it overwrites the silent carrier chunk's samples with the stream's, from a ``StreamRing``.
+/// The voice's ``ChannelGain`` comes after it, so buses, the session, de-click ramps and device
+/// restore apply to streams as to any voice. A paused channel runs no effects, so nothing is
+/// consumed while it is paused.
+///
+/// It also shapes the stream itself: an equal-power fade in or out (a crossfade's two halves,
+/// `sin` and `cos` of the progress, so the summed power of two uncorrelated tracks stays level),
+/// and a seek without a click (the old audio fades out over the de-click time, the new fades in).
+/// When the stream has ended and everything was heard, or a fade-out finished, it raises the
+/// engine's wake signal once so the queue can halt the channel.
+///
+/// Invariant behind `@unchecked Sendable`: the `var`s belong to the mixing thread; other threads
+/// talk to it through atomics only, except ``rewind(frames:)``, which the queue calls only while
+/// the channel is paused (SDL_mixer runs no effects on a paused channel, and `Mix_Pause` took the
+/// audio lock, so none is running).
+package final class StreamEffect: @unchecked Sendable {
+  enum Fade: UInt8 {
+    case none = 0
+    case fadeIn = 1
+    case fadeOut = 2
+  }
+
+  let ring: StreamRing
+  private let isFloat: Bool
+  private let channels: Int
+  private let bytesPerFrame: Int
+  private let declickFrames: Int
+  private let wake: WakeSignal
+
+  // Requests (from the queue and the filler).
+  private let fadeRequest = Atomic<UInt64>(0)  // generation << 48 | kind << 40 | frames
+  private let producerEnded = Atomic<Bool>(false)
+  // Reports (to anyone).
+  /// Frames of stream audio played so far (not counting silence or audio skipped by a seek).
+  let framesHeard = Atomic<Int>(0)
+  /// Frames of silence put out while the stream had audio still to come: underruns.
+  let underrunFrames = Atomic<Int>(0)
+  /// Ended and fully heard, or faded out: the channel may be halted.
+  let drained = Atomic<Bool>(false)
+
+  // The mixing thread's own state.
+  private var fade = Fade.none
+  private var fadePosition = 0
+  private var fadeLength = 0
+  private var seenFadeGeneration: UInt64 = 0
+  private var seenSeekGeneration = 0
+  private var seekFadeOutLeft = 0
+  private var seekMark = 0
+  private var seekFadeInDone = Int.max
+  private var faderSilenced = false
+
+  /// How far the ring's read position may move back (what the producer never overwrites).
+  private let rewindLimit: Int
+
+  init(ring: StreamRing, format: AudioDeviceFormat, declickFrames: Int, rewindLimit: Int, wake: WakeSignal) {
+    self.ring = ring
+    self.rewindLimit = rewindLimit
+    isFloat = format.sampleFormat == .float32
+    channels = format.channels
+    bytesPerFrame = format.bytesPerFrame
+    self.declickFrames = max(1, declickFrames)
+    self.wake = wake
+  }
+
+  /// Starts an equal-power fade of `frames` frames at the next buffer (a fade-out ends the stream).
+  func requestFade(_ kind: Fade, frames: Int) {
+    let generation = (fadeRequest.load(ordering: .relaxed) >> 48) &+ 1
+    fadeRequest.store(
+      generation << 48 | UInt64(kind.rawValue) << 40 | UInt64(max(1, min(frames, 1 << 39))),
+      ordering: .releasing)
+  }
+
+  /// The producer will write nothing more: once the ring is heard out, the stream is done.
+  func markEnded() {
+    producerEnded.store(true, ordering: .releasing)
+  }
+
+  /// The producer has more after all (a seek after the end was decoded). False when the stream
+  /// was already heard out: it is over.
+  func reopen() -> Bool {
+    producerEnded.store(false, ordering: .releasing)
+    return !drained.load(ordering: .acquiring)
+  }
+
+  /// Moves back `frames` that were consumed but not heard (played at zero gain before a pause).
+  /// Only while the channel is paused, so the mixing thread is not in ``process(_:byteCount:)``;
+  /// nothing moves back across a seek or beyond what the producer leaves untouched.
+  func rewind(frames: Int) {
+    guard frames > 0, frames <= rewindLimit, seekFadeOutLeft == 0, seekFadeInDone >= declickFrames,
+      ring.seek.generation == seenSeekGeneration, !drained.load(ordering: .acquiring)
+    else { return }
+    let bytes = min(frames * bytesPerFrame, ring.capacity - (ring.totalWritten - ring.totalRead))
+    ring.rewind(by: bytes / bytesPerFrame * bytesPerFrame)
+    framesHeard.subtract(bytes / bytesPerFrame, ordering: .relaxed)
+  }
+
+  /// Called on the mixing thread with the channel's buffer (the carrier's silence).
+  func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+    takeRequests()
+    let frames = byteCount / bytesPerFrame
+    if faderSilenced || drained.load(ordering: .relaxed) {
+      stream.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+      return
+    }
+    var filled = 0
+    while filled < frames {
+      if seekFadeOutLeft > 0 {
+        // The old audio's last few milliseconds, faded out, then the jump to the new.
+        let wanted = min(seekFadeOutLeft, frames - filled)
+        let got =
+          ring.read(into: stream + filled * bytesPerFrame, count: wanted * bytesPerFrame, limit: seekMark)
+          / bytesPerFrame
+        ramp(stream, from: filled, count: got) {
+          1 - Float(self.declickFrames - self.seekFadeOutLeft + $0 + 1) / Float(self.declickFrames)
+        }
+        filled += got
+        seekFadeOutLeft = got < wanted ? 0 : seekFadeOutLeft - got
+        if seekFadeOutLeft == 0 {
+          ring.skip(to: seekMark)
+          seekFadeInDone = 0
+        }
+        continue
+      }
+      let got =
+        ring.read(into: stream + filled * bytesPerFrame, count: (frames - filled) * bytesPerFrame)
+        / bytesPerFrame
+      if got == 0 { break }
+      if seekFadeInDone < declickFrames {
+        let start = seekFadeInDone
+        ramp(stream, from: filled, count: min(got, declickFrames - start)) {
+          Float(start + $0 + 1) / Float(self.declickFrames)
+        }
+        seekFadeInDone += got
+      }
+      framesHeard.add(got, ordering: .relaxed)
+      filled += got
+    }
+    if filled < frames {
+      (stream + filled * bytesPerFrame).initializeMemory(
+        as: UInt8.self, repeating: 0, count: (frames - filled) * bytesPerFrame)
+      if producerEnded.load(ordering: .acquiring) {
+        finish()
+      } else if seekFadeInDone != 0 {
+        // Silence while more was due (not the moment after a seek, before the new audio lands).
+        underrunFrames.add(frames - filled, ordering: .relaxed)
+      }
+    }
+    applyFade(stream, frames: filled)
+  }
+
+  private func takeRequests() {
+    let request = fadeRequest.load(ordering: .acquiring)
+    if request >> 48 != seenFadeGeneration {
+      seenFadeGeneration = request >> 48
+      fade = Fade(rawValue: UInt8((request >> 40) & 0xFF)) ?? .none
+      fadeLength = Int(request & ((1 << 40) - 1))
+      fadePosition = 0
+    }
+    let seek = ring.seek
+    if seek.generation != seenSeekGeneration {
+      seenSeekGeneration = seek.generation
+      seekMark = seek.mark
+      seekFadeOutLeft = declickFrames
+    }
+  }
+
+  /// The stream's fade envelope over the frames just filled.
+  private func applyFade(_ stream: UnsafeMutableRawPointer, frames: Int) {
+    guard fade != .none, frames > 0 else { return }
+    let length = Float(fadeLength)
+    let start = fadePosition
+    let kind = fade
+    let count = min(frames, fadeLength - start)
+    ramp(stream, from: 0, count: count) { index in
+      let progress = Float(start + index + 1) / length
+      return kind == .fadeIn ? sin(progress * .pi / 2) : cos(progress * .pi / 2)
+    }
+    fadePosition += count
+    guard fadePosition >= fadeLength else { return }
+    if kind == .fadeOut {
+      // Faded out: the rest is silence, and the stream is over.
+      (stream + count * bytesPerFrame).initializeMemory(
+        as: UInt8.self, repeating: 0, count: (frames - count) * bytesPerFrame)
+      faderSilenced = true
+      finish()
+    }
+    fade = .none
+  }
+
+  private func finish() {
+    if !drained.exchange(true, ordering: .acquiringAndReleasing) { wake.signal() }
+  }
+
+  /// Multiplies `count` frames from `start` by `gain(index)`.
+  private func ramp(_ stream: UnsafeMutableRawPointer, from start: Int, count: Int, gain: (Int) -> Float) {
+    guard count > 0 else { return }
+    if isFloat {
+      let samples = stream.assumingMemoryBound(to: Float.self) + start * channels
+      for frame in 0..<count {
+        let value = gain(frame)
+        for channel in 0..<channels { samples[frame * channels + channel] *= value }
+      }
+    } else {
+      let samples = stream.assumingMemoryBound(to: Int16.self) + start * channels
+      for frame in 0..<count {
+        let value = gain(frame)
+        for channel in 0..<channels {
+          samples[frame * channels + channel] = Int16(Float(samples[frame * channels + channel]) * value)
+        }
+      }
+    }
+  }
+}
+
+/// SDL_mixer's entry for a stream's effect; `userData` is the ``StreamEffect``, kept alive by its
+/// slot until the channel is done.
+let streamEffectCallback:
+  @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void = {
+    _, stream, length, userData in
+    guard let stream, let userData, length > 0 else { return }
+    Unmanaged<StreamEffect>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
+  }
