@@ -135,7 +135,7 @@ let package = Package(
       name: "FoleyAudioTests",
       dependencies: [
         "FoleyAudio", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport",
-        "CFoleySDL2", "CFoleySDL2Mixer",
+        "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs",
       ],
       // A sound shipped as a package resource, found through Bundle.module.
       resources: [.copy("Resources")],

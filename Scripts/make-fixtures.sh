@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates the small decoder fixtures in Tests/Fixtures (committed; only run this to change
 # them): the same 0.25 s, 440 Hz tone at -6 dBFS in every format and encoding Foley decodes.
-# Needs sox (with libsox-fmt-all), lame, opusenc and flac.
+# Needs sox (with libsox-fmt-all), lame, opusenc, oggenc and flac.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for tool in sox lame opusenc flac; do
-  command -v "$tool" >/dev/null || { echo "make-fixtures: needs $tool (apt-get install sox libsox-fmt-all lame opus-tools flac)" >&2; exit 1; }
+for tool in sox lame opusenc oggenc flac; do
+  command -v "$tool" >/dev/null || { echo "make-fixtures: needs $tool (apt-get install sox libsox-fmt-all lame opus-tools vorbis-tools flac)" >&2; exit 1; }
 done
 out=Tests/Fixtures
 mkdir -p "$out"
@@ -27,4 +27,13 @@ sox "$work/mono48.wav" -C 3 "$out/tone.ogg"
 flac --silent --force -o "$out/tone.flac" "$work/mono48.wav"
 opusenc --quiet --bitrate 64 "$work/mono48.wav" "$out/tone.opus"
 lame --quiet -b 128 "$work/mono48.wav" "$out/tone.mp3"
+# Music: a 1.5 s chirp (every stretch of it distinct, so a repeated or skipped sample shows),
+# with a loop region of 0.5 s ..< 1.2 s (frames 24000 ..< 57600) in the tags of the formats
+# that have them.
+sox -n -r 48000 -c 1 -b 16 "$work/chirp.wav" synth 1.5 sine 200-2000 vol 0.5
+cp "$work/chirp.wav" "$out/loop-chirp.wav"
+oggenc --quiet -q 6 -c LOOPSTART=24000 -c LOOPLENGTH=33600 -o "$out/loop-chirp.ogg" "$work/chirp.wav"
+flac --silent --force -T LOOPSTART=24000 -T LOOPLENGTH=33600 -o "$out/loop-chirp.flac" "$work/chirp.wav"
+opusenc --quiet --bitrate 96 --comment LOOPSTART=24000 --comment LOOPLENGTH=33600 "$work/chirp.wav" "$out/loop-chirp.opus"
+lame --quiet -b 192 "$work/chirp.wav" "$out/loop-chirp.mp3"
 echo "make-fixtures: wrote $(ls "$out" | tr '\n' ' ')"

@@ -2,10 +2,10 @@
 //
 // The child is a copy of the caller's address space with one thread: it lowers its own limits
 // (address space, CPU time, core dumps), puts default signal handlers back (a crash must end the
-// child, not run the parent's crash reporter), decodes into memory shared with the parent, and
-// leaves with _exit. It runs C only: no Swift runtime, no Dispatch, no SDL_mixer and no SDL lock
-// another thread might have held at the fork. The parent waits on a pipe the child holds open,
-// with a timeout, then reaps it; anything the child reports is bounds-checked.
+// child, not run the parent's crash reporter), does its work into memory shared with the parent,
+// and leaves with _exit. It runs C only: no Swift runtime, no Dispatch, no SDL_mixer and no SDL
+// lock another thread might have held at the fork. The parent waits on a pipe the child holds
+// open, with a timeout, then reaps it; anything the child reports is bounds-checked.
 #define _GNU_SOURCE  // pipe2, strsignal
 #include "codec_internal.h"
 #include <SDL2/SDL.h>
@@ -30,6 +30,17 @@ void *foley_shared_alloc(size_t size) {
 void foley_shared_free(void *memory, size_t size) {
   if (memory) munmap(memory, size);
 }
+
+// What the child is to do: decode whole into `out` (target set), or check a stream to its end.
+typedef struct {
+  const void *bytes;
+  size_t length;
+  const char *path;
+  const foley_target *target;
+  double max_seconds;
+  void *out;
+  size_t capacity;
+} isolated_job;
 
 static pthread_once_t warmed = PTHREAD_ONCE_INIT;
 
@@ -59,7 +70,7 @@ static size_t current_address_space(void) {
 // bytes starting "FOLEY-FAULT:SEGV", ":HANG" or ":HEAP" make the child crash, spin, or allocate
 // until its address-space limit stops it, exactly as a broken decoder would.
 static void inject_fault(const void *bytes, size_t length) {
-  if (length < 16 || memcmp(bytes, "FOLEY-FAULT:", 12) != 0 || !getenv("FOLEY_DECODER_FAULTS")) return;
+  if (!bytes || length < 16 || memcmp(bytes, "FOLEY-FAULT:", 12) != 0 || !getenv("FOLEY_DECODER_FAULTS")) return;
   const char *kind = (const char *)bytes + 12;
   if (memcmp(kind, "SEGV", 4) == 0) raise(SIGSEGV);
   if (memcmp(kind, "HANG", 4) == 0) {
@@ -75,8 +86,34 @@ static void inject_fault(const void *bytes, size_t length) {
   }
 }
 
-static void run_child(const void *bytes, size_t length, const foley_target *target, double max_seconds,
-                      int timeout_ms, size_t memory_limit, void *out, size_t capacity, foley_decode_result *result) {
+// Reads a stream to its end, keeping nothing.
+static void check_stream(const isolated_job *job, foley_decode_result *result) {
+  int status = FOLEY_OK;
+  foley_source *source =
+      job->bytes ? foley_source_open_memory(job->bytes, job->length, &result->info, &status, result->message,
+                                            sizeof result->message)
+                 : foley_source_open_file(job->path, &result->info, &status, result->message, sizeof result->message);
+  if (!source) {
+    result->status = status;
+    return;
+  }
+  float *scratch = malloc(sizeof(float) * 8192 * (size_t)result->info.channels);
+  int64_t frames = 0, got = 0;
+  while (scratch && (got = foley_source_read(source, scratch, 8192)) > 0) frames += got;
+  if (!scratch) {
+    result->status = FOLEY_ERR_NOMEM;
+  } else if (got < 0 && frames == 0) {
+    result->status = FOLEY_ERR_CORRUPT;
+    snprintf(result->message, sizeof result->message, "%s", foley_source_error(source));
+  } else {
+    result->status = frames > 0 ? FOLEY_OK : FOLEY_ERR_NO_SAMPLES;
+    result->frames = frames;
+  }
+  free(scratch);
+  foley_source_close(source);
+}
+
+static void run_child(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result) {
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
   for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) signal(fatal[index], SIG_DFL);
   struct rlimit none = {0, 0};
@@ -89,8 +126,12 @@ static void run_child(const void *bytes, size_t length, const foley_target *targ
   rlim_t seconds = (rlim_t)(timeout_ms / 1000 + 2);
   struct rlimit cpu = {seconds, seconds};
   setrlimit(RLIMIT_CPU, &cpu);
-  inject_fault(bytes, length);
-  foley_decode_whole(bytes, length, target, max_seconds, out, capacity, result);
+  inject_fault(job->bytes, job->length);
+  if (job->target) {
+    foley_decode_whole(job->bytes, job->length, job->target, job->max_seconds, job->out, job->capacity, result);
+  } else {
+    check_stream(job, result);
+  }
 }
 
 static int64_t milliseconds_now(void) {
@@ -99,29 +140,28 @@ static int64_t milliseconds_now(void) {
   return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-int foley_decode_isolated(const void *bytes, size_t length, const foley_target *target, double max_seconds,
-                          int timeout_ms, size_t memory_limit, void *out, size_t capacity,
-                          foley_decode_result *result) {
+static int fail(foley_decode_result *result, int status, const char *format, const char *detail) {
+  memset(result, 0, sizeof *result);
+  result->status = status;
+  snprintf(result->message, sizeof result->message, format, detail);
+  return status;
+}
+
+static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result) {
   pthread_once(&warmed, warm_up);
   memset(result, 0, sizeof *result);
   result->status = FOLEY_ERR_CRASHED;  // what a child that dies before reporting leaves behind
   int pipe_ends[2];
-  if (pipe2(pipe_ends, O_CLOEXEC) != 0) {
-    result->status = FOLEY_ERR_ISOLATION;
-    snprintf(result->message, sizeof result->message, "pipe: %s", strerror(errno));
-    return result->status;
-  }
+  if (pipe2(pipe_ends, O_CLOEXEC) != 0) return fail(result, FOLEY_ERR_ISOLATION, "pipe: %s", strerror(errno));
   pid_t child = fork();
   if (child < 0) {
     close(pipe_ends[0]);
     close(pipe_ends[1]);
-    result->status = FOLEY_ERR_ISOLATION;
-    snprintf(result->message, sizeof result->message, "fork: %s", strerror(errno));
-    return result->status;
+    return fail(result, FOLEY_ERR_ISOLATION, "fork: %s", strerror(errno));
   }
   if (child == 0) {
     close(pipe_ends[0]);
-    run_child(bytes, length, target, max_seconds, timeout_ms, memory_limit, out, capacity, result);
+    run_child(job, timeout_ms, memory_limit, result);
     _exit(0);
   }
   close(pipe_ends[1]);
@@ -145,31 +185,48 @@ int foley_decode_isolated(const void *bytes, size_t length, const foley_target *
   while (waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    memset(result, 0, sizeof *result);
-    result->status = FOLEY_ERR_TIMED_OUT;
-    snprintf(result->message, sizeof result->message, "still decoding after %d ms", timeout_ms);
-  } else if (WIFSIGNALED(wait_status)) {
+    char detail[32];
+    snprintf(detail, sizeof detail, "%d", timeout_ms);
+    return fail(result, FOLEY_ERR_TIMED_OUT, "still decoding after %s ms", detail);
+  }
+  if (WIFSIGNALED(wait_status)) {
     int number = WTERMSIG(wait_status);
-    memset(result, 0, sizeof *result);
-    result->status = FOLEY_ERR_CRASHED;
-    result->signal = number;
-    snprintf(result->message, sizeof result->message, "%s (signal %d)",
+    char detail[96];
+    snprintf(detail, sizeof detail, "%s (signal %d)",
              number == SIGXCPU ? "out of CPU time" : (number == SIGKILL ? "killed" : strsignal(number)), number);
-  } else if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-    memset(result, 0, sizeof *result);
-    result->status = FOLEY_ERR_CRASHED;
-    snprintf(result->message, sizeof result->message, "the decoder exited with status %d", WEXITSTATUS(wait_status));
+    fail(result, FOLEY_ERR_CRASHED, "%s", detail);
+    result->signal = number;
+    return result->status;
+  }
+  if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
+    char detail[32];
+    snprintf(detail, sizeof detail, "%d", WEXITSTATUS(wait_status));
+    return fail(result, FOLEY_ERR_CRASHED, "the decoder exited with status %s", detail);
   }
   // The child's report is not trusted beyond its shape.
   result->message[sizeof result->message - 1] = 0;
   result->title[sizeof result->title - 1] = 0;
   result->artist[sizeof result->artist - 1] = 0;
   result->album[sizeof result->album - 1] = 0;
-  size_t frame_bytes = (size_t)target->channels * (target->is_float ? 4 : 2);
   if (result->status < FOLEY_OK || result->status > FOLEY_ERR_ISOLATION) result->status = FOLEY_ERR_CRASHED;
-  if (result->status == FOLEY_OK && (result->frames <= 0 || (size_t)result->frames > capacity / frame_bytes)) {
-    result->status = FOLEY_ERR_CRASHED;
-    snprintf(result->message, sizeof result->message, "the decoder reported an impossible length");
+  if (job->target && result->status == FOLEY_OK) {
+    size_t frame_bytes = (size_t)job->target->channels * (job->target->is_float ? 4 : 2);
+    if (result->frames <= 0 || (size_t)result->frames > job->capacity / frame_bytes) {
+      return fail(result, FOLEY_ERR_CRASHED, "%s", "the decoder reported an impossible length");
+    }
   }
   return result->status;
+}
+
+int foley_decode_isolated(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                          int timeout_ms, size_t memory_limit, void *out, size_t capacity,
+                          foley_decode_result *result) {
+  isolated_job job = {bytes, length, NULL, target, max_seconds, out, capacity};
+  return run_isolated(&job, timeout_ms, memory_limit, result);
+}
+
+int foley_check_isolated(const void *bytes, size_t length, const char *path, int timeout_ms, size_t memory_limit,
+                         foley_decode_result *result) {
+  isolated_job job = {bytes, length, path, NULL, 0, NULL, 0};
+  return run_isolated(&job, timeout_ms, memory_limit, result);
 }

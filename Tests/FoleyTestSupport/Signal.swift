@@ -1,3 +1,5 @@
+import Foundation
+
 /// One channel of mixed output, as floats in -1…1, with what tests measure on it.
 public struct Signal: Sendable, Equatable {
   public var samples: [Float]
@@ -71,5 +73,44 @@ public struct Signal: Sendable, Equatable {
     }
     if let start { segments.append(start..<(lastAudible + 1)) }
     return segments
+  }
+
+  /// The power of the `frequency` Hz component across `range` (Goertzel), as the mean square of
+  /// a sine of that frequency: a sine of amplitude `a` measures `a² / 2`.
+  public func power(
+    atFrequency frequency: Double, in range: Range<Int>, sampleRate: Double = 48_000
+  ) -> Double {
+    guard !range.isEmpty else { return 0 }
+    let coefficient = 2 * cos(2 * .pi * frequency / sampleRate)
+    var (previous, beforePrevious) = (0.0, 0.0)
+    for index in range {
+      let current = Double(samples[index]) + coefficient * previous - beforePrevious
+      beforePrevious = previous
+      previous = current
+    }
+    let magnitude =
+      previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+    return 2 * magnitude / Double(range.count * range.count)
+  }
+
+  /// The offset within `-window...window` at which `reference` best matches this signal starting
+  /// at `start` (least squared difference), and that difference's largest sample.
+  public func alignment(
+    of reference: ArraySlice<Float>, at start: Int, within window: Int
+  ) -> (lag: Int, error: Float) {
+    var best = (lag: 0, sum: Double.infinity, error: Float.infinity)
+    for lag in -window...window {
+      let begin = start + lag
+      guard begin >= 0, begin + reference.count <= samples.count else { continue }
+      var sum = 0.0
+      var worst: Float = 0
+      for (offset, expected) in reference.enumerated() {
+        let difference = samples[begin + offset] - expected
+        sum += Double(difference * difference)
+        worst = max(worst, abs(difference))
+      }
+      if sum < best.sum { best = (lag, sum, worst) }
+    }
+    return (best.lag, best.error)
   }
 }

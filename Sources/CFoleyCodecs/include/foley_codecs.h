@@ -120,6 +120,13 @@ int foley_decode_isolated(const void *bytes, size_t length, const foley_target *
                           int timeout_ms, size_t memory_limit, void *out, size_t capacity,
                           foley_decode_result *result);
 
+// Reads a whole stream (from `bytes`, or from the file at `path` when bytes is NULL) in a child
+// process and throws the audio away: a check that a track decodes to its end without crashing,
+// hanging or running away with memory, before it is streamed in the caller's own process.
+// `result` must come from foley_shared_alloc; its info and message are filled in.
+int foley_check_isolated(const void *bytes, size_t length, const char *path, int timeout_ms, size_t memory_limit,
+                         foley_decode_result *result);
+
 // Memory that a forked child writes and the parent reads (anonymous, shared, committed lazily).
 void *foley_shared_alloc(size_t size);
 void foley_shared_free(void *memory, size_t size);

@@ -87,8 +87,9 @@ struct SoundDecoder: Sendable {
     return (FOLEY_OK.rawValue, result, samples)
   }
 
-  private static func code(for status: UInt32) -> SoundError.Code {
+  static func code(for status: UInt32) -> SoundError.Code {
     switch status {
+    case FOLEY_ERR_IO.rawValue: .unreadable
     case FOLEY_ERR_UNSUPPORTED.rawValue: .unsupportedFormat
     case FOLEY_ERR_TOO_LONG.rawValue: .tooLong
     case FOLEY_ERR_NO_SAMPLES.rawValue: .noSamples

@@ -50,6 +50,10 @@ public final class AudioEngine: Sendable {
 
   let core: MixerCore
   var library: SoundLibrary { core.library }
+  /// The music thread: decodes every music stream of this engine into its ring.
+  let streamFiller: StreamFiller
+  /// The player ``music`` returns, made on first use.
+  let defaultMusicPlayer = Locked<MusicPlayer?>(nil)
   private let closed = Atomic<Bool>(false)
   private let sdlBackend: SDLMixerBackend?
   private let fellBackToDummy: Bool
@@ -135,6 +139,17 @@ public final class AudioEngine: Sendable {
       configuration: configuration, format: format, hasDevice: hasDevice, backend: backend,
       queue: queueHolder.queue,
       session: session, library: library, logger: logger)
+    streamFiller = StreamFiller(
+      core: core,
+      checker: TrackChecker(
+        isolated: configuration.isolatesDecoders, timeout: configuration.decodeTimeout * 6),
+      assets: library.assets, refillsByItself: sdlBackend != nil)
+    if let embedded = backend as? EmbeddedMixer {
+      // No timer drives the embedded mixer's streams: they are topped up before each buffer.
+      embedded.beforeEachBuffer.withLock { [streamFiller] in
+        $0 = { streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) } }
+      }
+    }
     core.queue.sync { core.start() }
     session.addParticipant(self)
     // Opened while the session is already inactive: the voices to come must know.
@@ -186,6 +201,7 @@ public final class AudioEngine: Sendable {
     guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     else { return }
     session.removeParticipant(self)
+    streamFiller.shutDown()
     core.syncOnQueue { core.shutDown() }
     sdlBackend?.release()
     if addedDeviceLost.exchange(false, ordering: .acquiringAndReleasing) {
@@ -224,6 +240,7 @@ public final class AudioEngine: Sendable {
   /// Waits until the audio queue has served everything asked of it so far, including plays that
   /// were waiting for their sound to be decoded. For tools and tests.
   public func waitUntilIdle() {
+    streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
     core.flushRequests()
     while core.syncOnQueue({ core.isAwaitingDecodes }) {
       library.decodeQueue.sync {}

@@ -24,6 +24,7 @@ final class SceneAudioLink {
 
   func sceneWillUpdate(_ scene: Scene) {
     engine.session.deliverTransitions()
+    engine.musicIfMade?.deliverEvents()
     guard pausesSceneWhenInactive else { return }
     if !engine.session.isActive, !scene.isPaused {
       scene.isPaused = true

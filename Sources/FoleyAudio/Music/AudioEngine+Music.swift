@@ -1,0 +1,20 @@
+extension AudioEngine {
+  /// The engine's own ``MusicPlayer``, made on first use; the music actions and an attached
+  /// scene's event delivery use it. Make more players with ``MusicPlayer/init(engine:category:)``
+  /// for music in other categories.
+  ///
+  /// ```swift
+  /// engine.music.play(Track(named: "Music/theme.ogg", loopCount: -1))
+  /// ```
+  @MainActor public var music: MusicPlayer {
+    defaultMusicPlayer.withLock { player in
+      if let player { return player }
+      let made = MusicPlayer(engine: self)
+      player = made
+      return made
+    }
+  }
+
+  /// The engine's player if one was made (scenes deliver its events without making one).
+  @MainActor var musicIfMade: MusicPlayer? { defaultMusicPlayer.withLock { $0 } }
+}

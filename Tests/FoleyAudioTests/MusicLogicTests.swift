@@ -1,0 +1,268 @@
+import FoleyAudio
+import FoleyScene
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Music on the embedded mixer: real decoders, real SDL converter, real rings and stream effects,
+/// with time advanced by hand, so every sample position is exact and repeatable. (What SDL_mixer
+/// itself does with streamed voices is checked on the disk driver in `MusicOutputTests`.)
+@MainActor
+@Suite("Music (embedded mixer)", .serialized)
+struct MusicLogicTests {
+  /// A float WAV whose every frame has its own value (both channels alike): `frames` frames from
+  /// `start`, rising by `step`.
+  static func ramp(
+    from start: Float, frames: Int, step: Float = 1e-5, sampleRate: Int = 48_000
+  ) -> (Data, [Float]) {
+    let values = (0..<frames).map { start + Float($0) * step }
+    let interleaved = values.flatMap { [$0, $0] }
+    return (makeFloatWAV(samples: interleaved, sampleRate: sampleRate, channels: 2), values)
+  }
+
+  /// Records the player's events, delivering them as the mix advances.
+  final class EventLog {
+    var events: [MusicEvent] = []
+    var finished: Bool { events.contains(.finished) }
+    var titles: [String] {
+      events.compactMap { if case .trackChanged(let now) = $0 { now.title } else { nil } }
+    }
+  }
+
+  static func log(_ player: MusicPlayer) -> EventLog {
+    let log = EventLog()
+    player.addObserver { log.events.append($0) }
+    return log
+  }
+
+  /// The first frame of `signal` equal to `value`.
+  static func index(of value: Float, in signal: Signal) -> Int? {
+    signal.samples.firstIndex(of: value)
+  }
+
+  @Test("a track is heard sample for sample, and the queue's next track follows without a gap")
+  func gaplessQueue() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (first, firstValues) = Self.ramp(from: 0.1, frames: 24_000)
+    let (second, secondValues) = Self.ramp(from: -0.4, frames: 30_000)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    music.play([Track(data: first, name: "first.wav"), Track(data: second, name: "second.wav")])
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.finished
+      }))
+    #expect(log.titles == ["first.wav", "second.wav"])
+    let start = try #require(Self.index(of: 0.1, in: audio.left))
+    let heard = Array(audio.left.samples[start..<(start + 54_000)])
+    #expect(heard == firstValues + secondValues)
+    #expect(audio.left.samples[(start + 54_000)...].allSatisfy { $0 == 0 })
+    #expect(music.underrunFrames == 0)
+    #expect(audio.engine.statistics.activeVoices == 0)
+  }
+
+  @Test("seeking plays the track exactly from the new time, after a de-click fade")
+  func seekIsExact() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (bytes, values) = Self.ramp(from: 0.05, frames: 96_000)
+    let music = audio.engine.music
+    music.play(Track(data: bytes, name: "ramp.wav"))
+    audio.advance(seconds: 0.3)
+    music.seek(to: 1.25)
+    audio.advance(seconds: 0.3)
+    let target = values[60_000]
+    let landed = try #require(Self.index(of: values[60_000 + 240], in: audio.left))
+    // From the end of the 5 ms fade-in on, every sample is the track's own.
+    #expect(Array(audio.left.samples[landed..<(landed + 4_800)]) == Array(values[60_240..<65_040]))
+    // The fade-in leads up to it from the target time.
+    let fadeStart = landed - 240
+    #expect(audio.left[fadeStart] < target && audio.left[fadeStart] > 0)
+    #expect(abs(music.currentTime! - (1.25 + Double(audio.frames - fadeStart) / 48_000)) < 0.001)
+    #expect(music.underrunFrames == 0)
+  }
+
+  @Test("loop points: the loop region plays its passes seamlessly, then the rest of the track")
+  func loopRegionPasses() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (bytes, values) = Self.ramp(from: 0.2, frames: 48_000)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    music.play(Track(data: bytes, name: "loop.wav", loopCount: 2, loopRegion: 0.25..<0.75))
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.finished
+      }))
+    let expected = Array(values[0..<36_000] + values[12_000..<36_000] + values[12_000..<48_000])
+    let start = try #require(Self.index(of: 0.2, in: audio.left))
+    #expect(Array(audio.left.samples[start..<(start + expected.count)]) == expected)
+    let passes = log.events.compactMap { if case .looped(_, let pass) = $0 { pass } else { nil } }
+    #expect(passes == [1, 2])
+    #expect(music.underrunFrames == 0)
+  }
+
+  @Test("focus lost pauses the music and it resumes where it was; unfocused starts wait paused")
+  func focusPausesMusic() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (bytes, values) = Self.ramp(from: 0.1, frames: 96_000)
+    let music = audio.engine.music
+    music.play(Track(data: bytes, name: "ramp.wav"))
+    audio.advance(seconds: 0.2)
+    let lastSample = try #require(audio.left.samples.last)
+    let lastBefore = try #require(values.firstIndex(of: lastSample))
+    audio.session.handle(.focusLost)
+    audio.advance(seconds: 0.5)
+    let silentFrom = audio.frames - 12_000
+    #expect(audio.left.samples[silentFrom...].allSatisfy { $0 == 0 })
+    let pausedTime = try #require(music.currentTime)
+    audio.session.handle(.focusGained)
+    audio.advance(seconds: 0.2)
+    // The 5 ms ramp down was heard; the ramp up continues with the very next sample: nothing the
+    // mixer played at zero gain while the pause took hold is lost.
+    let resumed = try #require(audio.left.samples[silentFrom...].firstIndex { $0 != 0 })
+    let steady = try #require(values.firstIndex(of: audio.left[resumed + 300]))
+    #expect(steady - 300 - lastBefore == 241, "resumed at \(steady - 300), paused after \(lastBefore)")
+    #expect(abs(pausedTime - Double(lastBefore + 241) / 48_000) < 1e-9)
+    // (Gain 1 ramps to 0 in 240 steps: frames 1...239 after the last full one are heard faded,
+    // the 240th is scaled to zero, and the resume takes up the 241st.)
+    #expect(music.underrunFrames == 0)
+  }
+
+  @Test("music asked for while the window is unfocused starts when focus returns")
+  func startWhileUnfocused() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    audio.session.handle(.focusLost)
+    let (bytes, values) = Self.ramp(from: 0.1, frames: 48_000)
+    let music = audio.engine.music
+    music.play(Track(data: bytes, name: "ramp.wav"))
+    audio.advance(seconds: 0.2)
+    #expect(audio.left.peak == 0)
+    #expect(audio.engine.voiceCensus().pausedBySession == 1)
+    audio.session.handle(.focusGained)
+    audio.advance(seconds: 0.2)
+    // From its first sample, ramped in over 5 ms.
+    let start = try #require(audio.left.samples.firstIndex { $0 != 0 })
+    #expect(audio.left[start + 300] == values[300])
+  }
+
+  @Test("a lost device keeps the music where it was; the new device continues it")
+  func deviceRestore() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (bytes, values) = Self.ramp(from: 0.1, frames: 96_000)
+    let music = audio.engine.music
+    music.play(Track(data: bytes, name: "ramp.wav"))
+    audio.advance(seconds: 0.3)
+    let lastBefore = try #require(audio.left.samples.last)
+    audio.mixer.isDeviceAvailable = false
+    audio.engine.audioDeviceRemoved(deviceID: try #require(audio.engine.deviceID), isCapture: false)
+    audio.advance(seconds: 0.2)
+    audio.mixer.isDeviceAvailable = true
+    audio.engine.audioDeviceAdded(index: 0, isCapture: false)
+    let resumedAt = audio.frames
+    audio.advance(seconds: 0.2)
+    let index = try #require(values.firstIndex(of: lastBefore))
+    // The session's pause for the lost device never reached the mix: the new device takes up the
+    // next sample, ramping in over 5 ms.
+    #expect(audio.left.samples[resumedAt + 300] == values[index + 1 + 300])
+    #expect(music.underrunFrames == 0)
+  }
+
+  @Test("a bad track in the queue fails with a typed error and the next one plays")
+  func badTrackIsSkipped() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (good, _) = Self.ramp(from: 0.3, frames: 12_000)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    music.play([
+      Track(data: Data("not audio at all, just text".utf8), name: "bad.ogg"),
+      Track(url: URL(fileURLWithPath: "/nonexistent/missing.ogg")),
+      Track(data: good, name: "good.wav"),
+    ])
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.finished
+      }))
+    let failures = log.events.compactMap {
+      if case .failed(let track, let error) = $0 { (track.name, error.code) } else { nil }
+    }
+    #expect(failures.map(\.0) == ["bad.ogg", "missing.ogg"])
+    #expect(failures.map(\.1) == [.undecodable, .unreadable])
+    #expect(log.titles == ["good.wav"])
+    #expect(Self.index(of: 0.3, in: audio.left) != nil)
+  }
+
+  @Test("repeat, shuffle and skipping move through the queue as a player's do")
+  func queueModes() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let tracks = (0..<3).map { index in
+      Track(data: Self.ramp(from: 0.1 * Float(index + 1), frames: 4_800).0, name: "t\(index).wav")
+    }
+    let music = audio.engine.music
+    let log = Self.log(music)
+    music.repeatMode = .all
+    music.play(tracks)
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.titles.count >= 7
+      }))
+    #expect(log.titles.prefix(7) == ["t0.wav", "t1.wav", "t2.wav", "t0.wav", "t1.wav", "t2.wav", "t0.wav"])
+    // A mode applies to what is decoded from now on; half a second (five of these short tracks)
+    // is already decoded.
+    music.repeatMode = .one
+    let before = log.titles.count
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.titles.count >= before + 9
+      }))
+    let repeated = Array(log.titles.suffix(3))
+    #expect(Set(repeated).count == 1)
+    music.skipToNext()
+    audio.advance(seconds: 0.05)
+    music.deliverEvents()
+    #expect(music.nowPlaying?.title != repeated[0])
+    let skippedTo = try #require(music.currentIndex)
+    music.skipToPrevious()
+    audio.advance(seconds: 0.05)
+    #expect(music.currentIndex == (skippedTo + 2) % 3)
+    music.repeatMode = .off
+    music.isShuffled = true
+    music.deliverEvents()
+    log.events.removeAll()
+    music.play(tracks)
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.finished
+      }))
+    #expect(log.titles.first == "t0.wav")  // the track asked for comes first
+    #expect(Set(log.titles) == ["t0.wav", "t1.wav", "t2.wav"] && log.titles.count == 3)
+    #expect(music.underrunFrames == 0)
+  }
+
+  @Test("stop with a fade ends the music on a cosine; pause holds it; nowPlaying reads the tags")
+  func stopPauseAndNowPlaying() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    music.play(Track(url: fixture("loop-chirp.ogg")))
+    audio.advance(seconds: 0.1)
+    let now = try #require(music.nowPlaying)
+    #expect(now.format == "OGG Vorbis")
+    #expect(abs(now.duration! - 1.5) < 0.001)
+    #expect(now.loopRegion == 0.5..<1.2)
+    music.pause()
+    audio.advance(seconds: 0.1)
+    let pausedAt = music.currentTime
+    audio.advance(seconds: 0.2)
+    #expect(music.currentTime == pausedAt)
+    #expect(audio.left.samples.suffix(4_800).allSatisfy { $0 == 0 })
+    music.resume()
+    audio.advance(seconds: 0.1)
+    music.stop(fadeOut: 0.2)
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.finished
+      }))
+    #expect(!music.isPlaying && music.nowPlaying == nil)
+    #expect(audio.engine.statistics.activeVoices == 0)
+  }
+}

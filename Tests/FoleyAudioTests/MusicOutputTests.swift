@@ -1,0 +1,159 @@
+internal import CFoleyCodecs
+import FoleyAudio
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Music through real SDL_mixer channels, read back from SDL's disk driver: crossfades, loop
+/// seams and gapless changes of track, compared sample by sample with what the decoders give.
+@MainActor
+@Suite("Music output (disk driver)", .serialized)
+struct MusicOutputTests {
+  /// The whole track as Foley's decoder gives it, first channel, at the file's own rate.
+  static func decoded(_ url: URL) throws -> [Float] {
+    var info = foley_info()
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let source = try #require(foley_source_open_file(url.path, &info, &status, &message, message.count))
+    defer { foley_source_close(source) }
+    let channels = Int(info.channels)
+    var buffer = [Float](repeating: 0, count: 4_096 * channels)
+    var samples: [Float] = []
+    while true {
+      let got = Int(foley_source_read(source, &buffer, 4_096))
+      guard got > 0 else { break }
+      samples += stride(from: 0, to: got * channels, by: channels).map { buffer[$0] }
+    }
+    return samples
+  }
+
+  @Test("a crossfade: both tracks heard at once, summed power level within 1 dB, the old one gone after")
+  func crossfadeKeepsPowerLevel() throws {
+    let amplitude = 0.4
+    let low = makeToneWAV(frequency: 440, duration: 4, amplitude: amplitude)
+    let high = makeToneWAV(frequency: 660, duration: 4, amplitude: amplitude)
+    var fadeStartedAt = 0
+    let capture = try captureDiskOutput { engine, output in
+      let music = engine.music
+      music.play(Track(data: low, name: "low.wav"))
+      #expect(waitUntil { (music.currentTime ?? 0) >= 1 })
+      fadeStartedAt = output.framesWritten
+      music.crossfade(to: Track(data: high, name: "high.wav"), duration: 1)
+      #expect(waitUntil { music.nowPlaying?.track.name == "high.wav" && (music.currentTime ?? 0) >= 1.6 })
+      #expect(music.underrunFrames == 0)
+    }
+    let signal = capture.left
+    let window = 2_400  // 50 ms: whole cycles of both tones
+    let reference = amplitude * amplitude / 2
+    let windows = stride(from: max(0, fadeStartedAt - 24_000), to: signal.count - window, by: window).map {
+      start -> (start: Int, low: Double, high: Double, total: Double) in
+      let range = start..<(start + window)
+      return (
+        start, signal.power(atFrequency: 440, in: range), signal.power(atFrequency: 660, in: range),
+        pow(signal.rms(in: range), 2)
+      )
+    }
+    // The fade: the windows with both tones above 1% of full power. On sine and cosine curves
+    // both are above 1% for the middle 87% of the fade (from asin(0.1) to acos(0.1)).
+    let fading = windows.filter { $0.low > 0.01 * reference && $0.high > 0.01 * reference }
+    let fadeSeconds = Double(fading.count * window) / 48_000
+    #expect(abs(fadeSeconds - 0.87) <= 0.06, "both tones above 1% for \(fadeSeconds) s")
+    // Both tones at once in the middle of it, about equally loud.
+    let middle = try #require(fading.min { abs($0.low - $0.high) < abs($1.low - $1.high) })
+    #expect(middle.low > 0.3 * reference && middle.high > 0.3 * reference)
+    // Summed power stays within 1 dB of either track alone, all the way through.
+    let fadeStart = try #require(windows.first { $0.high > 1e-4 * reference }).start
+    for entry in windows where entry.start >= fadeStart && entry.start < fadeStart + 48_000 {
+      let decibels = 10 * log10(entry.total / reference)
+      #expect(abs(decibels) < 1, "at frame \(entry.start): \(decibels) dB")
+    }
+    // After the fade the outgoing tone is gone (below -60 dB).
+    let after = windows.filter { $0.start > fadeStart + 48_000 + window && $0.total > 0.5 * reference }
+    #expect(after.count >= 8)
+    for entry in after {
+      #expect(entry.low < 1e-6 * reference, "440 Hz still at frame \(entry.start)")
+    }
+  }
+
+  @Test("loop seams and changes of track are gapless and exact in WAV, FLAC, OGG Vorbis, Opus and MP3")
+  func loopSeamsInEveryFormat() throws {
+    // The same 1.5 s chirp in each format, its loop region 0.5 s ..< 1.2 s from the tags (FLAC,
+    // Vorbis, Opus) or given (WAV, MP3), each played with one more pass of the loop, as a
+    // gapless queue. Lossless formats must come out exact; lossy ones, after the seek back to
+    // the loop start, within a sixth of their codec noise (0.006 to 0.015 on this chirp) of the
+    // continuous decode, and at exactly the same sample positions.
+    let formats: [(file: String, region: Range<Double>?, tolerance: Float)] = [
+      ("loop-chirp.wav", 0.5..<1.2, 1e-6), ("loop-chirp.flac", nil, 1e-6), ("loop-chirp.ogg", nil, 1e-3),
+      ("loop-chirp.opus", nil, 1e-3), ("loop-chirp.mp3", 0.5..<1.2, 1e-3),
+    ]
+    var expected: [Float] = []
+    var seams: [(at: Int, what: String, tolerance: Float)] = []
+    for format in formats {
+      let source = try Self.decoded(fixture(format.file))
+      try #require(source.count == 72_000, "\(format.file) decodes to \(source.count) frames")
+      seams.append((expected.count, "start of \(format.file)", format.tolerance))
+      expected += source[0..<57_600]
+      seams.append((expected.count, "loop seam of \(format.file)", format.tolerance))
+      expected += source[24_000..<72_000]
+    }
+    var events: [MusicEvent] = []
+    let capture = try captureDiskOutput { engine, _ in
+      let music = engine.music
+      music.addObserver { events.append($0) }
+      music.play(formats.map { Track(url: fixture($0.file), loopCount: 1, loopRegion: $0.region) })
+      #expect(
+        waitUntil(timeout: 60) {
+          music.deliverEvents(); return events.contains(.finished)
+        })
+      #expect(music.underrunFrames == 0)
+    }
+    let failures = events.filter { if case .failed = $0 { true } else { false } }
+    #expect(failures.isEmpty, "\(failures)")
+    #expect(events.filter { if case .looped = $0 { true } else { false } }.count == formats.count)
+    let signal = capture.left
+    let firstAudible = try #require(signal.audibleRange(threshold: 0.001)).lowerBound
+    let start = firstAudible + signal.alignment(of: expected[0..<2_400], at: firstAudible, within: 200).lag
+    try #require(start + expected.count <= signal.count)
+    for seam in seams.dropFirst() {
+      // Around each seam the output matches the expected run at lag 0: not one sample missing,
+      // repeated or inserted.
+      let around = (seam.at - 1_200)..<(seam.at + 1_200)
+      let (lag, error) = signal.alignment(of: expected[around], at: start + around.lowerBound, within: 64)
+      #expect(lag == 0, "\(seam.what): off by \(lag) frames")
+      #expect(error <= seam.tolerance, "\(seam.what): differs by \(error)")
+    }
+    // Nothing after the last sample.
+    let after = (start + expected.count + 200)..<signal.count
+    #expect(after.isEmpty || signal.peak(in: after) < 1e-4)
+  }
+
+  @Test("focus lost pauses streamed music on the device; it resumes with the next unheard sample")
+  func focusOnTheDevice() throws {
+    let (bytes, values) = MusicLogicTests.ramp(from: 0.05, frames: 192_000, step: 3e-6)
+    let session = AudioSession()
+    let capture = try captureDiskOutput(session: session) { engine, output in
+      let music = engine.music
+      music.play(Track(data: bytes, name: "ramp.wav"))
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.5 })
+      session.handle(.focusLost)
+      #expect(waitUntil { engine.voiceCensus().pausedBySession == 1 })
+      #expect(output.waitForMore(seconds: 0.3))
+      session.handle(.focusGained)
+      #expect(waitUntil { (music.currentTime ?? 0) >= 1.5 })
+      #expect(music.underrunFrames == 0)
+    }
+    let signal = capture.left
+    let audible = signal.segments(minimumGap: 4_800, threshold: 1e-7)
+    try #require(audible.count == 2, "\(audible)")
+    // Where the first run was at full gain last, and where the second is at full gain first.
+    let lastFull = try #require(values.firstIndex(of: signal[audible[0].upperBound - 300]))
+    let firstFull = try #require(values.firstIndex(of: signal[audible[1].lowerBound + 300]))
+    // `lastFull` is 60 frames before the last frame F at full gain. The ramp down is heard on
+    // F+1 ... F+240 (gain 1 falls by 1/240 a frame; in Float the 240th step leaves 8e-7, the
+    // 241st reaches 0), and the ramp up starts with F+241, the first frame scaled to zero, and
+    // `firstFull` is 300 frames into it: 60 + 241 + 300 = 601. Nothing the mixer played at zero
+    // gain while the pause took hold is lost.
+    #expect(firstFull - lastFull == 601, "resumed \(firstFull - lastFull - 601) frames off")
+  }
+}
