@@ -62,6 +62,25 @@ struct MusicLogicTests {
     #expect(audio.engine.statistics.activeVoices == 0)
   }
 
+  @Test("a resampled track keeps its last milliseconds (SDL's stream holds them back on flush)")
+  func resampledTailIsKept() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    // 1 s of a DC level at 8 kHz and at 44.1 kHz, one after the other: 2 s at 48 kHz.
+    let low = makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5, sampleRate: 8_000, channels: 1)
+    let cd = makeToneWAV(frequency: 0, duration: 1, amplitude: -0.5, sampleRate: 44_100, channels: 1)
+    music.play([Track(data: low, name: "8k.wav"), Track(data: cd, name: "44k.wav")])
+    #expect(
+      audio.advance(until: {
+        music.deliverEvents(); return log.finished
+      }))
+    let positive = audio.left.samples.filter { $0 > 0.25 }.count
+    let negative = audio.left.samples.filter { $0 < -0.25 }.count
+    #expect(abs(positive - 48_000) <= 8, "8 kHz: \(positive) frames")
+    #expect(abs(negative - 48_000) <= 8, "44.1 kHz: \(negative) frames")
+  }
+
   @Test("seeking plays the track exactly from the new time, after a de-click fade")
   func seekIsExact() throws {
     let audio = try EmbeddedAudio(limiter: false)
@@ -264,5 +283,54 @@ struct MusicLogicTests {
       }))
     #expect(!music.isPlaying && music.nowPlaying == nil)
     #expect(audio.engine.statistics.activeVoices == 0)
+  }
+
+  @Test("a ten-minute track and ten minutes of loops stream in constant memory, without an underrun")
+  func longStreamsStayBounded() throws {
+    // 10 minutes at 8 kHz mono (9.6 MB of WAV): resampled to the mix's 48 kHz as it plays.
+    let url = temporaryFile("ten-minutes.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try makeToneWAV(frequency: 440, duration: 600, amplitude: 0.25, sampleRate: 8_000, channels: 1).write(
+      to: url)
+    let audio = try EmbeddedAudio(limiter: false)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    music.play(Track(url: url))
+    var footprints: [Int] = []
+    var lastSecond: [Float] = []
+    for second in 0..<601 {
+      audio.mixer.advance(seconds: 1)
+      lastSecond = audio.mixer.takeOutput()
+      if second % 60 == 0 {
+        music.deliverEvents()
+        let footprint = music.footprint
+        footprints.append(footprint.ringBytes + footprint.segments)
+        #expect(footprint.segments <= 2)
+      }
+      if second == 599 {
+        let tone = Signal(interleaved: lastSecond, channel: 0)
+        #expect(abs(tone.frequency(in: 0..<48_000) - 440) < 1)
+        #expect(
+          abs(tone.rms(in: 0..<48_000) - 0.25 / 2.squareRoot()) < 0.002, "rms \(tone.rms(in: 0..<48_000))")
+      }
+    }
+    music.deliverEvents()
+    #expect(log.finished && !music.isPlaying)
+    #expect(Set(footprints.dropFirst().dropLast()).count == 1, "\(footprints)")
+    #expect(music.underrunFrames == 0)
+
+    // Ten minutes of a 0.5 s loop region: 1,200 loop events, delivered as they come.
+    let (loop, _) = Self.ramp(from: 0.1, frames: 48_000)
+    music.play(Track(data: loop, name: "loop.wav", loopCount: -1, loopRegion: 0.25..<0.75))
+    var loops = 0
+    music.addObserver { if case .looped = $0 { loops += 1 } }
+    for _ in 0..<600 {
+      audio.mixer.advance(seconds: 1)
+      _ = audio.mixer.takeOutput()
+      music.deliverEvents()
+      #expect(music.footprint.segments <= 3)
+    }
+    #expect(loops >= 1_198 && loops <= 1_200)
+    #expect(music.underrunFrames == 0)
   }
 }

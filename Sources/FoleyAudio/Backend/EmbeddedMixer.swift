@@ -48,13 +48,16 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   }
 
   private let state = Locked(State())
-  private let service = Locked<(@Sendable () -> Void)?>(nil)
+  // Closures live in a box: a function value kept directly in a generic `Locked` is re-wrapped
+  // in two reabstraction thunks on every `withLock` (the inout write-back), so after 100,000
+  // buffers calling it walked 200,000 nested thunks.
+  private let service = Locked<Callback?>(nil)
   private let queue = Locked<DispatchQueue?>(nil)
   private let signal = Locked<WakeSignal?>(nil)
   private let available = Atomic<Bool>(true)
   /// Runs before each buffer is mixed: the engine's stream filler tops up its rings here, as its
   /// timer does on SDL, so streams play deterministically.
-  let beforeEachBuffer = Locked<(@Sendable () -> Void)?>(nil)
+  let beforeEachBuffer = Locked<Callback?>(nil)
   /// The format the device opens with, whatever the configuration asks.
   package let sampleRate: Int
   package let sampleFormat: SampleFormat
@@ -102,7 +105,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     var left = frames
     while left > 0 {
       let count = min(left, bufferFrames)
-      beforeEachBuffer.withLock { $0 }?()
+      beforeEachBuffer.withLock { $0 }?.run()
       queue.withLock { $0 }?.sync {}
       mixBuffer(frames: count)
       runServiceIfDue()
@@ -116,7 +119,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   }
 
   private func runServiceIfDue() {
-    guard let queue = queue.withLock({ $0 }), let service = service.withLock({ $0 }) else { return }
+    guard let queue = queue.withLock({ $0 }), let service = service.withLock({ $0 })?.run else { return }
     let now = self.now
     let deadlinePassed = state.withLock { state -> Bool in
       guard let deadline = state.deadline, now >= deadline else { return false }
@@ -312,7 +315,7 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   package func makeWakeSignal(queue: DispatchQueue, service: @escaping @Sendable () -> Void) -> WakeSignal {
     let wake = WakeSignal {}
     self.queue.withLock { $0 = queue }
-    self.service.withLock { $0 = service }
+    self.service.withLock { $0 = Callback(service) }
     signal.withLock { $0 = wake }
     return wake
   }
@@ -327,5 +330,14 @@ package final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
 
   package func scheduleService(at deadline: UInt64?) {
     state.withLock { $0.deadline = deadline }
+  }
+}
+
+/// A closure kept by reference, so storing it behind a lock never re-wraps it.
+final class Callback: Sendable {
+  let run: @Sendable () -> Void
+
+  init(_ run: @escaping @Sendable () -> Void) {
+    self.run = run
   }
 }

@@ -146,9 +146,10 @@ public final class AudioEngine: Sendable {
       assets: library.assets, refillsByItself: sdlBackend != nil)
     if let embedded = backend as? EmbeddedMixer {
       // No timer drives the embedded mixer's streams: they are topped up before each buffer.
-      embedded.beforeEachBuffer.withLock { [streamFiller] in
-        $0 = { streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) } }
+      let refill = Callback { [streamFiller] in
+        streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
       }
+      embedded.beforeEachBuffer.withLock { $0 = refill }
     }
     core.queue.sync { core.start() }
     session.addParticipant(self)

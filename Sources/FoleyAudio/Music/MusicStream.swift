@@ -91,6 +91,10 @@ final class MusicStream: @unchecked Sendable {
   /// Frames the converter had been given, and the ring frame its output began at.
   private var framesIntoConverter = 0
   private var converterStartFrame = 0
+  /// Frames taken out of the converter since it began.
+  private var framesOutOfConverter = 0
+  /// After a resampling flush: the frames still to take (the rest is the silence fed after).
+  private var tailFramesLeft: Int?
   /// The ring total at the last seek (what came before it will be skipped, so it is not
   /// counted as buffered).
   private var seekMarkFrame = 0
@@ -151,6 +155,8 @@ final class MusicStream: @unchecked Sendable {
     converterRate = reader.sampleRate
     converterChannels = reader.channels
     framesIntoConverter = 0
+    framesOutOfConverter = 0
+    tailFramesLeft = nil
     converterStartFrame = framesWritten
   }
 
@@ -167,13 +173,31 @@ final class MusicStream: @unchecked Sendable {
   }
 
   /// Pushes the converter's last frames out (the stream ended, or the format changes).
+  ///
+  /// SDL 2's stream keeps its resampler's last ~530 input frames back even when flushed
+  /// (measured: 3,072 output frames short at 8 kHz, 581 at 44.1 kHz): each track would lose its
+  /// last 12 ms. So when it resamples it is fed silence first, and exactly the frames the
+  /// track's length makes are taken out.
   func flushConverter() {
-    if let converter { _ = SDL_AudioStreamFlush(converter) }
+    guard let converter else { return }
+    if converterRate != format.sampleRate, tailFramesLeft == nil {
+      let silence = [Float](repeating: 0, count: Self.tailFrames * converterChannels)
+      _ = SDL_AudioStreamPut(converter, silence, Int32(silence.count * 4))
+      let expected = Int(
+        (Double(framesIntoConverter) * Double(format.sampleRate) / Double(converterRate)).rounded())
+      tailFramesLeft = max(0, expected - framesOutOfConverter)
+    }
+    _ = SDL_AudioStreamFlush(converter)
   }
+
+  /// Silence fed to the resampler before a flush: more than it holds back at any rate.
+  static let tailFrames = 4_096
 
   /// Forgets what the converter holds and marks everything in the ring as old (a seek).
   func startOver() {
     if let converter { SDL_AudioStreamClear(converter) }
+    framesOutOfConverter = 0
+    tailFramesLeft = nil
     ring.markSeek()
     seekMarkFrame = framesWritten
     framesIntoConverter = 0
@@ -182,12 +206,24 @@ final class MusicStream: @unchecked Sendable {
   }
 
   /// Bytes the converter has ready.
-  var converted: Int { converter.map { Int(SDL_AudioStreamAvailable($0)) } ?? 0 }
+  var converted: Int {
+    guard let converter else { return 0 }
+    let available = Int(SDL_AudioStreamAvailable(converter))
+    return tailFramesLeft.map { min(available, $0 * format.bytesPerFrame) } ?? available
+  }
 
   /// Takes up to `count` converted bytes into `buffer`.
   func takeConverted(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
     guard let converter else { return 0 }
-    return max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(count))))
+    let limit = tailFramesLeft.map { min(count, $0 * format.bytesPerFrame) } ?? count
+    let got = max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(limit))))
+    framesOutOfConverter += got / format.bytesPerFrame
+    if let left = tailFramesLeft {
+      tailFramesLeft = left - got / format.bytesPerFrame
+      // The rest is the silence fed to push the tail out.
+      if tailFramesLeft == 0 { SDL_AudioStreamClear(converter) }
+    }
+    return got
   }
 
   /// Fades `effect` out over `frames` when this stream starts.
@@ -211,8 +247,22 @@ final class MusicStream: @unchecked Sendable {
   // MARK: - What the game thread reads
 
   func addSegment(_ segment: Segment) {
-    shared.withLock { $0.segments.append(segment) }
+    let frame = framesRead
+    shared.withLock { state in
+      state.segments.append(segment)
+      // A game that never collects its events (no scene, no main queue, no `deliverEvents`)
+      // must not grow this without end: past 512, heard segments before the current one go,
+      // events and all.
+      guard state.segments.count > 512 else { return }
+      let current = state.segments.lastIndex { $0.startFrame <= frame } ?? 0
+      guard current > 0 else { return }
+      state.segments.removeFirst(current)
+      state.delivered = max(0, state.delivered - current)
+    }
   }
+
+  /// Segments kept (bounded: see ``addSegment(_:)``).
+  var keptSegments: Int { shared.withLock { $0.segments.count } }
 
   func addFailure(_ track: Track, _ error: SoundError) {
     shared.withLock { $0.failures.append((track, error)) }
@@ -249,10 +299,12 @@ final class MusicStream: @unchecked Sendable {
         heard.append(state.segments[state.delivered])
         state.delivered += 1
       }
-      // Keep the list short: segments heard before the current one can go.
-      if state.delivered > 64 {
-        state.segments.removeFirst(state.delivered - 1)
-        state.delivered = 1
+      // Segments delivered before the one being heard are done with.
+      if let current = state.segments.lastIndex(where: { $0.startFrame <= frame }), current > 0,
+        state.delivered >= current
+      {
+        state.segments.removeFirst(current)
+        state.delivered -= current
       }
       defer { state.failures.removeAll() }
       return (state.failures, heard)
