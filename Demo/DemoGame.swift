@@ -18,6 +18,11 @@ final class DemoGame {
   private var sounds: [String: Data] = [:]
   private var ambience: Voice?
   private var ambienceSound: Sound?
+  /// The two pieces of background music; N crossfades from one to the other.
+  private let musicTracks = [
+    Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/tense.ogg", loopCount: -1),
+  ]
+  private var musicIndex = 0
   private var recorder: AudioRecorder?
   private var lastRecording: URL?
   private var showsHelp = true
@@ -53,6 +58,30 @@ final class DemoGame {
     }
     loadSounds()
     startAmbience()
+    startMusic()
+  }
+
+  /// Background music: streamed, looping, crossfaded by N; its events go to the report (the
+  /// attached scene delivers them each frame).
+  private func startMusic() {
+    let music = engine.music
+    music.volume = 0.6
+    music.addObserver { [weak self] event in
+      guard let self else { return }
+      switch event {
+      case .trackChanged(let now): self.report.music.tracks.append(now.title)
+      case .looped: self.report.music.loops += 1
+      case .failed(let track, let error): self.report.errors.append("music \(track.name): \(error)")
+      case .finished: break
+      }
+    }
+    music.play(musicTracks[musicIndex])
+  }
+
+  /// Crossfades to the other piece of music over two seconds, both heard at once.
+  func crossfadeMusic() {
+    musicIndex = (musicIndex + 1) % musicTracks.count
+    engine.music.crossfade(to: musicTracks[musicIndex], duration: 2)
   }
 
   private func loadSounds() {
@@ -102,6 +131,7 @@ final class DemoGame {
       case "r": toggleRecording(to: nil)
       case "p": playLastRecording()
       case "m": toggleAmbience()
+      case "n": crossfadeMusic()
       case "h": showsHelp.toggle()
       default: break
       }
@@ -284,6 +314,8 @@ final class DemoGame {
     report.sounds = DemoReport.Sounds(statistics)
     report.peakVoices = statistics.peakVoices
     report.device = DemoReport.Device(engine.deviceFormat)
+    engine.music.deliverEvents()
+    report.music.underruns = engine.music.underrunFrames
     return report
   }
 
@@ -313,6 +345,15 @@ final class DemoGame {
       "\(engine.deviceFormat.driver) \(engine.deviceFormat.sampleRate) HZ  AMBIENCE \(ambience == nil ? "OFF" : "ON")  "
         + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels) + policyNote,
       x: 10, y: 42, scale: 1, color: dim)
+    let music = engine.music
+    if let now = music.nowPlaying, let time = music.currentTime {
+      let minutes = Int(time) / 60
+      canvas.drawText(
+        "MUSIC: \(now.title.uppercased())  \(minutes):"
+          + String(format: "%04.1f", time - Double(minutes * 60))
+          + (music.isPlaying ? "" : "  (HELD)"),
+        x: canvas.width - 330, y: 42, scale: 1, color: dim)
+    }
     if let recorder {
       let level = recorder.averagePower(forChannel: 0)
       let width = Int32((max(-60, level) + 60) / 60 * 200)
@@ -327,7 +368,7 @@ final class DemoGame {
     if showsHelp {
       let lines = [
         "ARROWS MOVE   SPACE RHYTHM   R RECORD   P PLAY TAKE",
-        "M AMBIENCE   H HELP   ESC QUIT   CLICK ADDS A BALL",
+        "M AMBIENCE   N NEXT MUSIC (CROSSFADE)   H HELP   ESC QUIT   CLICK ADDS A BALL",
         "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
       ]
       for (index, line) in lines.enumerated() {

@@ -52,8 +52,17 @@ struct DemoReport: Codable {
     var duration: Double
   }
 
+  struct Music: Codable {
+    /// Titles, in the order they began to be heard.
+    var tracks: [String] = []
+    var loops = 0
+    /// Frames of silence because decoding fell behind.
+    var underruns = 0
+  }
+
   var frames = 0
   var device = Device()
+  var music = Music()
   var sounds = Sounds()
   var peakVoices = 0
   var session: [Transition] = []

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v sox >/dev/null || { echo "make-assets: needs sox (apt-get install sox)" >&2; exit 1; }
+command -v oggenc >/dev/null || { echo "make-assets: needs oggenc (apt-get install vorbis-tools)" >&2; exit 1; }
 out=Assets
 mkdir -p "$out"
 # A short percussive blip for collisions.
@@ -16,4 +17,38 @@ sox "$out/chime.wav" "$out/chime.ogg" 2>/dev/null || echo "make-assets: no OGG s
 sox "$out/chime.wav" "$out/chime.flac"
 # A soft looping ambience (wind-like filtered noise).
 sox -n -r 48000 -c 2 -b 16 "$out/ambience.wav" synth 4 brownnoise lowpass 500 fade 0.3 4 0.3 vol 0.25
-echo "make-assets: wrote $(ls "$out" | grep -v README | tr '\n' ' ')"
+# Two pieces of background music, streamed by the demo and crossfaded on a key.
+mkdir -p "$out/Music"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# phrase OUT NOTE_SECONDS NOTE...: plucked notes one after another.
+phrase() {
+  local name=$1 length=$2
+  shift 2
+  local files=() index=0
+  for note in "$@"; do
+    sox -n -r 48000 -c 2 -b 16 "$work/n$index.wav" synth "$length" pluck "$note" fade 0.005 "$length" 0.05 vol 0.5
+    files+=("$work/n$index.wav")
+    index=$((index + 1))
+  done
+  sox "${files[@]}" "$name"
+  rm -f "$work"/n*.wav
+}
+# "Calm Waters": C major arpeggios over a soft pad; a 2 s intro, then a 12 s loop region
+# (LOOPSTART/LOOPLENGTH tags, so it loops seamlessly without replaying the intro).
+phrase "$work/arp.wav" 0.25 C4 E4 G4 C5 G4 E4 C4 E4 A3 C4 E4 A4 E4 C4 A3 C4 F3 A3 C4 F4 C4 A3 F3 A3 G3 B3 D4 G4 D4 B3 G3 B3
+sox "$work/arp.wav" "$work/arp.wav" "$work/arp2.wav"
+sox "$work/arp2.wav" "$work/arp12.wav" trim 0 12
+sox -n -r 48000 -c 2 -b 16 "$work/pad.wav" synth 12 sine C3 sine G3 sine E4 tremolo 0.2 40 vol 0.12
+sox -m "$work/arp12.wav" "$work/pad.wav" "$work/loop.wav"
+sox -n -r 48000 -c 2 -b 16 "$work/intro.wav" synth 2 sine C3 sine G3 sine E4 fade 1.8 2 0 vol 0.12
+sox "$work/intro.wav" "$work/loop.wav" "$work/calm.wav"
+oggenc --quiet -q 2 -t "Calm Waters" -a "Foley" -l "Foley demo" -c LOOPSTART=96000 -c LOOPLENGTH=576000 \
+  -o "$out/Music/calm.ogg" "$work/calm.wav"
+# "Tension": A minor, twice as fast, over a pulsing bass; loops whole.
+phrase "$work/t.wav" 0.125 A3 C4 E4 A4 G4 E4 C4 E4 A3 C4 F4 A4 F4 C4 A3 C4 G3 B3 D4 G4 D4 B3 G3 B3 E3 G#3 B3 E4 B3 G#3 E3 G#3
+sox "$work/t.wav" "$work/t.wav" "$work/t.wav" "$work/t12.wav"
+sox -n -r 48000 -c 2 -b 16 "$work/bass.wav" synth 12 square A1 vol 0.25 tremolo 4 90 lowpass 300
+sox -m "$work/t12.wav" "$work/bass.wav" "$work/tense.wav"
+oggenc --quiet -q 2 -t "Tension" -a "Foley" -l "Foley demo" -o "$out/Music/tense.ogg" "$work/tense.wav"
+echo "make-assets: wrote $(ls "$out" "$out/Music" | grep -v README | tr '\n' ' ')"

@@ -24,6 +24,29 @@ struct DemoRun {
   var reportErrors: [String] { (report?["errors"] as? [String]) ?? ["no report"] }
 }
 
+/// Runs one of `foley-demo`'s commands with these arguments, on SDL's dummy audio driver.
+func runDemoCommand(_ arguments: [String]) throws -> DemoRun {
+  let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("foley-demo")
+  let process = Process()
+  process.executableURL = demo
+  process.arguments = arguments
+  var environment = ProcessInfo.processInfo.environment
+  environment["SDL_AUDIODRIVER"] = "dummy"
+  process.environment = environment
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let output = out.fileHandleForReading.readDataToEndOfFile()
+  let errors = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return DemoRun(
+    status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+    errors: String(decoding: errors, as: UTF8.self), report: nil)
+}
+
 /// Runs the demo the way CI does: headless, from a JSON script, and reads its report.
 func runDemo(
   script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:],
@@ -237,5 +260,49 @@ struct ScriptedRunTests {
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.output.contains("running headless"))
     #expect(run.figure("frames") == 360)
+  }
+
+  @Test("background music streams from the start; N crossfades to the other piece; no underruns")
+  func backgroundMusic() throws {
+    let run = try runDemo(
+      script: [
+        "duration": 2,
+        "events": [
+          ["at": 0.5, "event": "key", "key": "n"], ["at": 0.6, "event": "key", "key": "n", "up": true],
+        ],
+      ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.reportErrors.isEmpty)
+    let music = run.report?["music"] as? [String: Any]
+    #expect(music?["tracks"] as? [String] == ["Calm Waters", "Tension"])
+    #expect(music?["underruns"] as? Int == 0)
+  }
+
+  @Test("`music`: a playlist with loops streams with a line per event; a bad file gets one line and exit 1")
+  func musicCommand() throws {
+    let run = try runDemoCommand([
+      "music", fixture("loop-chirp.ogg").path, "/nonexistent/missing.ogg", fixture("tone.mp3").path, "--loop",
+      "1",
+    ])
+    #expect(run.status == 1)
+    let lines = run.output.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("device:") }
+    #expect(
+      lines == [
+        "now playing: loop-chirp.ogg (1.50 s, OGG Vorbis, loop 0.500–1.200 s)", "loop 1: loop-chirp.ogg",
+        "now playing: tone.mp3 (0.25 s, MP3, loop 0.000–0.250 s)", "loop 1: tone.mp3", "finished",
+      ], "\(run.output)")
+    #expect(run.errors == "foley-demo: missing.ogg: cannot read 'missing.ogg': cannot open the file\n")
+  }
+
+  @Test("`music --loop -1 --seconds S`: loops until the time is up, then fades out and exits 0")
+  func musicCommandForAWhile() throws {
+    let run = try runDemoCommand([
+      "music", fixture("tone.opus").path, "--loop", "-1", "--seconds", "1", "--seek", "0.1",
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output.contains("now playing: tone.opus (0.25 s, Opus, loop 0.000–0.250 s)"))
+    #expect(run.output.contains("loop 3: tone.opus"))
+    #expect(run.output.hasSuffix("finished\n"))
+    #expect(!run.output.contains("underruns"))
   }
 }

@@ -333,4 +333,36 @@ struct MusicLogicTests {
     #expect(loops >= 1_198 && loops <= 1_200)
     #expect(music.underrunFrames == 0)
   }
+
+  @Test("music actions play, crossfade and stop the attached engine's music; the scene delivers its events")
+  func musicActions() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let music = audio.engine.music
+    let log = Self.log(music)
+    let first = Track(data: makeToneWAV(frequency: 440, duration: 2), name: "first.wav")
+    let second = Track(data: makeToneWAV(frequency: 660, duration: 2), name: "second.wav")
+    scene.run(
+      .sequence([
+        .wait(forDuration: 0.1), .playMusic(first), .wait(forDuration: 0.3),
+        .playMusic(second, crossfade: 0.2),
+        .wait(forDuration: 0.5), .stopMusic(fadeOut: 0.1),
+      ]))
+    audio.advance(seconds: 0.25, stepping: scene)
+    #expect(music.nowPlaying?.title == "first.wav")
+    audio.advance(seconds: 0.35, stepping: scene)
+    #expect(music.nowPlaying?.title == "second.wav")
+    #expect(audio.advance(until: { log.finished }, stepping: scene))  // delivered by the scene's updates
+    #expect(log.titles == ["first.wav", "second.wav"])
+    #expect(audio.engine.statistics.activeVoices == 0)
+    // The crossfade: both tones at once for most of its 200 ms (50 ms windows).
+    let signal = audio.left
+    let both = stride(from: 0, to: signal.count - 2_400, by: 2_400).filter { start in
+      let range = start..<(start + 2_400)
+      return signal.power(atFrequency: 440, in: range) > 0.001
+        && signal.power(atFrequency: 660, in: range) > 0.001
+    }
+    #expect((2...4).contains(both.count), "\(both.count) windows with both tones")
+  }
 }

@@ -152,12 +152,14 @@ public final class MusicPlayer {
 
   /// Plays `track` now, in place of whatever plays (crossfading over `crossfade` seconds, or
   /// cutting with a de-click ramp); the queue becomes this one track.
-  public func play(_ track: Track, crossfade: Double = 0) {
-    play([track], crossfade: crossfade)
+  public func play(_ track: Track, from time: Double = 0, crossfade: Double = 0) {
+    play([track], from: time, crossfade: crossfade)
   }
 
-  /// Replaces the queue with `tracks` and plays them from `index`.
-  public func play(_ tracks: [Track], startingAt index: Int = 0, crossfade: Double = 0) {
+  /// Replaces the queue with `tracks` and plays them from the one at `index`, `time` seconds
+  /// into it.
+  public func play(_ tracks: [Track], startingAt index: Int = 0, from time: Double = 0, crossfade: Double = 0)
+  {
     guard !tracks.isEmpty else {
       playQueue.replace(with: [])
       stop(fadeOut: crossfade)
@@ -165,7 +167,7 @@ public final class MusicPlayer {
     }
     // When shuffling, the track asked for plays first and the rest in a random order after it.
     let position = playQueue.replace(with: tracks, first: min(max(0, index), tracks.count - 1))
-    start(position: position, crossfade: crossfade)
+    start(position: position, crossfade: crossfade, from: time.clamped(to: 0...1e9, or: 0))
   }
 
   /// Plays `track` in place of the current one, both heard at once for `duration` seconds on
@@ -349,7 +351,7 @@ public final class MusicPlayer {
   }
 
   /// Starts the queue's track at `position` on a new stream, replacing what plays.
-  private func start(position: Int, crossfade: Double) {
+  private func start(position: Int, crossfade: Double, from time: Double = 0) {
     guard let track = playQueue.track(at: position) else { return }
     followSuccessors()
     let fade = crossfade.clamped(to: 0...60, or: 0)
@@ -368,7 +370,7 @@ public final class MusicPlayer {
     isPaused = false
     current = stream
     hasReportedFinish = false
-    filler.start(stream, track: track, queuePosition: position, fadeIn: fade)
+    filler.start(stream, track: track, queuePosition: position, at: time, fadeIn: fade)
   }
 
   /// Lets `stream` go: fades it out over `fadeOut` seconds (from the moment `replacement`, if

@@ -74,6 +74,9 @@ final class MusicStream: @unchecked Sendable {
   var queuePosition: Int?
   /// The filler already started the next track on a successor (a crossfade): this one just ends.
   var isHandedOver = false
+  /// Where the search for the next track stopped to wait for a check: the position searched
+  /// after and the tracks that failed on the way (already reported).
+  var nextTrackSearch: (position: Int?, failures: Int)?
   /// The next track could not be opened early for a crossfade: it follows gaplessly instead.
   var skipsCrossfade = false
   /// Whether the stream goes on to the queue's next track when its own ends.

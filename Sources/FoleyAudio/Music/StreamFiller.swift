@@ -283,13 +283,15 @@ final class StreamFiller: @unchecked Sendable {
   /// The stream's track ended: go on to the queue's next in the same ring, without a gap, or
   /// end the stream. False while the next track's check runs (it is tried again next time).
   private func nextTrack(of stream: MusicStream) -> Bool {
-    var position = stream.queuePosition
-    var failures = 0
+    // Where the search for a track that opens had got to, if it waited for a check last time.
+    var (position, failures) = stream.nextTrackSearch ?? (stream.queuePosition, 0)
+    stream.nextTrackSearch = nil
     while stream.followsQueue, failures < (stream.queue?.count ?? 0),
       let next = stream.queue?.entry(after: position, skipping: failures > 0)
     {
       do {
         guard let reader = try reader(for: next.track, waitingForChecks: !refillsByItself) else {
+          stream.nextTrackSearch = (position, failures)
           return false
         }
         if !stream.converterFits(reader) {

@@ -49,4 +49,26 @@ extension Action {
   public static func changeVolume(by delta: Double, duration: TimeInterval) -> Action {
     .behavior(ChangeVolumeBehavior(target: delta, relative: true, duration: duration))
   }
+
+  /// Plays `track` on the engine's music player (``AudioEngine/music``) in place of what plays,
+  /// crossfading over `crossfade` seconds (both heard at once, on equal-power curves). The action
+  /// finishes at once; the music plays on.
+  ///
+  /// ```swift
+  /// let boss = Track(named: "Music/boss.ogg", loopCount: -1)
+  /// scene.run(.sequence([.wait(forDuration: 2), .playMusic(boss, crossfade: 1.5)]))
+  /// ```
+  ///
+  /// - Parameter engine: the engine whose music it is; by default the one attached to the
+  ///   node's scene. Without one the action does nothing.
+  public static func playMusic(
+    _ track: Track, crossfade: TimeInterval = 0, engine: AudioEngine? = nil
+  ) -> Action {
+    .behavior(MusicBehavior(command: .play(track, crossfade: crossfade), engine: engine))
+  }
+
+  /// Stops the engine's music, fading out over `fadeOut` seconds. The action finishes at once.
+  public static func stopMusic(fadeOut: TimeInterval = 0, engine: AudioEngine? = nil) -> Action {
+    .behavior(MusicBehavior(command: .stop(fadeOut: fadeOut), engine: engine))
+  }
 }

@@ -1,0 +1,44 @@
+import FoleyScene
+import Foundation
+
+/// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music
+/// player of the engine attached to the node's scene (or the one given) to play or stop. The
+/// action itself is instantaneous; the music goes on after it.
+struct MusicBehavior: ActionBehavior {
+  enum Command {
+    case play(Track, crossfade: Double)
+    case stop(fadeOut: Double)
+  }
+
+  let command: Command
+  let engine: AudioEngine?
+
+  var duration: TimeInterval { 0 }
+
+  func makeRunner(on node: Node) -> any ActionRunner {
+    MusicRunner(behavior: self)
+  }
+}
+
+@MainActor
+final class MusicRunner: ActionRunner {
+  private let behavior: MusicBehavior
+
+  init(behavior: MusicBehavior) {
+    self.behavior = behavior
+  }
+
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    guard let engine = behavior.engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed
+    else {
+      return deltaTime
+    }
+    switch behavior.command {
+    case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
+    case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
+    }
+    return deltaTime
+  }
+
+  func restart(on node: Node) -> Bool { true }
+}
