@@ -56,10 +56,11 @@ for round in $(seq 1 "$rounds"); do
   idle="$("$work/raw_mixer" idle "$seconds" f32)"
   echo "{\"raw_mix_plain_cpu_seconds\": $plain, \"raw_mix_same_cpu_seconds\": $same, \"raw_idle_cpu_seconds\": $idle}" >> "$raw"
 done
-echo "bench: actions, latency, memory (Foley)…" >&2
+echo "bench: actions, latency, memory, music (Foley)…" >&2
 foley_group actions
 foley_group latency
 foley_group memory
+foley_group music
 
 pygame_trigger=null
 # Debian's python3-pygame belongs to /usr/bin/python3, which a pyenv or venv on PATH may hide.

@@ -102,5 +102,15 @@ struct BenchTable {
       "cache_mib_1000_distinct_sounds", number("cache_mib_1000_distinct_sounds"), nil,
       "≤ 64 (soundCacheLimit)",
       number("cache_mib_1000_distinct_sounds").map { $0 <= 64 })
+    row(
+      "music_decode_cpu_percent_per_stream", number("music_decode_cpu_percent_per_stream"), nil,
+      "% of a core per stream, 8 Vorbis streams at once (reported)", nil)
+    row(
+      "music_underrun_frames_8_streams", number("music_underrun_frames_8_streams"), nil, "= 0",
+      number("music_underrun_frames_8_streams").map { $0 == 0 })
+    row(
+      "music_rss_growth_kib_10_minutes", number("music_rss_growth_kib_10_minutes"), nil,
+      "≤ 1024 (flat: minute 1 to minute 10 of one stream)",
+      number("music_rss_growth_kib_10_minutes").map { $0 <= 1_024 })
   }
 }

@@ -18,3 +18,10 @@ extension AudioEngine {
   /// The engine's player if one was made (scenes deliver its events without making one).
   @MainActor var musicIfMade: MusicPlayer? { defaultMusicPlayer.withLock { $0 } }
 }
+
+extension AudioEngine {
+  /// CPU seconds the music thread has spent decoding and converting, for the benchmark.
+  package var musicDecodeCPUSeconds: Double {
+    Double(streamFiller.cpuNanoseconds.load(ordering: .relaxed)) / 1e9
+  }
+}

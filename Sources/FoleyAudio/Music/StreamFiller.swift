@@ -1,6 +1,11 @@
 import Dispatch
 import FoleySession
 import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The engine's music decoder: one serial queue that keeps every stream's ring topped up,
 /// reading and decoding tracks, following loop points, going on to the queue's next track without
@@ -26,6 +31,8 @@ final class StreamFiller: @unchecked Sendable {
   private var timer: (any DispatchSourceTimer)?
   private var isShutDown = false
   private let readFrames = 4_096
+  /// CPU time this queue has spent refilling (read by the benchmark: the decode thread's cost).
+  let cpuNanoseconds = Atomic<UInt64>(0)
   private var decoded: [Float] = []
   private var scratch = [UInt8](repeating: 0, count: 65_536)
 
@@ -108,6 +115,8 @@ final class StreamFiller: @unchecked Sendable {
   /// Refills every stream now: the timer's work, and the embedded mixer's before each buffer.
   func fillAll(waitingForChecks: Bool = false) {
     dispatchPrecondition(condition: .onQueue(queue))
+    let started = Self.threadCPUNanoseconds
+    defer { cpuNanoseconds.add(Self.threadCPUNanoseconds &- started, ordering: .relaxed) }
     streams.removeAll { stream in
       let cancelled = stream.isCancelled.load(ordering: .acquiring)
       let over = stream.isStarted ? stream.voice.state == .finished : stream.opening == nil
@@ -381,5 +390,11 @@ final class StreamFiller: @unchecked Sendable {
     } catch {
       stream.skipsCrossfade = true
     }
+  }
+
+  private static var threadCPUNanoseconds: UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
   }
 }

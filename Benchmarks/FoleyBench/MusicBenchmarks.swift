@@ -1,0 +1,74 @@
+import Foley
+import FoleyAudio
+import Foundation
+import Logging
+
+/// Streamed music: the music thread's CPU per stream with 8 streams at once (and whether any
+/// underran), and the memory a ten-minute stream adds.
+@MainActor
+enum MusicBenchmarks {
+  /// The demo's Vorbis music (48 kHz stereo, q2), looping, on 8 players at once.
+  static let track = URL(fileURLWithPath: "Assets/Music/calm.ogg")
+
+  static func streams(
+    _ count: Int, seconds: Double, logger: Logger
+  ) throws -> (cpuPercentPerStream: Double, underruns: Int) {
+    var configuration = AudioConfiguration()
+    configuration.maximumChannels = 32
+    let engine = try AudioEngine(configuration: configuration, session: AudioSession(), logger: logger)
+    defer { engine.close() }
+    let players = (0..<count).map { _ in MusicPlayer(engine: engine) }
+    for (index, player) in players.enumerated() {
+      player.volume = 0.1
+      player.play(Track(url: track, loopCount: -1), from: Double(index))
+    }
+    // Past the first fills (each ring starts with half a second decoded at once).
+    while players.contains(where: { $0.currentTime == nil }) { Clocks.sleep(seconds: 0.05) }
+    Clocks.sleep(seconds: 1)
+    let cpuBefore = engine.musicDecodeCPUSeconds
+    let wallBefore = Clocks.wallNanoseconds
+    Clocks.sleep(seconds: seconds)
+    let cpu = engine.musicDecodeCPUSeconds - cpuBefore
+    let wall = Double(Clocks.wallNanoseconds - wallBefore) / 1e9
+    let underruns = players.reduce(0) { $0 + $1.underrunFrames }
+    return (cpu / wall / Double(count) * 100, underruns)
+  }
+
+  /// Resident memory added while a ten-minute track streams (on the embedded mixer, as fast as it
+  /// mixes), between the end of its first minute and its end.
+  static func tenMinutes(logger: Logger) throws -> Double {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("foley-bench-10min.wav")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let frames = 600 * 8_000
+    var samples = [Int16](repeating: 0, count: frames)
+    for frame in 0..<frames {
+      samples[frame] = Int16(8_000 * sin(2 * Double.pi * 440 * Double(frame) / 8_000))
+    }
+    try samples.withUnsafeBytes {
+      WAVFile.data(
+        format: RecordingFormat(sampleRate: 8_000, channels: 1, sampleFormat: .signed16), samples: $0)
+    }.write(to: url)
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(backend: mixer, session: AudioSession(), logger: logger)
+    defer { engine.close() }
+    let music = engine.music
+    music.play(Track(url: url))
+    var before = 0.0
+    for second in 0..<600 {
+      mixer.advance(seconds: 1)
+      _ = mixer.takeOutput()
+      music.deliverEvents()
+      if second == 59 { before = Clocks.residentKiB }
+    }
+    precondition(music.underrunFrames == 0)
+    return Clocks.residentKiB - before
+  }
+
+  static func figures(quick: Bool, logger: Logger) throws -> [String: Any] {
+    let (cpu, underruns) = try streams(8, seconds: quick ? 3 : 8, logger: logger)
+    return [
+      "music_decode_cpu_percent_per_stream": cpu, "music_underrun_frames_8_streams": Double(underruns),
+      "music_rss_growth_kib_10_minutes": try tenMinutes(logger: logger),
+    ]
+  }
+}
