@@ -365,4 +365,41 @@ struct MusicLogicTests {
     }
     #expect((2...4).contains(both.count), "\(both.count) windows with both tones")
   }
+
+  @Test("with a ducking policy, focus lost lowers the music by its decibels instead of pausing it")
+  func duckingMusic() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    audio.engine.setSessionPolicy(.duck(decibels: -12), for: .music)
+    let (bytes, values) = Self.ramp(from: 0.1, frames: 96_000, step: 1e-6)
+    let music = audio.engine.music
+    music.play(Track(data: bytes, name: "ramp.wav"))
+    audio.advance(seconds: 0.2)
+    let lastSample = try #require(audio.left.samples.last)
+    let before = try #require(values.firstIndex(of: lastSample))
+    audio.session.handle(.focusLost)
+    audio.advance(seconds: 0.2)
+    // Still moving through the track, 12 dB down, sample for sample.
+    let gain = Float(pow(10, -12.0 / 20))
+    let last = try #require(audio.left.samples.last)
+    let expected = values[before + 9_600]
+    #expect(abs(last - expected * gain) < 1e-5, "\(last) vs \(expected * gain)")
+    #expect(audio.engine.voiceCensus().ducked == 1)
+  }
+
+  @Test("music voices are never stolen and do not count against the voice cap")
+  func musicIsNeverStolen() throws {
+    var configuration = AudioConfiguration()
+    configuration.maximumChannels = 4
+    let audio = try EmbeddedAudio(configuration: configuration, limiter: false)
+    let music = audio.engine.music
+    music.play(Track(data: makeToneWAV(frequency: 440, duration: 2), name: "music.wav"))
+    audio.advance(seconds: 0.1)
+    let hit = try audio.engine.sound(data: makeToneWAV(frequency: 880, duration: 1))
+    for _ in 0..<10 { audio.engine.play(hit) }
+    audio.advance(seconds: 0.1)
+    #expect(audio.engine.statistics.stolen == 6)
+    #expect(audio.engine.voiceCensus().audible == 5)  // four effects and the music
+    #expect(music.isPlaying && music.nowPlaying?.title == "music.wav")
+    #expect(audio.left.power(atFrequency: 440, in: (audio.frames - 2_400)..<audio.frames) > 0.1)
+  }
 }
