@@ -45,4 +45,36 @@ extension Action {
   public static func speed(to speed: Double, duration: TimeInterval) -> Action {
     Action(kind: .change(.speedTo(speed)), duration: duration)
   }
+
+  /// Changes a sprite's colour to `color` and its blend factor to `colorBlendFactor`. Does
+  /// nothing on a node that is not a ``SpriteNode``.
+  public static func colorize(with color: Color, colorBlendFactor: Double, duration: TimeInterval) -> Action {
+    Action(kind: .change(.colorize(color, blendFactor: colorBlendFactor)), duration: duration)
+  }
+
+  /// Changes a sprite's blend factor only.
+  public static func colorize(withColorBlendFactor colorBlendFactor: Double, duration: TimeInterval) -> Action
+  {
+    Action(kind: .change(.colorize(nil, blendFactor: colorBlendFactor)), duration: duration)
+  }
+
+  /// Resizes a sprite to `width` × `height`.
+  public static func resize(toWidth width: Double, height: Double, duration: TimeInterval) -> Action {
+    Action(kind: .change(.resizeTo(width: width, height: height)), duration: duration)
+  }
+
+  /// Resizes a sprite's width only.
+  public static func resize(toWidth width: Double, duration: TimeInterval) -> Action {
+    Action(kind: .change(.resizeTo(width: width, height: nil)), duration: duration)
+  }
+
+  /// Resizes a sprite's height only.
+  public static func resize(toHeight height: Double, duration: TimeInterval) -> Action {
+    Action(kind: .change(.resizeTo(width: nil, height: height)), duration: duration)
+  }
+
+  /// Grows a sprite by `width` and `height` (relative; reverses to shrinking).
+  public static func resize(byWidth width: Double, height: Double, duration: TimeInterval) -> Action {
+    Action(kind: .change(.resizeBy(width: width, height: height)), duration: duration)
+  }
 }

@@ -57,7 +57,8 @@ open class Node {
 
   /// One slot for the state another module keeps per node (FoleyAudio keeps the node's volume and
   /// the voices it started here), so finding it is a field read rather than a dictionary lookup.
-  /// FoleyScene never looks inside.
+  /// FoleyScene looks inside only to tell a ``SceneMembershipObserver`` when the node joins or
+  /// leaves a scene.
   package var attachment: AnyObject?
 
   // Bookkeeping of the update loop: main-actor confined and never held across a call out, so
@@ -86,6 +87,64 @@ open class Node {
   /// True for a `Scene` (set by its initialiser).
   var isSceneRoot = false
 
+  // MARK: - Coordinates
+
+  /// `point` in this node's coordinate system, converted to `node`'s (both in the same tree).
+  /// SpriteKit's `convert(_:to:)`: positions, rotations and scales of every ancestor apply.
+  public func convert(_ point: Point, to node: Node) -> Point {
+    node.fromRoot(toRoot(point))
+  }
+
+  /// `point` in `node`'s coordinate system, converted to this node's.
+  public func convert(_ point: Point, from node: Node) -> Point {
+    fromRoot(node.toRoot(point))
+  }
+
+  /// The node's position in its scene's coordinates (in its root's, when it is in no scene).
+  public var positionInScene: Point {
+    parent?.toRoot(position) ?? position
+  }
+
+  /// `point` from this node's coordinates to its root's.
+  private func toRoot(_ point: Point) -> Point {
+    var result = point
+    var current: Node? = self
+    while let node = current, node.parent != nil {
+      result = node.toParent(result)
+      current = node.parent
+    }
+    return result
+  }
+
+  /// `point` from the root's coordinates to this node's.
+  private func fromRoot(_ point: Point) -> Point {
+    var chain: [Node] = []
+    var current: Node? = self
+    while let node = current, node.parent != nil {
+      chain.append(node)
+      current = node.parent
+    }
+    var result = point
+    for node in chain.reversed() { result = node.fromParent(result) }
+    return result
+  }
+
+  /// A point in this node's coordinates, in its parent's: scaled, rotated, then moved.
+  private func toParent(_ point: Point) -> Point {
+    let x = point.x * xScale
+    let y = point.y * yScale
+    let (sine, cosine) = (sin(zRotation), cos(zRotation))
+    return Point(x: position.x + x * cosine - y * sine, y: position.y + x * sine + y * cosine)
+  }
+
+  private func fromParent(_ point: Point) -> Point {
+    let (dx, dy) = (point.x - position.x, point.y - position.y)
+    let (sine, cosine) = (sin(zRotation), cos(zRotation))
+    let x = dx * cosine + dy * sine
+    let y = -dx * sine + dy * cosine
+    return Point(x: xScale == 0 ? 0 : x / xScale, y: yScale == 0 ? 0 : y / yScale)
+  }
+
   // MARK: - Tree
 
   /// Adds `node` as the last child. A node that already has a parent is moved here (SpriteKit
@@ -105,19 +164,33 @@ open class Node {
     node.removeFromParent()
     node.parent = self
     children.insert(node, at: min(max(0, index), children.count))
+    if let scene { node.announce(entering: scene) }
   }
 
   /// Removes this node from its parent. Its actions stay attached and run again if it is added back
   /// to a scene.
   public func removeFromParent() {
     guard let parent else { return }
+    if let scene = parent.scene { announce(leaving: scene) }
     parent.children.removeAll { $0 === self }
     self.parent = nil
   }
 
   public func removeAllChildren() {
+    if let scene { for child in children { child.announce(leaving: scene) } }
     for child in children { child.parent = nil }
     children.removeAll()
+  }
+
+  /// Tells the observers in this subtree's attachment slots that it joined `scene`'s tree.
+  private func announce(entering scene: Scene) {
+    if let observer = attachment as? any SceneMembershipObserver { observer.node(self, didEnter: scene) }
+    for child in children { child.announce(entering: scene) }
+  }
+
+  private func announce(leaving scene: Scene) {
+    if let observer = attachment as? any SceneMembershipObserver { observer.node(self, willLeave: scene) }
+    for child in children { child.announce(leaving: scene) }
   }
 
   public func removeChildren(in nodes: [Node]) {
@@ -263,4 +336,11 @@ open class Node {
       self.completion = completion
     }
   }
+}
+
+/// State kept in a node's attachment slot that wants to know when its node joins a scene's tree or
+/// leaves it (FoleyAudio's `AudioNode` starts and stops its sound this way).
+package protocol SceneMembershipObserver: AnyObject {
+  @MainActor func node(_ node: Node, didEnter scene: Scene)
+  @MainActor func node(_ node: Node, willLeave scene: Scene)
 }

@@ -17,6 +17,12 @@ enum PropertyChange: Sendable {
   case fadeAlphaTo(Double, reverse: Double?)
   case speedBy(Double)
   case speedTo(Double)
+  /// A sprite's colour and blend factor (either may stay as it is).
+  case colorize(Color?, blendFactor: Double?)
+  /// A sprite's size, relative.
+  case resizeBy(width: Double, height: Double)
+  /// A sprite's size, absolute (either dimension may stay as it is).
+  case resizeTo(width: Double?, height: Double?)
   case custom(@MainActor @Sendable (Node, TimeInterval) -> Void)
 
   /// The change that undoes this one; absolute changes have no meaningful inverse and return
@@ -29,7 +35,8 @@ enum PropertyChange: Sendable {
     case .fadeAlphaBy(let delta): .fadeAlphaBy(-delta)
     case .fadeAlphaTo(let alpha, let reverse): reverse.map { .fadeAlphaTo($0, reverse: alpha) } ?? self
     case .speedBy(let delta): .speedBy(-delta)
-    case .moveTo, .rotateTo, .scaleTo, .speedTo, .custom: self
+    case .resizeBy(let width, let height): .resizeBy(width: -width, height: -height)
+    case .moveTo, .rotateTo, .scaleTo, .speedTo, .colorize, .resizeTo, .custom: self
     }
   }
 }

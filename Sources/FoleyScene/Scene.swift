@@ -13,9 +13,27 @@ public import Foundation
 ///
 /// The update order is deterministic: a node's actions in the order they were started, then its
 /// children in order, depth first.
+///
+/// Subclass it as you would `SKScene`: each ``update(deltaTime:)`` calls ``update(_:)`` with the
+/// scene's time before the actions run, then ``didEvaluateActions()`` and ``didFinishUpdate()``;
+/// a ``SceneView`` presenting it calls ``didMove(to:)`` and ``willMove(from:)``.
+///
+/// ```swift
+/// final class Level: Scene {
+///   override func didMove(to view: SceneView) { addChild(hero) }
+///   override func update(_ currentTime: TimeInterval) { hero.position.x += 1 }
+/// }
+/// ```
 @MainActor
 open class Scene: Node {
   public var size: Size
+  /// The node that hears positional sound (FoleyAudio); nil puts the listener at the scene's
+  /// centre. (SpriteKit's `listener`; with none, SpriteKit listens from the scene's origin.)
+  public weak var listener: Node?
+  /// The scene's own clock: the sum of the steps it was updated by (what ``update(_:)`` gets).
+  public private(set) var currentTime: TimeInterval = 0
+  /// The view presenting the scene, if any.
+  public internal(set) weak var view: SceneView?
   public var backgroundColor = Color(red: 0.08, green: 0.08, blue: 0.12)
   /// The generator behind randomised actions; seeded, so a run replays identically.
   public var random: SeededRandomGenerator
@@ -36,10 +54,31 @@ open class Scene: Node {
   /// the scene is paused.
   public func update(deltaTime: TimeInterval) {
     let step = deltaTime.isNaN || deltaTime < 0 ? 0 : deltaTime
+    currentTime += step
     for observer in updateObservers where observer.phase == .beforeActions { observer.block(step) }
+    update(currentTime)
     if !isPaused { advance(by: step * speed) }
+    didEvaluateActions()
     for observer in updateObservers where observer.phase == .afterActions { observer.block(step) }
+    didFinishUpdate()
   }
+
+  // MARK: - Overridable hooks (SKScene's)
+
+  /// Called once per ``update(deltaTime:)``, before the actions run, with the scene's time.
+  open func update(_ currentTime: TimeInterval) {}
+
+  /// Called after the frame's actions ran.
+  open func didEvaluateActions() {}
+
+  /// Called last in each update (after the engine attached to the scene took the frame's sounds).
+  open func didFinishUpdate() {}
+
+  /// Called when a ``SceneView`` starts presenting the scene.
+  open func didMove(to view: SceneView) {}
+
+  /// Called when a ``SceneView`` stops presenting the scene (another one replaces it).
+  open func willMove(from view: SceneView) {}
 
   /// When an update observer runs.
   public enum UpdatePhase: Sendable {

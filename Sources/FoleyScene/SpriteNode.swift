@@ -11,6 +11,9 @@
 open class SpriteNode: Node {
   public var size: Size
   public var color: Color
+  /// How much `color` tints a texture, 0...1 (a plain-coloured sprite shows `color` whatever
+  /// this is). SpriteKit's `colorBlendFactor`.
+  public var colorBlendFactor: Double = 0
   /// The point in the sprite, in unit coordinates, that sits at `position`; (0.5, 0.5) is the centre.
   public var anchorPoint = Point(x: 0.5, y: 0.5)
   /// The name of an image asset to draw instead of the plain colour, if the renderer has it.

@@ -21,6 +21,7 @@ final class IntervalRunner: ActionRunner {
   @exclusivity(unchecked) private var startPosition = Point.zero
   @exclusivity(unchecked) private var startA: Double = 0
   @exclusivity(unchecked) private var startB: Double = 0
+  @exclusivity(unchecked) private var startColor = Color.white
 
   init(_ effect: PropertyChange, duration: TimeInterval, curve: ActionTimingFunction?) {
     self.effect = effect
@@ -56,6 +57,12 @@ final class IntervalRunner: ActionRunner {
     case .scaleBy, .scaleTo: (startA, startB) = (node.xScale, node.yScale)
     case .fadeAlphaTo: startA = node.alpha
     case .speedTo: startA = node.speed
+    case .colorize:
+      guard let sprite = node as? SpriteNode else { break }
+      (startColor, startA) = (sprite.color, sprite.colorBlendFactor)
+    case .resizeTo:
+      guard let sprite = node as? SpriteNode else { break }
+      (startA, startB) = (sprite.size.width, sprite.size.height)
     default: break
     }
   }
@@ -87,6 +94,25 @@ final class IntervalRunner: ActionRunner {
       node.speed += delta * step
     case .speedTo(let speed):
       node.speed = startA + (speed - startA) * progress
+    case .colorize(let color, let blendFactor):
+      guard let sprite = node as? SpriteNode else { break }
+      if let color {
+        let from = startColor
+        sprite.color = Color(
+          red: from.red + (color.red - from.red) * progress,
+          green: from.green + (color.green - from.green) * progress,
+          blue: from.blue + (color.blue - from.blue) * progress,
+          alpha: from.alpha + (color.alpha - from.alpha) * progress)
+      }
+      if let blendFactor { sprite.colorBlendFactor = startA + (blendFactor - startA) * progress }
+    case .resizeBy(let width, let height):
+      guard let sprite = node as? SpriteNode else { break }
+      sprite.size.width += width * step
+      sprite.size.height += height * step
+    case .resizeTo(let width, let height):
+      guard let sprite = node as? SpriteNode else { break }
+      if let width { sprite.size.width = startA + (width - startA) * progress }
+      if let height { sprite.size.height = startB + (height - startB) * progress }
     case .custom(let block):
       block(node, progress * duration)
     }
