@@ -151,6 +151,12 @@ let package = Package(
       dependencies: ["FoleyRecording", "FoleyTestSupport"],
       swiftSettings: swiftSettings
     ),
+    // The README's SpriteKit port, compiled and run as written there.
+    .testTarget(
+      name: "SpriteKitPortTests",
+      dependencies: ["Foley", "FoleyTestSupport"],
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "FoleyPlatformTests",
       dependencies: ["FoleyPlatform", "FoleySession", "FoleyAudio", "CFoleySDL2"],

@@ -16,7 +16,9 @@ final class DemoGame {
   private var balls: [(node: SpriteNode, velocity: Vector)] = []
   private var heldKeys: Set<Key> = []
   private var sounds: [String: Data] = [:]
-  private var ambience: Voice?
+  /// The wind, heard from the top-left corner: louder as the player goes there.
+  private var ambience: AudioNode?
+  private var ambienceOn = true
   private var ambienceSound: Sound?
   /// The two pieces of background music; N crossfades from one to the other.
   private let musicTracks = [
@@ -38,7 +40,13 @@ final class DemoGame {
     self.recordingsFolder = recordingsFolder
     self.logger = logger
     scene = Scene(size: size, seed: 2026)
-    engine.attach(to: scene, pansWithPosition: true)
+    // Sound is heard from where it happens, around the player: the balls' thuds get quieter as
+    // they fly away and move across as they pass.
+    scene.listener = player
+    var spatial = SpatialAudio()
+    spatial.distanceModel = .inverse(reference: 120, rolloff: 1)
+    spatial.panWidth = 350
+    engine.attach(to: scene, positional: true, spatial: spatial)
     report.device = DemoReport.Device(engine.deviceFormat)
     session.addObserver { [weak self] transition in
       guard let self else { return }
@@ -153,17 +161,16 @@ final class DemoGame {
   }
 
   func toggleAmbience() {
-    if let ambience, !ambience.isFinished {
-      ambience.stop(fadeOut: 0.5)
-      self.ambience = nil
-    } else {
-      startAmbience()
-    }
+    ambienceOn.toggle()
+    ambience?.run(ambienceOn ? .play() : .stop())
   }
 
   private func startAmbience() {
     guard let ambienceSound else { return }
-    ambience = engine.play(ambienceSound, loops: -1)
+    let node = AudioNode(sound: ambienceSound)  // loops and is positional, as SKAudioNode
+    node.position = Point(x: 60, y: scene.size.height - 60)
+    scene.addChild(node)
+    ambience = node
   }
 
   /// Starts a recording (to `file`, or a new numbered file that never overwrites) or stops the
@@ -325,7 +332,7 @@ final class DemoGame {
     let white = Color(red: 0.95, green: 0.95, blue: 0.95)
     let dim = Color(red: 0.6, green: 0.65, blue: 0.75)
     canvas.fillRect(
-      x: 0, y: 0, width: canvas.width, height: 58, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
+      x: 0, y: 0, width: canvas.width, height: 72, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
     let state = session.state
     let sessionText =
       state.isActive
@@ -342,33 +349,36 @@ final class DemoGame {
         + (engine.isSilent ? "  (SILENT)" : ""),
       x: 10, y: 26, color: white)
     canvas.drawText(
-      "\(engine.deviceFormat.driver) \(engine.deviceFormat.sampleRate) HZ  AMBIENCE \(ambience == nil ? "OFF" : "ON")  "
+      "\(engine.deviceFormat.driver) \(engine.deviceFormat.sampleRate) HZ  WIND \(ambienceOn ? "ON" : "OFF")  "
         + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels) + policyNote,
       x: 10, y: 42, scale: 1, color: dim)
+    // Sound is heard from the player: thuds and the wind come from where they are around it.
+    let heard = player.positionInScene
+    var line = "LISTENER: PLAYER AT \(Int(heard.x)),\(Int(heard.y))"
     let music = engine.music
     if let now = music.nowPlaying, let time = music.currentTime {
       let minutes = Int(time) / 60
-      canvas.drawText(
-        "MUSIC: \(now.title.uppercased())  \(minutes):"
-          + String(format: "%04.1f", time - Double(minutes * 60))
-          + (music.isPlaying ? "" : "  (HELD)"),
-        x: canvas.width - 330, y: 42, scale: 1, color: dim)
+      line +=
+        "   MUSIC: \(now.title.uppercased())  \(minutes):"
+        + String(format: "%04.1f", time - Double(minutes * 60))
+        + (music.isPlaying ? "" : "  (HELD)")
     }
+    canvas.drawText(line, x: 10, y: 56, scale: 1, color: dim)
     if let recorder {
       let level = recorder.averagePower(forChannel: 0)
       let width = Int32((max(-60, level) + 60) / 60 * 200)
-      canvas.fillRect(x: 10, y: 66, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
-      canvas.fillRect(x: 12, y: 68, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
+      canvas.fillRect(x: 10, y: 80, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
+      canvas.fillRect(x: 12, y: 82, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
       let silent = recorder.currentTime > 0.5 && recorder.peakPower(forChannel: 0) <= -160
       canvas.drawText(
         String(format: "REC %.1f S  %.0f DBFS", recorder.currentTime, level)
           + (silent ? "  NO SIGNAL: NO MICROPHONE?" : ""),
-        x: 224, y: 67, color: white)
+        x: 224, y: 81, color: white)
     }
     if showsHelp {
       let lines = [
         "ARROWS MOVE   SPACE RHYTHM   R RECORD   P PLAY TAKE",
-        "M AMBIENCE   N NEXT MUSIC (CROSSFADE)   H HELP   ESC QUIT   CLICK ADDS A BALL",
+        "M WIND  N NEXT MUSIC  H HELP  ESC QUIT  CLICK ADDS A BALL",
         "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
       ]
       for (index, line) in lines.enumerated() {

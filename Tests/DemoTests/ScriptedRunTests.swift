@@ -278,6 +278,19 @@ struct ScriptedRunTests {
     #expect(music?["underruns"] as? Int == 0)
   }
 
+  @Test("`play --at`: a file placed in space, with the distance, gain and pan it is heard at")
+  func playAt() throws {
+    let run = try runDemoCommand([
+      "play", fixture("tone.ogg").path, "--at", "200,0", "--listener", "0,0", "--model", "inverse",
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(
+      run.output.contains("at (200.0, 0.0): distance 200.0, gain 0.500 (-6.0 dB), pan 0.50"), "\(run.output)")
+    #expect(run.output.contains("done: 1 played, 0 failed"))
+    let bad = try runDemoCommand(["play", fixture("tone.ogg").path, "--at", "nowhere"])
+    #expect(bad.status == 64 && bad.errors.contains("--at"))
+  }
+
   @Test("`music`: a playlist with loops streams with a line per event; a bad file gets one line and exit 1")
   func musicCommand() throws {
     let run = try runDemoCommand([

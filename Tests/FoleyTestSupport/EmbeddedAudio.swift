@@ -1,6 +1,7 @@
 public import FoleyAudio
 public import FoleyScene
 public import FoleySession
+public import Foundation
 
 /// An engine on the ``EmbeddedMixer``, and the output it mixed: logic tests advance it frame by
 /// frame, stepping a scene at 60 Hz in between, and nothing depends on the machine's speed.
@@ -24,12 +25,13 @@ public final class EmbeddedAudio {
   ///   its look-ahead (tests of exact sample positions).
   public init(
     configuration: AudioConfiguration = AudioConfiguration(), session: AudioSession = AudioSession(),
-    limiter: Bool = true, bufferFrames: Int = 512
+    assetRoots: [URL] = AudioEngine.defaultAssetRoots, limiter: Bool = true, bufferFrames: Int = 512
   ) throws {
     mixer = EmbeddedMixer(sampleFormat: configuration.sampleFormat, bufferFrames: bufferFrames)
     var configuration = configuration
     if !limiter { configuration.limiter = nil }
-    engine = try AudioEngine(backend: mixer, configuration: configuration, session: session)
+    engine = try AudioEngine(
+      backend: mixer, configuration: configuration, session: session, assetRoots: assetRoots)
   }
 
   deinit {

@@ -137,15 +137,41 @@ extension MixerCore {
   }
 
   /// Left and right gains from the sound's and the voice's volume and pan, the bus and the
-  /// session (linear balance law: the centre is at full level in both ears, so two centred plays
-  /// simply add).
+  /// session. An unplaced voice pans on a linear balance law (the centre is at full level in both
+  /// ears, so two centred plays simply add); a positional one takes its distance gain and pans on
+  /// its source's law (constant power for mono, balance for stereo).
   func gainPair(for slot: Slot) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
     let volume =
       sound.settings.volume * voice.volume * voice.groupVolume * Double(slot.sessionMode.gain)
       * appliedBuses.gain(for: slot.category)
-    let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
-    return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
+    guard voice.isPositional else {
+      let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
+      return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
+    }
+    let placement = voice.placement
+    let pan = min(max(placement.pan + sound.settings.pan + voice.pan, -1), 1)
+    let (left, right) = SpatialAudio.gains(pan: pan, channels: sound.buffer.source.channels)
+    return (Float(volume * placement.gain * left), Float(volume * placement.gain * right))
+  }
+
+  /// Moves positional voices to where the scene placed them, each ramping there over `frames`
+  /// sample frames (about one game frame, so a node that moves every update glides, never steps).
+  func updatePlacements(_ voices: [Voice], overFrames frames: Int) {
+    queue.async { [self] in
+      guard isOpen else { return }
+      let span = Float(max(1, frames))
+      for voice in voices {
+        guard voice.state == .playing, let channel = table.channel(of: voice), let slot = table[channel],
+          !slot.isReleasing, slot.sessionMode != .paused
+        else { continue }
+        let (left, right) = gainPair(for: slot)
+        let current = table.gains[channel].target
+        let distance = max(abs(left - current.left), abs(right - current.right))
+        guard distance > 0 else { continue }
+        table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
+      }
+    }
   }
 }

@@ -146,7 +146,7 @@ final class MixerCore: @unchecked Sendable {
   ///   once after its actions ran), so a frame's plays wake the queue once.
   func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
-    deferred: Bool = false
+    deferred: Bool = false, placement: SpatialPlacement? = nil
   ) -> Voice {
     counters.bump(.requested)
     let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
@@ -156,7 +156,7 @@ final class MixerCore: @unchecked Sendable {
     }
     let voice = Voice(
       id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1),
-      pan: pan.clamped(to: -1...1, or: 0))
+      pan: pan.clamped(to: -1...1, or: 0), placement: placement)
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
     let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))

@@ -71,4 +71,32 @@ extension Action {
   public static func stopMusic(fadeOut: TimeInterval = 0, engine: AudioEngine? = nil) -> Action {
     .behavior(MusicBehavior(command: .stop(fadeOut: fadeOut), engine: engine))
   }
+
+  /// Starts an ``AudioNode``'s sound (or resumes it); on another node, resumes the voices its
+  /// sound actions started. SpriteKit's `SKAction.play()`.
+  public static func play() -> Action {
+    .behavior(PlaybackBehavior(command: .play))
+  }
+
+  /// Pauses an ``AudioNode``'s sound, or the voices a node's sound actions started.
+  public static func pause() -> Action {
+    .behavior(PlaybackBehavior(command: .pause))
+  }
+
+  /// Stops an ``AudioNode``'s sound (with a short ramp), or the voices a node's sound actions
+  /// started.
+  public static func stop() -> Action {
+    .behavior(PlaybackBehavior(command: .stop))
+  }
+
+  /// Moves the stereo pan of the node's voices to `pan` (-1 left ... 1 right) over `duration`.
+  /// On a positional voice it shifts the pan its place gives it.
+  public static func stereoPan(to pan: Double, duration: TimeInterval) -> Action {
+    .behavior(StereoPanBehavior(target: min(1, max(-1, pan)), relative: false, duration: duration))
+  }
+
+  /// Moves the stereo pan of the node's voices by `delta` over `duration`.
+  public static func stereoPan(by delta: Double, duration: TimeInterval) -> Action {
+    .behavior(StereoPanBehavior(target: delta, relative: true, duration: duration))
+  }
 }

@@ -5,8 +5,10 @@ import FoleyScene
 /// reaches them). A field read per trigger, no table to search; it goes when the node does.
 /// Not main-actor isolated itself (each call would then carry an executor check): it is only ever
 /// reached through a node, on the game thread.
-final class NodeAudio {
+final class NodeAudio: SceneMembershipObserver {
   var volume: Double = 1
+  /// The stereo pan `Action.stereoPan(to:duration:)` gave the node (added to its voices' own).
+  var pan: Double = 0
   private var voices: [Voice] = []
   /// The list's length at which finished voices are next dropped: twice what was left last time,
   /// so a node that keeps many voices playing is not scanned on every trigger.
@@ -34,6 +36,26 @@ final class NodeAudio {
       pruneAt = max(16, voices.count * 2)
     }
     voices.append(voice)
+  }
+
+  /// The node's voices that have not finished.
+  var liveVoices: [Voice] {
+    voices.removeAll { $0.isFinished }
+    return voices
+  }
+
+  /// Sets the node's pan and applies it to its voices still playing.
+  func setPan(_ newPan: Double) {
+    pan = min(1, max(-1, newPan))
+    for voice in liveVoices { voice.pan = pan }
+  }
+
+  @MainActor func node(_ node: Node, didEnter scene: Scene) {
+    (node as? AudioNode)?.didEnter(scene)
+  }
+
+  @MainActor func node(_ node: Node, willLeave scene: Scene) {
+    (node as? AudioNode)?.willLeave(scene)
   }
 
   /// Sets the node's volume and applies it to its voices still playing.

@@ -42,13 +42,17 @@ final class PlaySoundRunner: ActionRunner {
     let link = scene.flatMap(SceneAudioLink.of)
     guard let core = behavior.engine?.core ?? link?.core else { return deltaTime }
     let attached = link.map { $0.core === core } ?? false
-    let pan = attached ? link!.pan(for: node, in: scene!) : 0
+    let positional = attached && link!.positionalActions
     let audio = NodeAudio.of(node)
     // An attached scene hands the frame's requests to the audio queue in one go after its
     // actions ran; otherwise the request goes at once.
     let started = core.requestPlay(
-      behavior.source, volume: 1, pan: pan, groupVolume: audio?.volume ?? 1, deferred: attached)
-    if !started.isFinished { (audio ?? NodeAudio.ensure(node)).started(started) }
+      behavior.source, volume: 1, pan: audio?.pan ?? 0, groupVolume: audio?.volume ?? 1, deferred: attached,
+      placement: positional ? link!.placement(for: node) : nil)
+    if !started.isFinished {
+      (audio ?? NodeAudio.ensure(node)).started(started)
+      if positional { link!.follow(started, of: node) }
+    }
     voice = started
     return behavior.waitForCompletion && !started.isFinished ? nil : deltaTime
   }

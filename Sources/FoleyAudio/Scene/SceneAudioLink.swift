@@ -1,49 +1,129 @@
 import FoleyScene
 
-/// What an engine attached to a scene keeps on the game thread.
+/// What an engine attached to a scene keeps on the game thread: the session's and the music's
+/// deliveries at the start of each update, the frame's plays handed over at its end, and the
+/// positional voices placed relative to the listener once per update.
 @MainActor
 final class SceneAudioLink {
   let engine: AudioEngine
   /// The engine's core, for the sound actions: reaching it through the engine would retain the
   /// engine on every trigger (and the session's weak reference to it makes that slow).
   let core: MixerCore
-  let pansWithPosition: Bool
+  /// The scene (which owns the link).
+  unowned(unsafe) let scene: Scene
+  /// Whether sounds started by actions are positional (follow their node).
+  let positionalActions: Bool
+  var spatial: SpatialAudio
   let pausesSceneWhenInactive: Bool
   var observerTokens: [Int] = []
   private var pausedScene = false
+  /// Positional voices and the nodes they follow; finished ones are dropped each update.
+  private var placed: [(node: Node, voice: Voice)] = []
+  /// The audio nodes in the scene.
+  private(set) var audioNodes: [AudioNode] = []
+  /// The last update's step, in sample frames: how long a placement change ramps.
+  private var frameLength = 800
+
+  init(
+    engine: AudioEngine, scene: Scene, positional: Bool, spatial: SpatialAudio, pausesSceneWhenInactive: Bool
+  ) {
+    self.engine = engine
+    self.core = engine.core
+    self.scene = scene
+    self.positionalActions = positional
+    self.spatial = spatial
+    self.pausesSceneWhenInactive = pausesSceneWhenInactive
+  }
 
   /// The link of the engine attached to `scene`, if any.
   static func of(_ scene: Scene) -> SceneAudioLink? { scene.attachment as? SceneAudioLink }
 
-  init(engine: AudioEngine, pansWithPosition: Bool, pausesSceneWhenInactive: Bool) {
-    self.engine = engine
-    self.core = engine.core
-    self.pansWithPosition = pansWithPosition
-    self.pausesSceneWhenInactive = pausesSceneWhenInactive
-  }
-
-  func sceneWillUpdate(_ scene: Scene) {
+  func sceneWillUpdate(_ scene: Scene, step: Double) {
+    frameLength = min(max(64, Int(step * Double(core.format.sampleRate))), core.format.sampleRate / 10)
     engine.session.deliverTransitions()
     engine.musicIfMade?.deliverEvents()
-    guard pausesSceneWhenInactive else { return }
-    if !engine.session.isActive, !scene.isPaused {
-      scene.isPaused = true
-      pausedScene = true
-    } else if engine.session.isActive, pausedScene {
-      scene.isPaused = false
-      pausedScene = false
+    if pausesSceneWhenInactive {
+      if !engine.session.isActive, !scene.isPaused {
+        scene.isPaused = true
+        pausedScene = true
+      } else if engine.session.isActive, pausedScene {
+        scene.isPaused = false
+        pausedScene = false
+      }
     }
+    // Audio nodes pause with their scene (or a paused ancestor) and resume with it.
+    for node in audioNodes { node.setHeldByScene(Self.isPausedInTree(node)) }
   }
 
-  /// The pan for a sound started by `node`: its x across the scene's width, or centred.
-  func pan(for node: Node, in scene: Scene) -> Double {
-    guard pansWithPosition, scene.size.width > 0 else { return 0 }
-    var x = 0.0
+  func sceneDidUpdate(_ scene: Scene) {
+    placeVoices()
+    core.flushRequests()
+  }
+
+  // MARK: - Positions
+
+  /// Where the listener is: the listener node's place in the scene, or the scene's centre.
+  var listenerPosition: Point {
+    if let listener = scene.listener, listener.scene === scene { return listener.positionInScene }
+    return Point(x: scene.size.width / 2, y: scene.size.height / 2)
+  }
+
+  /// The distance gain and pan of a sound at `node`.
+  func placement(for node: Node) -> SpatialPlacement {
+    let offset = node.positionInScene - listenerPosition
+    let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
+    return SpatialPlacement(
+      gain: spatial.gain(atDistance: distance), pan: spatial.pan(forHorizontalOffset: offset.dx))
+  }
+
+  /// Places `voice` at `node` from now on, each update.
+  func follow(_ voice: Voice, of node: Node) {
+    placed.append((node, voice))
+  }
+
+  /// Moves every positional voice to where its node is now, ramping over one update.
+  private func placeVoices() {
+    guard !placed.isEmpty else { return }
+    placed.removeAll { $0.voice.isFinished }
+    var moved: [Voice] = []
+    for (node, voice) in placed where node.scene === scene {
+      let placement = placement(for: node)
+      if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
+        voice.stop(fadeOut: 0.05)
+        continue
+      }
+      let old = voice.placement
+      guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { continue }
+      voice.placement = placement
+      moved.append(voice)
+    }
+    if !moved.isEmpty { core.updatePlacements(moved, overFrames: frameLength) }
+  }
+
+  // MARK: - Audio nodes
+
+  func register(_ node: AudioNode) {
+    guard !audioNodes.contains(where: { $0 === node }) else { return }
+    audioNodes.append(node)
+  }
+
+  func unregister(_ node: AudioNode) {
+    audioNodes.removeAll { $0 === node }
+  }
+
+  /// Whether `node` or one of its ancestors (the scene included) is paused.
+  static func isPausedInTree(_ node: Node) -> Bool {
     var current: Node? = node
-    while let step = current, step !== scene {
-      x += step.position.x
+    while let step = current {
+      if step.isPaused { return true }
       current = step.parent
     }
-    return min(1, max(-1, x / scene.size.width * 2 - 1))
+    return false
+  }
+
+  /// The scene is going (detached, or deallocated): its audio nodes' sounds stop.
+  func stopAudioNodes() {
+    for node in audioNodes { node.sceneWentAway() }
+    audioNodes.removeAll()
   }
 }

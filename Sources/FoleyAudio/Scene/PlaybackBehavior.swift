@@ -1,0 +1,103 @@
+import FoleyScene
+import Foundation
+
+/// `Action.play()`, `.pause()` and `.stop()`: on an ``AudioNode``, its sound; on any other node,
+/// the voices the node's sound actions started. Instantaneous.
+struct PlaybackBehavior: ActionBehavior {
+  enum Command {
+    case play
+    case pause
+    case stop
+  }
+
+  let command: Command
+
+  var duration: TimeInterval { 0 }
+
+  func makeRunner(on node: Node) -> any ActionRunner {
+    PlaybackRunner(command: command)
+  }
+
+  func reversed() -> any ActionBehavior {
+    // As SpriteKit's: play and pause undo each other; stop has no inverse.
+    switch command {
+    case .play: PlaybackBehavior(command: .pause)
+    case .pause: PlaybackBehavior(command: .play)
+    case .stop: self
+    }
+  }
+}
+
+@MainActor
+final class PlaybackRunner: ActionRunner {
+  private let command: PlaybackBehavior.Command
+
+  init(command: PlaybackBehavior.Command) {
+    self.command = command
+  }
+
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    if let audioNode = node as? AudioNode {
+      switch command {
+      case .play: audioNode.play()
+      case .pause: audioNode.pause()
+      case .stop: audioNode.stop()
+      }
+    } else if let audio = NodeAudio.of(node) {
+      for voice in audio.liveVoices {
+        switch command {
+        case .play: voice.resume()
+        case .pause: voice.pause()
+        case .stop: voice.stop()
+        }
+      }
+    }
+    return deltaTime
+  }
+
+  func restart(on node: Node) -> Bool { true }
+}
+
+/// `Action.stereoPan(to:duration:)` and `.stereoPan(by:duration:)`: moves the pan of the node's
+/// voices (an audio node's sound, or what its sound actions started) over the duration.
+struct StereoPanBehavior: ActionBehavior {
+  let target: Double
+  let relative: Bool
+  let duration: TimeInterval
+
+  func makeRunner(on node: Node) -> any ActionRunner {
+    StereoPanRunner(behavior: self)
+  }
+
+  func reversed() -> any ActionBehavior {
+    relative ? StereoPanBehavior(target: -target, relative: true, duration: duration) : self
+  }
+}
+
+@MainActor
+final class StereoPanRunner: ActionRunner {
+  private let behavior: StereoPanBehavior
+  private var start: Double?
+  private var elapsed: TimeInterval = 0
+
+  init(behavior: StereoPanBehavior) {
+    self.behavior = behavior
+  }
+
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    let audio = NodeAudio.ensure(node)
+    let from = start ?? audio.pan
+    start = from
+    let goal = behavior.relative ? from + behavior.target : behavior.target
+    elapsed += deltaTime
+    let progress = behavior.duration > 0 ? min(1, elapsed / behavior.duration) : 1
+    audio.setPan(from + (goal - from) * progress)
+    return progress >= 1 ? max(0, elapsed - behavior.duration) : nil
+  }
+
+  func restart(on node: Node) -> Bool {
+    start = nil
+    elapsed = 0
+    return true
+  }
+}
