@@ -33,6 +33,28 @@ extension AudioEngine {
     core.buses.withLock { $0.muted.contains(category) }
   }
 
+  /// Turns `categories` down by `decibels` (a negative number) until ``endDuck(named:fadeDuration:)``,
+  /// ramping over `fadeDuration` seconds: dialogue over music, say. Ducks are named so several can
+  /// hold at once; the deepest one applies. The buses' own volumes are untouched.
+  ///
+  /// ```swift
+  /// engine.duck([.music, .ambience], by: -12, named: "dialogue", fadeDuration: 0.3)
+  /// engine.endDuck(named: "dialogue", fadeDuration: 0.6)
+  /// ```
+  public func duck(
+    _ categories: Set<SoundCategory>, by decibels: Double, named name: String, fadeDuration: Double = 0.2
+  ) {
+    let gain = pow(10, min(0, decibels.isFinite ? decibels : 0) / 20)
+    core.buses.withLock { $0.ducks[name] = (categories, gain) }
+    applyBuses(fade: fadeDuration)
+  }
+
+  /// Ends the duck named `name`, ramping the categories back over `fadeDuration` seconds.
+  public func endDuck(named name: String, fadeDuration: Double = 0.4) {
+    let removed = core.buses.withLock { $0.ducks.removeValue(forKey: name) != nil }
+    if removed { applyBuses(fade: fadeDuration) }
+  }
+
   /// The master volume, 0…1, applied to the whole mix before the limiter, ramped per sample.
   public var masterVolume: Double {
     get { core.buses.withLock { $0.masterVolume } }

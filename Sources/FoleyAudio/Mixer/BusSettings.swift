@@ -6,11 +6,21 @@ struct BusSettings: Sendable {
   var muted: Set<SoundCategory> = []
   var masterVolume: Double = 1
   var isMasterMuted = false
+  /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
+  var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
 
   func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
-  /// What a bus contributes to each of its voices' gain.
-  func gain(for category: SoundCategory) -> Double { muted.contains(category) ? 0 : volume(for: category) }
+  /// What a bus contributes to each of its voices' gain: its volume, or nothing while muted, and
+  /// the deepest duck that holds it down.
+  func gain(for category: SoundCategory) -> Double {
+    guard !muted.contains(category) else { return 0 }
+    var gain = volume(for: category)
+    for duck in ducks.values where duck.categories.contains(category) {
+      gain = min(gain, volume(for: category) * duck.gain)
+    }
+    return gain
+  }
 
   var masterGain: Double { isMasterMuted ? 0 : masterVolume }
 }

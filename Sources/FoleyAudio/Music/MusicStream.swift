@@ -1,4 +1,3 @@
-internal import CFoleySDL2
 import FoleySession
 import Foundation
 import Synchronization
@@ -8,9 +7,8 @@ import Synchronization
 /// from, so "now playing" and the events change at the sample that is heard.
 ///
 /// Invariant behind `@unchecked Sendable`: the `var`s belong to the stream filler's queue; the
-/// segments and failures are behind a lock (the game thread takes them); the ring and the effect
-/// are built for their two threads; `voice` is thread-safe.
-final class MusicStream: @unchecked Sendable {
+/// segments and failures are behind a lock (the game thread takes them); the rest is the pipe's.
+final class MusicStream: StreamPipe, @unchecked Sendable {
   /// Where a stretch of the ring's frames comes from.
   struct Segment: Sendable {
     enum Kind: Sendable, Equatable {
@@ -39,15 +37,8 @@ final class MusicStream: @unchecked Sendable {
     var failuresInARow = 0
   }
 
-  let ring: StreamRing
-  let effect: StreamEffect
-  let format: AudioDeviceFormat
-  let voice: Voice
-  let category: SoundCategory
   /// Where the next track comes from when this one ends; nil for a single track.
   let queue: MusicQueue?
-  /// Set by the player when it stops the stream at once: the filler drops it.
-  let isCancelled = Atomic<Bool>(false)
   /// Set by the player when the stream fades out under another (a crossfade, a stop with a
   /// fade): the filler keeps it fed but goes on to no next track.
   let isLetGo = Atomic<Bool>(false)
@@ -83,150 +74,26 @@ final class MusicStream: @unchecked Sendable {
   var followsQueue: Bool { !isHandedOver && !isLetGo.load(ordering: .acquiring) }
   /// The game paused the music: a successor starts paused too.
   var startsPaused = false
-  /// The reader has nothing more and the converter was flushed.
-  var isDrainedOfSource = false
-  /// Whether the voice was asked to start.
-  var isStarted = false
-  /// SDL's converter from the reader's float frames to the mix's format.
-  private(set) var converter: OpaquePointer?
-  private var converterRate = 0
-  private var converterChannels = 0
-  /// Frames the converter had been given, and the ring frame its output began at.
-  private var framesIntoConverter = 0
-  private var converterStartFrame = 0
-  /// Frames taken out of the converter since it began.
-  private var framesOutOfConverter = 0
-  /// After a resampling flush: the frames still to take (the rest is the silence fed after).
-  private var tailFramesLeft: Int?
-  /// The ring total at the last seek (what came before it will be skipped, so it is not
-  /// counted as buffered).
-  private var seekMarkFrame = 0
-
   init(
     format: AudioDeviceFormat, bufferedSeconds: Double, declickFrames: Int, wake: WakeSignal, voice: Voice,
     category: SoundCategory, queue: MusicQueue?, notify: @escaping @Sendable () -> Void
   ) {
-    self.format = format
-    self.voice = voice
-    self.category = category
     self.queue = queue
     self.notify = notify
-    // Twice what is kept buffered: after a seek there is room for the new audio at once, while
-    // the old is still being skipped.
-    let buffered = Int(bufferedSeconds * Double(format.sampleRate))
-    ring = StreamRing(capacity: 2 * buffered * format.bytesPerFrame)
-    effect = StreamEffect(
-      ring: ring, format: format, declickFrames: declickFrames, rewindLimit: buffered, wake: wake)
+    super.init(
+      format: format, bufferedSeconds: bufferedSeconds, declickFrames: declickFrames, wake: wake,
+      voice: voice,
+      category: category)
   }
 
-  deinit {
-    if let converter { SDL_FreeAudioStream(converter) }
-  }
-
-  /// Frames written to the ring.
-  var framesWritten: Int { ring.totalWritten / format.bytesPerFrame }
-  /// Frames the effect has taken from the ring (heard, or skipped by a seek).
-  var framesRead: Int { ring.totalRead / format.bytesPerFrame }
-  /// Frames written and not yet heard (after the last seek's mark).
-  var framesBuffered: Int { framesWritten - max(framesRead, seekMarkFrame) }
-
-  /// The ring frame at which source frame `count` (counted since the converter began) comes out.
-  func outputFrame(afterSourceFrames count: Int) -> Int {
-    guard converterRate > 0 else { return framesWritten }
-    return converterStartFrame
-      + Int((Double(count) * Double(format.sampleRate) / Double(converterRate)).rounded())
-  }
-
-  var sourceFramesConverted: Int { framesIntoConverter }
-
-  /// Makes the converter fit `reader` (a new one when the rate or channels differ; the old one's
-  /// tail must have been flushed into the ring first).
+  /// Makes the converter fit `reader`.
   func prepareConverter(for reader: TrackReader) throws(SoundError) {
-    if converter != nil, converterRate == reader.sampleRate, converterChannels == reader.channels { return }
-    if let converter { SDL_FreeAudioStream(converter) }
-    let target = format.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
-    guard
-      let made = SDL_NewAudioStream(
-        CFoleySDL2_AUDIO_F32SYS(), UInt8(reader.channels), Int32(reader.sampleRate), target,
-        UInt8(format.channels), Int32(format.sampleRate))
-    else {
-      converter = nil
-      throw SoundError(
-        .undecodable, asset: reader.track.name, message: SDLError.fromSDL("SDL_NewAudioStream").message)
-    }
-    converter = made
-    converterRate = reader.sampleRate
-    converterChannels = reader.channels
-    framesIntoConverter = 0
-    framesOutOfConverter = 0
-    tailFramesLeft = nil
-    converterStartFrame = framesWritten
+    try prepareConverter(rate: reader.sampleRate, channels: reader.channels, name: reader.track.name)
   }
 
-  /// Whether the converter takes `reader`'s frames as they are (same rate and channels).
+  /// Whether the converter takes `reader`'s frames as they are.
   func converterFits(_ reader: TrackReader) -> Bool {
-    converter != nil && converterRate == reader.sampleRate && converterChannels == reader.channels
-  }
-
-  /// Hands decoded frames to the converter.
-  func convert(_ samples: UnsafePointer<Float>, frames: Int) {
-    guard let converter, frames > 0 else { return }
-    _ = SDL_AudioStreamPut(converter, samples, Int32(frames * converterChannels * 4))
-    framesIntoConverter += frames
-  }
-
-  /// Pushes the converter's last frames out (the stream ended, or the format changes).
-  ///
-  /// SDL 2's stream keeps its resampler's last ~530 input frames back even when flushed
-  /// (measured: 3,072 output frames short at 8 kHz, 581 at 44.1 kHz): each track would lose its
-  /// last 12 ms. So when it resamples it is fed silence first, and exactly the frames the
-  /// track's length makes are taken out.
-  func flushConverter() {
-    guard let converter else { return }
-    if converterRate != format.sampleRate, tailFramesLeft == nil {
-      let silence = [Float](repeating: 0, count: Self.tailFrames * converterChannels)
-      _ = SDL_AudioStreamPut(converter, silence, Int32(silence.count * 4))
-      let expected = Int(
-        (Double(framesIntoConverter) * Double(format.sampleRate) / Double(converterRate)).rounded())
-      tailFramesLeft = max(0, expected - framesOutOfConverter)
-    }
-    _ = SDL_AudioStreamFlush(converter)
-  }
-
-  /// Silence fed to the resampler before a flush: more than it holds back at any rate.
-  static let tailFrames = 4_096
-
-  /// Forgets what the converter holds and marks everything in the ring as old (a seek).
-  func startOver() {
-    if let converter { SDL_AudioStreamClear(converter) }
-    framesOutOfConverter = 0
-    tailFramesLeft = nil
-    ring.markSeek()
-    seekMarkFrame = framesWritten
-    framesIntoConverter = 0
-    converterStartFrame = framesWritten
-    isDrainedOfSource = false
-  }
-
-  /// Bytes the converter has ready.
-  var converted: Int {
-    guard let converter else { return 0 }
-    let available = Int(SDL_AudioStreamAvailable(converter))
-    return tailFramesLeft.map { min(available, $0 * format.bytesPerFrame) } ?? available
-  }
-
-  /// Takes up to `count` converted bytes into `buffer`.
-  func takeConverted(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
-    guard let converter else { return 0 }
-    let limit = tailFramesLeft.map { min(count, $0 * format.bytesPerFrame) } ?? count
-    let got = max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(limit))))
-    framesOutOfConverter += got / format.bytesPerFrame
-    if let left = tailFramesLeft {
-      tailFramesLeft = left - got / format.bytesPerFrame
-      // The rest is the silence fed to push the tail out.
-      if tailFramesLeft == 0 { SDL_AudioStreamClear(converter) }
-    }
-    return got
+    converterFits(rate: reader.sampleRate, channels: reader.channels)
   }
 
   /// Fades `effect` out over `frames` when this stream starts.

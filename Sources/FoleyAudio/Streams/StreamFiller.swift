@@ -28,6 +28,7 @@ final class StreamFiller: @unchecked Sendable {
   private let assets: AssetRoots
   private let refillsByItself: Bool
   private var streams: [MusicStream] = []
+  private var pcmStreams: [PCMStream] = []
   private var timer: (any DispatchSourceTimer)?
   private var isShutDown = false
   private let readFrames = 4_096
@@ -129,6 +130,10 @@ final class StreamFiller: @unchecked Sendable {
       return true
     }
     for stream in streams { service(stream, waitingForChecks: waitingForChecks) }
+    pcmStreams.removeAll {
+      $0.isCancelled.load(ordering: .acquiring) || ($0.isStarted && $0.voice.isFinished)
+    }
+    for stream in pcmStreams { fill(stream) }
     updateTimer()
   }
 
@@ -145,6 +150,8 @@ final class StreamFiller: @unchecked Sendable {
       isShutDown = true
       for stream in streams { stream.voice.stop() }
       streams.removeAll()
+      for stream in pcmStreams { stream.voice.stop() }
+      pcmStreams.removeAll()
       updateTimer()
     }
   }
@@ -162,7 +169,7 @@ final class StreamFiller: @unchecked Sendable {
 
   private func updateTimer() {
     guard refillsByItself else { return }
-    if streams.isEmpty {
+    if streams.isEmpty && pcmStreams.isEmpty {
       timer?.cancel()
       timer = nil
     } else if timer == nil {
@@ -173,6 +180,64 @@ final class StreamFiller: @unchecked Sendable {
       timer.resume()
       self.timer = timer
     }
+  }
+
+  // MARK: - PCM streams
+
+  /// A stream of `source` in `category`, started once its ring is filled.
+  func makeStream(source: any PCMSource, name: String, category: SoundCategory, volume: Double) -> PCMStream {
+    PCMStream(
+      source: source, name: name,
+      pipe: (
+        core.format, Self.bufferedSeconds,
+        max(1, Int(core.configuration.declickDuration * Double(core.format.sampleRate))), core.inbox.wake,
+        core.makeStreamVoice(volume: volume), category
+      ))
+  }
+
+  /// Fills `stream` and starts its voice; from any thread.
+  func start(_ stream: PCMStream) {
+    queue.async { [self] in
+      guard !isShutDown, !stream.isCancelled.load(ordering: .acquiring) else {
+        stream.voice.stop()
+        return
+      }
+      do {
+        try stream.prepareConverter(
+          rate: stream.source.sampleRate, channels: stream.source.channels, name: stream.name)
+      } catch {
+        core.logger.error("\(error)")
+        stream.voice.stop()
+        return
+      }
+      pcmStreams.append(stream)
+      fill(stream)
+      stream.isStarted = true
+      core.startStream(stream.voice, effect: stream.effect, category: stream.category, paused: false)
+      updateTimer()
+    }
+  }
+
+  private func fill(_ stream: PCMStream) {
+    let frameBytes = stream.format.bytesPerFrame
+    let target = Int(Self.bufferedSeconds * Double(stream.format.sampleRate))
+    while true {
+      let room = min(stream.ring.freeSpace / frameBytes, target - stream.framesBuffered) * frameBytes
+      if stream.converted > 0, room > 0, stream.moveConverted(room: room, scratch: &scratch) > 0 { continue }
+      guard room > 0, !stream.isDrainedOfSource else { break }
+      let needed = readFrames * stream.source.channels
+      if decoded.count < needed { decoded = [Float](repeating: 0, count: needed) }
+      let frames = decoded.withUnsafeMutableBufferPointer {
+        stream.source.read(into: $0.baseAddress!, count: readFrames)
+      }
+      if frames > 0 {
+        decoded.withUnsafeBufferPointer { stream.convert($0.baseAddress!, frames: frames) }
+      } else {
+        stream.flushConverter()
+        stream.isDrainedOfSource = true
+      }
+    }
+    if stream.isDrainedOfSource, stream.converted == 0 { stream.effect.markEnded() }
   }
 
   // MARK: - Opening tracks
@@ -254,15 +319,8 @@ final class StreamFiller: @unchecked Sendable {
     while true {
       // Converted audio first, as far as the ring has room.
       let room = min(stream.ring.freeSpace / frameBytes, target - stream.framesBuffered) * frameBytes
-      if stream.converted > 0, room > 0 {
-        let taken = scratch.withUnsafeMutableBytes { buffer in
-          stream.takeConverted(
-            into: buffer.baseAddress!, count: min(room, buffer.count / frameBytes * frameBytes))
-        }
-        if taken > 0 {
-          scratch.withUnsafeBytes { stream.ring.write($0.baseAddress!, count: taken) }
-          continue
-        }
+      if stream.converted > 0, room > 0, stream.moveConverted(room: room, scratch: &scratch) > 0 {
+        continue
       }
       guard room > 0, !stream.isDrainedOfSource, let reader = stream.reader else { break }
       let needed = readFrames * reader.channels
@@ -332,13 +390,7 @@ final class StreamFiller: @unchecked Sendable {
     let frameBytes = stream.format.bytesPerFrame
     while stream.converted > 0 {
       let room = stream.ring.freeSpace / frameBytes * frameBytes
-      guard room > 0 else { return }
-      let taken = scratch.withUnsafeMutableBytes { buffer in
-        stream.takeConverted(
-          into: buffer.baseAddress!, count: min(room, buffer.count / frameBytes * frameBytes))
-      }
-      guard taken > 0 else { return }
-      scratch.withUnsafeBytes { stream.ring.write($0.baseAddress!, count: taken) }
+      guard room > 0, stream.moveConverted(room: room, scratch: &scratch) > 0 else { return }
     }
   }
 

@@ -34,6 +34,10 @@ package final class StreamEffect: @unchecked Sendable {
   // Requests (from the queue and the filler).
   private let fadeRequest = Atomic<UInt64>(0)  // generation << 48 | kind << 40 | frames
   private let producerEnded = Atomic<Bool>(false)
+  /// The ring byte at which to stop and wait (-1: none): a pause at a word's end.
+  private let holdRequest = Atomic<Int>(-1)
+  /// Stopped at a hold mark, waiting for ``release()``.
+  let isHolding = Atomic<Bool>(false)
   // Reports (to anyone).
   /// Frames of stream audio played so far (not counting silence or audio skipped by a seek).
   let framesHeard = Atomic<Int>(0)
@@ -52,6 +56,9 @@ package final class StreamEffect: @unchecked Sendable {
   private var seekMark = 0
   private var seekFadeInDone = Int.max
   private var faderSilenced = false
+  private var seenHoldRequest = -1
+  /// The ring byte being held at (with the fade-out before it), if a hold is under way.
+  private var activeHold: Int?
 
   /// How far the ring's read position may move back (what the producer never overwrites).
   private let rewindLimit: Int
@@ -72,6 +79,18 @@ package final class StreamEffect: @unchecked Sendable {
     fadeRequest.store(
       generation << 48 | UInt64(kind.rawValue) << 40 | UInt64(max(1, min(frames, 1 << 39))),
       ordering: .releasing)
+  }
+
+  /// Plays up to ring frame `frame` (fading out over the de-click time before it), then outputs
+  /// silence without consuming anything until ``release()``. A mark too close to fade to is moved
+  /// to the earliest frame that can.
+  func hold(atFrame frame: Int) {
+    holdRequest.store(max(0, frame) * bytesPerFrame, ordering: .releasing)
+  }
+
+  /// Ends a hold: the stream continues from where it stopped, fading in.
+  func release() {
+    holdRequest.store(-1, ordering: .releasing)
   }
 
   /// The producer will write nothing more: once the ring is heard out, the stream is done.
@@ -125,10 +144,27 @@ package final class StreamEffect: @unchecked Sendable {
         }
         continue
       }
+      if let hold = activeHold, ring.totalRead >= hold {
+        isHolding.store(true, ordering: .releasing)
+        break
+      }
+      let position = ring.totalRead / bytesPerFrame
       let got =
-        ring.read(into: stream + filled * bytesPerFrame, count: (frames - filled) * bytesPerFrame)
+        ring.read(
+          into: stream + filled * bytesPerFrame, count: (frames - filled) * bytesPerFrame,
+          limit: activeHold ?? .max)
         / bytesPerFrame
       if got == 0 { break }
+      if let hold = activeHold {
+        // Fading out towards the hold mark.
+        let holdFrame = hold / bytesPerFrame
+        let fadeFrom = max(0, holdFrame - declickFrames - position)
+        if fadeFrom < got {
+          ramp(stream, from: filled + fadeFrom, count: got - fadeFrom) {
+            Float(holdFrame - (position + fadeFrom + $0)) / Float(self.declickFrames)
+          }
+        }
+      }
       if seekFadeInDone < declickFrames {
         let start = seekFadeInDone
         ramp(stream, from: filled, count: min(got, declickFrames - start)) {
@@ -142,7 +178,9 @@ package final class StreamEffect: @unchecked Sendable {
     if filled < frames {
       (stream + filled * bytesPerFrame).initializeMemory(
         as: UInt8.self, repeating: 0, count: (frames - filled) * bytesPerFrame)
-      if producerEnded.load(ordering: .acquiring) {
+      if isHolding.load(ordering: .relaxed) {
+        // Waiting at a hold mark: silence is what was asked for.
+      } else if producerEnded.load(ordering: .acquiring) {
         finish()
       } else if seekFadeInDone != 0 {
         // Silence while more was due (not the moment after a seek, before the new audio lands).
@@ -159,6 +197,16 @@ package final class StreamEffect: @unchecked Sendable {
       fade = Fade(rawValue: UInt8((request >> 40) & 0xFF)) ?? .none
       fadeLength = Int(request & ((1 << 40) - 1))
       fadePosition = 0
+    }
+    let hold = holdRequest.load(ordering: .acquiring)
+    if hold != seenHoldRequest {
+      seenHoldRequest = hold
+      if hold < 0 {
+        if isHolding.exchange(false, ordering: .acquiringAndReleasing) { seekFadeInDone = 0 }
+        activeHold = nil
+      } else {
+        activeHold = max(hold, ring.totalRead + declickFrames * bytesPerFrame)
+      }
     }
     let seek = ring.seek
     if seek.generation != seenSeekGeneration {

@@ -1,0 +1,174 @@
+internal import CFoleySDL2
+import FoleySession
+import Foundation
+import Synchronization
+
+/// What every streamed voice has (music tracks, speech): its voice, the ring its effect plays
+/// from, and SDL's converter from the source's float frames to the mix's format. The stream
+/// filler moves frames through it; subclasses say where they come from.
+///
+/// Invariant behind `@unchecked Sendable`: the `var`s belong to the stream filler's queue; the
+/// ring and the effect are built for their two threads; `voice` is thread-safe.
+package class StreamPipe: @unchecked Sendable {
+  let ring: StreamRing
+  let effect: StreamEffect
+  let format: AudioDeviceFormat
+  /// The stream's voice: pending until the filler has filled the ring and started it.
+  package let voice: Voice
+  let category: SoundCategory
+  /// Set when the stream is stopped at once: the filler drops it.
+  let isCancelled = Atomic<Bool>(false)
+  /// Whether the voice was asked to start (filler's).
+  var isStarted = false
+  /// The source has nothing more and the converter was flushed (filler's).
+  var isDrainedOfSource = false
+  /// SDL's converter from the source's float frames to the mix's format.
+  private(set) var converter: OpaquePointer?
+  private(set) var converterRate = 0
+  private(set) var converterChannels = 0
+  /// Frames the converter had been given, and the ring frame its output began at.
+  private var framesIntoConverter = 0
+  private(set) var converterStartFrame = 0
+  /// Frames taken out of the converter since it began.
+  private var framesOutOfConverter = 0
+  /// After a resampling flush: the frames still to take (the rest is the silence fed after).
+  private var tailFramesLeft: Int?
+  /// The ring total at the last seek (what came before it will be skipped, so it is not
+  /// counted as buffered).
+  private var seekMarkFrame = 0
+
+  init(
+    format: AudioDeviceFormat, bufferedSeconds: Double, declickFrames: Int, wake: WakeSignal, voice: Voice,
+    category: SoundCategory
+  ) {
+    self.format = format
+    self.voice = voice
+    self.category = category
+    // Twice what is kept buffered: after a seek there is room for the new audio at once, while
+    // the old is still being skipped.
+    let buffered = Int(bufferedSeconds * Double(format.sampleRate))
+    ring = StreamRing(capacity: 2 * buffered * format.bytesPerFrame)
+    effect = StreamEffect(
+      ring: ring, format: format, declickFrames: declickFrames, rewindLimit: buffered, wake: wake)
+  }
+
+  deinit {
+    if let converter { SDL_FreeAudioStream(converter) }
+  }
+
+  /// Frames written to the ring.
+  var framesWritten: Int { ring.totalWritten / format.bytesPerFrame }
+  /// Frames the effect has taken from the ring (heard, or skipped by a seek).
+  var framesRead: Int { ring.totalRead / format.bytesPerFrame }
+  /// Frames written and not yet heard (after the last seek's mark).
+  var framesBuffered: Int { framesWritten - max(framesRead, seekMarkFrame) }
+
+  /// The ring frame at which source frame `count` (counted since the converter began) comes out.
+  func outputFrame(afterSourceFrames count: Int) -> Int {
+    guard converterRate > 0 else { return framesWritten }
+    return converterStartFrame
+      + Int((Double(count) * Double(format.sampleRate) / Double(converterRate)).rounded())
+  }
+
+  var sourceFramesConverted: Int { framesIntoConverter }
+
+  /// Makes the converter fit a source of `rate` Hz and `channels` (a new one when either differs;
+  /// the old one's tail must have been flushed into the ring first).
+  func prepareConverter(rate: Int, channels: Int, name: String) throws(SoundError) {
+    if converterFits(rate: rate, channels: channels) { return }
+    if let converter { SDL_FreeAudioStream(converter) }
+    let target = format.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
+    guard
+      let made = SDL_NewAudioStream(
+        CFoleySDL2_AUDIO_F32SYS(), UInt8(channels), Int32(rate), target, UInt8(format.channels),
+        Int32(format.sampleRate))
+    else {
+      converter = nil
+      throw SoundError(.undecodable, asset: name, message: SDLError.fromSDL("SDL_NewAudioStream").message)
+    }
+    converter = made
+    converterRate = rate
+    converterChannels = channels
+    framesIntoConverter = 0
+    framesOutOfConverter = 0
+    tailFramesLeft = nil
+    converterStartFrame = framesWritten
+  }
+
+  /// Whether the converter takes frames of `rate` and `channels` as they are.
+  func converterFits(rate: Int, channels: Int) -> Bool {
+    converter != nil && converterRate == rate && converterChannels == channels
+  }
+
+  /// Hands source frames to the converter.
+  func convert(_ samples: UnsafePointer<Float>, frames: Int) {
+    guard let converter, frames > 0 else { return }
+    _ = SDL_AudioStreamPut(converter, samples, Int32(frames * converterChannels * 4))
+    framesIntoConverter += frames
+  }
+
+  /// Pushes the converter's last frames out (the stream ended, or the format changes).
+  ///
+  /// SDL 2's stream keeps its resampler's last ~530 input frames back even when flushed
+  /// (measured: 3,072 output frames short at 8 kHz, 581 at 44.1 kHz): each track would lose its
+  /// last 12 ms. So when it resamples it is fed silence first, and exactly the frames the
+  /// source's length makes are taken out.
+  func flushConverter() {
+    guard let converter else { return }
+    if converterRate != format.sampleRate, tailFramesLeft == nil {
+      let silence = [Float](repeating: 0, count: Self.tailFrames * converterChannels)
+      _ = SDL_AudioStreamPut(converter, silence, Int32(silence.count * 4))
+      let expected = Int(
+        (Double(framesIntoConverter) * Double(format.sampleRate) / Double(converterRate)).rounded())
+      tailFramesLeft = max(0, expected - framesOutOfConverter)
+    }
+    _ = SDL_AudioStreamFlush(converter)
+  }
+
+  /// Silence fed to the resampler before a flush: more than it holds back at any rate.
+  static let tailFrames = 4_096
+
+  /// Forgets what the converter holds and marks everything in the ring as old (a seek).
+  func startOver() {
+    if let converter { SDL_AudioStreamClear(converter) }
+    framesOutOfConverter = 0
+    tailFramesLeft = nil
+    ring.markSeek()
+    seekMarkFrame = framesWritten
+    framesIntoConverter = 0
+    converterStartFrame = framesWritten
+    isDrainedOfSource = false
+  }
+
+  /// Bytes the converter has ready.
+  var converted: Int {
+    guard let converter else { return 0 }
+    let available = Int(SDL_AudioStreamAvailable(converter))
+    return tailFramesLeft.map { min(available, $0 * format.bytesPerFrame) } ?? available
+  }
+
+  /// Takes up to `count` converted bytes into `buffer`.
+  func takeConverted(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+    guard let converter else { return 0 }
+    let limit = tailFramesLeft.map { min(count, $0 * format.bytesPerFrame) } ?? count
+    let got = max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(limit))))
+    framesOutOfConverter += got / format.bytesPerFrame
+    if let left = tailFramesLeft {
+      tailFramesLeft = left - got / format.bytesPerFrame
+      // The rest is the silence fed to push the tail out.
+      if tailFramesLeft == 0 { SDL_AudioStreamClear(converter) }
+    }
+    return got
+  }
+
+  /// Moves what the converter has ready into the ring, as far as `room` bytes; returns the bytes
+  /// moved.
+  func moveConverted(room: Int, scratch: inout [UInt8]) -> Int {
+    let frameBytes = format.bytesPerFrame
+    let taken = scratch.withUnsafeMutableBytes { buffer in
+      takeConverted(into: buffer.baseAddress!, count: min(room, buffer.count / frameBytes * frameBytes))
+    }
+    if taken > 0 { scratch.withUnsafeBytes { ring.write($0.baseAddress!, count: taken) } }
+    return taken
+  }
+}
