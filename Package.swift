@@ -24,6 +24,9 @@ let package = Package(
     .library(name: "FoleyAudio", targets: ["FoleyAudio"]),
     .library(name: "FoleyRecording", targets: ["FoleyRecording"]),
     .library(name: "FoleyPlatform", targets: ["FoleyPlatform"]),
+    // Speech on espeak-ng, which is GPL-3: its own product, outside the `Foley` umbrella, so a
+    // game that does not import it links none of it.
+    .library(name: "FoleySpeech", targets: ["FoleySpeech"]),
     .executable(name: "foley-demo", targets: ["FoleyDemo"]),
     .executable(name: "foley-bench", targets: ["FoleyBench"]),
     .executable(name: "foley-fuzz", targets: ["FoleyFuzz"]),
@@ -41,6 +44,7 @@ let package = Package(
     systemLibrary("CFoleyOpusFile", pkgConfig: "opusfile", apt: "libopusfile-dev"),
     systemLibrary("CFoleyFLAC", pkgConfig: "flac", apt: "libflac-dev"),
     systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
+    systemLibrary("CFoleyEspeak", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
       name: "CFoleyCodecs",
@@ -88,7 +92,9 @@ let package = Package(
     .executableTarget(
       name: "FoleyDemo",
       dependencies: [
-        "Foley",
+        // FoleySpeech links espeak-ng (GPL-3.0-or-later): so does the demo, which is why the
+        // speech product is separate from the `Foley` umbrella games link.
+        "Foley", "FoleySpeech",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -155,6 +161,16 @@ let package = Package(
     .testTarget(
       name: "SpriteKitPortTests",
       dependencies: ["Foley", "FoleyTestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "FoleySpeech",
+      dependencies: ["FoleyAudio", "FoleyScene", "FoleySession", "CFoleyEspeak"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FoleySpeechTests",
+      dependencies: ["FoleySpeech", "FoleyAudio", "FoleyScene", "FoleySession", "FoleyTestSupport"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -1,4 +1,5 @@
 import Foley
+import FoleySpeech
 import Foundation
 import Logging
 
@@ -25,6 +26,9 @@ final class DemoGame {
     Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/tense.ogg", loopCount: -1),
   ]
   private var musicIndex = 0
+  /// T reads the audio state aloud; the word being said shows as a subtitle.
+  private var speech: SpeechSynthesizer?
+  private var subtitle: (line: String, word: Range<String.Index>?)?
   private var recorder: AudioRecorder?
   private var lastRecording: URL?
   private var showsHelp = true
@@ -67,6 +71,41 @@ final class DemoGame {
     loadSounds()
     startAmbience()
     startMusic()
+    startSpeech()
+  }
+
+  /// Speech through the same engine: the music and the wind duck while it talks.
+  private func startSpeech() {
+    let speech = SpeechSynthesizer.shared(for: engine)
+    speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
+    speech.addObserver { [weak self] event in
+      guard let self else { return }
+      switch event {
+      case .didStart(let utterance):
+        self.subtitle = (utterance.string, nil)
+        self.report.speech.utterances += 1
+      case .willSpeakRange(let range, let utterance):
+        self.subtitle = (utterance.string, range)
+        self.report.speech.words.append(String(utterance.string[range]))
+      case .didFinish, .didCancel: self.subtitle = nil
+      case .didFail(_, let error):
+        self.subtitle = nil
+        self.report.errors.append("speech: \(error)")
+      default: break
+      }
+    }
+    self.speech = speech
+  }
+
+  /// Says what the HUD shows: the session, the voices, the music.
+  func speakStatus() {
+    guard let speech else { return }
+    let census = engine.voiceCensus()
+    var line = session.isActive ? "Audio is active." : "Audio is paused."
+    line += " \(census.audible) voices playing."
+    if let title = engine.music.nowPlaying?.title { line += " Music: \(title)." }
+    speech.stopSpeaking(at: .word)
+    speech.speak(Utterance(string: line))
   }
 
   /// Background music: streamed, looping, crossfaded by N; its events go to the report (the
@@ -140,6 +179,7 @@ final class DemoGame {
       case "p": playLastRecording()
       case "m": toggleAmbience()
       case "n": crossfadeMusic()
+      case "t": speakStatus()
       case "h": showsHelp.toggle()
       default: break
       }
@@ -247,6 +287,7 @@ final class DemoGame {
     moveBalls(deltaTime)
     if recorder?.state == .stopped { stopRecording() }
     scene.update(deltaTime: deltaTime)
+    speech?.deliverEvents()
     noteChannelPolicy()
   }
 
@@ -323,6 +364,7 @@ final class DemoGame {
     report.device = DemoReport.Device(engine.deviceFormat)
     engine.music.deliverEvents()
     report.music.underruns = engine.music.underrunFrames
+    speech?.deliverEvents()
     return report
   }
 
@@ -375,10 +417,30 @@ final class DemoGame {
           + (silent ? "  NO SIGNAL: NO MICROPHONE?" : ""),
         x: 224, y: 81, color: white)
     }
+    if let subtitle {
+      // The line, with the word being said in white.
+      let text = subtitle.line.uppercased()
+      let words = subtitle.word.map {
+        (subtitle.line[..<$0.lowerBound], subtitle.line[$0], subtitle.line[$0.upperBound...])
+      }
+      let width = Int32(text.count) * 12
+      var x = max(10, (canvas.width - width) / 2)
+      let y = canvas.height - 100
+      canvas.fillRect(
+        x: x - 6, y: y - 4, width: width + 12, height: 22, color: Color(red: 0, green: 0, blue: 0, alpha: 0.6)
+      )
+      if let (before, word, after) = words {
+        x += canvas.drawText(String(before), x: x, y: y, color: dim)
+        x += canvas.drawText(String(word), x: x, y: y, color: white)
+        canvas.drawText(String(after), x: x, y: y, color: dim)
+      } else {
+        canvas.drawText(text, x: x, y: y, color: dim)
+      }
+    }
     if showsHelp {
       let lines = [
         "ARROWS MOVE   SPACE RHYTHM   R RECORD   P PLAY TAKE",
-        "M WIND  N NEXT MUSIC  H HELP  ESC QUIT  CLICK ADDS A BALL",
+        "M WIND  N NEXT MUSIC  T TALK  H HELP  ESC QUIT  CLICK: BALL",
         "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
       ]
       for (index, line) in lines.enumerated() {

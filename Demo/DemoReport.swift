@@ -60,9 +60,16 @@ struct DemoReport: Codable {
     var underruns = 0
   }
 
+  struct Speech: Codable {
+    var utterances = 0
+    /// The words heard, in order.
+    var words: [String] = []
+  }
+
   var frames = 0
   var device = Device()
   var music = Music()
+  var speech = Speech()
   var sounds = Sounds()
   var peakVoices = 0
   var session: [Transition] = []

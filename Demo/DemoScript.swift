@@ -136,6 +136,7 @@ struct DemoScript {
       TimedEvent(at: 0.6, event: .key("space", up: true)),
       TimedEvent(at: 1.0, event: .key("right", up: false)),
       TimedEvent(at: 1.8, event: .key("right", up: true)),
+      TimedEvent(at: 0.7, event: .key("t", up: false)), TimedEvent(at: 0.75, event: .key("t", up: true)),
       TimedEvent(at: 1.9, event: .key("n", up: false)), TimedEvent(at: 1.95, event: .key("n", up: true)),
       TimedEvent(at: 2.0, event: .focusLost), TimedEvent(at: 3.0, event: .focusGained),
       TimedEvent(at: 3.5, event: .minimized), TimedEvent(at: 3.8, event: .restored),

@@ -291,6 +291,36 @@ struct ScriptedRunTests {
     #expect(bad.status == 64 && bad.errors.contains("--at"))
   }
 
+  @Test("T reads the audio state aloud: the words are heard in order, and the report lists them")
+  func talkKey() throws {
+    let run = try runDemo(
+      script: [
+        "duration": 3.5,
+        "events": [
+          ["at": 0.2, "event": "key", "key": "t"], ["at": 0.25, "event": "key", "key": "t", "up": true],
+        ],
+      ], arguments: [])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.reportErrors.isEmpty)
+    let speech = run.report?["speech"] as? [String: Any]
+    #expect(speech?["utterances"] as? Int == 1)
+    let words = speech?["words"] as? [String] ?? []
+    #expect(Array(words.prefix(3)) == ["Audio", "is", "active"], "\(words)")
+    #expect(words.contains("voices") && words.contains("Music"))
+  }
+
+  @Test("`say`: each word printed as it is heard, with its time")
+  func sayCommand() throws {
+    let run = try runDemoCommand(["say", "Hello", "there,", "café", "naïve", "world."])
+    #expect(run.status == 0, "\(run.errors)")
+    let words = run.output.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+    #expect(words == ["Hello", "there", "café", "naïve", "world"], "\(run.output)")
+    let times = run.output.split(separator: "\n").compactMap { Double($0.split(separator: " ").first ?? "") }
+    #expect(times.count == 5 && times == times.sorted())
+    let bad = try runDemoCommand(["say", "hi", "--voice", "no-such-voice-zz"])
+    #expect(bad.status == 2 && bad.errors.contains("no voice"))
+  }
+
   @Test("`music`: a playlist with loops streams with a line per event; a bad file gets one line and exit 1")
   func musicCommand() throws {
     let run = try runDemoCommand([

@@ -1,0 +1,354 @@
+import Dispatch
+public import FoleyAudio
+import FoleySession
+import Foundation
+
+/// Where speaking stops when it is paused or stopped.
+public enum SpeechBoundary: Sendable, Hashable {
+  /// At once, with a 5 ms ramp.
+  case immediate
+  /// At the end of the word being spoken (its last sound, before the pause that follows it).
+  case word
+}
+
+/// What speaking did, delivered on the game thread: AVSpeechSynthesizerDelegate's moments.
+public enum SpeechEvent: Sendable, Hashable {
+  case didStart(Utterance)
+  /// A word is about to be heard: its range in the utterance's string (for subtitles).
+  case willSpeakRange(Range<String.Index>, Utterance)
+  case didPause(Utterance)
+  case didContinue(Utterance)
+  case didFinish(Utterance)
+  case didCancel(Utterance)
+  /// The utterance could not be spoken; the next one goes on.
+  case didFail(Utterance, SpeechError)
+}
+
+/// AVSpeechSynthesizerDelegate's methods, each optional.
+@MainActor
+public protocol SpeechSynthesizerDelegate: AnyObject {
+  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didStart utterance: Utterance)
+  func speechSynthesizer(
+    _ synthesizer: SpeechSynthesizer, willSpeakRange range: Range<String.Index>, of utterance: Utterance)
+  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didPause utterance: Utterance)
+  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didContinue utterance: Utterance)
+  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didFinish utterance: Utterance)
+  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance)
+}
+
+extension SpeechSynthesizerDelegate {
+  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didStart utterance: Utterance) {}
+  public func speechSynthesizer(
+    _ synthesizer: SpeechSynthesizer, willSpeakRange range: Range<String.Index>, of utterance: Utterance
+  ) {}
+  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didPause utterance: Utterance) {}
+  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didContinue utterance: Utterance) {}
+  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didFinish utterance: Utterance) {}
+  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance) {}
+}
+
+/// Speaks utterances through an ``AudioEngine``: AVSpeechSynthesizer for games, on espeak-ng.
+///
+/// Utterances queue and are spoken one after another. Each is synthesised ahead (off the game
+/// thread) and plays as a streamed voice of category ``FoleyAudio/SoundCategory/speech``: its
+/// bus volume and session policy apply (by default it pauses when the window loses focus and
+/// resumes at the same sample), and so does the master limiter. It can pause at a word's end and
+/// go on with the next word, and it reports each word as it is about to be heard.
+///
+/// ```swift
+/// let speech = SpeechSynthesizer(engine: engine)
+/// speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
+/// speech.addObserver { event in
+///   if case .willSpeakRange(let range, let line) = event { subtitle.text = String(line.string[range]) }
+/// }
+/// speech.speak(Utterance(string: "The bridge is out. Take the river path."))
+/// speech.pauseSpeaking(at: .word)
+/// speech.continueSpeaking()
+/// ```
+///
+/// Events arrive when ``deliverEvents()`` runs: each update of a scene running a `.speak` action,
+/// when the main queue runs (the synthesizer schedules itself there while it speaks), or when the
+/// game calls it each frame.
+@MainActor
+public final class SpeechSynthesizer {
+  public let engine: AudioEngine
+  public let backend: any SpeechBackend
+  public weak var delegate: (any SpeechSynthesizerDelegate)?
+  /// Turn other categories down while speech plays (nil: no ducking).
+  public var ducking: SpeechDucking?
+
+  /// An utterance waiting its turn, synthesised ahead on the backend's queue.
+  private final class Job: @unchecked Sendable {
+    let utterance: Utterance
+    /// Written once by the synthesis, read on the game thread.
+    let result = Locked<Result<SynthesizedSpeech, SpeechError>?>(nil)
+
+    init(_ utterance: Utterance) {
+      self.utterance = utterance
+    }
+  }
+
+  /// The utterance being spoken.
+  private struct Speaking {
+    let utterance: Utterance
+    let speech: SynthesizedSpeech
+    let stream: PCMStream
+    /// Source frames of silence before the speech.
+    let leadingFrames: Int
+    /// Words reported so far.
+    var wordsReported = 0
+    /// A pause or stop at a word's end is under way.
+    var holdingFor: HoldPurpose?
+    var isPaused = false
+    var isCancelled = false
+  }
+
+  private enum HoldPurpose {
+    case pause
+    case stop
+  }
+
+  private var queue: [Job] = []
+  private var speaking: Speaking?
+  private var observers: [(token: Int, body: @MainActor (SpeechEvent) -> Void)] = []
+  private var nextToken = 0
+  private var isTicking = false
+  private let synthesisQueue = DispatchQueue(label: "foley.speech.synthesis", qos: .userInitiated)
+
+  /// A synthesizer that speaks through `engine` with `backend` (espeak-ng by default).
+  public init(engine: AudioEngine, backend: any SpeechBackend = EspeakBackend.shared) {
+    self.engine = engine
+    self.backend = backend
+  }
+
+  /// True while an utterance is being spoken or waits its turn (also while paused).
+  public var isSpeaking: Bool { speaking != nil || !queue.isEmpty }
+
+  /// True while paused by ``pauseSpeaking(at:)``.
+  public var isPaused: Bool { speaking?.isPaused ?? false }
+
+  /// The utterance being spoken.
+  public var currentUtterance: Utterance? { speaking?.utterance }
+
+  /// Queues `utterance`; it starts when those before it have finished.
+  public func speak(_ utterance: Utterance) {
+    let job = Job(utterance)
+    queue.append(job)
+    let backend = self.backend
+    synthesisQueue.async { [weak self] in
+      let result = Result { () throws(SpeechError) in
+        try backend.synthesize(
+          utterance.string, voice: utterance.voice, rate: utterance.rate, pitch: utterance.pitchMultiplier)
+      }
+      job.result.withLock { $0 = result }
+      DispatchQueue.main.async { MainActor.assumeIsolated { self?.deliverEvents() } }
+    }
+    startNextIfIdle()
+    scheduleTick()
+  }
+
+  /// Pauses speaking at once or at the end of the current word. False when nothing is being
+  /// spoken (or it is paused already).
+  @discardableResult
+  public func pauseSpeaking(at boundary: SpeechBoundary) -> Bool {
+    guard var current = speaking, !current.isPaused, current.holdingFor == nil, !current.isCancelled else {
+      return false
+    }
+    switch boundary {
+    case .immediate:
+      current.stream.voice.pause()
+      current.isPaused = true
+      speaking = current
+      emit(.didPause(current.utterance))
+    case .word:
+      current.holdingFor = .pause
+      current.stream.hold(atSourceFrame: holdFrame(for: current))
+      speaking = current
+    }
+    return true
+  }
+
+  /// Goes on after a pause: with the next word after a pause at a word, at the very sample after
+  /// an immediate one. False when not paused.
+  @discardableResult
+  public func continueSpeaking() -> Bool {
+    guard var current = speaking else { return false }
+    if current.holdingFor == .pause {
+      // Asked to go on before the pause took hold: it simply does not happen.
+      current.holdingFor = nil
+      current.stream.release()
+      speaking = current
+      return true
+    }
+    guard current.isPaused else { return false }
+    current.isPaused = false
+    if current.stream.isHolding {
+      current.stream.release()
+    } else {
+      current.stream.voice.resume()
+    }
+    speaking = current
+    emit(.didContinue(current.utterance))
+    scheduleTick()
+    return true
+  }
+
+  /// Stops speaking at once or after the current word, and forgets the utterances still queued.
+  /// False when there was nothing to stop.
+  @discardableResult
+  public func stopSpeaking(at boundary: SpeechBoundary) -> Bool {
+    let hadQueue = !queue.isEmpty
+    queue.removeAll()
+    guard var current = speaking else { return hadQueue }
+    if boundary == .word, !current.isPaused {
+      current.holdingFor = .stop
+      current.stream.hold(atSourceFrame: holdFrame(for: current))
+      speaking = current
+    } else {
+      cancel(current)
+    }
+    return true
+  }
+
+  // MARK: - Events
+
+  /// Calls `body` with every ``SpeechEvent``, on the game thread; returns a token for
+  /// ``removeObserver(_:)``.
+  @discardableResult
+  public func addObserver(_ body: @escaping @MainActor (SpeechEvent) -> Void) -> Int {
+    nextToken += 1
+    observers.append((nextToken, body))
+    return nextToken
+  }
+
+  public func removeObserver(_ token: Int) {
+    observers.removeAll { $0.token == token }
+  }
+
+  /// Moves speaking along and reports what was heard since the last call: words about to be
+  /// heard, pauses taking hold, utterances finishing and the next one starting.
+  public func deliverEvents() {
+    if var current = speaking {
+      let heard = current.stream.heardSourceFrame - current.leadingFrames
+      while current.wordsReported < current.speech.words.count,
+        current.speech.words[current.wordsReported].startFrame <= heard + lookAhead(current)
+      {
+        let word = current.speech.words[current.wordsReported]
+        current.wordsReported += 1
+        speaking = current
+        emit(.willSpeakRange(word.range, current.utterance))
+      }
+      if let purpose = current.holdingFor, current.stream.isHolding {
+        current.holdingFor = nil
+        switch purpose {
+        case .pause:
+          current.isPaused = true
+          speaking = current
+          emit(.didPause(current.utterance))
+        case .stop:
+          speaking = current
+          cancel(current)
+        }
+      } else {
+        speaking = current
+      }
+      if let current = speaking, current.stream.isFinished {
+        speaking = nil
+        emit(current.isCancelled ? .didCancel(current.utterance) : .didFinish(current.utterance))
+      }
+    }
+    startNextIfIdle()
+    if speaking == nil, queue.isEmpty { engine.endDuck(named: Self.duckName) }
+  }
+
+  // MARK: - Inside
+
+  private static let duckName = "foley.speech"
+
+  /// Words are reported a little before they are heard, as AVSpeechSynthesizer does: one game
+  /// frame (16 ms) at the backend's rate.
+  private func lookAhead(_ current: Speaking) -> Int { current.speech.sampleRate / 60 }
+
+  /// The source frame to stop at for a pause or stop at a word: the end of the current word (or
+  /// now, in the pause after it).
+  private func holdFrame(for current: Speaking) -> Int {
+    let heard = current.stream.heardSourceFrame - current.leadingFrames
+    // The current word is the one being heard, or the one the game was just told is coming.
+    let beingHeard = current.speech.words.lastIndex { $0.startFrame <= heard } ?? -1
+    let index = max(beingHeard, current.wordsReported - 1)
+    let end = index >= 0 ? max(current.speech.words[index].endFrame, heard) : heard
+    return current.leadingFrames + max(0, end)
+  }
+
+  private func cancel(_ current: Speaking) {
+    var cancelled = current
+    cancelled.isCancelled = true
+    cancelled.holdingFor = nil
+    cancelled.stream.stop()
+    speaking = cancelled
+  }
+
+  /// Starts the next queued utterance once nothing is being spoken and it is synthesised.
+  private func startNextIfIdle() {
+    while speaking == nil, let job = queue.first, let result = job.result.withLock({ $0 }) {
+      queue.removeFirst()
+      switch result {
+      case .failure(let error):
+        emit(.didFail(job.utterance, error))
+      case .success(let speech):
+        let utterance = job.utterance
+        let source = SpeechSource(
+          speech, before: utterance.preUtteranceDelay, after: utterance.postUtteranceDelay)
+        if let ducking {
+          engine.duck(ducking.categories, by: ducking.decibels, named: Self.duckName, fadeDuration: 0.15)
+        }
+        let stream = engine.playStream(source, name: "speech", category: .speech, volume: utterance.volume)
+        speaking = Speaking(
+          utterance: utterance, speech: speech, stream: stream, leadingFrames: source.leadingFrames)
+        emit(.didStart(utterance))
+      }
+    }
+  }
+
+  /// While speaking, looks again every 20 ms from the main queue (games that never run it call
+  /// ``deliverEvents()`` themselves, or let a scene's `.speak` action do it).
+  private func scheduleTick() {
+    guard !isTicking else { return }
+    isTicking = true
+    DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self] in
+      MainActor.assumeIsolated {
+        guard let self else { return }
+        self.isTicking = false
+        self.deliverEvents()
+        if self.isSpeaking { self.scheduleTick() }
+      }
+    }
+  }
+
+  private func emit(_ event: SpeechEvent) {
+    for observer in observers { observer.body(event) }
+    guard let delegate else { return }
+    switch event {
+    case .didStart(let utterance): delegate.speechSynthesizer(self, didStart: utterance)
+    case .willSpeakRange(let range, let utterance):
+      delegate.speechSynthesizer(self, willSpeakRange: range, of: utterance)
+    case .didPause(let utterance): delegate.speechSynthesizer(self, didPause: utterance)
+    case .didContinue(let utterance): delegate.speechSynthesizer(self, didContinue: utterance)
+    case .didFinish(let utterance): delegate.speechSynthesizer(self, didFinish: utterance)
+    case .didCancel(let utterance): delegate.speechSynthesizer(self, didCancel: utterance)
+    case .didFail: break
+    }
+  }
+}
+
+/// Which categories speech turns down while it plays, and by how much.
+public struct SpeechDucking: Sendable, Hashable {
+  public var categories: Set<SoundCategory>
+  /// How far down, in dB (negative).
+  public var decibels: Double
+
+  public init(categories: Set<SoundCategory> = [.music, .ambience], decibels: Double = -10) {
+    self.categories = categories
+    self.decibels = decibels
+  }
+}
