@@ -32,6 +32,14 @@ open class Scene: Node {
   public weak var listener: Node?
   /// The scene's own clock: the sum of the steps it was updated by (what ``update(_:)`` gets).
   public private(set) var currentTime: TimeInterval = 0
+  /// The scene's game-event dispatcher (made on first use).
+  public var events: GameEvents {
+    if let made = gameEvents { return made }
+    let made = GameEvents(scene: self)
+    gameEvents = made
+    return made
+  }
+  private var gameEvents: GameEvents?
   /// The view presenting the scene, if any.
   public internal(set) weak var view: SceneView?
   public var backgroundColor = Color(red: 0.08, green: 0.08, blue: 0.12)
