@@ -146,11 +146,10 @@ extension MixerCore {
     let volume =
       sound.settings.volume * voice.volume * voice.groupVolume * Double(slot.sessionMode.gain)
       * appliedBuses.gain(for: slot.category)
-    guard voice.isPositional else {
+    guard let placement = slot.placement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
     }
-    let placement = voice.placement
     let pan = min(max(placement.pan + sound.settings.pan + voice.pan, -1), 1)
     let (left, right) = SpatialAudio.gains(pan: pan, channels: sound.buffer.source.channels)
     return (Float(volume * placement.gain * left), Float(volume * placement.gain * right))
@@ -158,18 +157,25 @@ extension MixerCore {
 
   /// Moves positional voices to where the scene placed them, each ramping there over `frames`
   /// sample frames (about one game frame, so a node that moves every update glides, never steps).
-  func updatePlacements(_ voices: [Voice], overFrames frames: Int) {
+  /// The ramp starts from the gain the mix has actually reached, so a voice still ramping from an
+  /// earlier change still arrives in time.
+  func updatePlacements(_ moves: [(Voice, SpatialPlacement)], overFrames frames: Int) {
     queue.async { [self] in
       guard isOpen else { return }
       let span = Float(max(1, frames))
-      for voice in voices {
-        guard voice.state == .playing, let channel = table.channel(of: voice), let slot = table[channel],
-          !slot.isReleasing, slot.sessionMode != .paused
-        else { continue }
-        let (left, right) = gainPair(for: slot)
-        let current = table.gains[channel].target
-        let distance = max(abs(left - current.left), abs(right - current.right))
-        guard distance > 0 else { continue }
+      for (voice, placement) in moves {
+        if let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
+          orphans[orphan].placement = placement
+          continue
+        }
+        guard let channel = table.channel(of: voice), let slot = table[channel], slot.placement != nil else {
+          continue
+        }
+        table.update(channel) { $0.placement = placement }
+        guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else { continue }
+        let (left, right) = gainPair(for: table[channel]!)
+        let reached = table.gains[channel].current
+        let distance = max(abs(left - reached.left), abs(right - reached.right))
         table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
       }
     }

@@ -49,8 +49,9 @@ extension MixerCore {
       return
     }
     startOrder += 1
-    let slot = Slot(
+    var slot = Slot(
       voice: voice, sound: sound, order: startOrder, loops: loops, sessionMode: mode(for: settings.category))
+    slot.placement = voice.initialPlacement
     guard play(slot, on: channel, chunk: sound.buffer.chunk, loops: loops, paused: false) else {
       table.vacate(channel)
       finish(voice, counting: .failed)

@@ -18,6 +18,8 @@ struct Slot {
   /// For a streamed voice (music): the effect that writes the stream over the silent carrier.
   /// Streamed voices are never stolen and do not count against the voice cap.
   var stream: StreamEffect?
+  /// For a positional voice: where the scene last placed it (distance gain and pan).
+  var placement: SpatialPlacement?
 
   var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
   var category: SoundCategory { sound.settings.category }

@@ -23,6 +23,9 @@ package final class ChannelGain: @unchecked Sendable {
   private let played = Atomic<Int>(0)
   /// Frames mixed at zero gain, heading for zero, since the target last changed.
   private let mutedFrames = Atomic<Int>(0)
+  /// The gains reached at the end of the last buffer, published for the queue.
+  private let reachedLeft = Atomic<UInt32>(Float(1).bitPattern)
+  private let reachedRight = Atomic<UInt32>(Float(1).bitPattern)
   /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
   let firstMixedAt = Atomic<UInt64>(0)
   private var currentLeft: Float = 1
@@ -53,6 +56,14 @@ package final class ChannelGain: @unchecked Sendable {
   /// gives these back, so it resumes at the first sample that was not heard.
   var framesMutedSinceSilent: Int { mutedFrames.load(ordering: .acquiring) }
 
+  /// The gains the mix had reached at the end of its last buffer (where a new ramp starts from).
+  var current: (left: Float, right: Float) {
+    (
+      Float(bitPattern: reachedLeft.load(ordering: .relaxed)),
+      Float(bitPattern: reachedRight.load(ordering: .relaxed))
+    )
+  }
+
   /// The gains a ramp is heading for.
   var target: (left: Float, right: Float) {
     (
@@ -65,6 +76,8 @@ package final class ChannelGain: @unchecked Sendable {
   func reset(left: Float, right: Float) {
     currentLeft = left
     currentRight = right
+    reachedLeft.store(left.bitPattern, ordering: .relaxed)
+    reachedRight.store(right.bitPattern, ordering: .relaxed)
     played.store(0, ordering: .releasing)
     firstMixedAt.store(0, ordering: .releasing)
     setTarget(left: left, right: right, step: defaultStep)
@@ -98,6 +111,8 @@ package final class ChannelGain: @unchecked Sendable {
     } else {
       ramped = apply(stream.assumingMemoryBound(to: Int16.self), frames: frames, goalLeft, goalRight, step)
     }
+    reachedLeft.store(currentLeft.bitPattern, ordering: .relaxed)
+    reachedRight.store(currentRight.bitPattern, ordering: .relaxed)
     if goalLeft == 0 && goalRight == 0 && currentLeft == 0 && currentRight == 0 {
       // The ramp's last frame was already scaled to zero: it counts as muted too.
       mutedFrames.add(frames - max(0, ramped - 1), ordering: .relaxed)

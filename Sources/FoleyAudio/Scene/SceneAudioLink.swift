@@ -17,8 +17,9 @@ final class SceneAudioLink {
   let pausesSceneWhenInactive: Bool
   var observerTokens: [Int] = []
   private var pausedScene = false
-  /// Positional voices and the nodes they follow; finished ones are dropped each update.
-  private var placed: [(node: Node, voice: Voice)] = []
+  /// Positional voices, the nodes they follow and where they were last placed; finished ones are
+  /// dropped each update.
+  private var placed: [(node: Node, voice: Voice, placement: SpatialPlacement)] = []
   /// The audio nodes in the scene.
   private(set) var audioNodes: [AudioNode] = []
   /// The last update's step, in sample frames: how long a placement change ramps.
@@ -78,26 +79,26 @@ final class SceneAudioLink {
 
   /// Places `voice` at `node` from now on, each update.
   func follow(_ voice: Voice, of node: Node) {
-    placed.append((node, voice))
+    placed.append((node, voice, voice.initialPlacement ?? placement(for: node)))
   }
 
   /// Moves every positional voice to where its node is now, ramping over one update.
   private func placeVoices() {
     guard !placed.isEmpty else { return }
     placed.removeAll { $0.voice.isFinished }
-    var moved: [Voice] = []
-    for (node, voice) in placed where node.scene === scene {
+    var moves: [(Voice, SpatialPlacement)] = []
+    for index in placed.indices where placed[index].node.scene === scene {
+      let (node, voice, old) = placed[index]
       let placement = placement(for: node)
       if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
         voice.stop(fadeOut: 0.05)
         continue
       }
-      let old = voice.placement
       guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { continue }
-      voice.placement = placement
-      moved.append(voice)
+      placed[index].placement = placement
+      moves.append((voice, placement))
     }
-    if !moved.isEmpty { core.updatePlacements(moved, overFrames: frameLength) }
+    if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
   }
 
   // MARK: - Audio nodes

@@ -33,10 +33,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawPan: Atomic<UInt64>
   private let rawGroupVolume = Atomic<UInt64>(Double(1).bitPattern)
   private let rawChannel = Atomic<Int>(-1)
-  /// Whether the scene places the voice (distance gain and pan from its node and the listener).
-  let isPositional: Bool
-  private let rawSpatialGain: Atomic<UInt64>
-  private let rawSpatialPan: Atomic<UInt64>
+  /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
+  /// places go to the audio queue with each update, in order with everything else it is told.
+  let initialPlacement: SpatialPlacement?
 
   init(
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
@@ -47,22 +46,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawState = Atomic(state.rawValue)
     rawVolume = Atomic(volume.bitPattern)
     rawPan = Atomic(pan.bitPattern)
-    isPositional = placement != nil
-    rawSpatialGain = Atomic((placement?.gain ?? 1).bitPattern)
-    rawSpatialPan = Atomic((placement?.pan ?? 0).bitPattern)
-  }
-
-  /// Where the scene last placed a positional voice.
-  var placement: SpatialPlacement {
-    get {
-      SpatialPlacement(
-        gain: Double(bitPattern: rawSpatialGain.load(ordering: .relaxed)),
-        pan: Double(bitPattern: rawSpatialPan.load(ordering: .relaxed)))
-    }
-    set {
-      rawSpatialGain.store(newValue.gain.bitPattern, ordering: .relaxed)
-      rawSpatialPan.store(newValue.pan.bitPattern, ordering: .relaxed)
-    }
+    initialPlacement = placement
   }
 
   /// A voice that never played (suppressed, or without an engine); it still has its own id.
