@@ -5,7 +5,7 @@ import Foundation
 /// executable or above it (a SwiftPM build), and the source tree the demo was built from.
 enum DemoAssets {
   /// The files the demo plays.
-  static let required = ["thud.wav", "blip.wav", "chime.ogg", "ambience.wav"]
+  static let required = ["thud.wav", "blip.wav", "chime.ogg", "ambience.wav", "sounds.json"]
 
   struct NotFound: Error, CustomStringConvertible {
     let searched: [URL]

@@ -38,7 +38,10 @@ final class DemoGame {
   private let recordingsFolder: URL
   private let logger: Logger
 
-  init(size: Size, engine: AudioEngine, recordingsFolder: URL, logger: Logger) {
+  /// The sound map the game's events play through (nil when it did not load: see the report).
+  private(set) var soundMap: SoundMap?
+
+  init(size: Size, engine: AudioEngine, recordingsFolder: URL, soundMap mapURL: URL? = nil, logger: Logger) {
     self.engine = engine
     self.session = engine.session
     self.recordingsFolder = recordingsFolder
@@ -69,9 +72,24 @@ final class DemoGame {
       addBall(at: Point(x: 100 + Double(index) * 110, y: 220 + Double(index % 3) * 110), index: index)
     }
     loadSounds()
+    loadSoundMap(mapURL ?? engine.assetRoot.appendingPathComponent("sounds.json"))
     startAmbience()
     startMusic()
     startSpeech()
+  }
+
+  /// The game's events → sounds, from JSON. Edit the file while the game runs: the change is heard
+  /// at the next event (a bad edit is reported and the previous map plays on).
+  private func loadSoundMap(_ url: URL) {
+    do {
+      let map = try SoundMap(contentsOf: url, engine: engine)
+      map.watchesFile = true
+      map.addObserver { [weak self] _ in self?.report.soundMap.played += 1 }
+      engine.use(map, for: scene)
+      soundMap = map
+    } catch {
+      report.errors += error.errors.map { "sound map \(url.lastPathComponent): \($0)" }
+    }
   }
 
   /// Speech through the same engine: the music and the wind duck while it talks.
@@ -132,7 +150,7 @@ final class DemoGame {
   }
 
   private func loadSounds() {
-    for name in ["thud.wav", "blip.wav", "chime.ogg", "ambience.wav"] {
+    for name in ["ambience.wav"] {
       do {
         sounds[name] = try Data(contentsOf: engine.assetRoot.appendingPathComponent(name))
       } catch {
@@ -177,8 +195,12 @@ final class DemoGame {
       case "space": playRhythm()
       case "r": toggleRecording(to: nil)
       case "p": playLastRecording()
-      case "m": toggleAmbience()
-      case "n": crossfadeMusic()
+      case "m":
+        scene.events.post("ui.toggle")
+        toggleAmbience()
+      case "n":
+        scene.events.post("ui.toggle")
+        crossfadeMusic()
       case "t": speakStatus()
       case "h": showsHelp.toggle()
       default: break
@@ -189,15 +211,9 @@ final class DemoGame {
     }
   }
 
-  /// Three notes in rhythm, from one sequence action on the player.
+  /// Three notes in rhythm: what they are is the sound map's business (a continuous sequence).
   private func playRhythm() {
-    guard let blip = sounds["blip.wav"], let chime = sounds["chime.ogg"] else { return }
-    player.run(
-      .sequence([
-        .playSound(data: blip, name: "blip.wav"), .wait(forDuration: 0.15),
-        .playSound(data: blip, name: "blip.wav"), .wait(forDuration: 0.15),
-        .playSound(data: chime, name: "chime.ogg"),
-      ]), withKey: "rhythm")
+    scene.events.post("rhythm", from: player)
   }
 
   func toggleAmbience() {
@@ -282,6 +298,10 @@ final class DemoGame {
     if heldKeys.contains(.right) { player.position.x += speed }
     if heldKeys.contains(.up) { player.position.y += speed }
     if heldKeys.contains(.down) { player.position.y -= speed }
+    // Footsteps while moving: posted every frame, spaced out by the map's cooldown.
+    if !heldKeys.isDisjoint(with: [.left, .right, .up, .down]) {
+      scene.events.post("player.move", from: player)
+    }
     player.position.x = min(max(player.position.x, 18), scene.size.width - 18)
     player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
     moveBalls(deltaTime)
@@ -316,7 +336,11 @@ final class DemoGame {
         hit = true
       }
       balls[index].velocity = velocity
-      if hit { collide(ball) }
+      if hit {
+        let surface = abs(offset.dx) < 29 && abs(offset.dy) < 29 ? "player" : "wall"
+        collide(
+          ball, with: surface, speed: (velocity.dx * velocity.dx + velocity.dy * velocity.dy).squareRoot())
+      }
     }
     // Balls that touch bounce apart.
     for first in balls.indices {
@@ -330,16 +354,20 @@ final class DemoGame {
         let exchanged = balls[first].velocity
         balls[first].velocity = balls[second].velocity
         balls[second].velocity = exchanged
-        collide(balls[first].node)
+        let velocity = balls[first].velocity
+        collide(
+          balls[first].node, with: "ball",
+          speed: (velocity.dx * velocity.dx + velocity.dy * velocity.dy).squareRoot())
       }
     }
   }
 
-  /// A collision: the ball's own action plays the thud, so hits overlap and pan with the ball.
-  private func collide(_ ball: SpriteNode) {
+  /// A collision, posted as a game event: the sound map decides what it sounds like (a thud at
+  /// the ball's place, varied in pitch and level), and the game's code plays nothing itself.
+  private func collide(_ ball: SpriteNode, with surface: String, speed: Double) {
     report.collisions += 1
-    guard let thud = sounds["thud.wav"] else { return }
-    ball.run(.playSound(data: thud, name: "thud.wav"))
+    scene.events.post(
+      "ball.hit", parameters: ["surface": .string(surface), "speed": .number(speed)], from: ball)
   }
 
   private func noteChannelPolicy() {
@@ -364,6 +392,13 @@ final class DemoGame {
     report.device = DemoReport.Device(engine.deviceFormat)
     engine.music.deliverEvents()
     report.music.underruns = engine.music.underrunFrames
+    if let soundMap {
+      report.soundMap.posted = soundMap.statistics.posted
+      report.soundMap.unknown = soundMap.statistics.unknown
+      if !soundMap.lastErrors.isEmpty {
+        report.errors += soundMap.lastErrors.map { "sound map reload: \($0)" }
+      }
+    }
     speech?.deliverEvents()
     return report
   }

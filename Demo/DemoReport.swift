@@ -66,7 +66,14 @@ struct DemoReport: Codable {
     var words: [String] = []
   }
 
+  struct SoundMapFigures: Codable {
+    var posted = 0
+    var played = 0
+    var unknown: [String: Int] = [:]
+  }
+
   var frames = 0
+  var soundMap = SoundMapFigures()
   var device = Device()
   var music = Music()
   var speech = Speech()

@@ -14,6 +14,8 @@ struct DemoScript {
     case playSound(file: String)
     case record(file: String)
     case stopRecording
+    /// A game event for the sound map.
+    case post(name: String, parameters: [String: EventValue])
     case quit
   }
 
@@ -32,7 +34,8 @@ struct DemoScript {
 
   static let eventNames = [
     "key", "click", "focusLost", "focusGained", "minimized", "restored", "willEnterBackground",
-    "didEnterForeground", "deviceRemoved", "deviceAdded", "playSound", "record", "stopRecording", "quit",
+    "didEnterForeground", "deviceRemoved", "deviceAdded", "playSound", "record", "stopRecording", "post",
+    "quit",
   ]
 
   init(duration: Double, step: Double = 1.0 / 60.0, events: [TimedEvent]) {
@@ -121,6 +124,23 @@ struct DemoScript {
     case "playSound": event = .playSound(file: try string("file"))
     case "record": event = .record(file: try string("file"))
     case "stopRecording": event = .stopRecording
+    case "post":
+      var parameters: [String: EventValue] = [:]
+      if let given = fields["parameters"] {
+        guard let object = given as? [String: Any] else { throw fail("parameters", "must be an object") }
+        for (key, value) in object {
+          if let text = value as? String {
+            parameters[key] = .string(text)
+          } else if let number = value as? NSNumber {
+            parameters[key] =
+              String(describing: type(of: number)).contains("Boolean")
+              ? .bool(number.boolValue) : .number(number.doubleValue)
+          } else {
+            throw fail("parameters", "must hold strings, numbers and booleans (\"\(key)\" does not)")
+          }
+        }
+      }
+      event = .post(name: try string("name"), parameters: parameters)
     case "quit": event = .quit
     default:
       throw fail("event", "is unknown: \"\(name)\" (known: \(eventNames.joined(separator: ", ")))")

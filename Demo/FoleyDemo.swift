@@ -7,7 +7,10 @@ struct FoleyDemo: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "foley-demo",
     abstract: "The Foley demo: a scene with sound, and tools that exercise the sound system.",
-    subcommands: [RunScene.self, PlayCommand.self, MusicCommand.self, SayCommand.self, RecordCommand.self],
+    subcommands: [
+      RunScene.self, PlayCommand.self, MusicCommand.self, SayCommand.self, SoundMapCommand.self,
+      RecordCommand.self,
+    ],
     defaultSubcommand: RunScene.self
   )
 }

@@ -11,7 +11,8 @@ struct RunScene: AsyncParsableCommand {
     abstract: "Play the demo game (the default), or run it headless from a script.",
     discussion: """
       Keys: arrows move, Space plays a rhythm, R records, P plays the last take, M toggles the \
-      ambience, H help, Esc quits. A script is JSON: {"duration": s, "step": s, "events": \
+      wind, N crossfades the music, T talks, H help, Esc quits. The game's sounds come from the \
+      sound map (Assets/sounds.json): edit it while the game runs. A script is JSON: {"duration": s, "step": s, "events": \
       [{"at": s, "event": "key", "key": "space"}, ...]}.
       """)
 
@@ -36,6 +37,9 @@ struct RunScene: AsyncParsableCommand {
   @Option(help: "The folder with the demo's sounds (found beside the executable or in ./Assets otherwise).")
   var assets: String?
 
+  @Option(help: "The sound map (JSON) the game's events play through; sounds.json in the assets by default.")
+  var soundMap: String?
+
   @MainActor
   func run() async throws {
     // Bad arguments stop here, before anything is opened or run: exit status 2.
@@ -50,6 +54,9 @@ struct RunScene: AsyncParsableCommand {
           description: "--screenshot writes a BMP image: give a name ending in .bmp")
       }
       assetFolder = try DemoAssets.locate(assets)
+      if let soundMap, !FileManager.default.fileExists(atPath: soundMap) {
+        throw DemoScript.ScriptError(description: "--sound-map \(soundMap): no such file")
+      }
     } catch {
       FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
       throw ExitCode(2)
@@ -81,7 +88,8 @@ struct RunScene: AsyncParsableCommand {
     defer { engine.close() }
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
-      recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true), logger: logger)
+      recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true),
+      soundMap: soundMap.map { URL(fileURLWithPath: $0) }, logger: logger)
     if windowed {
       print(
         "foley-demo: windowed (video \(context.videoDriver ?? "?"), audio \(engine.deviceFormat)); H shows the keys"
@@ -165,6 +173,8 @@ struct RunScene: AsyncParsableCommand {
     case .playSound(let file): game.playFile(file)
     case .record(let file): game.toggleRecording(to: file)
     case .stopRecording: game.stopRecording()
+    case .post(let name, let parameters):
+      game.scene.events.post(name, parameters: parameters, from: game.player)
     case .quit: try EventPump.push(.quit)
     }
   }

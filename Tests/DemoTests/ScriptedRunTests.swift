@@ -25,12 +25,13 @@ struct DemoRun {
 }
 
 /// Runs one of `foley-demo`'s commands with these arguments, on SDL's dummy audio driver.
-func runDemoCommand(_ arguments: [String]) throws -> DemoRun {
+func runDemoCommand(_ arguments: [String], in directory: URL? = nil) throws -> DemoRun {
   let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("foley-demo")
   let process = Process()
   process.executableURL = demo
   process.arguments = arguments
+  if let directory { process.currentDirectoryURL = directory }
   var environment = ProcessInfo.processInfo.environment
   environment["SDL_AUDIODRIVER"] = "dummy"
   process.environment = environment
@@ -320,6 +321,82 @@ struct ScriptedRunTests {
     let bad = try runDemoCommand(["say", "hi", "--voice", "no-such-voice-zz"])
     #expect(bad.status == 2 && bad.errors.contains("no voice"))
   }
+
+  @Test("the game's sounds come from its sound map: posts counted, played, and unknown names counted")
+  func soundMapDrivesTheGame() throws {
+    let run = try runDemo(script: [
+      "duration": 1.5,
+      "events": [
+        ["at": 0.1, "event": "key", "key": "space"], ["at": 0.2, "event": "key", "key": "space", "up": true],
+        ["at": 0.3, "event": "post", "name": "ball.hit", "parameters": ["surface": "player", "speed": 200]],
+        ["at": 0.4, "event": "post", "name": "no.such.event"],
+      ],
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.reportErrors.isEmpty)
+    let figures = run.report?["soundMap"] as? [String: Any]
+    #expect((figures?["played"] as? Int ?? 0) >= 5)  // the rhythm's three notes and the hit's two layers
+    #expect(figures?["unknown"] as? [String: Int] == ["no.such.event": 1])
+  }
+
+  @Test("edit the sound map while the game runs: the next post plays the new entry")
+  func soundMapHotReload() throws {
+    let assets = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "foley-assets-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: assets) }
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Assets")
+    for file in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+      try FileManager.default.copyItem(
+        at: source.appendingPathComponent(file), to: assets.appendingPathComponent(file))
+    }
+    let map = assets.appendingPathComponent("sounds.json")
+    // One second in, the map gains an event the script posts at 2.5 s.
+    var edited = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: map)) as? [String: Any])
+    var events = try #require(edited["events"] as? [String: Any])
+    events["door.open"] = ["play": "chime.ogg"]
+    edited["events"] = events
+    let newMap = try JSONSerialization.data(withJSONObject: edited)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 1) { try? newMap.write(to: map) }
+    let run = try runDemo(
+      script: ["duration": 3, "events": [["at": 2.5, "event": "post", "name": "door.open"]]],
+      arguments: ["--assets", assets.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let figures = run.report?["soundMap"] as? [String: Any]
+    #expect(figures?["unknown"] as? [String: Int] == [:], "\(String(describing: figures))")
+    #expect((figures?["played"] as? Int ?? 0) >= 1)
+    #expect(run.reportErrors.isEmpty)
+  }
+
+  @Test(
+    "`soundmap check`: exit 0 for the demo's map, 2 with JSON paths for a bad one; `post` prints what played")
+  func soundMapCommands() throws {
+    let good = try runDemoCommand(["soundmap", "check", "Assets/sounds.json"], in: Self.packageRoot)
+    #expect(good.status == 0, "\(good.errors)")
+    #expect(good.output.contains("4 events, all files decoded"))
+    let bad = temporaryFile("bad.json")
+    defer { try? FileManager.default.removeItem(at: bad) }
+    try Data(#"{ "version": 1, "events": { "x": { "play": "nope.wav", "volumeDb": "loud" } } }"#.utf8).write(
+      to: bad)
+    let checked = try runDemoCommand(["soundmap", "check", bad.path])
+    #expect(checked.status == 2)
+    #expect(checked.errors.contains(#"events["x"].volumeDb: must be a number"#), "\(checked.errors)")
+    let posted = try runDemoCommand(
+      [
+        "soundmap", "post", "Assets/sounds.json", "ball.hit:surface=player", "ui.toggle", "--gap", "0.05",
+        "--seed", "1",
+      ],
+      in: Self.packageRoot)
+    #expect(posted.status == 0, "\(posted.errors)")
+    #expect(posted.output.contains("ball.hit → blip.wav, pitch -12.00 st"), "\(posted.output)")
+    #expect(posted.output.contains("ui.toggle → blip.wav, pitch +7.00 st, gain -8.0 dB"))
+    #expect(posted.output.contains("done: 2 posted, 3 played"))
+  }
+
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent()
+    .deletingLastPathComponent()
 
   @Test("`music`: a playlist with loops streams with a line per event; a bad file gets one line and exit 1")
   func musicCommand() throws {

@@ -23,7 +23,7 @@ final class SoundLibrary: Sendable {
   /// Bytes of decoded samples kept for reuse.
   let limit: Int
   let decodeQueue = DispatchQueue(label: "foley.decode", qos: .userInitiated)
-  private let releaser: ChunkReleaser
+  let releaser: ChunkReleaser
   private let logger: Logger
   private let state = Locked(State())
 

@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foley
+import Foundation
+import Logging
+
+/// `foley-demo soundmap check FILE` and `foley-demo soundmap post FILE EVENT...`: a sound map
+/// checked, or tried out event by event, from the command line.
+struct SoundMapCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "soundmap", abstract: "Check a sound map, or post events through it.",
+    subcommands: [Check.self, Post.self])
+
+  /// `check FILE`: loads the map as a game would (every file decoded); exit 0, or 2 with the errors.
+  struct Check: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check a sound map: exit 0 if it loads, or 2 with every error and its JSON path.")
+
+    @Argument(help: "The sound map (JSON); its file names are relative to its folder.")
+    var file: String
+
+    @MainActor
+    func run() async throws {
+      var logger = Logger(label: "foley.soundmap")
+      logger.logLevel = .error
+      // Decoding needs no device: SDL's dummy driver will do where there is none.
+      let engine = try AudioEngine(session: AudioSession(), logger: logger)
+      defer { engine.close() }
+      do {
+        let map = try SoundMap(contentsOf: URL(fileURLWithPath: file), engine: engine)
+        map.watchesFile = false
+        print(
+          "\(file): \(map.eventNames.count) events, all files decoded: \(map.eventNames.joined(separator: ", "))"
+        )
+      } catch {
+        for line in error.errors { FileHandle.standardError.write(Data("\(file): \(line)\n".utf8)) }
+        throw ExitCode(2)
+      }
+    }
+  }
+
+  /// `post FILE EVENT[:name=value,...]... [--gap S]`: posts the events in order, prints what each
+  /// played, and exits when everything has finished.
+  struct Post: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Post events through a sound map and print what each one played.",
+      discussion: "Events are NAME or NAME:parameter=value,parameter=value (numbers are numbers).")
+
+    @Argument(help: "The sound map (JSON).")
+    var file: String
+
+    @Argument(help: "The events to post, in order.")
+    var events: [String]
+
+    @Option(help: "Seconds between posts.")
+    var gap: Double = 0.25
+
+    @Option(help: "A seed for the map's random choices (the same seed plays the same).")
+    var seed: UInt64?
+
+    func validate() throws {
+      guard gap.isFinite, gap >= 0 else { throw ValidationError("--gap must be 0 or more seconds") }
+      for event in events where Self.parse(event) == nil {
+        throw ValidationError("\(event): not NAME or NAME:parameter=value,...")
+      }
+    }
+
+    static func parse(_ text: String) -> (name: String, parameters: [String: EventValue])? {
+      let parts = text.split(separator: ":", maxSplits: 1)
+      guard let name = parts.first.map(String.init), !name.isEmpty else { return nil }
+      var parameters: [String: EventValue] = [:]
+      if parts.count == 2 {
+        for pair in parts[1].split(separator: ",") {
+          let keyValue = pair.split(separator: "=", maxSplits: 1).map(String.init)
+          guard keyValue.count == 2, !keyValue[0].isEmpty else { return nil }
+          parameters[keyValue[0]] = Double(keyValue[1]).map { .number($0) } ?? .string(keyValue[1])
+        }
+      }
+      return (name, parameters)
+    }
+
+    @MainActor
+    func run() async throws {
+      var logger = Logger(label: "foley.soundmap")
+      logger.logLevel = .warning
+      let engine = try AudioEngine(session: AudioSession(), logger: logger)
+      defer { engine.close() }
+      let map: SoundMap
+      do {
+        map = try SoundMap(contentsOf: URL(fileURLWithPath: file), engine: engine, seed: seed)
+      } catch {
+        for line in error.errors { FileHandle.standardError.write(Data("\(file): \(line)\n".utf8)) }
+        throw ExitCode(2)
+      }
+      map.watchesFile = false
+      map.waitUntilReady()
+      // The events happen in a scene (delays and positions need one), stepped in real time.
+      let scene = Scene(size: Size(width: 800, height: 600))
+      engine.attach(to: scene)
+      engine.use(map, for: scene)
+      map.addObserver { played in say("  \(played)") }
+      var last = ContinuousClock.now
+      func step() {
+        let now = ContinuousClock.now
+        let elapsed = now - last
+        scene.update(
+          deltaTime: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        last = now
+      }
+      for (index, text) in events.enumerated() {
+        if index > 0 {
+          let until = ContinuousClock.now + .seconds(gap)
+          while ContinuousClock.now < until {
+            try await Task.sleep(for: .milliseconds(5))
+            step()
+          }
+        }
+        let (name, parameters) = Self.parse(text)!
+        say("\(text):")
+        scene.events.post(name, parameters: parameters)
+        step()
+        if map.statistics.unknown[name] != nil { say("  no such event in the map") }
+      }
+      // Until every sound (and every delayed one) has finished.
+      let settle = ContinuousClock.now + .seconds(0.1)
+      while ContinuousClock.now < settle || engine.voiceCensus() != VoiceCensus() {
+        try await Task.sleep(for: .milliseconds(10))
+        step()
+      }
+      let statistics = map.statistics
+      say(
+        "done: \(statistics.posted) posted, \(statistics.played) played, \(statistics.cooledDown) cooled down, "
+          + "\(statistics.limited + statistics.stolen) limited, \(statistics.unknown.values.reduce(0, +)) unknown"
+      )
+    }
+  }
+}
+
+/// A line on standard output at once.
+private func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
