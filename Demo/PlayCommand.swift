@@ -86,20 +86,13 @@ struct PlayCommand: AsyncParsableCommand {
     engine.attach(to: scene, positional: true, spatial: spatial)
     var voices: [(String, Voice)] = []
     var failures = 0
-    var last = ContinuousClock.now
-    func step() {
-      let now = ContinuousClock.now
-      let elapsed = now - last
-      scene.update(
-        deltaTime: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-      last = now
-    }
+    let stepper = RealTimeStepper(scene)
     for (index, file) in files.enumerated() {
       if index > 0 && gap > 0 {
         let until = ContinuousClock.now + .seconds(gap)
         while ContinuousClock.now < until {
           try await Task.sleep(for: .milliseconds(10))
-          step()
+          stepper.step()
         }
       }
       do {
@@ -119,7 +112,7 @@ struct PlayCommand: AsyncParsableCommand {
                 format: "distance %.1f, gain %.3f (%.1f dB), pan %.2f", distance, gain,
                 20 * log10(max(gain, 1e-9)),
                 spatial.pan(forHorizontalOffset: offset.dx)))
-          step()
+          stepper.step()
           if let voice = engine.newestVoice(of: node) { voices.append((file, voice)) }
         } else {
           print("playing \(file) (\(String(format: "%.2f", sound.duration)) s, \(channels))")
@@ -132,7 +125,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
     while voices.contains(where: { !$0.1.isFinished }) {
       try await Task.sleep(for: .milliseconds(20))
-      step()
+      stepper.step()
     }
     let stats = engine.statistics
     print("done: \(stats.started) played, \(failures) failed")

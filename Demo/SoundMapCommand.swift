@@ -98,33 +98,26 @@ struct SoundMapCommand: AsyncParsableCommand {
       engine.attach(to: scene)
       engine.use(map, for: scene)
       map.addObserver { played in say("  \(played)") }
-      var last = ContinuousClock.now
-      func step() {
-        let now = ContinuousClock.now
-        let elapsed = now - last
-        scene.update(
-          deltaTime: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        last = now
-      }
+      let stepper = RealTimeStepper(scene)
       for (index, text) in events.enumerated() {
         if index > 0 {
           let until = ContinuousClock.now + .seconds(gap)
           while ContinuousClock.now < until {
             try await Task.sleep(for: .milliseconds(5))
-            step()
+            stepper.step()
           }
         }
         let (name, parameters) = Self.parse(text)!
         say("\(text):")
         scene.events.post(name, parameters: parameters)
-        step()
+        stepper.step()
         if map.statistics.unknown[name] != nil { say("  no such event in the map") }
       }
       // Until every sound (and every delayed one) has finished.
       let settle = ContinuousClock.now + .seconds(0.1)
       while ContinuousClock.now < settle || engine.voiceCensus() != VoiceCensus() {
         try await Task.sleep(for: .milliseconds(10))
-        step()
+        stepper.step()
       }
       let statistics = map.statistics
       say(

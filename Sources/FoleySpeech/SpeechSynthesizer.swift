@@ -110,8 +110,7 @@ public final class SpeechSynthesizer {
 
   private var queue: [Job] = []
   private var speaking: Speaking?
-  private var observers: [(token: Int, body: @MainActor (SpeechEvent) -> Void)] = []
-  private var nextToken = 0
+  private var observers = ObserverList<SpeechEvent>()
   private var isTicking = false
   private let synthesisQueue = DispatchQueue(label: "foley.speech.synthesis", qos: .userInitiated)
 
@@ -216,13 +215,11 @@ public final class SpeechSynthesizer {
   /// ``removeObserver(_:)``.
   @discardableResult
   public func addObserver(_ body: @escaping @MainActor (SpeechEvent) -> Void) -> Int {
-    nextToken += 1
-    observers.append((nextToken, body))
-    return nextToken
+    observers.add(body)
   }
 
   public func removeObserver(_ token: Int) {
-    observers.removeAll { $0.token == token }
+    observers.remove(token)
   }
 
   /// Moves speaking along and reports what was heard since the last call: words about to be
@@ -326,7 +323,7 @@ public final class SpeechSynthesizer {
   }
 
   private func emit(_ event: SpeechEvent) {
-    for observer in observers { observer.body(event) }
+    observers.send(event)
     guard let delegate else { return }
     switch event {
     case .didStart(let utterance): delegate.speechSynthesizer(self, didStart: utterance)

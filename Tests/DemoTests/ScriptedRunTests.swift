@@ -265,13 +265,14 @@ struct ScriptedRunTests {
 
   @Test("background music streams from the start; N crossfades to the other piece; no underruns")
   func backgroundMusic() throws {
+    // In real time (not --fast): the first piece must have been heard before N replaces it.
     let run = try runDemo(
       script: [
-        "duration": 2,
+        "duration": 2.5,
         "events": [
-          ["at": 0.5, "event": "key", "key": "n"], ["at": 0.6, "event": "key", "key": "n", "up": true],
+          ["at": 1.0, "event": "key", "key": "n"], ["at": 1.1, "event": "key", "key": "n", "up": true],
         ],
-      ])
+      ], arguments: [])
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.reportErrors.isEmpty)
     let music = run.report?["music"] as? [String: Any]

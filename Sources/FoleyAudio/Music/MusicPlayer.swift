@@ -55,10 +55,9 @@ public final class MusicPlayer {
   private var current: MusicStream?
   /// Streams on their way out: a crossfade's outgoing half, a stop with a fade.
   private var outgoing: [MusicStream] = []
-  private var observers: [(token: Int, body: @MainActor (MusicEvent) -> Void)] = []
+  private var observers = ObserverList<MusicEvent>()
   /// Events collected and not yet handed to the observers.
   private var pendingEvents: [MusicEvent] = []
-  private var nextObserverToken = 0
   private let delivery = DeliveryFlag()
   /// Whether `.finished` was delivered for what last played.
   private var hasReportedFinish = true
@@ -281,13 +280,11 @@ public final class MusicPlayer {
   /// ``removeObserver(_:)``.
   @discardableResult
   public func addObserver(_ body: @escaping @MainActor (MusicEvent) -> Void) -> Int {
-    nextObserverToken += 1
-    observers.append((nextObserverToken, body))
-    return nextObserverToken
+    observers.add(body)
   }
 
   public func removeObserver(_ token: Int) {
-    observers.removeAll { $0.token == token }
+    observers.remove(token)
   }
 
   /// Hands observers what has happened since the last call: tracks that began to be heard,
@@ -310,7 +307,7 @@ public final class MusicPlayer {
     let events = pendingEvents
     pendingEvents.removeAll()
     for event in events {
-      for observer in observers { observer.body(event) }
+      observers.send(event)
     }
   }
 

@@ -86,6 +86,17 @@ final class MusicStream: StreamPipe, @unchecked Sendable {
       category: category)
   }
 
+  /// Fills the ring from `reader` from now on (from where it is in its track), the frames marked
+  /// as `kind`.
+  func take(_ reader: TrackReader, queuePosition: Int?, as kind: Segment.Kind) {
+    self.reader = reader
+    self.queuePosition = queuePosition
+    addSegment(
+      Segment(
+        startFrame: framesWritten, trackTime: Double(reader.position) / Double(reader.sampleRate),
+        nowPlaying: reader.nowPlaying, kind: kind, queuePosition: queuePosition))
+  }
+
   /// Makes the converter fit `reader`.
   func prepareConverter(for reader: TrackReader) throws(SoundError) {
     try prepareConverter(rate: reader.sampleRate, channels: reader.channels, name: reader.track.name)

@@ -42,12 +42,13 @@ extension Action {
   /// Changes the volume of the voices the node started (and will start) to `volume` over
   /// `duration` seconds.
   public static func changeVolume(to volume: Double, duration: TimeInterval) -> Action {
-    .behavior(ChangeVolumeBehavior(target: max(0, volume), relative: false, duration: duration))
+    .behavior(
+      NodeAudioChangeBehavior(property: .volume, target: max(0, volume), relative: false, duration: duration))
   }
 
   /// Changes the volume of the node's voices by `delta` over `duration` seconds.
   public static func changeVolume(by delta: Double, duration: TimeInterval) -> Action {
-    .behavior(ChangeVolumeBehavior(target: delta, relative: true, duration: duration))
+    .behavior(NodeAudioChangeBehavior(property: .volume, target: delta, relative: true, duration: duration))
   }
 
   /// Plays `track` on the engine's music player (``AudioEngine/music``) in place of what plays,
@@ -92,11 +93,13 @@ extension Action {
   /// Moves the stereo pan of the node's voices to `pan` (-1 left ... 1 right) over `duration`.
   /// On a positional voice it shifts the pan its place gives it.
   public static func stereoPan(to pan: Double, duration: TimeInterval) -> Action {
-    .behavior(StereoPanBehavior(target: min(1, max(-1, pan)), relative: false, duration: duration))
+    .behavior(
+      NodeAudioChangeBehavior(
+        property: .pan, target: min(1, max(-1, pan)), relative: false, duration: duration))
   }
 
   /// Moves the stereo pan of the node's voices by `delta` over `duration`.
   public static func stereoPan(by delta: Double, duration: TimeInterval) -> Action {
-    .behavior(StereoPanBehavior(target: delta, relative: true, duration: duration))
+    .behavior(NodeAudioChangeBehavior(property: .pan, target: delta, relative: true, duration: duration))
   }
 }

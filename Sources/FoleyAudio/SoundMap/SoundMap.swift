@@ -94,8 +94,7 @@ public final class SoundMap {
   private var random: SeededRandomGenerator
   private let variants: PitchVariants
   private var runtime = Runtime()
-  private var observers: [(token: Int, body: @MainActor (PlayedSound) -> Void)] = []
-  private var nextToken = 0
+  private var observers = ObserverList<PlayedSound>()
   /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
   private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
   private let watch = Watch()
@@ -197,13 +196,11 @@ public final class SoundMap {
   /// Calls `body` with every sound the map starts (for tools, logs and the demo's report).
   @discardableResult
   public func addObserver(_ body: @escaping @MainActor (PlayedSound) -> Void) -> Int {
-    nextToken += 1
-    observers.append((nextToken, body))
-    return nextToken
+    observers.add(body)
   }
 
   public func removeObserver(_ token: Int) {
-    observers.removeAll { $0.token == token }
+    observers.remove(token)
   }
 
   /// Waits until the pitch variants asked for so far are rendered (tools and tests; a game just
@@ -492,7 +489,7 @@ public final class SoundMap {
     if let node, placement != nil { link?.follow(voice, of: node) }
     runtime.voices[event, default: []].append(voice)
     statistics.played += 1
-    for observer in observers { observer.body(record) }
+    observers.send(record)
   }
 
   private func draw(_ range: ClosedRange<Double>) -> Double {

@@ -103,12 +103,7 @@ final class StreamFiller: @unchecked Sendable {
     } catch {
       return false
     }
-    stream.reader = reader
-    stream.queuePosition = heard.queuePosition
-    stream.addSegment(
-      MusicStream.Segment(
-        startFrame: stream.framesWritten, trackTime: Double(reader.position) / Double(reader.sampleRate),
-        nowPlaying: reader.nowPlaying, kind: .seek, queuePosition: heard.queuePosition))
+    stream.take(reader, queuePosition: heard.queuePosition, as: .seek)
     fill(stream)
     return true
   }
@@ -293,12 +288,7 @@ final class StreamFiller: @unchecked Sendable {
       }
       if opening.startTime > 0 { _ = reader.seek(to: Int(opening.startTime * Double(reader.sampleRate))) }
       stream.opening = nil
-      stream.reader = reader
-      stream.queuePosition = opening.queuePosition
-      stream.addSegment(
-        MusicStream.Segment(
-          startFrame: stream.framesWritten, trackTime: Double(reader.position) / Double(reader.sampleRate),
-          nowPlaying: reader.nowPlaying, kind: .start, queuePosition: opening.queuePosition))
+      stream.take(reader, queuePosition: opening.queuePosition, as: .start)
       if opening.fadeIn > 0 {
         stream.effect.requestFade(.fadeIn, frames: Int(opening.fadeIn * Double(stream.format.sampleRate)))
       }
