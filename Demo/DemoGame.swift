@@ -30,6 +30,8 @@ final class DemoGame {
   private var speech: SpeechSynthesizer?
   private var subtitle: (line: String, word: Range<String.Index>?)?
   private var recorder: AudioRecorder?
+  /// When the recording running started, on the wall clock (what its length should match).
+  private var recordingStartedAt: ContinuousClock.Instant?
   private var lastRecording: URL?
   private var showsHelp = true
   private var gameTime = 0.0
@@ -250,6 +252,7 @@ final class DemoGame {
     do {
       let recorder = try AudioRecorder(url: url, session: session, logger: logger)
       try recorder.record()
+      recordingStartedAt = ContinuousClock.now
       self.recorder = recorder
     } catch {
       report.errors.append("recording: \(error)")
@@ -261,7 +264,11 @@ final class DemoGame {
     let summary = recorder.stop()
     self.recorder = nil
     lastRecording = summary.url
-    report.recordings.append(DemoReport.Recording(file: summary.url.path, duration: summary.duration))
+    let wall = recordingStartedAt.map { ContinuousClock.now - $0 } ?? .zero
+    report.recordings.append(
+      DemoReport.Recording(
+        file: summary.url.path, duration: summary.duration,
+        wallDuration: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18))
     if let error = summary.error { report.errors.append("recording: \(error)") }
     if summary.isDigitalSilence {
       report.errors.append(

@@ -49,7 +49,10 @@ struct DemoReport: Codable {
 
   struct Recording: Codable {
     var file: String
+    /// The take's length, from its samples.
     var duration: Double
+    /// The wall-clock time between starting and stopping it.
+    var wallDuration: Double
   }
 
   struct Music: Codable {
