@@ -123,7 +123,12 @@ final class DemoGame {
     let census = engine.voiceCensus()
     var line = session.isActive ? "Audio is active." : "Audio is paused."
     line += " \(census.audible) voices playing."
-    if let title = engine.music.nowPlaying?.title { line += " Music: \(title)." }
+    if let title = engine.music.nowPlaying?.title {
+      line += " Music: \(title)."
+    } else if !engine.music.queue.isEmpty {
+      // Asked for but not heard yet (its file is still being checked, or the device is slow).
+      line += " Music starting."
+    }
     speech.stopSpeaking(at: .word)
     speech.speak(Utterance(string: line))
   }
