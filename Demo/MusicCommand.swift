@@ -29,7 +29,7 @@ struct MusicCommand: AsyncParsableCommand {
     parsing: .unconditional, help: "Passes of each track's loop region after the first play (-1: for ever).")
   var loop: Int = 0
 
-  @Option(help: "Stop (with a half-second fade) after this many seconds.")
+  @Option(help: "Stop (with a half-second fade) after this many seconds of music heard.")
   var seconds: Double?
 
   @Flag(help: "Play the files in a random order (the first one first).")
@@ -64,9 +64,13 @@ struct MusicCommand: AsyncParsableCommand {
     music.repeatMode = [.off: .off, .one: .one, .all: .all][self.repeat]!
     var failures = 0
     var finished = false
+    // --seconds counts from the first sample heard, not from the request: checking a file first
+    // takes a moment, longer on a busy machine.
+    var heardSince: ContinuousClock.Instant?
     music.addObserver { event in
       switch event {
       case .trackChanged(let now):
+        if heardSince == nil { heardSince = .now }
         let length = now.duration.map { String(format: "%.2f s", $0) } ?? "length unknown"
         let loop =
           now.loopRegion.map { String(format: ", loop %.3f–%.3f s", $0.lowerBound, $0.upperBound) } ?? ""
@@ -83,12 +87,11 @@ struct MusicCommand: AsyncParsableCommand {
     }
     let tracks = files.map { Track(url: URL(fileURLWithPath: $0), loopCount: loop) }
     music.play(tracks, from: seek)
-    let start = ContinuousClock.now
     var stopping = false
     while !finished {
       try await Task.sleep(for: .milliseconds(20))
       music.deliverEvents()
-      if let seconds, !stopping, ContinuousClock.now - start >= .seconds(seconds) {
+      if let seconds, let heardSince, !stopping, ContinuousClock.now - heardSince >= .seconds(seconds) {
         stopping = true
         music.stop(fadeOut: 0.5)
       }
