@@ -167,31 +167,44 @@ struct RecorderTests {
     #expect(loadWithSDL(url)?.bytes == info.frames * 2)
   }
 
-  @Test("a recording process killed with SIGKILL leaves a readable file; repair recovers the rest")
-  func killedProcessLeavesReadableFile() throws {
+  /// Starts `foley-demo record` for 30 s in a process of its own, capturing `samples` (48 kHz
+  /// mono s16) from SDL's disk driver. The caller removes `input` and `output`.
+  func startRecordCommand(_ name: String, samples: Data) throws -> (process: Process, input: URL, output: URL)
+  {
     let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("foley-demo")
     try #require(
       FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
+    let input = temporaryFile("\(name)-in.raw")
+    let output = temporaryFile("\(name).wav")
+    try samples.write(to: input)
+    let process = Process()
+    process.executableURL = demo
+    process.arguments = ["record", output.path, "--seconds", "30"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_AUDIODRIVER"] = "disk"
+    environment["SDL_DISKAUDIOFILEIN"] = input.path
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do {
+      try process.run()
+    } catch {
+      try? FileManager.default.removeItem(at: input)
+      throw error
+    }
+    return (process, input, output)
+  }
+
+  @Test("a recording process killed with SIGKILL leaves a readable file; repair recovers the rest")
+  func killedProcessLeavesReadableFile() throws {
     let samples = makeRawSignal(
       frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false)
-    let inputFile = temporaryFile("kill-in.raw")
-    let url = temporaryFile("killed.wav")
-    try samples.write(to: inputFile)
+    let (process, inputFile, url) = try startRecordCommand("killed", samples: samples)
     defer {
       try? FileManager.default.removeItem(at: inputFile)
       try? FileManager.default.removeItem(at: url)
     }
-    let process = Process()
-    process.executableURL = demo
-    process.arguments = ["record", url.path, "--seconds", "30"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["SDL_AUDIODRIVER"] = "disk"
-    environment["SDL_DISKAUDIOFILEIN"] = inputFile.path
-    process.environment = environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
     // Kill once more than a second has been captured.
     #expect(waitUntil { ((try? WAVFile.info(at: url))?.framesOnDisk ?? 0) >= 72_000 })
     kill(process.processIdentifier, SIGKILL)
@@ -322,30 +335,13 @@ struct RecorderTests {
 
   @Test("foley-demo record stops cleanly on SIGTERM (kill), with a valid file of what was recorded")
   func recordCommandStopsOnTerm() throws {
-    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("foley-demo")
-    try #require(
-      FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
-    let inputFile = temporaryFile("term-in.raw")
-    let url = temporaryFile("term.wav")
-    try makeRawSignal(
-      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false
-    )
-    .write(to: inputFile)
+    let samples = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 10, sampleRate: 48_000, channels: 1, float: false)
+    let (process, inputFile, url) = try startRecordCommand("term", samples: samples)
     defer {
       try? FileManager.default.removeItem(at: inputFile)
       try? FileManager.default.removeItem(at: url)
     }
-    let process = Process()
-    process.executableURL = demo
-    process.arguments = ["record", url.path, "--seconds", "30"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["SDL_AUDIODRIVER"] = "disk"
-    environment["SDL_DISKAUDIOFILEIN"] = inputFile.path
-    process.environment = environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
     #expect(waitUntil { ((try? WAVFile.info(at: url))?.framesOnDisk ?? 0) >= 24_000 })
     process.terminate()  // SIGTERM
     #expect(waitUntil { !process.isRunning })
