@@ -118,22 +118,8 @@ struct PostEventBehavior: ActionBehavior {
   var duration: TimeInterval { 0 }
 
   func makeRunner(on node: Node) -> any ActionRunner {
-    PostEventRunner(behavior: self)
+    InstantRunner { [name, parameters] node in
+      node.scene?.events.post(name, parameters: parameters, from: node)
+    }
   }
-}
-
-@MainActor
-final class PostEventRunner: ActionRunner {
-  private let behavior: PostEventBehavior
-
-  init(behavior: PostEventBehavior) {
-    self.behavior = behavior
-  }
-
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
-    node.scene?.events.post(behavior.name, parameters: behavior.parameters, from: node)
-    return deltaTime
-  }
-
-  func restart(on node: Node) -> Bool { true }
 }

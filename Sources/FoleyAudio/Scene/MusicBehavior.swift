@@ -16,29 +16,14 @@ struct MusicBehavior: ActionBehavior {
   var duration: TimeInterval { 0 }
 
   func makeRunner(on node: Node) -> any ActionRunner {
-    MusicRunner(behavior: self)
-  }
-}
-
-@MainActor
-final class MusicRunner: ActionRunner {
-  private let behavior: MusicBehavior
-
-  init(behavior: MusicBehavior) {
-    self.behavior = behavior
-  }
-
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
-    guard let engine = behavior.engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed
-    else {
-      return deltaTime
+    InstantRunner { [command, engine] node in
+      guard let engine = engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed else {
+        return
+      }
+      switch command {
+      case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
+      case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
+      }
     }
-    switch behavior.command {
-    case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
-    case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
-    }
-    return deltaTime
   }
-
-  func restart(on node: Node) -> Bool { true }
 }

@@ -15,7 +15,23 @@ struct PlaybackBehavior: ActionBehavior {
   var duration: TimeInterval { 0 }
 
   func makeRunner(on node: Node) -> any ActionRunner {
-    PlaybackRunner(command: command)
+    InstantRunner { [command] node in
+      if let audioNode = node as? AudioNode {
+        switch command {
+        case .play: audioNode.play()
+        case .pause: audioNode.pause()
+        case .stop: audioNode.stop()
+        }
+      } else if let audio = NodeAudio.of(node) {
+        for voice in audio.liveVoices {
+          switch command {
+          case .play: voice.resume()
+          case .pause: voice.pause()
+          case .stop: voice.stop()
+          }
+        }
+      }
+    }
   }
 
   func reversed() -> any ActionBehavior {
@@ -26,34 +42,4 @@ struct PlaybackBehavior: ActionBehavior {
     case .stop: self
     }
   }
-}
-
-@MainActor
-final class PlaybackRunner: ActionRunner {
-  private let command: PlaybackBehavior.Command
-
-  init(command: PlaybackBehavior.Command) {
-    self.command = command
-  }
-
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
-    if let audioNode = node as? AudioNode {
-      switch command {
-      case .play: audioNode.play()
-      case .pause: audioNode.pause()
-      case .stop: audioNode.stop()
-      }
-    } else if let audio = NodeAudio.of(node) {
-      for voice in audio.liveVoices {
-        switch command {
-        case .play: voice.resume()
-        case .pause: voice.pause()
-        case .stop: voice.stop()
-        }
-      }
-    }
-    return deltaTime
-  }
-
-  func restart(on node: Node) -> Bool { true }
 }

@@ -1,18 +1,19 @@
-import Foundation
+package import Foundation
 
-/// Runs an effect once and finishes at once, leaving the whole step over.
+/// Runs an effect once and finishes at once, leaving the whole step over: the runner of every
+/// instantaneous action (a block, an event posted, a play/pause/stop, a music command).
 @MainActor
-final class InstantRunner: ActionRunner {
+package final class InstantRunner: ActionRunner {
   private let perform: @MainActor (Node) -> Void
 
-  init(_ perform: @escaping @MainActor (Node) -> Void) {
+  package init(_ perform: @escaping @MainActor (Node) -> Void) {
     self.perform = perform
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  package func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     perform(node)
     return deltaTime
   }
 
-  func restart(on node: Node) -> Bool { true }
+  package func restart(on node: Node) -> Bool { true }
 }
