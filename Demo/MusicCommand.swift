@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foley
 import Foundation
-import Logging
 
 /// `foley-demo music FILE... [--crossfade S] [--seek S] [--loop N] [--seconds S]`: streams a
 /// playlist through the engine's music player, printing a line per event, and exits when the
@@ -53,11 +52,9 @@ struct MusicCommand: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
-    var logger = Logger(label: "foley.music")
-    logger.logLevel = .warning
-    let engine = try AudioEngine(session: AudioSession(), logger: logger)
+    let engine = try AudioEngine.forTool("foley.music")
     defer { engine.close() }
-    say("device: \(engine.deviceFormat)\(engine.isSilent ? " (silent: no audio device)" : "")")
+    say(engine.deviceLine)
     let music = engine.music
     music.crossfadeDuration = crossfade
     music.isShuffled = shuffle

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foley
 import Foundation
-import Logging
 
 /// `foley-demo play FILE... [--gap SECONDS] [--at X,Y [--listener X,Y] [--model M]]`: plays files
 /// through the engine, overlapping unless a gap is given, and exits when every one has finished.
@@ -72,11 +71,9 @@ struct PlayCommand: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
-    var logger = Logger(label: "foley.play")
-    logger.logLevel = .warning
-    let engine = try AudioEngine(session: AudioSession(), logger: logger)
+    let engine = try AudioEngine.forTool("foley.play")
     defer { engine.close() }
-    print("device: \(engine.deviceFormat)\(engine.isSilent ? " (silent: no audio device)" : "")")
+    print(engine.deviceLine)
     // Positional plays happen in a scene around the listener; plain ones straight on the engine.
     let scene = Scene()
     let listenerNode = Node()

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foley
 import FoleySpeech
 import Foundation
-import Logging
 
 /// `foley-demo say TEXT [--rate R] [--pitch P] [--voice V] [--list-voices]`: speaks through the
 /// engine and prints each word as it is heard, with its time.
@@ -51,9 +50,7 @@ struct SayCommand: AsyncParsableCommand {
       }
       utterance.voice = found
     }
-    var logger = Logger(label: "foley.say")
-    logger.logLevel = .warning
-    let engine = try AudioEngine(session: AudioSession(), logger: logger)
+    let engine = try AudioEngine.forTool("foley.say")
     defer { engine.close() }
     let speech = SpeechSynthesizer(engine: engine)
     var done = false

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foley
 import Foundation
-import Logging
 
 /// `foley-demo soundmap check FILE` and `foley-demo soundmap post FILE EVENT...`: a sound map
 /// checked, or tried out event by event, from the command line.
@@ -20,10 +19,8 @@ struct SoundMapCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-      var logger = Logger(label: "foley.soundmap")
-      logger.logLevel = .error
       // Decoding needs no device: SDL's dummy driver will do where there is none.
-      let engine = try AudioEngine(session: AudioSession(), logger: logger)
+      let engine = try AudioEngine.forTool("foley.soundmap", logLevel: .error)
       defer { engine.close() }
       do {
         let map = try SoundMap(contentsOf: URL(fileURLWithPath: file), engine: engine)
@@ -80,9 +77,7 @@ struct SoundMapCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-      var logger = Logger(label: "foley.soundmap")
-      logger.logLevel = .warning
-      let engine = try AudioEngine(session: AudioSession(), logger: logger)
+      let engine = try AudioEngine.forTool("foley.soundmap")
       defer { engine.close() }
       let map: SoundMap
       do {
