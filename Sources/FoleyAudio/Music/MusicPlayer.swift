@@ -48,7 +48,6 @@ public final class MusicPlayer {
   // Not the engine itself: the engine keeps its own player, and neither should keep the other
   // alive. After the engine closes, the player's calls do nothing.
   private let filler: StreamFiller
-  private let assets: AssetRoots
   private let sampleRate: Int
   private let playQueue = MusicQueue()
   /// The stream heard as the current track (a crossfade's incoming one).
@@ -67,7 +66,6 @@ public final class MusicPlayer {
   public init(engine: AudioEngine, category: SoundCategory = .music) {
     self.category = category
     filler = engine.streamFiller
-    assets = engine.library.assets
     sampleRate = engine.deviceFormat.sampleRate
   }
 
@@ -264,12 +262,7 @@ public final class MusicPlayer {
   /// its end, and what it says about itself. For loading screens and tools; playing needs no
   /// check first (the player does the same before streaming).
   public func check(_ track: Track) throws(SoundError) -> NowPlaying {
-    let url: URL?
-    switch track.origin {
-    case .file(let file): url = file
-    case .named(let name): url = try assets.locate(name)
-    case .data: url = nil
-    }
+    let url = try filler.resolve(track)
     if case .failed(let error) = filler.checker.check(track, at: url) { throw error }
     return try TrackReader(track, url: url).nowPlaying
   }

@@ -11,6 +11,7 @@ import Synchronization
 extension StreamFiller {
   // MARK: - Opening tracks
 
+  /// Where `track` is on disk (nil for bytes in memory). Reads only immutable state: any thread.
   func resolve(_ track: Track) throws(SoundError) -> URL? {
     switch track.origin {
     case .file(let url): url
