@@ -59,8 +59,8 @@ public final class AudioRecorder: @unchecked Sendable {
 
   private let session: AudioSession?
   private let logger: Logger
-  private let queue = DispatchQueue(label: "foley.recording", qos: .userInitiated)
-  private let device: SDL_AudioDeviceID
+  let queue = DispatchQueue(label: "foley.recording", qos: .userInitiated)
+  let device: SDL_AudioDeviceID
   private let ownsAudioSubsystem: Bool
   private let rawState = Atomic<UInt8>(State.prepared.rawValue)
   private let frames = Atomic<Int>(0)
@@ -77,7 +77,7 @@ public final class AudioRecorder: @unchecked Sendable {
   /// Whether any sample so far was not exactly zero: a take of pure digital silence usually means
   /// there is no microphone behind the device.
   private let heardSignal = Atomic<Bool>(false)
-  private var pausedBySession = false
+  var pausedBySession = false
   private var meterWindow: MeterWindow
 
   /// The capture devices SDL reports (names for ``init(url:format:deviceName:options:session:logger:)``).
@@ -249,7 +249,7 @@ public final class AudioRecorder: @unchecked Sendable {
     logger.info("recording \(url.path) as \(format)")
   }
 
-  private func pauseOnQueue(bySession: Bool) {
+  func pauseOnQueue(bySession: Bool) {
     guard state == .recording else { return }
     SDL_PauseAudioDevice(device, 1)
     drain()
@@ -259,7 +259,7 @@ public final class AudioRecorder: @unchecked Sendable {
     patchHeader()
   }
 
-  private func resumeOnQueue() {
+  func resumeOnQueue() {
     rawState.store(State.recording.rawValue, ordering: .releasing)
     SDL_PauseAudioDevice(device, 0)
   }
@@ -322,7 +322,7 @@ public final class AudioRecorder: @unchecked Sendable {
   }
 
   @discardableResult
-  private func finishOnQueue(error: RecordingError?) -> RecordingSummary {
+  func finishOnQueue(error: RecordingError?) -> RecordingSummary {
     if let report = stopReport.withLock({ $0 }) { return report }
     let wasRunning = state == .recording
     timer?.cancel()
@@ -386,25 +386,4 @@ public final class AudioRecorder: @unchecked Sendable {
     let levels = meterWindow.takeLevels()
     meterState.withLock { $0 = levels }
   }
-}
-
-extension AudioRecorder: AudioSessionParticipant {
-  public func sessionDidChange(_ change: AudioSession.Transition) {
-    guard !options.contains(.keepsRecordingWhenInactive) else { return }
-    queue.sync {
-      if !change.new.isActive {
-        pauseOnQueue(bySession: true)
-      } else if state == .paused, pausedBySession {
-        pausedBySession = false
-        resumeOnQueue()
-      }
-    }
-  }
-
-  public func audioDeviceRemoved(deviceID: UInt32, isCapture: Bool) {
-    guard isCapture, deviceID == device else { return }
-    queue.sync { _ = finishOnQueue(error: .deviceLost(url)) }
-  }
-
-  public func audioDeviceAdded(index: UInt32, isCapture: Bool) {}
 }
