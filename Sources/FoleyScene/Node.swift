@@ -55,11 +55,12 @@ open class Node {
   /// the update took is still a child, and no weak `parent` needs loading to know it.
   @exclusivity(unchecked) private var childrenGeneration = 0
 
-  /// One slot for the state another module keeps per node (FoleyAudio keeps the node's volume and
-  /// the voices it started here), so finding it is a field read rather than a dictionary lookup.
+  /// The state other modules keep per node, one slot per feature (``NodeStorageKey``): the scene
+  /// bridge keeps a node's volume and voices in one, and a scene's engine link in another, so no
+  /// feature can overwrite another's. Finding a slot is an index, not a dictionary lookup.
   /// FoleyScene looks inside only to tell a ``SceneMembershipObserver`` when the node joins or
   /// leaves a scene.
-  package var attachment: AnyObject?
+  @exclusivity(unchecked) private var featureStorage: [AnyObject?] = []
 
   // Bookkeeping of the update loop: main-actor confined and never held across a call out, so
   // the runtime's exclusivity checks are left off (they cost as much as the loop itself).
@@ -182,15 +183,30 @@ open class Node {
     children.removeAll()
   }
 
-  /// Tells the observers in this subtree's attachment slots that it joined `scene`'s tree.
+  /// Tells the observers in this subtree's feature storage that it joined `scene`'s tree.
   private func announce(entering scene: Scene) {
-    if let observer = attachment as? any SceneMembershipObserver { observer.node(self, didEnter: scene) }
+    for case let observer as any SceneMembershipObserver in featureStorage { observer.node(self, didEnter: scene) }
     for child in children { child.announce(entering: scene) }
   }
 
   private func announce(leaving scene: Scene) {
-    if let observer = attachment as? any SceneMembershipObserver { observer.node(self, willLeave: scene) }
+    for case let observer as any SceneMembershipObserver in featureStorage { observer.node(self, willLeave: scene) }
     for child in children { child.announce(leaving: scene) }
+  }
+
+  /// The state the feature of `key` keeps on this node, if it has put any there.
+  package subscript<Value>(storage key: NodeStorageKey<Value>) -> Value? {
+    get {
+      guard key.index < featureStorage.count, let value = featureStorage[key.index] else { return nil }
+      // Only this subscript writes a slot, and only with its key's type.
+      return unsafeDowncast(value, to: Value.self)
+    }
+    set {
+      if key.index >= featureStorage.count {
+        featureStorage.append(contentsOf: repeatElement(nil, count: key.index + 1 - featureStorage.count))
+      }
+      featureStorage[key.index] = newValue
+    }
   }
 
   public func removeChildren(in nodes: [Node]) {
@@ -338,7 +354,7 @@ open class Node {
   }
 }
 
-/// State kept in a node's attachment slot that wants to know when its node joins a scene's tree or
+/// State kept in a node's feature storage that wants to know when its node joins a scene's tree or
 /// leaves it (FoleyAudio's `AudioNode` starts and stops its sound this way).
 package protocol SceneMembershipObserver: AnyObject {
   @MainActor func node(_ node: Node, didEnter scene: Scene)

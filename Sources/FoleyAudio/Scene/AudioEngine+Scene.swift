@@ -37,9 +37,9 @@ extension AudioEngine {
       },
     ]
     scene.setService(self)
-    // In the scene's attachment slot rather than among its services: the sound actions look it
-    // up on every trigger, and a field read beats a dictionary lookup.
-    scene.attachment = link
+    // In the scene's storage rather than among its services: the sound actions look it up on
+    // every trigger, and an indexed slot beats a dictionary lookup.
+    scene[storage: SceneAudioLink.storageKey] = link
     // Audio nodes already in the scene start now.
     AudioNode.forEach(in: scene) { $0.engineAttached(link) }
   }
@@ -61,7 +61,7 @@ extension AudioEngine {
     if let link = SceneAudioLink.of(scene) {
       for token in link.observerTokens { scene.removeUpdateObserver(token) }
       link.stopAudioNodes()
-      scene.attachment = nil
+      scene[storage: SceneAudioLink.storageKey] = nil
     }
     scene.setService(nil, as: AudioEngine.self)
   }

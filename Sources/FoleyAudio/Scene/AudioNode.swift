@@ -28,8 +28,9 @@ open class AudioNode: Node {
   /// The sound's voice while it plays or is paused.
   public private(set) var voice: Voice?
   private let source: SoundSource
-  /// The game asked for sound (autoplay, or `play()`) and has not paused or stopped it since.
-  private var wantsToPlay = true
+  /// The game asked for sound (`play()`, or autoplay once in a scene) and has not paused or
+  /// stopped it since. Off at first: a node that does not autoplay waits for `play()`.
+  private var wantsToPlay = false
   private var isPausedByGame = false
   private var isHeldByScene = false
   private weak var link: SceneAudioLink?
@@ -52,8 +53,8 @@ open class AudioNode: Node {
   init(source: SoundSource) {
     self.source = source
     super.init()
-    // The node's audio state lives in its attachment slot, which also hears the node join and
-    // leave scenes.
+    // The node's audio state lives in its storage slot, which also hears the node join and leave
+    // scenes.
     _ = NodeAudio.ensure(self)
   }
 

@@ -1,6 +1,6 @@
 import FoleyScene
 
-/// What FoleyAudio keeps per node, in the node's attachment slot: the volume
+/// What the scene bridge keeps per node, in the node's storage under its own key: the volume
 /// `Action.changeVolume(to:duration:)` gave it, and the voices it started (so a volume change
 /// reaches them). A field read per trigger, no table to search; it goes when the node does.
 /// Not main-actor isolated itself (each call would then carry an executor check): it is only ever
@@ -14,14 +14,17 @@ final class NodeAudio: SceneMembershipObserver {
   /// so a node that keeps many voices playing is not scanned on every trigger.
   private var pruneAt = 16
 
+  /// The node's slot for it (the scene's engine link has a slot of its own).
+  static let storageKey = NodeStorageKey<NodeAudio>()
+
   /// The node's audio state, if it has any yet.
-  @MainActor static func of(_ node: Node) -> NodeAudio? { node.attachment as? NodeAudio }
+  @MainActor static func of(_ node: Node) -> NodeAudio? { node[storage: storageKey] }
 
   /// The node's audio state, made on first use.
   @MainActor static func ensure(_ node: Node) -> NodeAudio {
     if let state = of(node) { return state }
     let state = NodeAudio()
-    node.attachment = state
+    node[storage: storageKey] = state
     return state
   }
 

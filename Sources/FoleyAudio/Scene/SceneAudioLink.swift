@@ -36,8 +36,11 @@ final class SceneAudioLink {
     self.pausesSceneWhenInactive = pausesSceneWhenInactive
   }
 
+  /// The scene's slot for its link (its node audio state, as any node's, has a slot of its own).
+  nonisolated static let storageKey = NodeStorageKey<SceneAudioLink>()
+
   /// The link of the engine attached to `scene`, if any.
-  static func of(_ scene: Scene) -> SceneAudioLink? { scene.attachment as? SceneAudioLink }
+  static func of(_ scene: Scene) -> SceneAudioLink? { scene[storage: storageKey] }
 
   func sceneWillUpdate(_ scene: Scene, step: Double) {
     frameLength = min(max(64, Int(step * Double(core.format.sampleRate))), core.format.sampleRate / 10)
