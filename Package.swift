@@ -22,6 +22,11 @@ let package = Package(
     .library(name: "FoleyScene", targets: ["FoleyScene"]),
     .library(name: "FoleySession", targets: ["FoleySession"]),
     .library(name: "FoleyAudio", targets: ["FoleyAudio"]),
+    .library(name: "FoleyMusic", targets: ["FoleyMusic"]),
+    .library(name: "FoleySceneAudio", targets: ["FoleySceneAudio"]),
+    .library(name: "FoleySoundMap", targets: ["FoleySoundMap"]),
+    // The embedded mixer, driven by hand: for tests and tools, as swift-nio ships NIOEmbedded.
+    .library(name: "FoleyAudioTesting", targets: ["FoleyAudioTesting"]),
     .library(name: "FoleyRecording", targets: ["FoleyRecording"]),
     .library(name: "FoleyPlatform", targets: ["FoleyPlatform"]),
     // Speech on espeak-ng, which is GPL-3: its own product, outside the `Foley` umbrella, so a
@@ -60,12 +65,40 @@ let package = Package(
       dependencies: ["CFoleySDL2"],
       swiftSettings: swiftSettings
     ),
+    // The engine core: engine, mixer and voices, sounds and decoding, streams, the real-time
+    // code, the backend, the spatial maths. It knows nothing of scenes.
     .target(
       name: "FoleyAudio",
       dependencies: [
-        "FoleyScene", "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs",
+        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs",
         .product(name: "Logging", package: "swift-log"),
       ],
+      swiftSettings: swiftSettings
+    ),
+    // Streamed music: tracks, queues, crossfades, the player.
+    .target(
+      name: "FoleyMusic",
+      dependencies: ["FoleyAudio", "FoleySession", "CFoleyCodecs"],
+      swiftSettings: swiftSettings
+    ),
+    // Where scene meets engine: sound actions, AudioNode, the listener, attach and the link.
+    .target(
+      name: "FoleySceneAudio",
+      dependencies: ["FoleyAudio", "FoleyMusic", "FoleyScene", "FoleySession"],
+      swiftSettings: swiftSettings
+    ),
+    // Game events to sounds, from data: containers, parameters, hot reload.
+    .target(
+      name: "FoleySoundMap",
+      dependencies: [
+        "FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleySession",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "FoleyAudioTesting",
+      dependencies: ["FoleyAudio", "FoleySession", .product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
     .target(
@@ -86,7 +119,10 @@ let package = Package(
     ),
     .target(
       name: "Foley",
-      dependencies: ["FoleyScene", "FoleySession", "FoleyAudio", "FoleyRecording", "FoleyPlatform"],
+      dependencies: [
+        "FoleyScene", "FoleySession", "FoleyAudio", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap",
+        "FoleyRecording", "FoleyPlatform",
+      ],
       swiftSettings: swiftSettings
     ),
     .executableTarget(
@@ -94,7 +130,7 @@ let package = Package(
       dependencies: [
         // FoleySpeech links espeak-ng (GPL-3.0-or-later): so does the demo, which is why the
         // speech product is separate from the `Foley` umbrella games link.
-        "Foley", "FoleySpeech",
+        "Foley", "FoleySpeech", "FoleyAudioTesting",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -105,7 +141,7 @@ let package = Package(
     // Benchmarks: built in release by Scripts/bench.sh; never part of the tests.
     .executableTarget(
       name: "FoleyBench",
-      dependencies: ["Foley", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["Foley", "FoleyAudioTesting", .product(name: "Logging", package: "swift-log")],
       path: "Benchmarks/FoleyBench",
       swiftSettings: swiftSettings
     ),
@@ -114,7 +150,7 @@ let package = Package(
     .executableTarget(
       name: "FoleyFuzz",
       dependencies: [
-        "FoleyAudio", "FoleyScene", "FoleySession",
+        "FoleyAudio", "FoleyAudioTesting", "FoleySceneAudio", "FoleyScene", "FoleySession",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -133,15 +169,18 @@ let package = Package(
     // Helpers shared by the test targets: generated sounds, disk-driver capture, environment.
     .target(
       name: "FoleyTestSupport",
-      dependencies: ["FoleyAudio", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording"],
+      dependencies: [
+        "FoleyAudio", "FoleyAudioTesting", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording",
+      ],
       path: "Tests/FoleyTestSupport",
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FoleyAudioTests",
       dependencies: [
-        "FoleyAudio", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport",
-        "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs",
+        "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene",
+        "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2", "CFoleySDL2Mixer",
+        "CFoleyCodecs",
       ],
       // A sound shipped as a package resource, found through Bundle.module.
       resources: [.copy("Resources")],
@@ -165,12 +204,15 @@ let package = Package(
     ),
     .target(
       name: "FoleySpeech",
-      dependencies: ["FoleyAudio", "FoleyScene", "FoleySession", "CFoleyEspeak"],
+      dependencies: ["FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleySession", "CFoleyEspeak"],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FoleySpeechTests",
-      dependencies: ["FoleySpeech", "FoleyAudio", "FoleyScene", "FoleySession", "FoleyTestSupport"],
+      dependencies: [
+        "FoleySpeech", "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleyScene",
+        "FoleySession", "FoleyTestSupport",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

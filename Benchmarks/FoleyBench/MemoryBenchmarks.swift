@@ -1,4 +1,5 @@
 import Foley
+import FoleyAudioTesting
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import Foley
 import FoleyAudio
+import FoleyAudioTesting
 import Foundation
 import Logging
 
@@ -49,7 +50,7 @@ enum MusicBenchmarks {
         format: RecordingFormat(sampleRate: 8_000, channels: 1, sampleFormat: .signed16), samples: $0)
     }.write(to: url)
     let mixer = EmbeddedMixer()
-    let engine = try AudioEngine(backend: mixer, session: AudioSession(), logger: logger)
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession(), logger: logger)
     defer { engine.close() }
     let music = engine.music
     music.play(Track(url: url))

@@ -1,7 +1,12 @@
-// The umbrella module: `import Foley` brings in the scene, session, audio, recording and platform
-// modules (never the C modules, which stay behind `internal import`).
+// The umbrella module: `import Foley` brings in the scene, session, engine, music, scene bridge,
+// sound map, recording and platform modules (never the C modules, which stay behind
+// `internal import`; never FoleySpeech, which is GPL, nor FoleyAudioTesting, which is for tests
+// and tools).
 @_exported public import FoleyAudio
+@_exported public import FoleyMusic
 @_exported public import FoleyPlatform
 @_exported public import FoleyRecording
 @_exported public import FoleyScene
+@_exported public import FoleySceneAudio
 @_exported public import FoleySession
+@_exported public import FoleySoundMap

@@ -32,7 +32,7 @@ public struct EventPump {
       if let session { withUnsafeBytes(of: &event) { _ = session.handleSDLEvent(bytes: $0) } }
       if let translated = translate(event) { events.append(translated) }
     }
-    session?.deliverTransitions()
+    session?.mailbox.drain()
     return events
   }
 

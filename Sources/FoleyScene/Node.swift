@@ -185,12 +185,16 @@ open class Node {
 
   /// Tells the observers in this subtree's feature storage that it joined `scene`'s tree.
   private func announce(entering scene: Scene) {
-    for case let observer as any SceneMembershipObserver in featureStorage { observer.node(self, didEnter: scene) }
+    for case let observer as any SceneMembershipObserver in featureStorage {
+      observer.node(self, didEnter: scene)
+    }
     for child in children { child.announce(entering: scene) }
   }
 
   private func announce(leaving scene: Scene) {
-    for case let observer as any SceneMembershipObserver in featureStorage { observer.node(self, willLeave: scene) }
+    for case let observer as any SceneMembershipObserver in featureStorage {
+      observer.node(self, willLeave: scene)
+    }
     for child in children { child.announce(leaving: scene) }
   }
 

@@ -54,6 +54,10 @@ public final class AudioSession: Sendable {
   private let registry = Locked(Registry())
   /// True while a delivery is queued on the main queue, so transitions made off the main thread
   /// schedule one delivery between drains instead of one each.
+  /// Where the session's transitions, and the events of every engine and recorder that use this
+  /// session (music, sound maps, speech), wait for the game thread.
+  public let mailbox = GameThreadMailbox()
+  /// Whether a delivery of transitions is already in the mailbox.
   private let deliveryScheduled = Atomic<Bool>(false)
   /// Serialises transitions, so participants see them one at a time and in order, and counts
   /// them. Participants may block (an engine waits for its audio queue); nothing they call takes
@@ -144,16 +148,16 @@ public final class AudioSession: Sendable {
       expected: false, desired: true, ordering: .acquiringAndReleasing
     )
     .exchanged {
-      DispatchQueue.main.async { self.deliverTransitions() }
+      mailbox.post { self.deliverTransitions() }
     }
   }
 
   // MARK: - Observers
 
   /// Calls `body` with every transition, on the game thread (the main actor). A transition made
-  /// on the main thread is delivered at once; one made elsewhere arrives at the next
-  /// `EventPump.poll()`, the next update of a scene the engine is attached to, or when the main
-  /// queue next runs, whichever is first. Returns a token for ``removeObserver(_:)``.
+  /// on the main thread is delivered at once; one made elsewhere goes through the ``mailbox``,
+  /// and arrives at the next `EventPump.poll()`, the next update of a scene the engine is
+  /// attached to, or when the main queue next runs, whichever is first. Returns a token for ``removeObserver(_:)``.
   @discardableResult
   public func addObserver(_ body: @escaping @MainActor @Sendable (Transition) -> Void) -> Int {
     registry.withLock { registry in

@@ -1,4 +1,4 @@
-public import FoleyAudio
+@_spi(FoleyStreams) public import FoleyAudio
 public import FoleyScene
 
 extension Action {

@@ -1,4 +1,4 @@
-import FoleyAudio
+@_spi(FoleyStreams) import FoleyAudio
 
 /// Synthesised speech as a PCM source for a streamed voice: silence for the pre-utterance delay,
 /// the samples, silence for the post-utterance delay. Read on the stream filler's queue only.

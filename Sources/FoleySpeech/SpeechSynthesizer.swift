@@ -1,5 +1,5 @@
 import Dispatch
-public import FoleyAudio
+@_spi(FoleyStreams) public import FoleyAudio
 import FoleySession
 import Foundation
 

@@ -1,5 +1,8 @@
 import FoleyAudio
+import FoleyAudioTesting
+import FoleyMusic
 import FoleyScene
+import FoleySceneAudio
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -93,7 +96,7 @@ struct DecoderTests {
       at: root.appendingPathComponent("sfx/link.wav"),
       withDestinationURL: outside.appendingPathComponent("secret.wav"))
     let mixer = EmbeddedMixer()
-    let engine = try AudioEngine(backend: mixer, assetRoots: [root])
+    let engine = try AudioEngine(embedded: mixer, assetRoots: [root])
     defer { engine.close() }
     #expect(try engine.sound(named: "sfx/hit.wav").duration > 0)
     #expect(try engine.sound(named: "sfx/../sfx/hit.wav").duration > 0)
@@ -116,7 +119,7 @@ struct DecoderTests {
     let root = temporaryFile("assets")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
-    let engine = try AudioEngine(backend: EmbeddedMixer(), assetRoots: [root])
+    let engine = try AudioEngine(embedded: EmbeddedMixer(), assetRoots: [root])
     defer { engine.close() }
     #expect { try engine.sound(named: "late.wav") } throws: { ($0 as? SoundError)?.code == .unreadable }
     try makeToneWAV(frequency: 440, duration: 0.05).write(to: root.appendingPathComponent("late.wav"))

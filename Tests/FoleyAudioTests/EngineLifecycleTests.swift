@@ -1,7 +1,10 @@
 internal import CFoleySDL2
 internal import CFoleySDL2Mixer
 import FoleyAudio
+import FoleyAudioTesting
+import FoleyMusic
 import FoleyRecording
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation

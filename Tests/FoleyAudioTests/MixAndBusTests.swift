@@ -1,4 +1,6 @@
 import FoleyAudio
+import FoleyMusic
+import FoleySceneAudio
 import FoleyTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,8 @@
 import FoleyAudio
+import FoleyAudioTesting
+import FoleyMusic
 import FoleyScene
+import FoleySceneAudio
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -243,7 +246,7 @@ struct MixerLogicTests {
   @Test("a package's own sounds are found through Bundle.module")
   func bundledAssets() throws {
     let root = try #require(Bundle.module.url(forResource: "Resources", withExtension: nil))
-    let engine = try AudioEngine(backend: EmbeddedMixer(), assetRoots: [root])
+    let engine = try AudioEngine(embedded: EmbeddedMixer(), assetRoots: [root])
     defer { engine.close() }
     #expect(abs(try engine.sound(named: "bundled-tone.wav").duration - 0.25) < 0.001)
   }

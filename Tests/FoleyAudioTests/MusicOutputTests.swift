@@ -1,5 +1,7 @@
 internal import CFoleyCodecs
 import FoleyAudio
+import FoleyMusic
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation

@@ -1,6 +1,8 @@
 import FoleyAudio
+import FoleyMusic
 import FoleyPlatform
 import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation

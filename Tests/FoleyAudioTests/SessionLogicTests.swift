@@ -1,6 +1,9 @@
 internal import CFoleySDL2
 import FoleyAudio
+import FoleyAudioTesting
+import FoleyMusic
 import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation

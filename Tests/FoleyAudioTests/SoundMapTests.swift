@@ -1,6 +1,9 @@
 import FoleyAudio
+import FoleyMusic
 import FoleyScene
+import FoleySceneAudio
 import FoleySession
+import FoleySoundMap
 import FoleyTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,7 @@
 import FoleyAudio
+import FoleyMusic
 import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation

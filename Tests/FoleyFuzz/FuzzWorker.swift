@@ -1,5 +1,7 @@
 import FoleyAudio
+import FoleyAudioTesting
 import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import Foundation
 import Logging

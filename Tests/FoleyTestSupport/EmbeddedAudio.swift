@@ -1,4 +1,5 @@
 public import FoleyAudio
+package import FoleyAudioTesting
 public import FoleyScene
 public import FoleySession
 public import Foundation

@@ -8,18 +8,18 @@ package struct MixChunk: @unchecked Sendable, Hashable {
   let pointer: UnsafeMutablePointer<Mix_Chunk>
 
   /// The samples.
-  var samples: UnsafeMutableRawPointer { UnsafeMutableRawPointer(pointer.pointee.abuf) }
-  var byteCount: Int { Int(pointer.pointee.alen) }
+  package var samples: UnsafeMutableRawPointer { UnsafeMutableRawPointer(pointer.pointee.abuf) }
+  package var byteCount: Int { Int(pointer.pointee.alen) }
   /// False for a view into another chunk's samples (a play resumed mid-sound).
-  var ownsSamples: Bool { pointer.pointee.allocated != 0 }
+  package var ownsSamples: Bool { pointer.pointee.allocated != 0 }
 
   /// A chunk that takes ownership of `samples`, which must come from `SDL_malloc`.
-  static func owning(_ samples: UnsafeMutableRawPointer, byteCount: Int) -> MixChunk? {
+  package static func owning(_ samples: UnsafeMutableRawPointer, byteCount: Int) -> MixChunk? {
     make(samples, byteCount: byteCount, owns: true)
   }
 
   /// A chunk that plays bytes it does not own; they must outlive it.
-  static func view(of samples: UnsafeMutableRawPointer, byteCount: Int) -> MixChunk? {
+  package static func view(of samples: UnsafeMutableRawPointer, byteCount: Int) -> MixChunk? {
     make(samples, byteCount: byteCount, owns: false)
   }
 
@@ -37,7 +37,7 @@ package struct MixChunk: @unchecked Sendable, Hashable {
 
   /// Frees the chunk (and its samples, if it owns them) without SDL_mixer: for a mixer that is
   /// not SDL_mixer, or once SDL_mixer is closed.
-  func freeWithoutMixer() {
+  package func freeWithoutMixer() {
     if ownsSamples { SDL_free(pointer.pointee.abuf) }
     SDL_free(pointer)
   }

@@ -46,4 +46,12 @@ package protocol MixerBackend: AnyObject, Sendable {
   func scheduleService(at deadline: UInt64?)
   /// The engine is done with this backend: drop the service closure and any wake it scheduled.
   func detach()
+
+  /// True for a backend that mixes only when told (the embedded mixer): the engine then tops its
+  /// streams up before each buffer rather than on a timer. False for SDL, which mixes on its own
+  /// clock.
+  var mixesOnDemand: Bool { get }
+  /// Runs `work` before each buffer is mixed, on the thread that mixes; only asked of a backend
+  /// that ``mixesOnDemand``.
+  func runBeforeEachBuffer(_ work: @escaping @Sendable () -> Void)
 }

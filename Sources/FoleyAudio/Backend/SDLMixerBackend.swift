@@ -49,7 +49,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   /// Gives back the audio subsystem reference and the claim on SDL_mixer. Called once, after
   /// ``close()``.
-  func release() {
+  package func release() {
     guard ownsAudioSubsystem else { return }
     ownsAudioSubsystem = false
     detach()
@@ -59,11 +59,11 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   /// Whether SDL audio was not running before this backend took its reference: then switching it
   /// to the dummy driver (the no-device fallback) pulls no device from under anyone else.
-  let wasSoleAudioUser: Bool
+  package let wasSoleAudioUser: Bool
 
   /// Restarts SDL audio on its dummy driver: the no-device fallback when this backend is SDL
   /// audio's only user. The reference stays counted (no raw `SDL_AudioInit`).
-  func switchToDummyDriver() throws(SDLError) {
+  package func switchToDummyDriver() throws(SDLError) {
     SDL_QuitSubSystem(SDL_INIT_AUDIO)
     SDL_SetHintWithPriority(SDL_HINT_AUDIODRIVER, "dummy", SDL_HINT_OVERRIDE)
     defer { _ = SDL_ResetHint(SDL_HINT_AUDIODRIVER) }
@@ -201,6 +201,13 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     timer = nil
   }
 
+  /// SDL mixes on its own clock (the device's callback).
+  package var mixesOnDemand: Bool { false }
+
+  package func runBeforeEachBuffer(_ work: @escaping @Sendable () -> Void) {
+    preconditionFailure("SDL mixes on its own clock; the engine refills streams on a timer")
+  }
+
   package func scheduleService(at deadline: UInt64?) {
     guard let deadline else {
       timer?.schedule(deadline: .distantFuture)
@@ -220,6 +227,6 @@ let channelGainEffect: Mix_EffectFunc_t = { _, stream, length, userData in
 /// A Dispatch source for a `@Sendable` closure: Dispatch sources are safe to signal from any
 /// thread, but the overlay does not mark them `Sendable`.
 private final class SendableSource: @unchecked Sendable {
-  let source: any DispatchSourceUserDataOr
-  init(_ source: any DispatchSourceUserDataOr) { self.source = source }
+  package let source: any DispatchSourceUserDataOr
+  package init(_ source: any DispatchSourceUserDataOr) { self.source = source }
 }

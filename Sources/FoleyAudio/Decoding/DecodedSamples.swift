@@ -2,13 +2,13 @@ internal import CFoleySDL2
 
 /// Samples decoded and converted to the mix's format, in memory from `SDL_malloc` (so a
 /// ``MixChunk`` can take them over), with what the file said about itself.
-final class DecodedSamples {
+package final class DecodedSamples {
   private var bytes: UnsafeMutableRawPointer?
-  let byteCount: Int
-  let frames: Int
-  let source: SourceDescription
+  package let byteCount: Int
+  package let frames: Int
+  package let source: SourceDescription
 
-  init(bytes: UnsafeMutableRawPointer, byteCount: Int, frames: Int, source: SourceDescription) {
+  package init(bytes: UnsafeMutableRawPointer, byteCount: Int, frames: Int, source: SourceDescription) {
     self.bytes = bytes
     self.byteCount = byteCount
     self.frames = frames
@@ -16,7 +16,7 @@ final class DecodedSamples {
   }
 
   /// Hands the samples to a chunk, once; nil if the chunk cannot be made (then they are freed).
-  func intoChunk() -> MixChunk? {
+  package func intoChunk() -> MixChunk? {
     guard let bytes else { return nil }
     self.bytes = nil
     guard let chunk = MixChunk.owning(bytes, byteCount: byteCount) else {

@@ -1,6 +1,6 @@
 internal import CFoleyCodecs
 internal import CFoleySDL2
-import Foundation
+package import Foundation
 
 /// Decodes whole sounds into the mix's format: sniffs the format, checks what the header declares
 /// before decoding anything (sample rate, channels, length against ``maximumDuration``), decodes
@@ -10,18 +10,18 @@ import Foundation
 /// crashes on hostile bytes, hangs, or runs away with memory ends only the child, and the caller
 /// gets a ``SoundError`` (`.decoderCrashed`, `.decoderTimedOut`). It never touches SDL_mixer, whose
 /// loader holds the audio lock while it decodes, so decoding never stalls the output.
-struct SoundDecoder: Sendable {
-  let format: AudioDeviceFormat
+package struct SoundDecoder: Sendable {
+  package let format: AudioDeviceFormat
   /// The longest sound decoded whole, in seconds.
-  let maximumDuration: Double
+  package let maximumDuration: Double
   /// Whether decoding runs in a child process.
-  let isolated: Bool
+  package let isolated: Bool
   /// How long an isolated decode may take before it is stopped.
-  let timeout: Double
+  package let timeout: Double
   /// Address space an isolated decoder may add to what it inherits.
-  static let childMemoryLimit = 512 << 20
+  package static let childMemoryLimit = 512 << 20
 
-  func decode(_ data: Data, name: String) throws(SoundError) -> DecodedSamples {
+  package func decode(_ data: Data, name: String) throws(SoundError) -> DecodedSamples {
     guard !data.isEmpty else { throw SoundError(.empty, asset: name) }
     var target = foley_target(
       sample_rate: Int32(format.sampleRate), channels: Int32(format.channels),
@@ -87,7 +87,7 @@ struct SoundDecoder: Sendable {
     return (FOLEY_OK.rawValue, result, samples)
   }
 
-  static func code(for status: UInt32) -> SoundError.Code {
+  package static func code(for status: UInt32) -> SoundError.Code {
     switch status {
     case FOLEY_ERR_IO.rawValue: .unreadable
     case FOLEY_ERR_UNSUPPORTED.rawValue: .unsupportedFormat

@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 
 /// The length a sound file's header declares, read without decoding: for an action's duration
 /// (`playSound(data:waitForCompletion:)` sits in sequences and groups before any engine has seen
 /// the bytes). Pure Swift with every read bounds-checked, so it is safe on any bytes; no codec
 /// runs. WAV, AIFF, FLAC, OGG Vorbis and Opus say their length exactly; MP3 from its Xing/Info
 /// header, otherwise estimated from the bit rate. Nil when the bytes do not say.
-enum SoundProbe {
-  static func duration(of data: Data) -> Double? {
+package enum SoundProbe {
+  package static func duration(of data: Data) -> Double? {
     let bytes = [UInt8](data.prefix(1 << 20))
     let reader = ByteReader(bytes: bytes, tail: data.count > bytes.count ? [UInt8](data.suffix(65_536)) : nil)
     let seconds: Double?
@@ -150,24 +150,24 @@ enum SoundProbe {
 
 /// Bounds-checked reads from the start of a file (and, for Ogg, its last 64 KiB).
 private struct ByteReader {
-  let bytes: [UInt8]
-  let tail: [UInt8]?
+  package let bytes: [UInt8]
+  package let tail: [UInt8]?
 
-  var count: Int { bytes.count }
+  package var count: Int { bytes.count }
 
-  func byte(_ offset: Int) -> UInt8? { offset >= 0 && offset < bytes.count ? bytes[offset] : nil }
+  package func byte(_ offset: Int) -> UInt8? { offset >= 0 && offset < bytes.count ? bytes[offset] : nil }
 
-  func tag(_ offset: Int) -> String? {
+  package func tag(_ offset: Int) -> String? {
     guard offset >= 0, offset + 4 <= bytes.count else { return nil }
     return String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self)
   }
 
-  func u16(_ offset: Int) -> Int? {
+  package func u16(_ offset: Int) -> Int? {
     guard let low = byte(offset), let high = byte(offset + 1) else { return nil }
     return Int(low) | Int(high) << 8
   }
 
-  func u32(_ offset: Int, bigEndian: Bool = false) -> Int? {
+  package func u32(_ offset: Int, bigEndian: Bool = false) -> Int? {
     guard offset >= 0, offset + 4 <= bytes.count else { return nil }
     let values = bytes[offset..<(offset + 4)].map(Int.init)
     return bigEndian
@@ -175,13 +175,13 @@ private struct ByteReader {
       : values[3] << 24 | values[2] << 16 | values[1] << 8 | values[0]
   }
 
-  func synchsafe(_ offset: Int) -> Int? {
+  package func synchsafe(_ offset: Int) -> Int? {
     guard offset >= 0, offset + 4 <= bytes.count else { return nil }
     return bytes[offset..<(offset + 4)].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
   }
 
   /// An IEEE 754 80-bit extended float (AIFF's sample rate).
-  func extended(_ offset: Int) -> Double? {
+  package func extended(_ offset: Int) -> Double? {
     guard offset >= 0, offset + 10 <= bytes.count else { return nil }
     let exponent = (Int(bytes[offset] & 0x7F) << 8 | Int(bytes[offset + 1])) - 16_383 - 63
     let mantissa = bytes[(offset + 2)..<(offset + 10)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -190,7 +190,7 @@ private struct ByteReader {
   }
 
   /// The granule position of the last Ogg page.
-  func lastOggGranule() -> Int? {
+  package func lastOggGranule() -> Int? {
     let end = tail ?? bytes
     var index = end.count - 27
     while index >= 0 {

@@ -54,7 +54,7 @@ public struct AudioConfiguration: Sendable, Hashable {
   public init() {}
 
   /// Checks every value; the first one out of range is named in the error.
-  func validated() throws(AudioEngineError) -> AudioConfiguration {
+  package func validated() throws(AudioEngineError) -> AudioConfiguration {
     func check(_ valid: Bool, _ what: String) throws(AudioEngineError) {
       if !valid { throw .invalidConfiguration(what) }
     }
@@ -100,15 +100,17 @@ public struct LimiterSettings: Sendable, Hashable {
 
   public init() {}
 
-  var ceiling: Float { Float(pow(10, ceilingDecibels / 20)) }
+  package var ceiling: Float { Float(pow(10, ceilingDecibels / 20)) }
 
-  func lookAheadFrames(at sampleRate: Int) -> Int {
+  package func lookAheadFrames(at sampleRate: Int) -> Int {
     max(1, Int((lookAhead * Double(sampleRate)).rounded()) + 1)
   }
 
-  func releaseCoefficient(at sampleRate: Int) -> Double { 1 - exp(-1 / (release * Double(sampleRate))) }
+  package func releaseCoefficient(at sampleRate: Int) -> Double {
+    1 - exp(-1 / (release * Double(sampleRate)))
+  }
 
-  func validate() throws(AudioEngineError) {
+  package func validate() throws(AudioEngineError) {
     guard ceilingDecibels.isFinite, (-40...0).contains(ceilingDecibels) else {
       throw .invalidConfiguration("limiter.ceilingDecibels \(ceilingDecibels) is not in -40...0")
     }

@@ -108,5 +108,7 @@ public struct MasterMeter: Sendable, Hashable {
   /// Frames the limiter's look-ahead delays the output by (0 without a limiter).
   public var latencyFrames: Int
 
-  static func decibels(_ gain: Float) -> Double { gain >= 1 ? 0 : 20 * log10(Double(max(gain, 1e-8))) }
+  package static func decibels(_ gain: Float) -> Double {
+    gain >= 1 ? 0 : 20 * log10(Double(max(gain, 1e-8)))
+  }
 }

@@ -16,7 +16,7 @@ extension AudioEngine {
       .data(SoundDataReference(data: data, name: name)), volume: volume, pan: pan, groupVolume: 1)
   }
 
-  func play(_ source: SoundSource, volume: Double, pan: Double, groupVolume: Double) -> Voice {
+  package func play(_ source: SoundSource, volume: Double, pan: Double, groupVolume: Double) -> Voice {
     core.requestPlay(source, volume: volume, pan: pan, groupVolume: groupVolume)
   }
 

@@ -1,7 +1,7 @@
 public import FoleySession
 public import Foundation
 public import Logging
-import Synchronization
+package import Synchronization
 
 /// Opens the audio device through SDL_mixer and plays sounds: one mixer channel per play, every
 /// mixer call on one serial Dispatch queue.
@@ -48,17 +48,18 @@ public final class AudioEngine: Sendable {
   /// The formats Foley decodes.
   public static let supportedFormats = ["WAV", "AIFF", "OGG Vorbis", "Opus", "FLAC", "MP3"]
 
-  let core: MixerCore
-  var library: SoundLibrary { core.library }
-  /// The music thread: decodes every music stream of this engine into its ring.
-  let streamFiller: StreamFiller
-  /// The player ``music`` returns, made on first use.
-  let defaultMusicPlayer = Locked<MusicPlayer?>(nil)
+  package let core: MixerCore
+  package var library: SoundLibrary { core.library }
+  /// The stream thread: keeps every streamed voice's ring (music, speech) filled.
+  package let streamFiller: StreamFiller
+  /// What the modules above the core keep per engine (music's track checker and player, …),
+  /// one entry per type, made on first use.
+  private let features = Locked<[ObjectIdentifier: any Sendable & AnyObject]>([:])
   private let closed = Atomic<Bool>(false)
   private let sdlBackend: SDLMixerBackend?
   private let fellBackToDummy: Bool
   /// Whether this engine put `deviceLost` on the session (cleared again when it closes).
-  let addedDeviceLost = Atomic<Bool>(false)
+  package let addedDeviceLost = Atomic<Bool>(false)
 
   /// Opens the default (or configured) output device through SDL_mixer.
   /// - Parameters:
@@ -81,7 +82,8 @@ public final class AudioEngine: Sendable {
       logger: logger)
   }
 
-  /// Opens an engine on another mixer: the ``EmbeddedMixer`` that tests drive by hand.
+  /// Opens an engine on another mixer: FoleyAudioTesting's `EmbeddedMixer`, which tests drive by
+  /// hand.
   package convenience init(
     backend: any MixerBackend, configuration: AudioConfiguration = AudioConfiguration(),
     session: AudioSession = AudioSession(), assetRoots: [URL] = AudioEngine.defaultAssetRoots,
@@ -139,17 +141,14 @@ public final class AudioEngine: Sendable {
       configuration: configuration, format: format, hasDevice: hasDevice, backend: backend,
       queue: queueHolder.queue,
       session: session, library: library, logger: logger)
-    streamFiller = StreamFiller(
-      core: core,
-      checker: TrackChecker(
-        isolated: configuration.isolatesDecoders, timeout: configuration.decodeTimeout * 6),
-      assets: library.assets, refillsByItself: sdlBackend != nil)
-    if let embedded = backend as? EmbeddedMixer {
-      // No timer drives the embedded mixer's streams: they are topped up before each buffer.
-      let refill = Callback { [streamFiller] in
+    // A backend that mixes only when told tops the streams up before each buffer (no timer, so
+    // streams are deterministic); SDL mixes on its own clock, and the filler runs a timer.
+    let refillsOnDemand = backend.mixesOnDemand
+    streamFiller = StreamFiller(core: core, assets: library.assets, refillsByItself: !refillsOnDemand)
+    if refillsOnDemand {
+      backend.runBeforeEachBuffer { [streamFiller] in
         streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
       }
-      embedded.beforeEachBuffer.withLock { $0 = refill }
     }
     core.queue.sync { core.start() }
     session.addParticipant(self)
@@ -214,12 +213,12 @@ public final class AudioEngine: Sendable {
     close()
   }
 
-  func addDeviceLost() {
+  package func addDeviceLost() {
     addedDeviceLost.store(true, ordering: .releasing)
     session.deactivate(reason: .deviceLost)
   }
 
-  func clearDeviceLost() {
+  package func clearDeviceLost() {
     if addedDeviceLost.exchange(false, ordering: .acquiringAndReleasing) {
       session.activate(reason: .deviceLost)
     }
@@ -238,14 +237,22 @@ public final class AudioEngine: Sendable {
     return core.syncOnQueue { core.census() }
   }
 
-  /// Waits until the audio queue has served everything asked of it so far, including plays that
-  /// were waiting for their sound to be decoded. For tools and tests.
-  public func waitUntilIdle() {
-    streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
-    core.flushRequests()
-    while core.syncOnQueue({ core.isAwaitingDecodes }) {
-      library.decodeQueue.sync {}
+  /// The state `Feature`'s module keeps for this engine, made by `make` the first time it is
+  /// asked for (music's track checker and default player, for example).
+  package func feature<Feature: Sendable & AnyObject>(
+    _ type: Feature.Type = Feature.self, make: () -> Feature
+  ) -> Feature {
+    features.withLock { features in
+      if let made = features[ObjectIdentifier(type)] { return made as! Feature }
+      let made = make()
+      features[ObjectIdentifier(type)] = made
+      return made
     }
+  }
+
+  /// The state of `Feature`'s module for this engine, if it was made.
+  package func featureIfMade<Feature: Sendable & AnyObject>(_ type: Feature.Type = Feature.self) -> Feature? {
+    features.withLock { $0[ObjectIdentifier(type)] as? Feature }
   }
 
   /// When the mixer first mixed `voice` (uptime nanoseconds, `DispatchTime`'s clock), or nil if it
@@ -257,5 +264,5 @@ public final class AudioEngine: Sendable {
 
 /// The audio queue, made before the core so the sound library's releaser can share it.
 private struct DispatchQueueHolder {
-  let queue = DispatchQueue(label: "foley.audio", qos: .userInteractive)
+  package let queue = DispatchQueue(label: "foley.audio", qos: .userInteractive)
 }

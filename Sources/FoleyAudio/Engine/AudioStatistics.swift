@@ -1,4 +1,4 @@
-import Synchronization
+package import Synchronization
 
 /// What the engine has done, for tests, the HUD and reports.
 ///
@@ -29,23 +29,23 @@ public struct AudioStatistics: Sendable, Hashable, Codable {
 
 /// The live counters behind ``AudioStatistics``: atomics, bumped from the game thread and the
 /// audio queue alike.
-final class AudioCounters: Sendable {
-  let requested = Atomic<Int>(0)
-  let started = Atomic<Int>(0)
-  let suppressed = Atomic<Int>(0)
-  let rejected = Atomic<Int>(0)
-  let stolen = Atomic<Int>(0)
-  let failed = Atomic<Int>(0)
-  let activeVoices = Atomic<Int>(0)
-  let peakVoices = Atomic<Int>(0)
-  let decodes = Atomic<Int>(0)
+package final class AudioCounters: Sendable {
+  package let requested = Atomic<Int>(0)
+  package let started = Atomic<Int>(0)
+  package let suppressed = Atomic<Int>(0)
+  package let rejected = Atomic<Int>(0)
+  package let stolen = Atomic<Int>(0)
+  package let failed = Atomic<Int>(0)
+  package let activeVoices = Atomic<Int>(0)
+  package let peakVoices = Atomic<Int>(0)
+  package let decodes = Atomic<Int>(0)
 
   /// The outcomes a play request can be counted under.
-  enum Outcome {
+  package enum Outcome {
     case requested, started, suppressed, rejected, stolen, failed, decoded
   }
 
-  func bump(_ outcome: Outcome) {
+  package func bump(_ outcome: Outcome) {
     switch outcome {
     case .requested: requested.add(1, ordering: .relaxed)
     case .started: started.add(1, ordering: .relaxed)
@@ -57,7 +57,7 @@ final class AudioCounters: Sendable {
     }
   }
 
-  func voiceStarted() {
+  package func voiceStarted() {
     let now = activeVoices.add(1, ordering: .relaxed).newValue
     var peak = peakVoices.load(ordering: .relaxed)
     while now > peak {
@@ -68,7 +68,7 @@ final class AudioCounters: Sendable {
     }
   }
 
-  var snapshot: AudioStatistics {
+  package var snapshot: AudioStatistics {
     AudioStatistics(
       requested: requested.load(ordering: .relaxed), started: started.load(ordering: .relaxed),
       suppressed: suppressed.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),

@@ -1,19 +1,19 @@
 /// The volume and mute of each category's bus, and the master's. Written by the game thread
 /// (under the core's mutex), applied by the queue to every voice of the bus with a per-sample
 /// ramp.
-struct BusSettings: Sendable {
-  var volumes: [SoundCategory: Double] = [:]
-  var muted: Set<SoundCategory> = []
-  var masterVolume: Double = 1
-  var isMasterMuted = false
+package struct BusSettings: Sendable {
+  package var volumes: [SoundCategory: Double] = [:]
+  package var muted: Set<SoundCategory> = []
+  package var masterVolume: Double = 1
+  package var isMasterMuted = false
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
-  var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
+  package var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
 
-  func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
+  package func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
   /// What a bus contributes to each of its voices' gain: its volume, or nothing while muted, and
   /// the deepest duck that holds it down.
-  func gain(for category: SoundCategory) -> Double {
+  package func gain(for category: SoundCategory) -> Double {
     guard !muted.contains(category) else { return 0 }
     var gain = volume(for: category)
     for duck in ducks.values where duck.categories.contains(category) {
@@ -22,5 +22,5 @@ struct BusSettings: Sendable {
     return gain
   }
 
-  var masterGain: Double { isMasterMuted ? 0 : masterVolume }
+  package var masterGain: Double { isMasterMuted ? 0 : masterVolume }
 }

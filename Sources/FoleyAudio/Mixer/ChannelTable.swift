@@ -4,7 +4,7 @@
 /// start order, overall and, for sounds with `maximumInstances`, per sound. So finding a free
 /// channel, the oldest voice, and a limited sound's oldest voice take the same time at 16
 /// channels as at 4,096, and a sound without a limit costs no dictionary work at all.
-struct ChannelTable {
+package struct ChannelTable {
   private(set) var slots: [Slot?] = []
   private(set) var gains: [ChannelGain] = []
   private var free: [Int] = []
@@ -21,12 +21,12 @@ struct ChannelTable {
   /// Channels that carry streams (music), releasing or not.
   private(set) var streamChannels = 0
 
-  var channelCount: Int { slots.count }
+  package var channelCount: Int { slots.count }
 
-  subscript(channel: Int) -> Slot? { slots[channel] }
+  package subscript(channel: Int) -> Slot? { slots[channel] }
 
   /// Adds channels up to `count`, each with its gain stage.
-  mutating func grow(to count: Int, makeGain: () -> ChannelGain) {
+  package mutating func grow(to count: Int, makeGain: () -> ChannelGain) {
     guard count > slots.count else { return }
     let added = slots.count..<count
     slots += Array(repeating: nil, count: added.count)
@@ -39,10 +39,10 @@ struct ChannelTable {
     free += added.reversed()
   }
 
-  mutating func takeFreeChannel() -> Int? { free.popLast() }
+  package mutating func takeFreeChannel() -> Int? { free.popLast() }
 
   /// Puts a counted voice on `channel` (taken from ``takeFreeChannel()``).
-  mutating func place(_ slot: Slot, on channel: Int) {
+  package mutating func place(_ slot: Slot, on channel: Int) {
     slots[channel] = slot
     slot.voice.channel = channel
     if slot.isCounted {
@@ -53,14 +53,14 @@ struct ChannelTable {
   }
 
   /// Changes the slot on `channel` in place.
-  mutating func update(_ channel: Int, _ change: (inout Slot) -> Void) {
+  package mutating func update(_ channel: Int, _ change: (inout Slot) -> Void) {
     guard var slot = slots[channel] else { return }
     change(&slot)
     slots[channel] = slot
   }
 
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
-  mutating func stopCounting(_ channel: Int) {
+  package mutating func stopCounting(_ channel: Int) {
     guard var slot = slots[channel], !slot.isReleasing else { return }
     if slot.isCounted { unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited) }
     slot.isReleasing = true
@@ -69,7 +69,7 @@ struct ChannelTable {
 
   /// Empties `channel` and frees it; returns what was on it.
   @discardableResult
-  mutating func vacate(_ channel: Int) -> Slot? {
+  package mutating func vacate(_ channel: Int) -> Slot? {
     guard let slot = slots[channel] else { return nil }
     if !slot.isCounted {
       streamChannels -= 1
@@ -82,21 +82,21 @@ struct ChannelTable {
   }
 
   /// The channel of `voice`, if the voice is still on one (a stale handle finds nothing).
-  func channel(of voice: Voice) -> Int? {
+  package func channel(of voice: Voice) -> Int? {
     let channel = voice.channel
     guard channel >= 0, channel < slots.count, slots[channel]?.voice === voice else { return nil }
     return channel
   }
 
-  var oldestVoiceChannel: Int? { oldest >= 0 ? oldest : nil }
+  package var oldestVoiceChannel: Int? { oldest >= 0 ? oldest : nil }
 
-  func oldestVoiceChannel(of sound: ObjectIdentifier) -> Int? { soundLists[sound].map(\.oldest) }
+  package func oldestVoiceChannel(of sound: ObjectIdentifier) -> Int? { soundLists[sound].map(\.oldest) }
 
-  func instances(of sound: ObjectIdentifier) -> Int { soundLists[sound]?.count ?? 0 }
+  package func instances(of sound: ObjectIdentifier) -> Int { soundLists[sound]?.count ?? 0 }
 
   /// The counted voice with the lowest priority below `priority` (oldest first among equals).
   /// A scan: only sounds with the `stealLowestPriority` policy ask, and only at the cap.
-  func lowestPriorityChannel(below priority: Int) -> Int? {
+  package func lowestPriorityChannel(below priority: Int) -> Int? {
     var best: (channel: Int, priority: Int)?
     var channel = oldest
     while channel >= 0 {
@@ -109,14 +109,14 @@ struct ChannelTable {
   }
 
   /// The channels that carry streams.
-  var streamChannelList: [Int] {
+  package var streamChannelList: [Int] {
     streamChannels == 0 ? [] : slots.indices.filter { slots[$0]?.stream != nil }
   }
 
   /// Every occupied channel, for passes over all voices (session changes, buses, the census).
-  var occupiedChannels: [Int] { slots.indices.filter { slots[$0] != nil } }
+  package var occupiedChannels: [Int] { slots.indices.filter { slots[$0] != nil } }
 
-  mutating func removeAll() {
+  package mutating func removeAll() {
     self = ChannelTable()
   }
 

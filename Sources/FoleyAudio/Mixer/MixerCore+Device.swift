@@ -7,7 +7,7 @@ import FoleySession
 extension MixerCore {
   /// Closes the (lost) device, keeping the voices, and tries to open the default device in the
   /// same format. Returns whether a device is open afterwards.
-  func replaceDevice() -> Bool {
+  package func replaceDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return false }
     if hasDevice { closeDeviceKeepingVoices() }
@@ -16,7 +16,7 @@ extension MixerCore {
 
   /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`; never a retry loop. Returns
   /// whether this attempt opened a device (false when there already was one).
-  func retryDevice() -> Bool {
+  package func retryDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen, !hasDevice else { return false }
     return reopenDevice()
@@ -151,8 +151,8 @@ extension MixerCore {
 /// Where a voice is within its sound after `playedFrames` frames on its current chunk: the frame
 /// to continue from and the whole passes left after the current one (-1 for ever), or nil when it
 /// has ended.
-enum RestorePoint {
-  static func after(playedFrames played: Int, of slot: Slot, soundFrames frames: Int) -> (Int, Int)? {
+package enum RestorePoint {
+  package static func after(playedFrames played: Int, of slot: Slot, soundFrames frames: Int) -> (Int, Int)? {
     guard frames > 0 else { return nil }
     if slot.chunkOffset == 0 {
       let passesDone = played / frames

@@ -1,24 +1,24 @@
 import Dispatch
-import FoleySession
+package import FoleySession
 
 /// The session's modes and the buses, applied to every voice; and the census of what each voice
 /// is doing.
 extension MixerCore {
-  func mode(for category: SoundCategory) -> SessionMode {
+  package func mode(for category: SoundCategory) -> SessionMode {
     let state = sessionState
     return policies.withLock { $0.mode(for: category, in: state) }
   }
 
   /// Brings every voice in line with the session: pauses (with a ramp), ducks or resumes it.
   /// Voices the game paused are left alone, so they stay paused across the transition.
-  func applySession(_ transition: AudioSession.Transition) {
+  package func applySession(_ transition: AudioSession.Transition) {
     dispatchPrecondition(condition: .onQueue(queue))
     sessionState = transition.new
     reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
   }
 
   /// Re-evaluates each voice's session mode, after a transition or a policy change.
-  func reapplySessionModes(resumingPausedVoices: Bool = true) {
+  package func reapplySessionModes(resumingPausedVoices: Bool = true) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return }
     if !resumingPausedVoices {
@@ -55,7 +55,7 @@ extension MixerCore {
 
   /// Applies the bus settings the game last set: each changed bus ramps its voices to their new
   /// gain over `fade` seconds (at least the de-click time), sample by sample.
-  func applyBuses(fade: Double) {
+  package func applyBuses(fade: Double) {
     dispatchPrecondition(condition: .onQueue(queue))
     let settings = buses.withLock { $0 }
     let before = appliedBuses
@@ -79,14 +79,14 @@ extension MixerCore {
   }
 
   /// When the mixer first mixed `voice`'s samples (uptime ns), or nil if not yet or not playing.
-  func firstMixTime(of voice: Voice) -> UInt64? {
+  package func firstMixTime(of voice: Voice) -> UInt64? {
     dispatchPrecondition(condition: .onQueue(queue))
     guard let channel = table.channel(of: voice) else { return nil }
     let time = table.gains[channel].firstMixedAt.load(ordering: .acquiring)
     return time == 0 ? nil : time
   }
 
-  func census() -> VoiceCensus {
+  package func census() -> VoiceCensus {
     dispatchPrecondition(condition: .onQueue(queue))
     processFinishedChannels()
     var census = VoiceCensus()

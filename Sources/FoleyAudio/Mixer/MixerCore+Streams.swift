@@ -8,7 +8,7 @@ import Foundation
 extension MixerCore {
   /// A voice for a stream, not yet started: ``startStream(_:effect:category:)`` starts it once
   /// its ring is filled. Stopping it before then means it never starts.
-  func makeStreamVoice(volume: Double) -> Voice {
+  package func makeStreamVoice(volume: Double) -> Voice {
     counters.bump(.requested)
     let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
     return Voice(id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1), pan: 0)
@@ -21,7 +21,7 @@ extension MixerCore {
   ///
   /// `onStart` runs on the queue right before the channel starts (or when it cannot): a
   /// crossfade starts its outgoing half there, so both halves begin in the same mix buffer.
-  func startStream(
+  package func startStream(
     _ voice: Voice, effect: StreamEffect, category: SoundCategory, paused: Bool,
     onStart: @escaping @Sendable () -> Void = {}
   ) {
@@ -71,7 +71,7 @@ extension MixerCore {
 
   /// Halts the channels whose stream has ended and been heard out, or finished fading out: the
   /// stream effect raised the wake signal when it did.
-  func haltDrainedStreams() {
+  package func haltDrainedStreams() {
     guard table.streamChannels > 0 else { return }
     var halted = false
     for channel in table.streamChannelList {

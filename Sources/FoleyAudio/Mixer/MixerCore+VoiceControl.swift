@@ -2,7 +2,7 @@ import Dispatch
 
 /// What the game does to voices: stop, pause, resume, change their gain; one at a time or all.
 extension MixerCore {
-  func stop(_ voice: Voice, fadeOut: Double) {
+  package func stop(_ voice: Voice, fadeOut: Double) {
     // Beyond an hour a fade is a mistake, not a fade; NaN and negatives are no fade.
     let fade = fadeOut.clamped(to: 0...3_600, or: 0)
     queue.async { [self] in
@@ -29,7 +29,7 @@ extension MixerCore {
     voice.setState(.finished)
   }
 
-  func pause(_ voice: Voice) {
+  package func pause(_ voice: Voice) {
     queue.async { [self] in
       guard isOpen, voice.state == .playing else { return }
       pauseOnQueue(voice)
@@ -51,7 +51,7 @@ extension MixerCore {
     rampToPause(channel)
   }
 
-  func resume(_ voice: Voice) {
+  package func resume(_ voice: Voice) {
     queue.async { [self] in
       guard isOpen, voice.state == .paused else { return }
       resumeOnQueue(voice)
@@ -73,7 +73,7 @@ extension MixerCore {
 
   /// Stops every voice (of `category`, or all), ramping out over `fadeOut` seconds. Reaches the
   /// voices actions started, which have no handle in the game's hands.
-  func stopAll(category: SoundCategory?, fadeOut: Double) {
+  package func stopAll(category: SoundCategory?, fadeOut: Double) {
     let fade = fadeOut.clamped(to: 0...3_600, or: 0)
     queue.async { [self] in
       guard isOpen else { return }
@@ -89,7 +89,7 @@ extension MixerCore {
   }
 
   /// Resumes every voice the game (or an interruption that ended without resuming) left paused.
-  func resumeAll(category: SoundCategory?) {
+  package func resumeAll(category: SoundCategory?) {
     queue.async { [self] in
       guard isOpen else { return }
       let voices = table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + orphans.map(\.voice)
@@ -104,7 +104,7 @@ extension MixerCore {
     return orphans.first { $0.voice === voice }?.category == category
   }
 
-  func updateGain(of voice: Voice) {
+  package func updateGain(of voice: Voice) {
     queue.async { [self] in
       guard isOpen, voice.state == .playing, let channel = table.channel(of: voice),
         let slot = table[channel],
@@ -114,13 +114,13 @@ extension MixerCore {
     }
   }
 
-  func rampToPause(_ channel: Int) {
+  package func rampToPause(_ channel: Int) {
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
     releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
   }
 
   /// Undoes a pause that is pending or done, ramping up to the slot's gains.
-  func rampToResume(_ channel: Int) {
+  package func rampToResume(_ channel: Int) {
     guard let slot = table[channel] else { return }
     if releases.hasPendingPause(on: channel) {
       releases.cancel(on: channel)
@@ -131,7 +131,7 @@ extension MixerCore {
   }
 
   /// Ramps the channel's gain to what its slot, bus and session say now.
-  func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
+  package func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
     let (left, right) = gainPair(for: slot)
     table.gains[channel].setTarget(left: left, right: right, step: step ?? declickStep)
   }
@@ -140,7 +140,7 @@ extension MixerCore {
   /// session. An unplaced voice pans on a linear balance law (the centre is at full level in both
   /// ears, so two centred plays simply add); a positional one takes its distance gain and pans on
   /// its source's law (constant power for mono, balance for stereo).
-  func gainPair(for slot: Slot) -> (Float, Float) {
+  package func gainPair(for slot: Slot) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
     let volume =
@@ -159,7 +159,7 @@ extension MixerCore {
   /// sample frames (about one game frame, so a node that moves every update glides, never steps).
   /// The ramp starts from the gain the mix has actually reached, so a voice still ramping from an
   /// earlier change still arrives in time.
-  func updatePlacements(_ moves: [(Voice, SpatialPlacement)], overFrames frames: Int) {
+  package func updatePlacements(_ moves: [(Voice, SpatialPlacement)], overFrames frames: Int) {
     queue.async { [self] in
       guard isOpen else { return }
       let span = Float(max(1, frames))

@@ -3,7 +3,7 @@ import Dispatch
 /// Admitting voices onto channels, stealing and releasing them, and collecting finished ones.
 extension MixerCore {
   /// Gate two, then the sound's limits and the channel cap.
-  func admit(_ request: PlayRequest, playing sound: Sound) {
+  package func admit(_ request: PlayRequest, playing sound: Sound) {
     // The session may have gone inactive since the action ran.
     guard hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
       finish(request.voice, counting: .suppressed)
@@ -64,7 +64,7 @@ extension MixerCore {
   }
 
   /// Puts `slot` on `channel` with its gain stage in front; false (logged) when the mixer refuses.
-  func play(_ slot: Slot, on channel: Int, chunk: MixChunk, loops: Int, paused: Bool) -> Bool {
+  package func play(_ slot: Slot, on channel: Int, chunk: MixChunk, loops: Int, paused: Bool) -> Bool {
     let gain = table.gains[channel]
     if paused {
       gain.reset(left: 0, right: 0)
@@ -88,7 +88,7 @@ extension MixerCore {
     return true
   }
 
-  func growChannels(to count: Int) {
+  package func growChannels(to count: Int) {
     let allocated = backend.allocateChannels(count)
     table.grow(to: allocated) {
       ChannelGain(
@@ -99,7 +99,7 @@ extension MixerCore {
 
   /// A channel with nothing on it, growing the pool when needed; as a last resort the channel
   /// that has been ramping out longest is cut (it is already nearly silent).
-  func freeChannel() -> Int? {
+  package func freeChannel() -> Int? {
     if let free = table.takeFreeChannel() { return free }
     // Streams (music) do not count against the voice cap, so they get channels beyond it.
     let limit = configuration.maximumChannels + releaseReserve + table.streamChannels
@@ -123,7 +123,7 @@ extension MixerCore {
 
   /// Stops counting the voice on `channel` and ramps it out over `fadeOut` seconds (at least the
   /// de-click time) before it is halted.
-  func release(channel: Int, fadeOut: Double) {
+  package func release(channel: Int, fadeOut: Double) {
     guard let slot = table[channel], !slot.isReleasing else { return }
     table.stopCounting(channel)
     counters.activeVoices.subtract(1, ordering: .relaxed)
@@ -139,18 +139,18 @@ extension MixerCore {
   }
 
   /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.
-  func deadline(after fade: Double) -> UInt64 {
+  package func deadline(after fade: Double) -> UInt64 {
     let seconds = max(fade, configuration.declickDuration) + 2 * format.bufferDuration + 0.02
     return now &+ UInt64(seconds * 1e9)
   }
 
-  func finish(_ voice: Voice, counting outcome: AudioCounters.Outcome) {
+  package func finish(_ voice: Voice, counting outcome: AudioCounters.Outcome) {
     voice.setState(.finished)
     counters.bump(outcome)
   }
 
   /// The mix reported `channel` finished (played out, or halted).
-  func channelFinished(_ channel: Int) {
+  package func channelFinished(_ channel: Int) {
     guard var slot = table[channel] else { return }  // already collected
     releases.cancel(on: channel)
     if let owned = slot.ownedChunk { backend.freeChunk(owned) }

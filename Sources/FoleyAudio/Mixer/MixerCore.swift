@@ -1,8 +1,8 @@
-import Dispatch
-import FoleySession
+package import Dispatch
+package import FoleySession
 import Foundation
-import Logging
-import Synchronization
+package import Logging
+package import Synchronization
 
 /// The engine's mixing logic, confined to one serial queue: requests come in from the game
 /// thread, sounds are resolved, voices are admitted onto channels, and what the mix reports
@@ -17,58 +17,119 @@ import Synchronization
 /// (`MixerCore+Voices.swift`), the game's control of a voice (`+VoiceControl`), the session and
 /// the buses (`+Session`), device loss and restore (`+Device`).
 ///
-/// Invariant behind `@unchecked Sendable`: every `var` is read and written only on `queue`
-/// (checked with `dispatchPrecondition` at the entry points); the `let`s are immutable or
-/// thread-safe (atomics, mutexes). The game thread only enqueues work.
-final class MixerCore: @unchecked Sendable {
-  let queue: DispatchQueue
-  let backend: any MixerBackend
-  let counters = AudioCounters()
-  let session: AudioSession
-  let logger: Logger
-  let configuration: AudioConfiguration
+/// Any thread may call the front: ``requestPlay(_:volume:pan:groupVolume:loops:deferred:placement:)``,
+/// ``flushRequests()``, the voice controls that enqueue (`stop`, `updateGain`, …) and the
+/// atomics and locked tables. Everything else runs on `queue`.
+///
+/// Invariant behind `@unchecked Sendable`: every `var` is a view of a ``QueueBound`` box, so each
+/// access is checked against `queue` in debug builds; the `let`s are immutable or thread-safe
+/// (atomics, mutexes).
+package final class MixerCore: @unchecked Sendable {
+  package let queue: DispatchQueue
+  package let backend: any MixerBackend
+  package let counters = AudioCounters()
+  package let session: AudioSession
+  package let logger: Logger
+  package let configuration: AudioConfiguration
   /// The mix's format; a reopened device gets the same one.
-  let format: AudioDeviceFormat
-  let declickStep: Float
-  let library: SoundLibrary
-  let master: MasterBus
-  let inbox: FinishedChannelInbox
+  package let format: AudioDeviceFormat
+  package let declickStep: Float
+  package let library: SoundLibrary
+  package let master: MasterBus
+  package let inbox: FinishedChannelInbox
   /// The session policy of each category; read by the game thread's gate while inactive.
-  let policies = Locked(PolicyTable())
+  package let policies = Locked(PolicyTable())
   /// Bus volumes as the game last set them; the queue applies them.
-  let buses = Locked(BusSettings())
+  package let buses = Locked(BusSettings())
   /// SDL's id of the opened output device; 0 while there is none.
-  let deviceID = Atomic<UInt32>(0)
-  let nextVoiceID = Atomic<UInt64>(1)
+  package let deviceID = Atomic<UInt32>(0)
+  package let nextVoiceID = Atomic<UInt64>(1)
   private let requests = Locked(PendingRequests())
 
-  // Queue-confined state.
-  var isOpen = true
+  // Queue-owned state: each value in a box that checks the queue on every access in debug
+  // builds, behind a property of the name the code uses.
+  package var isOpen: Bool {
+    _read { yield isOpenBox.value }
+    _modify { yield &isOpenBox.value }
+  }
+  private let isOpenBox: QueueBound<Bool>
   /// False while there is no device (none at start, or lost and not reopened yet).
-  var hasDevice: Bool
+  package var hasDevice: Bool {
+    _read { yield hasDeviceBox.value }
+    _modify { yield &hasDeviceBox.value }
+  }
+  private let hasDeviceBox: QueueBound<Bool>
   /// The session state last applied to the voices.
-  var sessionState = AudioSession.State()
+  package var sessionState: AudioSession.State {
+    _read { yield sessionStateBox.value }
+    _modify { yield &sessionStateBox.value }
+  }
+  private let sessionStateBox: QueueBound<AudioSession.State>
   /// The bus settings last applied to the voices.
-  var appliedBuses = BusSettings()
-  var table = ChannelTable()
-  var releases = ReleaseScheduler()
+  package var appliedBuses: BusSettings {
+    _read { yield appliedBusesBox.value }
+    _modify { yield &appliedBusesBox.value }
+  }
+  private let appliedBusesBox: QueueBound<BusSettings>
+  package var table: ChannelTable {
+    _read { yield tableBox.value }
+    _modify { yield &tableBox.value }
+  }
+  private let tableBox: QueueBound<ChannelTable>
+  package var releases: ReleaseScheduler {
+    _read { yield releasesBox.value }
+    _modify { yield &releasesBox.value }
+  }
+  private let releasesBox: QueueBound<ReleaseScheduler>
   /// Voices kept while there is no device, as the slots they will be restored into: each one's
   /// `chunkOffset` is where to continue and `loops` the whole passes after that.
-  var orphans: [Slot] = []
-  var hasWarnedAboutDevice = false
-  var startOrder: UInt64 = 0
-  var lastStartOfSound: [ObjectIdentifier: UInt64] = [:]
+  package var orphans: [Slot] {
+    _read { yield orphansBox.value }
+    _modify { yield &orphansBox.value }
+  }
+  private let orphansBox: QueueBound<[Slot]>
+  package var hasWarnedAboutDevice: Bool {
+    _read { yield hasWarnedAboutDeviceBox.value }
+    _modify { yield &hasWarnedAboutDeviceBox.value }
+  }
+  private let hasWarnedAboutDeviceBox: QueueBound<Bool>
+  package var startOrder: UInt64 {
+    _read { yield startOrderBox.value }
+    _modify { yield &startOrderBox.value }
+  }
+  private let startOrderBox: QueueBound<UInt64>
+  package var lastStartOfSound: [ObjectIdentifier: UInt64] {
+    _read { yield lastStartOfSoundBox.value }
+    _modify { yield &lastStartOfSoundBox.value }
+  }
+  private let lastStartOfSoundBox: QueueBound<[ObjectIdentifier: UInt64]>
   /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
-  var carriers: [SoundCategory: Sound] = [:]
+  package var carriers: [SoundCategory: Sound] {
+    _read { yield carriersBox.value }
+    _modify { yield &carriersBox.value }
+  }
+  private let carriersBox: QueueBound<[SoundCategory: Sound]>
   /// Plays waiting for their bytes or file to be decoded, by what they wait for.
-  private var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
-  private var finishedChannels: [Int] = []
+  private var awaitingDecode: [DecodeKey: [PlayRequest]] {
+    _read { yield awaitingDecodeBox.value }
+    _modify { yield &awaitingDecodeBox.value }
+  }
+  private let awaitingDecodeBox: QueueBound<[DecodeKey: [PlayRequest]]>
+  private var finishedChannels: [Int] {
+    _read { yield finishedChannelsBox.value }
+    _modify { yield &finishedChannelsBox.value }
+  }
+  private let finishedChannelsBox: QueueBound<[Int]>
   /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
   /// system call, and a burst of steals would read it per voice); nil outside a batch.
-  private var batchClock: UInt64??
+  private var batchClock: UInt64?? {
+    _read { yield batchClockBox.value }
+    _modify { yield &batchClockBox.value }
+  }
+  private let batchClockBox: QueueBound<UInt64??>
 
   /// Now, on the backend's clock.
-  var now: UInt64 {
+  package var now: UInt64 {
     guard let cached = batchClock else { return backend.now }
     if let reading = cached { return reading }
     let reading = backend.now
@@ -76,16 +137,30 @@ final class MixerCore: @unchecked Sendable {
     return reading
   }
   /// Extra physical channels beyond the voice cap, where stolen and stopped voices ramp out.
-  let releaseReserve = 16
+  package let releaseReserve = 16
 
-  init(
+  package init(
     configuration: AudioConfiguration, format: AudioDeviceFormat, hasDevice: Bool, backend: any MixerBackend,
     queue: DispatchQueue, session: AudioSession, library: SoundLibrary, logger: Logger
   ) {
     self.queue = queue
     self.configuration = configuration
     self.format = format
-    self.hasDevice = hasDevice
+    // Queue-owned from here on.
+    isOpenBox = QueueBound(true, on: queue)
+    hasDeviceBox = QueueBound(hasDevice, on: queue)
+    sessionStateBox = QueueBound(AudioSession.State(), on: queue)
+    appliedBusesBox = QueueBound(BusSettings(), on: queue)
+    tableBox = QueueBound(ChannelTable(), on: queue)
+    releasesBox = QueueBound(ReleaseScheduler(), on: queue)
+    orphansBox = QueueBound([], on: queue)
+    hasWarnedAboutDeviceBox = QueueBound(false, on: queue)
+    startOrderBox = QueueBound(0, on: queue)
+    lastStartOfSoundBox = QueueBound([:], on: queue)
+    carriersBox = QueueBound([:], on: queue)
+    awaitingDecodeBox = QueueBound([:], on: queue)
+    finishedChannelsBox = QueueBound([], on: queue)
+    batchClockBox = QueueBound(nil, on: queue)
     self.backend = backend
     self.session = session
     self.library = library
@@ -103,7 +178,7 @@ final class MixerCore: @unchecked Sendable {
   }
 
   /// Connects the mix and allocates the first channels. Called once, on the queue.
-  func start() {
+  package func start() {
     dispatchPrecondition(condition: .onQueue(queue))
     guard hasDevice else { return }
     deviceID.store(backend.deviceID, ordering: .releasing)
@@ -112,7 +187,7 @@ final class MixerCore: @unchecked Sendable {
   }
 
   /// Halts every channel and closes the mixer. Called once, on the queue.
-  func shutDown() {
+  package func shutDown() {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return }
     isOpen = false
@@ -134,7 +209,7 @@ final class MixerCore: @unchecked Sendable {
     releases.removeAll()
   }
 
-  func syncOnQueue<T>(_ work: () throws -> T) rethrows -> T {
+  package func syncOnQueue<T>(_ work: () throws -> T) rethrows -> T {
     dispatchPrecondition(condition: .notOnQueue(queue))
     return try queue.sync(execute: work)
   }
@@ -144,7 +219,7 @@ final class MixerCore: @unchecked Sendable {
   /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
   /// - Parameter deferred: leave the request for ``flushRequests()`` (an attached scene calls it
   ///   once after its actions ran), so a frame's plays wake the queue once.
-  func requestPlay(
+  package func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
     deferred: Bool = false, placement: SpatialPlacement? = nil
   ) -> Voice {
@@ -172,7 +247,7 @@ final class MixerCore: @unchecked Sendable {
   }
 
   /// Hands the waiting requests to the audio queue, if any wait and none are on their way.
-  func flushRequests() {
+  package func flushRequests() {
     let needsSchedule = requests.withLock { pending in
       guard !pending.list.isEmpty, !pending.isScheduled else { return false }
       pending.isScheduled = true
@@ -183,7 +258,7 @@ final class MixerCore: @unchecked Sendable {
 
   /// Whether a new play of `category` may start while the session is inactive (gate one reads the
   /// session's state; gate two, on the queue, the same).
-  func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
+  package func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
     let state = session.state
     return policies.withLock { $0.mayStart(category, in: state) }
   }
@@ -283,13 +358,13 @@ final class MixerCore: @unchecked Sendable {
   }
 
   /// Whether plays are waiting for a decode (queue-confined).
-  var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
+  package var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
 
   // MARK: - What the mix reports
 
   /// Runs when the mix signals (a channel finished, a ramp reached silence) or a fallback
   /// deadline passes.
-  func service() {
+  package func service() {
     dispatchPrecondition(condition: .onQueue(queue))
     _ = inbox.wake.takePending()
     guard isOpen, hasDevice else { return }
@@ -313,12 +388,12 @@ final class MixerCore: @unchecked Sendable {
   }
 
   /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
-  func scheduleFallbackWake() {
+  package func scheduleFallbackWake() {
     backend.scheduleService(at: releases.earliestDeadline)
   }
 
   /// Applies what the mix reported finished since the last look.
-  func processFinishedChannels() {
+  package func processFinishedChannels() {
     finishedChannels.removeAll(keepingCapacity: true)
     if inbox.drain(into: &finishedChannels) {
       // Reports were lost to a full inbox: ask the mixer about every busy channel.
@@ -331,12 +406,12 @@ final class MixerCore: @unchecked Sendable {
 /// Hands the wake handler the core, which does not exist yet when the handler is made.
 private final class CoreBox: @unchecked Sendable {
   // Set once, right after the core is made, before any wake can fire; read only by the handler.
-  var core: MixerCore?
+  package var core: MixerCore?
 }
 
 extension Double {
   /// The value limited to `range`; `fallback` for NaN.
-  func clamped(to range: ClosedRange<Double>, or fallback: Double) -> Double {
+  package func clamped(to range: ClosedRange<Double>, or fallback: Double) -> Double {
     isNaN ? fallback : Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
   }
 }

@@ -2,30 +2,30 @@ import Foundation
 
 /// What a play asks for: a decoded sound, bytes to decode (once), or a file in the asset root.
 /// The one source type: actions, `AudioEngine.play` and the core all speak it.
-enum SoundSource: Sendable {
+package enum SoundSource: Sendable {
   case sound(Sound)
   case data(SoundDataReference)
   case named(String)
 
   /// Sounds from bytes and files use default settings, so they are effects.
-  var category: SoundCategory {
+  package var category: SoundCategory {
     if case .sound(let sound) = self { return sound.settings.category }
     return .effects
   }
 }
 
-struct PlayRequest: Sendable {
-  let source: SoundSource
-  let voice: Voice
-  let loops: Int
+package struct PlayRequest: Sendable {
+  package let source: SoundSource
+  package let voice: Voice
+  package let loops: Int
 }
 
 /// Plays asked for since the queue last took them; one queue hop serves a whole frame's worth.
-struct PendingRequests: Sendable {
-  var list: [PlayRequest] = []
-  var isScheduled = false
+package struct PendingRequests: Sendable {
+  package var list: [PlayRequest] = []
+  package var isScheduled = false
 
-  mutating func take() -> [PlayRequest] {
+  package mutating func take() -> [PlayRequest] {
     defer {
       list.removeAll(keepingCapacity: true)
       isScheduled = false

@@ -4,37 +4,37 @@
 /// ahead within a buffer; the deadline is the fallback for a channel the mixer stopped running
 /// (the queue then asks the backend for one wake at the earliest deadline, and none while nothing
 /// waits).
-struct ReleaseScheduler {
-  enum Kind { case halt, pause }
+package struct ReleaseScheduler {
+  package enum Kind { case halt, pause }
 
-  struct Operation {
-    let channel: Int
-    let kind: Kind
-    let deadline: UInt64
+  package struct Operation {
+    package let channel: Int
+    package let kind: Kind
+    package let deadline: UInt64
   }
 
   private(set) var waiting: [Operation] = []
 
-  var isEmpty: Bool { waiting.isEmpty }
+  package var isEmpty: Bool { waiting.isEmpty }
 
-  mutating func schedule(_ kind: Kind, on channel: Int, deadline: UInt64) {
+  package mutating func schedule(_ kind: Kind, on channel: Int, deadline: UInt64) {
     waiting.removeAll { $0.channel == channel }
     waiting.append(Operation(channel: channel, kind: kind, deadline: deadline))
   }
 
   /// Drops what waits on `channel`; returns it.
   @discardableResult
-  mutating func cancel(on channel: Int) -> Operation? {
+  package mutating func cancel(on channel: Int) -> Operation? {
     guard let index = waiting.firstIndex(where: { $0.channel == channel }) else { return nil }
     return waiting.remove(at: index)
   }
 
-  func hasPendingPause(on channel: Int) -> Bool {
+  package func hasPendingPause(on channel: Int) -> Bool {
     waiting.contains { $0.channel == channel && $0.kind == .pause }
   }
 
   /// Removes and returns the operations whose ramp is silent or whose deadline has passed.
-  mutating func takeDue(now: UInt64, isSilent: (Int) -> Bool) -> [Operation] {
+  package mutating func takeDue(now: UInt64, isSilent: (Int) -> Bool) -> [Operation] {
     var due: [Operation] = []
     waiting.removeAll { operation in
       guard isSilent(operation.channel) || now >= operation.deadline else { return false }
@@ -44,10 +44,10 @@ struct ReleaseScheduler {
     return due
   }
 
-  var earliestDeadline: UInt64? { waiting.map(\.deadline).min() }
+  package var earliestDeadline: UInt64? { waiting.map(\.deadline).min() }
 
   /// The channel that has been ramping out longest: cut first when no channel is free.
-  var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
+  package var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
 
-  mutating func removeAll() { waiting.removeAll() }
+  package mutating func removeAll() { waiting.removeAll() }
 }

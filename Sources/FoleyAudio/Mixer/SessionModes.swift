@@ -1,12 +1,12 @@
-import FoleySession
+package import FoleySession
 
 /// How the session currently treats one voice.
-enum SessionMode: Equatable {
+package enum SessionMode: Equatable {
   case normal
   case ducked(Float)
   case paused
 
-  var gain: Float {
+  package var gain: Float {
     switch self {
     case .normal: 1
     case .ducked(let gain): gain
@@ -16,14 +16,14 @@ enum SessionMode: Equatable {
 }
 
 /// The session policy of each category; read by the game thread's gate while inactive.
-struct PolicyTable: Sendable {
-  var standard: SessionPolicy = .ambient
-  var byCategory: [SoundCategory: SessionPolicy] = [:]
+package struct PolicyTable: Sendable {
+  package var standard: SessionPolicy = .ambient
+  package var byCategory: [SoundCategory: SessionPolicy] = [:]
 
-  func policy(for category: SoundCategory) -> SessionPolicy { byCategory[category] ?? standard }
+  package func policy(for category: SoundCategory) -> SessionPolicy { byCategory[category] ?? standard }
 
   /// What a voice of `category` does in `state`.
-  func mode(for category: SoundCategory, in state: AudioSession.State) -> SessionMode {
+  package func mode(for category: SoundCategory, in state: AudioSession.State) -> SessionMode {
     if state.isActive { return .normal }
     if state.silencesEverything { return .paused }
     guard let gain = policy(for: category).unfocusedGain else { return .paused }
@@ -31,7 +31,7 @@ struct PolicyTable: Sendable {
   }
 
   /// Whether a new play of `category` may start in `state`.
-  func mayStart(_ category: SoundCategory, in state: AudioSession.State) -> Bool {
+  package func mayStart(_ category: SoundCategory, in state: AudioSession.State) -> Bool {
     mode(for: category, in: state) != .paused
   }
 }

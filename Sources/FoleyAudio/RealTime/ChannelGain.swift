@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+package import Synchronization
 
 /// The per-sample gain stage on one mixer channel: the voice's volume and pan, its category bus,
 /// the session's ducking, and every de-click ramp, folded into one left and one right gain.
@@ -27,16 +27,16 @@ package final class ChannelGain: @unchecked Sendable {
   private let reachedLeft = Atomic<UInt32>(Float(1).bitPattern)
   private let reachedRight = Atomic<UInt32>(Float(1).bitPattern)
   /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
-  let firstMixedAt = Atomic<UInt64>(0)
+  package let firstMixedAt = Atomic<UInt64>(0)
   private var currentLeft: Float = 1
   private var currentRight: Float = 1
   private let isFloat: Bool
   private let channelCount: Int
   private let bytesPerFrame: Int
   private let wake: WakeSignal
-  let defaultStep: Float
+  package let defaultStep: Float
 
-  init(isFloat: Bool, channelCount: Int, defaultStep: Float, wake: WakeSignal) {
+  package init(isFloat: Bool, channelCount: Int, defaultStep: Float, wake: WakeSignal) {
     self.isFloat = isFloat
     self.channelCount = channelCount
     self.bytesPerFrame = (isFloat ? 4 : 2) * channelCount
@@ -46,18 +46,18 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.
-  var isSilent: Bool { silent.load(ordering: .acquiring) }
+  package var isSilent: Bool { silent.load(ordering: .acquiring) }
 
   /// Sample frames this channel has mixed since the last ``reset(left:right:)``: where the play
   /// has got to, so a voice can be restored at the same place after the device is reopened.
-  var playedFrames: Int { played.load(ordering: .acquiring) }
+  package var playedFrames: Int { played.load(ordering: .acquiring) }
 
   /// Frames the channel has mixed silent since its ramp to zero reached zero: a paused stream
   /// gives these back, so it resumes at the first sample that was not heard.
-  var framesMutedSinceSilent: Int { mutedFrames.load(ordering: .acquiring) }
+  package var framesMutedSinceSilent: Int { mutedFrames.load(ordering: .acquiring) }
 
   /// The gains the mix had reached at the end of its last buffer (where a new ramp starts from).
-  var current: (left: Float, right: Float) {
+  package var current: (left: Float, right: Float) {
     (
       Float(bitPattern: reachedLeft.load(ordering: .relaxed)),
       Float(bitPattern: reachedRight.load(ordering: .relaxed))
@@ -65,7 +65,7 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// The gains a ramp is heading for.
-  var target: (left: Float, right: Float) {
+  package var target: (left: Float, right: Float) {
     (
       Float(bitPattern: targetLeft.load(ordering: .relaxed)),
       Float(bitPattern: targetRight.load(ordering: .relaxed))
@@ -73,7 +73,7 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// Sets the gains a new play starts at (no ramp: a sound's own attack is its start).
-  func reset(left: Float, right: Float) {
+  package func reset(left: Float, right: Float) {
     currentLeft = left
     currentRight = right
     reachedLeft.store(left.bitPattern, ordering: .relaxed)
@@ -84,7 +84,7 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// Moves the gain towards new targets at `step` per sample frame.
-  func setTarget(left: Float, right: Float, step: Float) {
+  package func setTarget(left: Float, right: Float, step: Float) {
     rampStep.store(step.bitPattern, ordering: .relaxed)
     targetLeft.store(left.bitPattern, ordering: .relaxed)
     targetRight.store(right.bitPattern, ordering: .relaxed)
@@ -93,7 +93,7 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// Called on the mixing thread with this channel's samples, before they are mixed.
-  func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+  package func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
     let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
     let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
     let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
@@ -191,16 +191,16 @@ package final class ChannelGain: @unchecked Sendable {
 }
 
 /// A sample type the gain stage can scale.
-protocol GainSample {
+package protocol GainSample {
   init(scaling sample: Self, by gain: Float)
 }
 
 extension Float: GainSample {
-  @inline(__always) init(scaling sample: Float, by gain: Float) { self = sample * gain }
+  @inline(__always) package init(scaling sample: Float, by gain: Float) { self = sample * gain }
 }
 
 extension Int16: GainSample {
-  @inline(__always) init(scaling sample: Int16, by gain: Float) {
+  @inline(__always) package init(scaling sample: Int16, by gain: Float) {
     self = Int16(Swift.max(-32_768, Swift.min(32_767, Float(sample) * gain)))
   }
 }

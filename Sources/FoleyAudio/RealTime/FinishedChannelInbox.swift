@@ -1,5 +1,5 @@
 internal import CFoleySDL2Mixer
-import Synchronization
+package import Synchronization
 
 /// Where SDL_mixer's channel-finished callback posts the channels that stopped.
 ///
@@ -19,7 +19,7 @@ package final class FinishedChannelInbox: @unchecked Sendable {
   private let head = Atomic<Int>(0)
   private let tail = Atomic<Int>(0)
   private let overflowed = Atomic<Bool>(false)
-  let wake: WakeSignal
+  package let wake: WakeSignal
 
   package init(capacity: Int = 8_192, wake: WakeSignal) {
     self.capacity = capacity
@@ -42,7 +42,7 @@ package final class FinishedChannelInbox: @unchecked Sendable {
 
   /// Moves every posted channel into `channels`, oldest first. Returns true when posts were lost
   /// to a full ring since the last drain.
-  func drain(into channels: inout [Int]) -> Bool {
+  package func drain(into channels: inout [Int]) -> Bool {
     let start = head.load(ordering: .relaxed)
     let end = tail.load(ordering: .acquiring)
     for index in start..<end { channels.append(Int(buffer[index % capacity])) }
@@ -56,9 +56,9 @@ package final class FinishedChannelInbox: @unchecked Sendable {
 /// callback and cleared after it is removed (both under SDL_mixer's lock), so the callback never
 /// sees an inbox that is gone.
 /// Held as the pointer's bit pattern (0 for none), since a raw pointer is not `Sendable`.
-let openMixerInbox = Atomic<UInt>(0)
+package let openMixerInbox = Atomic<UInt>(0)
 
-let channelFinishedCallback: @convention(c) (Int32) -> Void = { channel in
+package let channelFinishedCallback: @convention(c) (Int32) -> Void = { channel in
   guard let inbox = UnsafeMutableRawPointer(bitPattern: openMixerInbox.load(ordering: .acquiring)) else {
     return
   }

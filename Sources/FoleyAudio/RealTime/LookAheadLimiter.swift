@@ -13,14 +13,14 @@
 ///
 /// Invariant behind `@unchecked Sendable`: used by one thread at a time (SDL's audio thread, or
 /// the embedded mixer under its lock); the owner frees it only after mixing has stopped.
-final class LookAheadLimiter: @unchecked Sendable {
-  let channels: Int
+package final class LookAheadLimiter: @unchecked Sendable {
+  package let channels: Int
   /// Frames of look-ahead; the output is late by `window - 1` frames.
-  let window: Int
-  let ceiling: Float
+  package let window: Int
+  package let ceiling: Float
   /// Per frame, the gain recovers this fraction of its distance to 1 (in double precision: near 1
   /// the step is far below a float's resolution, and a float release would stall short of 1).
-  let releaseCoefficient: Double
+  package let releaseCoefficient: Double
 
   private let delay: UnsafeMutablePointer<Float>
   private let released: UnsafeMutablePointer<Float>
@@ -36,7 +36,7 @@ final class LookAheadLimiter: @unchecked Sendable {
   /// The smallest gain applied since the owner last took it.
   private(set) var smallestGain: Float = 1
 
-  init(channels: Int, window: Int, ceiling: Float, releaseCoefficient: Double) {
+  package init(channels: Int, window: Int, ceiling: Float, releaseCoefficient: Double) {
     self.channels = channels
     self.window = max(1, window)
     self.ceiling = ceiling
@@ -59,13 +59,13 @@ final class LookAheadLimiter: @unchecked Sendable {
   }
 
   /// Hands back the smallest gain applied since the last call, and starts over.
-  func takeSmallestGain() -> Float {
+  package func takeSmallestGain() -> Float {
     defer { smallestGain = 1 }
     return smallestGain
   }
 
   /// Limits `frames` interleaved frames in place.
-  func process(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
+  package func process(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
     // At rest (silence in, silence in the delay line, no gain reduction anywhere) the output is
     // the silence that came in; skipping the work keeps an idle engine as cheap as raw SDL_mixer.
     if isAtRest, isSilent(samples, count: frames * channels) { return }

@@ -20,7 +20,7 @@ package final class MasterBus: @unchecked Sendable {
   private let scratch: UnsafeMutablePointer<Float>
   private let scratchFrames = 2_048
 
-  init(format: AudioDeviceFormat, limiter settings: LimiterSettings?, volumeStep: Float) {
+  package init(format: AudioDeviceFormat, limiter settings: LimiterSettings?, volumeStep: Float) {
     isFloat = format.sampleFormat == .float32
     channels = format.channels
     self.volumeStep = volumeStep
@@ -36,24 +36,24 @@ package final class MasterBus: @unchecked Sendable {
   deinit { scratch.deallocate() }
 
   /// The frames the limiter delays the output by (its look-ahead), 0 without a limiter.
-  var latencyFrames: Int { limiter.map { $0.window - 1 } ?? 0 }
+  package var latencyFrames: Int { limiter.map { $0.window - 1 } ?? 0 }
 
-  func setVolume(_ volume: Float) {
+  package func setVolume(_ volume: Float) {
     targetVolume.store(volume.bitPattern, ordering: .relaxed)
   }
 
   /// The smallest limiter gain in the last buffer mixed (1 when it did nothing).
-  var gainInLastBuffer: Float { Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) }
+  package var gainInLastBuffer: Float { Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) }
 
   /// The smallest limiter gain since the engine opened or the meter was last reset.
-  var smallestGain: Float { Float(bitPattern: smallestGainSinceReset.load(ordering: .relaxed)) }
+  package var smallestGain: Float { Float(bitPattern: smallestGainSinceReset.load(ordering: .relaxed)) }
 
-  func resetMeter() {
+  package func resetMeter() {
     smallestGainSinceReset.store(Float(1).bitPattern, ordering: .relaxed)
   }
 
   /// Processes one mixed buffer in place.
-  func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+  package func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
     let frameBytes = (isFloat ? 4 : 2) * channels
     let frames = byteCount / frameBytes
     if isFloat {
@@ -96,9 +96,10 @@ package final class MasterBus: @unchecked Sendable {
 }
 
 /// SDL_mixer's post-mix hook; `userData` is the engine's ``MasterBus``.
-let masterBusPostMix: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Void =
-  {
-    userData, stream, length in
-    guard let userData, let stream, length > 0 else { return }
-    Unmanaged<MasterBus>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
-  }
+package let masterBusPostMix:
+  @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Void =
+    {
+      userData, stream, length in
+      guard let userData, let stream, length > 0 else { return }
+      Unmanaged<MasterBus>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
+    }

@@ -1,19 +1,19 @@
-import Foundation
+package import Foundation
 
 /// The folders named sounds are found in, and the rule that keeps names inside them.
 ///
 /// A name is a relative path below a root: empty names, NUL bytes, absolute paths and names that
 /// lead outside the root (through `..` or a symbolic link) are refused with
 /// ``SoundError/Code/invalidName`` before anything is read. Roots are searched in order.
-struct AssetRoots: Sendable, Hashable {
-  let roots: [URL]
+package struct AssetRoots: Sendable, Hashable {
+  package let roots: [URL]
 
-  init(_ roots: [URL]) {
+  package init(_ roots: [URL]) {
     self.roots = roots.map { $0.standardizedFileURL }
   }
 
   /// The file `name` names, checked to lie inside its root.
-  func locate(_ name: String) throws(SoundError) -> URL {
+  package func locate(_ name: String) throws(SoundError) -> URL {
     guard !name.isEmpty else { throw SoundError(.invalidName, asset: name, message: "the name is empty") }
     guard !name.contains("\0") else {
       throw SoundError(

@@ -6,7 +6,7 @@ extension SoundLibrary {
   /// recorded at the mix's rate × 2^(semitones/12), so it is shorter and higher (or longer and
   /// lower), as a tape sped up. SDL_mixer has no per-channel pitch, so variants are rendered
   /// ahead like this. Nil if SDL cannot convert it or memory runs out.
-  func pitched(_ sound: Sound, semitones: Double) -> Sound? {
+  package func pitched(_ sound: Sound, semitones: Double) -> Sound? {
     let buffer = sound.buffer
     let format = buffer.format
     let ratio = pow(2, semitones / 12)

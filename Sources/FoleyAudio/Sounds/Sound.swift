@@ -21,9 +21,9 @@ public final class Sound: Sendable {
   public let name: String
   /// Level, pan, priority and anti-spam limits for every play of this sound.
   public let settings: SoundSettings
-  let buffer: SoundBuffer
+  package let buffer: SoundBuffer
 
-  init(name: String, settings: SoundSettings, buffer: SoundBuffer) {
+  package init(name: String, settings: SoundSettings, buffer: SoundBuffer) {
     self.name = name
     self.settings = settings
     self.buffer = buffer

@@ -1,7 +1,7 @@
-import Dispatch
+package import Dispatch
 import FoleySession
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// The engine's decoded sounds, found by their bytes or their asset name, within a memory budget.
 ///
@@ -17,64 +17,67 @@ import Logging
 ///
 /// Decoding runs on the caller's thread for the synchronous API and on the library's own queue
 /// for actions; never on the audio queue, never under the mixer's lock.
-final class SoundLibrary: Sendable {
-  let decoder: SoundDecoder
-  let assets: AssetRoots
+package final class SoundLibrary: Sendable {
+  package let decoder: SoundDecoder
+  package let assets: AssetRoots
   /// Bytes of decoded samples kept for reuse.
-  let limit: Int
-  let decodeQueue = DispatchQueue(label: "foley.decode", qos: .userInitiated)
-  let releaser: ChunkReleaser
+  package let limit: Int
+  package let decodeQueue = DispatchQueue(label: "foley.decode", qos: .userInitiated)
+  package let releaser: ChunkReleaser
   private let logger: Logger
   private let state = Locked(State())
 
   /// A `Data`'s storage: its first byte's address and its length.
   private struct Identity: Hashable {
-    let address: UInt
-    let count: Int
+    package let address: UInt
+    package let count: Int
   }
 
   private struct ContentKey: Hashable {
-    let count: Int
-    let hash: Int
+    package let count: Int
+    package let hash: Int
   }
 
   private struct Entry {
     /// The bytes, and any other `Data` storage found equal to them: kept alive so an address in
     /// `byIdentity` can never be reused by other bytes while it is listed. They count against
     /// the budget.
-    var retained: [Data]
-    let result: Result<Sound, SoundError>
-    var lastUse: UInt64
-    var data: Data { retained[0] }
-    var identities: [Identity] { retained.compactMap(SoundLibrary.identity(of:)) }
-    var bytes: Int { ((try? result.get())?.buffer.byteCount ?? 0) + retained.reduce(0) { $0 + $1.count } }
+    package var retained: [Data]
+    package let result: Result<Sound, SoundError>
+    package var lastUse: UInt64
+    package var data: Data { retained[0] }
+    package var identities: [Identity] { retained.compactMap(SoundLibrary.identity(of:)) }
+    package var bytes: Int {
+      ((try? result.get())?.buffer.byteCount ?? 0) + retained.reduce(0) { $0 + $1.count }
+    }
   }
 
   /// At most this many `Data` storages are remembered for one entry.
-  static let aliasesPerEntry = 4
+  package static let aliasesPerEntry = 4
 
   private struct NamedEntry {
-    let result: Result<Sound, SoundError>
+    package let result: Result<Sound, SoundError>
     /// The file as it was when it failed (nil if it did not exist), to tell when to try again.
-    let signature: FileSignature?
-    var lastUse: UInt64
-    var bytes: Int { (try? result.get())?.buffer.byteCount ?? 0 }
+    package let signature: FileSignature?
+    package var lastUse: UInt64
+    package var bytes: Int { (try? result.get())?.buffer.byteCount ?? 0 }
   }
 
   private struct State {
-    var byContent: [ContentKey: [Entry]] = [:]
-    var byIdentity: [Identity: ContentKey] = [:]
-    var byName: [String: NamedEntry] = [:]
-    var bytes = 0
-    var clock: UInt64 = 0
-    var failures = 0
-    var decodes = 0
+    package var byContent: [ContentKey: [Entry]] = [:]
+    package var byIdentity: [Identity: ContentKey] = [:]
+    package var byName: [String: NamedEntry] = [:]
+    package var bytes = 0
+    package var clock: UInt64 = 0
+    package var failures = 0
+    package var decodes = 0
   }
 
   /// At most this many failed decodes are remembered; past it the oldest are forgotten.
-  static let rememberedFailures = 1_024
+  package static let rememberedFailures = 1_024
 
-  init(decoder: SoundDecoder, assets: AssetRoots, limit: Int, releaser: ChunkReleaser, logger: Logger) {
+  package init(decoder: SoundDecoder, assets: AssetRoots, limit: Int, releaser: ChunkReleaser, logger: Logger)
+  {
     self.decoder = decoder
     self.assets = assets
     self.limit = limit
@@ -83,14 +86,14 @@ final class SoundLibrary: Sendable {
   }
 
   /// Bytes of decoded samples the cache holds.
-  var cachedBytes: Int { state.withLock { $0.bytes } }
+  package var cachedBytes: Int { state.withLock { $0.bytes } }
   /// Times bytes were decoded (successfully or not).
-  var decodes: Int { state.withLock { $0.decodes } }
+  package var decodes: Int { state.withLock { $0.decodes } }
 
   // MARK: - By bytes
 
   /// The sound for `data`, decoded the first time only.
-  func sound(for data: Data, name: String?) throws(SoundError) -> Sound {
+  package func sound(for data: Data, name: String?) throws(SoundError) -> Sound {
     let label = name ?? "sound data (\(data.count) bytes)"
     if let cached = lookUp(data) { return try remembered(cached) }
     let result = Result { () throws(SoundError) in try makeSound(from: data, name: label) }
@@ -98,7 +101,7 @@ final class SoundLibrary: Sendable {
   }
 
   /// The sound a `playSound(data:)` reference plays, resolved once and remembered on it.
-  func sound(for reference: SoundDataReference) throws(SoundError) -> Sound {
+  package func sound(for reference: SoundDataReference) throws(SoundError) -> Sound {
     if let sound = reference.sound(in: self) { return sound }
     let sound = try sound(for: reference.data, name: reference.name)
     reference.remember(sound, in: self)
@@ -106,7 +109,7 @@ final class SoundLibrary: Sendable {
   }
 
   /// What the cache already knows about `data` (found or failed), without decoding.
-  func cachedResult(for reference: SoundDataReference) -> Result<Sound, SoundError>? {
+  package func cachedResult(for reference: SoundDataReference) -> Result<Sound, SoundError>? {
     if let sound = reference.sound(in: self) { return .success(sound) }
     guard let result = lookUp(reference.data) else { return nil }
     if case .success(let sound) = result { reference.remember(sound, in: self) }
@@ -170,7 +173,7 @@ final class SoundLibrary: Sendable {
   // MARK: - By name
 
   /// The sound in the asset `name`, read and decoded the first time only.
-  func sound(named name: String) throws(SoundError) -> Sound {
+  package func sound(named name: String) throws(SoundError) -> Sound {
     let cached = state.withLock { state -> NamedEntry? in
       guard var entry = state.byName[name] else { return nil }
       state.clock += 1
@@ -215,7 +218,7 @@ final class SoundLibrary: Sendable {
   }
 
   /// The sound loaded under `name`, if it is in the cache (no file is read).
-  func cachedSound(named name: String) -> Sound? {
+  package func cachedSound(named name: String) -> Sound? {
     state.withLock { state in
       guard var entry = state.byName[name], case .success(let sound) = entry.result else { return nil }
       state.clock += 1
@@ -226,14 +229,14 @@ final class SoundLibrary: Sendable {
   }
 
   /// Logs a failed decode of bytes (once: the failure is then remembered).
-  func logFailure(_ error: SoundError) {
+  package func logFailure(_ error: SoundError) {
     logger.error("\(error)")
   }
 
   // MARK: - Budget
 
   /// Drops everything the cache holds (voices keep what they play; sounds the game holds live on).
-  func removeAll() {
+  package func removeAll() {
     let dropped = state.withLock { state -> State in
       defer { state = State(clock: state.clock, decodes: state.decodes) }
       return state
@@ -242,7 +245,7 @@ final class SoundLibrary: Sendable {
   }
 
   /// Forgets the sound loaded under `name` (the next play reads the file again).
-  func remove(named name: String) {
+  package func remove(named name: String) {
     let dropped = state.withLock { state -> NamedEntry? in
       guard let entry = state.byName.removeValue(forKey: name) else { return nil }
       state.bytes -= entry.bytes
@@ -310,7 +313,7 @@ final class SoundLibrary: Sendable {
   }
 
   /// A sound of silence in `category`, not cached: the carrier a streamed voice loops.
-  func silentSound(frames: Int, category: SoundCategory) -> Sound? {
+  package func silentSound(frames: Int, category: SoundCategory) -> Sound? {
     guard
       let buffer = SoundBuffer.silence(
         frames: frames, format: decoder.format,
@@ -344,11 +347,11 @@ final class SoundLibrary: Sendable {
 }
 
 /// A file's size and modification time, to tell whether it changed since a load failed.
-struct FileSignature: Hashable {
-  let size: Int
-  let modified: Date
+package struct FileSignature: Hashable {
+  package let size: Int
+  package let modified: Date
 
-  init?(of url: URL?) {
+  package init?(of url: URL?) {
     guard let url, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
       let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
     else { return nil }

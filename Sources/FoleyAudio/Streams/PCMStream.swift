@@ -22,18 +22,13 @@ package protocol PCMSource: AnyObject, Sendable {
 /// stream.release()                        // and goes on
 /// ```
 package final class PCMStream: StreamPipe, @unchecked Sendable {
-  let source: any PCMSource
-  let name: String
+  package let source: any PCMSource
+  package let name: String
 
-  init(
-    source: any PCMSource, name: String,
-    pipe: (AudioDeviceFormat, Double, Int, WakeSignal, Voice, SoundCategory)
-  ) {
+  package init(source: any PCMSource, name: String, pipe: Setup) {
     self.source = source
     self.name = name
-    super.init(
-      format: pipe.0, bufferedSeconds: pipe.1, declickFrames: pipe.2, wake: pipe.3, voice: pipe.4,
-      category: pipe.5)
+    super.init(pipe)
   }
 
   /// The frame of the source being heard now (0 before anything is).

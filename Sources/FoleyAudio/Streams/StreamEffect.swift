@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+package import Synchronization
 
 /// The first effect on a streamed voice's channel (music, speech, anything decoded as it plays):
 /// it overwrites the silent carrier chunk's samples with the stream's, from a ``StreamRing``.
@@ -18,13 +18,13 @@ import Synchronization
 /// the channel is paused (SDL_mixer runs no effects on a paused channel, and `Mix_Pause` took the
 /// audio lock, so none is running).
 package final class StreamEffect: @unchecked Sendable {
-  enum Fade: UInt8 {
+  package enum Fade: UInt8 {
     case none = 0
     case fadeIn = 1
     case fadeOut = 2
   }
 
-  let ring: StreamRing
+  package let ring: StreamRing
   private let isFloat: Bool
   private let channels: Int
   private let bytesPerFrame: Int
@@ -37,14 +37,14 @@ package final class StreamEffect: @unchecked Sendable {
   /// The ring byte at which to stop and wait (-1: none): a pause at a word's end.
   private let holdRequest = Atomic<Int>(-1)
   /// Stopped at a hold mark, waiting for ``release()``.
-  let isHolding = Atomic<Bool>(false)
+  package let isHolding = Atomic<Bool>(false)
   // Reports (to anyone).
   /// Frames of stream audio played so far (not counting silence or audio skipped by a seek).
-  let framesHeard = Atomic<Int>(0)
+  package let framesHeard = Atomic<Int>(0)
   /// Frames of silence put out while the stream had audio still to come: underruns.
-  let underrunFrames = Atomic<Int>(0)
+  package let underrunFrames = Atomic<Int>(0)
   /// Ended and fully heard, or faded out: the channel may be halted.
-  let drained = Atomic<Bool>(false)
+  package let drained = Atomic<Bool>(false)
 
   // The mixing thread's own state.
   private var fade = Fade.none
@@ -63,7 +63,9 @@ package final class StreamEffect: @unchecked Sendable {
   /// How far the ring's read position may move back (what the producer never overwrites).
   private let rewindLimit: Int
 
-  init(ring: StreamRing, format: AudioDeviceFormat, declickFrames: Int, rewindLimit: Int, wake: WakeSignal) {
+  package init(
+    ring: StreamRing, format: AudioDeviceFormat, declickFrames: Int, rewindLimit: Int, wake: WakeSignal
+  ) {
     self.ring = ring
     self.rewindLimit = rewindLimit
     isFloat = format.sampleFormat == .float32
@@ -74,7 +76,7 @@ package final class StreamEffect: @unchecked Sendable {
   }
 
   /// Starts an equal-power fade of `frames` frames at the next buffer (a fade-out ends the stream).
-  func requestFade(_ kind: Fade, frames: Int) {
+  package func requestFade(_ kind: Fade, frames: Int) {
     let generation = (fadeRequest.load(ordering: .relaxed) >> 48) &+ 1
     fadeRequest.store(
       generation << 48 | UInt64(kind.rawValue) << 40 | UInt64(max(1, min(frames, 1 << 39))),
@@ -84,23 +86,23 @@ package final class StreamEffect: @unchecked Sendable {
   /// Plays up to ring frame `frame` (fading out over the de-click time before it), then outputs
   /// silence without consuming anything until ``release()``. A mark too close to fade to is moved
   /// to the earliest frame that can.
-  func hold(atFrame frame: Int) {
+  package func hold(atFrame frame: Int) {
     holdRequest.store(max(0, frame) * bytesPerFrame, ordering: .releasing)
   }
 
   /// Ends a hold: the stream continues from where it stopped, fading in.
-  func release() {
+  package func release() {
     holdRequest.store(-1, ordering: .releasing)
   }
 
   /// The producer will write nothing more: once the ring is heard out, the stream is done.
-  func markEnded() {
+  package func markEnded() {
     producerEnded.store(true, ordering: .releasing)
   }
 
   /// The producer has more after all (a seek after the end was decoded). False when the stream
   /// was already heard out: it is over.
-  func reopen() -> Bool {
+  package func reopen() -> Bool {
     producerEnded.store(false, ordering: .releasing)
     return !drained.load(ordering: .acquiring)
   }
@@ -108,7 +110,7 @@ package final class StreamEffect: @unchecked Sendable {
   /// Moves back `frames` that were consumed but not heard (played at zero gain before a pause).
   /// Only while the channel is paused, so the mixing thread is not in ``process(_:byteCount:)``;
   /// nothing moves back across a seek or beyond what the producer leaves untouched.
-  func rewind(frames: Int) {
+  package func rewind(frames: Int) {
     guard frames > 0, frames <= rewindLimit, seekFadeOutLeft == 0, seekFadeInDone >= declickFrames,
       ring.seek.generation == seenSeekGeneration, !drained.load(ordering: .acquiring)
     else { return }
@@ -118,7 +120,7 @@ package final class StreamEffect: @unchecked Sendable {
   }
 
   /// Called on the mixing thread with the channel's buffer (the carrier's silence).
-  func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+  package func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
     takeRequests()
     let frames = byteCount / bytesPerFrame
     if faderSilenced || drained.load(ordering: .relaxed) {
@@ -266,7 +268,7 @@ package final class StreamEffect: @unchecked Sendable {
 
 /// SDL_mixer's entry for a stream's effect; `userData` is the ``StreamEffect``, kept alive by its
 /// slot until the channel is done.
-let streamEffectCallback:
+package let streamEffectCallback:
   @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void = {
     _, stream, length, userData in
     guard let stream, let userData, length > 0 else { return }

@@ -1,7 +1,7 @@
 internal import CFoleySDL2
 import FoleySession
 import Foundation
-import Synchronization
+package import Synchronization
 
 /// What every streamed voice has (music tracks, speech): its voice, the ring its effect plays
 /// from, and SDL's converter from the source's float frames to the mix's format. The stream
@@ -9,19 +9,19 @@ import Synchronization
 ///
 /// Invariant behind `@unchecked Sendable`: the `var`s belong to the stream filler's queue; the
 /// ring and the effect are built for their two threads; `voice` is thread-safe.
-package class StreamPipe: @unchecked Sendable {
-  let ring: StreamRing
-  let effect: StreamEffect
-  let format: AudioDeviceFormat
+@_spi(FoleyStreams) open class StreamPipe: @unchecked Sendable {
+  package let ring: StreamRing
+  package let effect: StreamEffect
+  package let format: AudioDeviceFormat
   /// The stream's voice: pending until the filler has filled the ring and started it.
   package let voice: Voice
-  let category: SoundCategory
+  package let category: SoundCategory
   /// Set when the stream is stopped at once: the filler drops it.
-  let isCancelled = Atomic<Bool>(false)
+  package let isCancelled = Atomic<Bool>(false)
   /// Whether the voice was asked to start (filler's).
-  var isStarted = false
+  package var isStarted = false
   /// The source has nothing more and the converter was flushed (filler's).
-  var isDrainedOfSource = false
+  package var isDrainedOfSource = false
   /// SDL's converter from the source's float frames to the mix's format.
   private(set) var converter: OpaquePointer?
   private(set) var converterRate = 0
@@ -37,19 +37,32 @@ package class StreamPipe: @unchecked Sendable {
   /// counted as buffered).
   private var seekMarkFrame = 0
 
-  init(
-    format: AudioDeviceFormat, bufferedSeconds: Double, declickFrames: Int, wake: WakeSignal, voice: Voice,
-    category: SoundCategory
-  ) {
-    self.format = format
-    self.voice = voice
-    self.category = category
+  /// What a pipe is built from: the engine's side (``StreamFiller/pipeSetup(volume:category:)``
+  /// makes it) and the stream's voice.
+  package struct Setup {
+    /// The mix's format: what the ring holds.
+    package var format: AudioDeviceFormat
+    /// Seconds the filler keeps decoded ahead.
+    package var bufferedSeconds: Double
+    /// Frames of the de-click ramps the effect makes (fades, holds, seeks).
+    package var declickFrames: Int
+    /// How the effect tells the engine's queue that something happened on the mix thread.
+    package var wake: WakeSignal
+    /// The stream's voice, pending until the filler starts it.
+    package var voice: Voice
+    package var category: SoundCategory
+  }
+
+  package init(_ setup: Setup) {
+    self.format = setup.format
+    self.voice = setup.voice
+    self.category = setup.category
     // Twice what is kept buffered: after a seek there is room for the new audio at once, while
     // the old is still being skipped.
-    let buffered = Int(bufferedSeconds * Double(format.sampleRate))
+    let buffered = Int(setup.bufferedSeconds * Double(format.sampleRate))
     ring = StreamRing(capacity: 2 * buffered * format.bytesPerFrame)
     effect = StreamEffect(
-      ring: ring, format: format, declickFrames: declickFrames, rewindLimit: buffered, wake: wake)
+      ring: ring, format: format, declickFrames: setup.declickFrames, rewindLimit: buffered, wake: setup.wake)
   }
 
   deinit {
@@ -57,24 +70,24 @@ package class StreamPipe: @unchecked Sendable {
   }
 
   /// Frames written to the ring.
-  var framesWritten: Int { ring.totalWritten / format.bytesPerFrame }
+  package var framesWritten: Int { ring.totalWritten / format.bytesPerFrame }
   /// Frames the effect has taken from the ring (heard, or skipped by a seek).
-  var framesRead: Int { ring.totalRead / format.bytesPerFrame }
+  package var framesRead: Int { ring.totalRead / format.bytesPerFrame }
   /// Frames written and not yet heard (after the last seek's mark).
-  var framesBuffered: Int { framesWritten - max(framesRead, seekMarkFrame) }
+  package var framesBuffered: Int { framesWritten - max(framesRead, seekMarkFrame) }
 
   /// The ring frame at which source frame `count` (counted since the converter began) comes out.
-  func outputFrame(afterSourceFrames count: Int) -> Int {
+  package func outputFrame(afterSourceFrames count: Int) -> Int {
     guard converterRate > 0 else { return framesWritten }
     return converterStartFrame
       + Int((Double(count) * Double(format.sampleRate) / Double(converterRate)).rounded())
   }
 
-  var sourceFramesConverted: Int { framesIntoConverter }
+  package var sourceFramesConverted: Int { framesIntoConverter }
 
   /// Makes the converter fit a source of `rate` Hz and `channels` (a new one when either differs;
   /// the old one's tail must have been flushed into the ring first).
-  func prepareConverter(rate: Int, channels: Int, name: String) throws(SoundError) {
+  package func prepareConverter(rate: Int, channels: Int, name: String) throws(SoundError) {
     if converterFits(rate: rate, channels: channels) { return }
     if let converter { SDL_FreeAudioStream(converter) }
     let target = format.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
@@ -96,12 +109,12 @@ package class StreamPipe: @unchecked Sendable {
   }
 
   /// Whether the converter takes frames of `rate` and `channels` as they are.
-  func converterFits(rate: Int, channels: Int) -> Bool {
+  package func converterFits(rate: Int, channels: Int) -> Bool {
     converter != nil && converterRate == rate && converterChannels == channels
   }
 
   /// Hands source frames to the converter.
-  func convert(_ samples: UnsafePointer<Float>, frames: Int) {
+  package func convert(_ samples: UnsafePointer<Float>, frames: Int) {
     guard let converter, frames > 0 else { return }
     _ = SDL_AudioStreamPut(converter, samples, Int32(frames * converterChannels * 4))
     framesIntoConverter += frames
@@ -113,7 +126,7 @@ package class StreamPipe: @unchecked Sendable {
   /// (measured: 3,072 output frames short at 8 kHz, 581 at 44.1 kHz): each track would lose its
   /// last 12 ms. So when it resamples it is fed silence first, and exactly the frames the
   /// source's length makes are taken out.
-  func flushConverter() {
+  package func flushConverter() {
     guard let converter else { return }
     if converterRate != format.sampleRate, tailFramesLeft == nil {
       let silence = [Float](repeating: 0, count: Self.tailFrames * converterChannels)
@@ -126,10 +139,10 @@ package class StreamPipe: @unchecked Sendable {
   }
 
   /// Silence fed to the resampler before a flush: more than it holds back at any rate.
-  static let tailFrames = 4_096
+  package static let tailFrames = 4_096
 
   /// Forgets what the converter holds and marks everything in the ring as old (a seek).
-  func startOver() {
+  package func startOver() {
     if let converter { SDL_AudioStreamClear(converter) }
     framesOutOfConverter = 0
     tailFramesLeft = nil
@@ -141,14 +154,14 @@ package class StreamPipe: @unchecked Sendable {
   }
 
   /// Bytes the converter has ready.
-  var converted: Int {
+  package var converted: Int {
     guard let converter else { return 0 }
     let available = Int(SDL_AudioStreamAvailable(converter))
     return tailFramesLeft.map { min(available, $0 * format.bytesPerFrame) } ?? available
   }
 
   /// Takes up to `count` converted bytes into `buffer`.
-  func takeConverted(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+  package func takeConverted(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
     guard let converter else { return 0 }
     let limit = tailFramesLeft.map { min(count, $0 * format.bytesPerFrame) } ?? count
     let got = max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(limit))))
@@ -163,7 +176,7 @@ package class StreamPipe: @unchecked Sendable {
 
   /// Moves what the converter has ready into the ring, as far as `room` bytes; returns the bytes
   /// moved.
-  func moveConverted(room: Int, scratch: inout [UInt8]) -> Int {
+  package func moveConverted(room: Int, scratch: inout [UInt8]) -> Int {
     let frameBytes = format.bytesPerFrame
     let taken = scratch.withUnsafeMutableBytes { buffer in
       takeConverted(into: buffer.baseAddress!, count: min(room, buffer.count / frameBytes * frameBytes))

@@ -11,8 +11,8 @@ import Synchronization
 /// Invariant behind `@unchecked Sendable`: the producer writes bytes only in the free region and
 /// publishes them with `written` (release); the consumer reads only below `written` (acquire) and
 /// frees them with `read` (release). The two regions never overlap.
-final class StreamRing: @unchecked Sendable {
-  let capacity: Int
+package final class StreamRing: @unchecked Sendable {
+  package let capacity: Int
   private let buffer: UnsafeMutableRawPointer
   private let written = Atomic<Int>(0)
   private let read = Atomic<Int>(0)
@@ -20,7 +20,7 @@ final class StreamRing: @unchecked Sendable {
   private let seekMark = Atomic<Int>(0)
   private let seekGeneration = Atomic<Int>(0)
 
-  init(capacity: Int) {
+  package init(capacity: Int) {
     self.capacity = capacity
     buffer = .allocate(byteCount: capacity, alignment: 16)
     buffer.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
@@ -29,14 +29,16 @@ final class StreamRing: @unchecked Sendable {
   deinit { buffer.deallocate() }
 
   /// Bytes the producer may write now.
-  var freeSpace: Int { capacity - (written.load(ordering: .relaxed) - read.load(ordering: .acquiring)) }
+  package var freeSpace: Int {
+    capacity - (written.load(ordering: .relaxed) - read.load(ordering: .acquiring))
+  }
   /// Bytes written since the stream began (the producer's position).
-  var totalWritten: Int { written.load(ordering: .acquiring) }
+  package var totalWritten: Int { written.load(ordering: .acquiring) }
   /// Bytes consumed since the stream began (heard, or skipped by a seek).
-  var totalRead: Int { read.load(ordering: .acquiring) }
+  package var totalRead: Int { read.load(ordering: .acquiring) }
 
   /// Producer: appends `count` bytes (at most ``freeSpace``).
-  func write(_ bytes: UnsafeRawPointer, count: Int) {
+  package func write(_ bytes: UnsafeRawPointer, count: Int) {
     let start = written.load(ordering: .relaxed)
     var done = 0
     while done < count {
@@ -49,20 +51,20 @@ final class StreamRing: @unchecked Sendable {
   }
 
   /// Producer: everything written so far is old audio; what follows starts after a seek.
-  func markSeek() {
+  package func markSeek() {
     seekMark.store(written.load(ordering: .relaxed), ordering: .releasing)
     seekGeneration.add(1, ordering: .releasing)
   }
 
   /// Consumer: the current seek generation and where its new audio begins.
-  var seek: (generation: Int, mark: Int) {
+  package var seek: (generation: Int, mark: Int) {
     let generation = seekGeneration.load(ordering: .acquiring)
     return (generation, seekMark.load(ordering: .acquiring))
   }
 
   /// Consumer: copies up to `count` bytes out, stopping at `limit` (a seek mark) if given.
   /// Returns the bytes copied.
-  func read(into destination: UnsafeMutableRawPointer, count: Int, limit: Int = .max) -> Int {
+  package func read(into destination: UnsafeMutableRawPointer, count: Int, limit: Int = .max) -> Int {
     let start = read.load(ordering: .relaxed)
     let total = min(count, written.load(ordering: .acquiring) - start, max(0, limit - start))
     guard total > 0 else { return 0 }
@@ -78,12 +80,12 @@ final class StreamRing: @unchecked Sendable {
   }
 
   /// Consumer: gives back `count` bytes just read (the producer must not have reused them).
-  func rewind(by count: Int) {
+  package func rewind(by count: Int) {
     read.store(read.load(ordering: .relaxed) - count, ordering: .releasing)
   }
 
   /// Consumer: drops everything before `mark`.
-  func skip(to mark: Int) {
+  package func skip(to mark: Int) {
     if mark > read.load(ordering: .relaxed) { read.store(mark, ordering: .releasing) }
   }
 }

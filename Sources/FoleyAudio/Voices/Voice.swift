@@ -27,7 +27,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
 
   /// The voice's generation: unique for the engine's lifetime, never reused.
   public let id: UInt64
-  let core: MixerCore?
+  package let core: MixerCore?
   private let rawState: Atomic<UInt8>
   private let rawVolume: Atomic<UInt64>
   private let rawPan: Atomic<UInt64>
@@ -35,9 +35,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawChannel = Atomic<Int>(-1)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
-  let initialPlacement: SpatialPlacement?
+  package let initialPlacement: SpatialPlacement?
 
-  init(
+  package init(
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
     placement: SpatialPlacement? = nil
   ) {
@@ -50,20 +50,20 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// A voice that never played (suppressed, or without an engine); it still has its own id.
-  static func finished(id: UInt64) -> Voice {
+  package static func finished(id: UInt64) -> Voice {
     Voice(id: id, core: nil, state: .finished, volume: 1, pan: 0)
   }
 
   /// The mixer channel the voice is on, or -1; written on the audio queue, where the channel
   /// table checks that the channel still holds this voice before trusting it.
-  var channel: Int {
+  package var channel: Int {
     get { rawChannel.load(ordering: .relaxed) }
     set { rawChannel.store(newValue, ordering: .relaxed) }
   }
 
   public var state: State { State(rawValue: rawState.load(ordering: .acquiring)) ?? .finished }
 
-  func setState(_ state: State) {
+  package func setState(_ state: State) {
     rawState.store(state.rawValue, ordering: .releasing)
   }
 
@@ -93,7 +93,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// A further gain set by the node that started the voice (`Action.changeVolume(to:duration:)`).
-  var groupVolume: Double {
+  package var groupVolume: Double {
     get { Double(bitPattern: rawGroupVolume.load(ordering: .relaxed)) }
     set {
       rawGroupVolume.store(max(newValue, 0).bitPattern, ordering: .relaxed)

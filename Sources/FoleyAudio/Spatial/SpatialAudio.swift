@@ -1,0 +1,85 @@
+import Foundation
+
+/// How positional sound is heard: how gain falls with distance from the scene's listener, and how
+/// far to the side a sound must be to come from one speaker only. Distances are in scene points.
+///
+/// ```swift
+/// var spatial = SpatialAudio()
+/// spatial.distanceModel = .inverse(reference: 80, rolloff: 1)   // -6 dB at 160 points
+/// spatial.panWidth = 300                                         // full left/right 300 points aside
+/// spatial.maximumDistance = 1_200                                // silent (still playing) beyond
+/// engine.attach(to: scene, positional: true, spatial: spatial)
+/// ```
+///
+/// The models are OpenAL's (clamped): distances below the reference are heard at full level.
+/// Mono sources pan on a constant-power law (-3 dB in each ear at the centre, `cos` and `sin` of
+/// (pan + 1)·π/4), so a sound moving across keeps its loudness; stereo sources keep a balance law
+/// (the far side turned down) so their own stereo picture survives.
+public struct SpatialAudio: Sendable, Hashable {
+  /// How gain falls with distance `d` beyond the reference distance `r`.
+  public enum DistanceModel: Sendable, Hashable {
+    /// No attenuation.
+    case none
+    /// `r / (r + rolloff·(d − r))`: halves (-6 dB) at twice the reference with rolloff 1.
+    case inverse(reference: Double, rolloff: Double)
+    /// Falls in a straight line from 1 at `r` to 0 at `maximum`.
+    case linear(reference: Double, maximum: Double)
+    /// `(d / r)^−rolloff`.
+    case exponential(reference: Double, rolloff: Double)
+  }
+
+  public var distanceModel: DistanceModel = .inverse(reference: 100, rolloff: 1)
+  /// The horizontal distance from the listener at which a sound is fully left or right.
+  public var panWidth: Double = 400
+  /// Beyond this distance a sound is silent (it keeps playing and comes back when it is nearer).
+  public var maximumDistance: Double = .infinity
+  /// Stop sounds beyond ``maximumDistance`` instead of keeping them silent.
+  public var stopsBeyondMaximumDistance = false
+
+  public init() {}
+
+  /// The gain at `distance` from the listener.
+  public func gain(atDistance distance: Double) -> Double {
+    guard distance.isFinite, distance <= maximumDistance else { return 0 }
+    switch distanceModel {
+    case .none:
+      return 1
+    case .inverse(let reference, let rolloff):
+      guard reference > 0, distance > reference else { return 1 }
+      return reference / (reference + max(0, rolloff) * (distance - reference))
+    case .linear(let reference, let maximum):
+      guard distance > reference else { return 1 }
+      guard maximum > reference else { return 0 }
+      return max(0, 1 - (distance - reference) / (maximum - reference))
+    case .exponential(let reference, let rolloff):
+      guard reference > 0, distance > reference else { return 1 }
+      return pow(distance / reference, -max(0, rolloff))
+    }
+  }
+
+  /// The pan (-1 left ... 1 right) of a sound `offset` points right of the listener.
+  public func pan(forHorizontalOffset offset: Double) -> Double {
+    guard panWidth > 0, offset.isFinite else { return 0 }
+    return min(1, max(-1, offset / panWidth))
+  }
+
+  /// Left and right gains for `pan` on the law for a source of `channels` channels.
+  package static func gains(pan: Double, channels: Int) -> (left: Double, right: Double) {
+    if channels == 1 {
+      let angle = (pan + 1) * Double.pi / 4
+      return (cos(angle), sin(angle))
+    }
+    return (min(1, 1 - pan), min(1, 1 + pan))
+  }
+}
+
+/// Where a positional voice is heard from: the distance gain and the pan the scene computed.
+package struct SpatialPlacement: Sendable, Equatable {
+  package var gain: Double
+  package var pan: Double
+
+  package init(gain: Double, pan: Double) {
+    self.gain = gain
+    self.pan = pan
+  }
+}

@@ -1,0 +1,351 @@
+package import Dispatch
+public import FoleyAudio
+public import FoleySession
+import Synchronization
+
+/// A mixer that runs inside the process and only when told to: SDL_mixer's channel loop (chunks,
+/// loops, effects, finished channels, the post-mix stage) re-enacted over a buffer the test asks
+/// for, on a clock that is the frames mixed so far.
+///
+/// Tests give it to an engine and advance time by hand; nothing sleeps, so allocation, policies,
+/// ramps, session modes and device restore are checked frame by frame, on any machine load.
+///
+/// ```swift
+/// let mixer = EmbeddedMixer()
+/// let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+/// let voice = engine.play(tone)
+/// mixer.advance(seconds: 0.1)            // mixes 0.1 s and lets the engine react
+/// voice.stop()
+/// mixer.advance(frames: 480)
+/// let output = mixer.takeOutput()        // interleaved float samples
+/// ```
+///
+/// Invariant behind `@unchecked Sendable`: the channel table and the output live in a mutex, held
+/// while mixing (as SDL_mixer holds its audio lock), so the engine's queue and the test thread
+/// never touch them at once.
+public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
+  private struct Channel {
+    var chunk: MixChunk?
+    var position = 0
+    var remaining = 0
+    var loops = 0
+    var isPaused = false
+    var gain: ChannelGain?
+    var stream: StreamEffect?
+    var isPlaying: Bool { remaining > 0 || loops != 0 }
+  }
+
+  private struct State {
+    var channels: [Channel] = []
+    var output: [Float] = []
+    var framesMixed: UInt64 = 0
+    var inbox: FinishedChannelInbox?
+    var master: MasterBus?
+    var isOpen = false
+    var deviceID: UInt32 = 0
+    var opens: UInt32 = 0
+    var deadline: UInt64?
+    var services = 0
+  }
+
+  private let state = Locked(State())
+  // Closures live in a box: a function value kept directly in a generic `Locked` is re-wrapped
+  // in two reabstraction thunks on every `withLock` (the inout write-back), so after 100,000
+  // buffers calling it walked 200,000 nested thunks.
+  private let service = Locked<Callback?>(nil)
+  private let queue = Locked<DispatchQueue?>(nil)
+  private let signal = Locked<WakeSignal?>(nil)
+  private let available = Atomic<Bool>(true)
+  /// Runs before each buffer is mixed: the engine's stream filler tops up its rings here, as its
+  /// timer does on SDL, so streams play deterministically.
+  private let beforeEachBuffer = Locked<Callback?>(nil)
+  /// The format the device opens with, whatever the configuration asks.
+  public let sampleRate: Int
+  public let sampleFormat: SampleFormat
+  public let channelCount: Int
+  public let bufferFrames: Int
+
+  public init(
+    sampleRate: Int = 48_000, sampleFormat: SampleFormat = .float32, channels: Int = 2,
+    bufferFrames: Int = 512
+  ) {
+    self.sampleRate = sampleRate
+    self.sampleFormat = sampleFormat
+    self.channelCount = channels
+    self.bufferFrames = bufferFrames
+  }
+
+  /// Whether a device can be opened: false simulates a machine with no audio device.
+  public var isDeviceAvailable: Bool {
+    get { available.load(ordering: .acquiring) }
+    set { available.store(newValue, ordering: .releasing) }
+  }
+
+  /// Everything mixed since the last call, interleaved (16-bit output is scaled to ±1).
+  public func takeOutput() -> [Float] {
+    state.withLock { state in
+      defer { state.output.removeAll() }
+      return state.output
+    }
+  }
+
+  /// The fallback wake the engine has asked for, if any (nil while nothing ramps).
+  public var scheduledDeadline: UInt64? { state.withLock { $0.deadline } }
+
+  /// How many times the engine's service has run: an idle engine should cause none.
+  public var servicesRun: Int { state.withLock { $0.services } }
+
+  /// Frames mixed since the device first opened.
+  public var framesMixed: UInt64 { state.withLock { $0.framesMixed } }
+
+  /// Mixes `frames` frames, one device buffer at a time. Before each buffer it waits for the work
+  /// already handed to the engine's queue; after it, it runs the engine's service when the mix
+  /// signalled (a channel finished, a ramp reached silence) or a deadline passed, as SDL's thread
+  /// and the queue would.
+  public func advance(frames: Int) {
+    var left = frames
+    while left > 0 {
+      let count = min(left, bufferFrames)
+      beforeEachBuffer.withLock { $0 }?.run()
+      queue.withLock { $0 }?.sync {}
+      mixBuffer(frames: count)
+      runServiceIfDue()
+      left -= count
+    }
+  }
+
+  /// Mixes `seconds` of audio (rounded to whole frames).
+  public func advance(seconds: Double) {
+    advance(frames: Int((seconds * Double(sampleRate)).rounded()))
+  }
+
+  private func runServiceIfDue() {
+    guard let queue = queue.withLock({ $0 }), let service = service.withLock({ $0 })?.run else { return }
+    let now = self.now
+    let deadlinePassed = state.withLock { state -> Bool in
+      guard let deadline = state.deadline, now >= deadline else { return false }
+      state.deadline = nil
+      return true
+    }
+    guard signal.withLock({ $0?.isPending }) == true || deadlinePassed else { return }
+    state.withLock { $0.services += 1 }
+    queue.sync(execute: service)
+  }
+
+  private func mixBuffer(frames: Int) {
+    state.withLock { state in
+      guard state.isOpen else {
+        state.framesMixed += UInt64(frames)
+        return
+      }
+      let bytesPerSample = sampleFormat.bytesPerSample
+      let frameBytes = bytesPerSample * channelCount
+      let length = frames * frameBytes
+      var mix = [UInt8](repeating: 0, count: length)
+      var scratch = [UInt8](repeating: 0, count: length)
+      for index in state.channels.indices where !state.channels[index].isPaused {
+        var channel = state.channels[index]
+        guard let chunk = channel.chunk, channel.isPlaying else { continue }
+        var filled = 0
+        while filled < length, channel.remaining > 0 || channel.loops != 0 {
+          if channel.remaining == 0 {
+            // SDL_mixer starts the next pass of a looping chunk.
+            if channel.loops > 0 { channel.loops -= 1 }
+            channel.position = 0
+            channel.remaining = chunk.byteCount
+          }
+          let take = min(channel.remaining, length - filled)
+          scratch.withUnsafeMutableBytes { bytes in
+            bytes.baseAddress!.copyMemory(from: chunk.samples + channel.position, byteCount: take)
+            channel.stream?.process(bytes.baseAddress!, byteCount: take)
+            channel.gain?.process(bytes.baseAddress!, byteCount: take)
+          }
+          add(scratch, into: &mix, at: filled, count: take)
+          channel.position += take
+          channel.remaining -= take
+          filled += take
+          if channel.remaining == 0 && channel.loops == 0 {
+            // Finished: reported under the lock, effects removed, as SDL_mixer does.
+            state.channels[index] = Channel()
+            state.inbox?.post(Int32(index))
+            channel = Channel()
+            break
+          }
+        }
+        if channel.chunk != nil { state.channels[index] = channel }
+      }
+      if let master = state.master {
+        mix.withUnsafeMutableBytes { master.process($0.baseAddress!, byteCount: length) }
+      }
+      mix.withUnsafeBytes { bytes in
+        if sampleFormat == .float32 {
+          state.output.append(contentsOf: bytes.bindMemory(to: Float.self))
+        } else {
+          state.output.append(contentsOf: bytes.bindMemory(to: Int16.self).map { Float($0) / 32_768 })
+        }
+      }
+      state.framesMixed += UInt64(frames)
+    }
+  }
+
+  private func add(_ source: [UInt8], into mix: inout [UInt8], at offset: Int, count: Int) {
+    source.withUnsafeBytes { from in
+      mix.withUnsafeMutableBytes { to in
+        if sampleFormat == .float32 {
+          let input = from.bindMemory(to: Float.self)
+          let output = UnsafeMutableRawBufferPointer(rebasing: to[offset...]).bindMemory(to: Float.self)
+          for index in 0..<(count / 4) { output[index] += input[index] }
+        } else {
+          // SDL_mixer saturates 16-bit sums at every addition.
+          let input = from.bindMemory(to: Int16.self)
+          let output = UnsafeMutableRawBufferPointer(rebasing: to[offset...]).bindMemory(to: Int16.self)
+          for index in 0..<(count / 2) {
+            output[index] = Int16(max(-32_768, min(32_767, Int32(output[index]) + Int32(input[index]))))
+          }
+        }
+      }
+    }
+  }
+
+  // MARK: - MixerBackend
+
+  package func open(
+    _ configuration: AudioConfiguration, deviceName: String?
+  ) throws(SDLError) -> AudioDeviceFormat {
+    guard isDeviceAvailable else {
+      throw SDLError(operation: "Mix_OpenAudioDevice", message: "no audio device (embedded mixer)")
+    }
+    state.withLock { state in
+      state.isOpen = true
+      state.opens += 1
+      state.deviceID = state.opens
+    }
+    return AudioDeviceFormat(
+      driver: "embedded", sampleRate: sampleRate, sampleFormat: sampleFormat, channels: channelCount,
+      bufferFrames: bufferFrames)
+  }
+
+  package var deviceID: UInt32 { state.withLock { $0.isOpen ? $0.deviceID : 0 } }
+
+  package func close() {
+    state.withLock { state in
+      state.isOpen = false
+      state.channels = state.channels.map { _ in Channel() }
+      state.inbox = nil
+      state.master = nil
+    }
+  }
+
+  package func allocateChannels(_ count: Int) -> Int {
+    state.withLock { state in
+      if state.channels.count < count {
+        state.channels += Array(repeating: Channel(), count: count - state.channels.count)
+      }
+      return state.channels.count
+    }
+  }
+
+  package func play(
+    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?
+  ) throws(SDLError) {
+    let played = state.withLock { state -> Bool in
+      guard state.isOpen, state.channels.indices.contains(channel) else { return false }
+      if state.channels[channel].isPlaying { state.inbox?.post(Int32(channel)) }
+      state.channels[channel] = Channel(
+        chunk: chunk, position: 0, remaining: chunk.byteCount, loops: loops, isPaused: false, gain: gain,
+        stream: stream)
+      return true
+    }
+    if !played { throw SDLError(operation: "Mix_PlayChannel", message: "no such channel \(channel)") }
+  }
+
+  package func halt(_ channel: Int) {
+    state.withLock { state in
+      guard state.channels.indices.contains(channel), state.channels[channel].isPlaying else { return }
+      state.channels[channel] = Channel()
+      state.inbox?.post(Int32(channel))
+    }
+  }
+
+  package func pause(_ channel: Int) {
+    state.withLock { state in
+      guard state.channels.indices.contains(channel), state.channels[channel].isPlaying else { return }
+      state.channels[channel].isPaused = true
+    }
+  }
+
+  package func resume(_ channel: Int) {
+    state.withLock { state in
+      guard state.channels.indices.contains(channel) else { return }
+      state.channels[channel].isPaused = false
+    }
+  }
+
+  package func isPaused(_ channel: Int) -> Bool {
+    state.withLock {
+      $0.channels.indices.contains(channel) && $0.channels[channel].isPlaying && $0.channels[channel].isPaused
+    }
+  }
+
+  package func isPlaying(_ channel: Int) -> Bool {
+    state.withLock { $0.channels.indices.contains(channel) && $0.channels[channel].isPlaying }
+  }
+
+  package func freeChunk(_ chunk: MixChunk) {
+    state.withLock { state in
+      for index in state.channels.indices where state.channels[index].chunk == chunk {
+        state.channels[index] = Channel()
+        state.inbox?.post(Int32(index))
+      }
+    }
+    chunk.freeWithoutMixer()
+  }
+
+  package func connect(inbox: FinishedChannelInbox?, master: MasterBus?) {
+    state.withLock { state in
+      state.inbox = inbox
+      state.master = master
+    }
+  }
+
+  package var now: UInt64 {
+    let frames = state.withLock { $0.framesMixed }
+    return frames * 1_000_000_000 / UInt64(sampleRate)
+  }
+
+  package func makeWakeSignal(queue: DispatchQueue, service: @escaping @Sendable () -> Void) -> WakeSignal {
+    let wake = WakeSignal {}
+    self.queue.withLock { $0 = queue }
+    self.service.withLock { $0 = Callback(service) }
+    signal.withLock { $0 = wake }
+    return wake
+  }
+
+  /// The embedded mixer mixes only when a test advances it.
+  package var mixesOnDemand: Bool { true }
+
+  package func runBeforeEachBuffer(_ work: @escaping @Sendable () -> Void) {
+    beforeEachBuffer.withLock { $0 = Callback(work) }
+  }
+
+  package func detach() {
+    beforeEachBuffer.withLock { $0 = nil }
+    service.withLock { $0 = nil }
+    queue.withLock { $0 = nil }
+    signal.withLock { $0 = nil }
+    state.withLock { $0.deadline = nil }
+  }
+
+  package func scheduleService(at deadline: UInt64?) {
+    state.withLock { $0.deadline = deadline }
+  }
+}
+
+/// A closure kept by reference, so storing it behind a lock never re-wraps it.
+final class Callback: Sendable {
+  let run: @Sendable () -> Void
+
+  init(_ run: @escaping @Sendable () -> Void) {
+    self.run = run
+  }
+}

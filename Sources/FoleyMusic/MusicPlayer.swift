@@ -1,0 +1,408 @@
+import Dispatch
+@_spi(FoleyStreams) public import FoleyAudio
+import FoleySession
+import Foundation
+import Synchronization
+
+/// Streams music through an ``AudioEngine``: a queue of tracks played gaplessly or with
+/// overlapping equal-power crossfades, loop points and loop counts, shuffle and repeat, pause,
+/// exact seeking, now-playing and events.
+///
+/// Each track plays on its own streamed voice of the player's category (``SoundCategory/music``
+/// by default), so the category's bus volume and session policy apply: by default the music
+/// pauses when the window loses focus and resumes at the sample it reached. A crossfade is two
+/// voices heard at once, the outgoing one fading out on a cosine and the incoming one fading in on
+/// a sine, so their summed power stays level. Only about half a second of each track is decoded
+/// ahead, on the engine's music thread, whatever the track's length. Before a track is streamed,
+/// a child process decodes it once to check that it cannot crash the game (see
+/// ``AudioConfiguration/isolatesDecoders``).
+///
+/// ```swift
+/// let music = engine.music                                   // or MusicPlayer(engine: engine)
+/// music.play([Track(named: "Music/title.ogg"), Track(named: "Music/level1.ogg")])
+/// music.crossfadeDuration = 3                                // queued tracks overlap by 3 s
+/// music.repeatMode = .all
+/// music.addObserver { event in
+///   if case .trackChanged(let now) = event { hud.title = now.title }
+/// }
+/// music.crossfade(to: Track(named: "Music/boss.ogg", loopCount: -1), duration: 2)
+/// music.seek(to: 30)
+/// print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0)
+/// music.stop(fadeOut: 1.5)
+/// ```
+///
+/// Events arrive on the game thread through the session's `GameThreadMailbox`: at the next update
+/// of a scene the engine is attached to, the next `EventPump.poll()`, or when the main queue
+/// runs, whichever comes first.
+@MainActor
+public final class MusicPlayer {
+  /// What plays when a track ends.
+  public enum RepeatMode: Sendable, Hashable {
+    /// The queue plays once.
+    case off
+    /// The current track plays again and again (skipping still moves on).
+    case one
+    /// The queue starts again from its first track.
+    case all
+  }
+
+  /// The category the music plays in: its bus and session policy apply.
+  public let category: SoundCategory
+  // Not the engine itself: the engine keeps its own player, and neither should keep the other
+  // alive. After the engine closes, the player's calls do nothing.
+  private let filler: StreamFiller
+  private let checker: TrackChecker
+  private let mailbox: GameThreadMailbox
+  private let sampleRate: Int
+  private let playQueue = MusicQueue()
+  /// The stream heard as the current track (a crossfade's incoming one).
+  private var current: MusicStream?
+  /// Streams on their way out: a crossfade's outgoing half, a stop with a fade.
+  private var outgoing: [MusicStream] = []
+  private var observers = ObserverList<MusicEvent>()
+  /// Events collected and not yet handed to the observers.
+  private var pendingEvents: [MusicEvent] = []
+  private let delivery = DeliveryFlag()
+  /// Whether `.finished` was delivered for what last played.
+  private var hasReportedFinish = true
+  public private(set) var isPaused = false
+
+  /// A player on `engine` whose music plays in `category`.
+  public init(engine: AudioEngine, category: SoundCategory = .music) {
+    self.category = category
+    filler = engine.streamFiller
+    checker = engine.musicState.checker
+    mailbox = engine.session.mailbox
+    sampleRate = engine.deviceFormat.sampleRate
+  }
+
+  // MARK: - Settings
+
+  /// The music's own volume, in 0...1 (under its category's bus volume).
+  public var volume: Double {
+    get { playQueue.settings.volume }
+    set {
+      let volume = newValue.clamped(to: 0...1, or: 1)
+      playQueue.update { $0.volume = volume }
+      for stream in liveStreams { stream.voice.volume = volume }
+    }
+  }
+
+  /// Seconds by which each queued track overlaps the end of the one before (both heard at
+  /// once); 0 plays them gaplessly, the next track's first sample right after the last one's.
+  public var crossfadeDuration: Double {
+    get { playQueue.settings.crossfade }
+    set {
+      let seconds = newValue.clamped(to: 0...60, or: 0)
+      playQueue.update { $0.crossfade = seconds }
+    }
+  }
+
+  public var repeatMode: RepeatMode {
+    get { playQueue.settings.repeatMode }
+    set { playQueue.update { $0.repeatMode = newValue } }
+  }
+
+  /// Whether the queue plays in a random order (the tracks played so far keep their place).
+  public var isShuffled: Bool {
+    get { playQueue.isShuffled }
+    set { playQueue.setShuffled(newValue, keepingThrough: heardSegment?.queuePosition) }
+  }
+
+  // MARK: - What is playing
+
+  /// The tracks in the queue, in the order they were given.
+  public var queue: [Track] { playQueue.tracks }
+
+  /// The index in ``queue`` of the track being heard.
+  public var currentIndex: Int? {
+    heardSegment?.queuePosition.flatMap { playQueue.index(at: $0) }
+  }
+
+  /// The track being heard and what its file says about it; nil when nothing plays.
+  public var nowPlaying: NowPlaying? { heardSegment?.nowPlaying }
+
+  /// Seconds into the track being heard (the sample the mix has reached).
+  public var currentTime: Double? {
+    followSuccessors()
+    return current?.position?.time
+  }
+
+  /// The length of the track being heard, when its file says.
+  public var duration: Double? { nowPlaying?.duration }
+
+  /// Whether music is playing or about to (not paused, not stopped).
+  public var isPlaying: Bool {
+    followSuccessors()
+    guard !isPaused, let current else { return false }
+    return current.voice.state != .finished
+  }
+
+  /// What the player's streams hold now: the streams, their rings' bytes and the segments kept
+  /// to place "now playing". For tests and the benchmark: none of it grows with a track's length.
+  package var footprint: (streams: Int, ringBytes: Int, segments: Int) {
+    let streams = liveStreams
+    return (
+      streams.count, streams.reduce(0) { $0 + $1.ring.capacity }, streams.reduce(0) { $0 + $1.keptSegments }
+    )
+  }
+
+  /// Frames of silence the music's streams put out because decoding fell behind (should stay 0).
+  public var underrunFrames: Int {
+    liveStreams.reduce(0) { $0 + $1.effect.underrunFrames.load(ordering: .relaxed) }
+  }
+
+  // MARK: - Playing
+
+  /// Plays `track` now, in place of whatever plays (crossfading over `crossfade` seconds, or
+  /// cutting with a de-click ramp); the queue becomes this one track.
+  public func play(_ track: Track, from time: Double = 0, crossfade: Double = 0) {
+    play([track], from: time, crossfade: crossfade)
+  }
+
+  /// Replaces the queue with `tracks` and plays them from the one at `index`, `time` seconds
+  /// into it.
+  public func play(_ tracks: [Track], startingAt index: Int = 0, from time: Double = 0, crossfade: Double = 0)
+  {
+    guard !tracks.isEmpty else {
+      playQueue.replace(with: [])
+      stop(fadeOut: crossfade)
+      return
+    }
+    // When shuffling, the track asked for plays first and the rest in a random order after it.
+    let position = playQueue.replace(with: tracks, first: min(max(0, index), tracks.count - 1))
+    start(position: position, crossfade: crossfade, from: time.clamped(to: 0...1e9, or: 0))
+  }
+
+  /// Plays `track` in place of the current one, both heard at once for `duration` seconds on
+  /// equal-power curves. The same as `play(track, crossfade: duration)`.
+  public func crossfade(to track: Track, duration: Double) {
+    play(track, crossfade: duration)
+  }
+
+  /// Adds `tracks` to the end of the queue (at random places still to come when shuffling).
+  /// When nothing plays, they wait for ``play()``.
+  public func enqueue(_ tracks: [Track]) {
+    playQueue.append(tracks, after: heardSegment?.queuePosition)
+  }
+
+  /// Adds one track to the end of the queue.
+  public func enqueue(_ track: Track) {
+    enqueue([track])
+  }
+
+  /// Empties the queue (what plays finishes, and nothing follows it).
+  public func clearQueue() {
+    playQueue.replace(with: [])
+  }
+
+  /// Resumes paused music, or starts the queue from its first track when nothing plays.
+  public func play() {
+    if isPaused {
+      resume()
+    } else if !isPlaying, playQueue.count > 0 {
+      start(position: 0, crossfade: 0)
+    }
+  }
+
+  /// Goes on to the next track of the queue (even in ``RepeatMode/one``), crossfading over
+  /// `crossfade` seconds; stops when there is none.
+  public func skipToNext(crossfade: Double = 0) {
+    let position = heardSegment?.queuePosition
+    guard let next = playQueue.entry(after: position, skipping: true) else {
+      stop(fadeOut: crossfade)
+      return
+    }
+    start(position: next.position, crossfade: crossfade)
+  }
+
+  /// Goes back to the previous track of the queue (the last one in ``RepeatMode/all``); at the
+  /// first track, starts it again.
+  public func skipToPrevious(crossfade: Double = 0) {
+    let position = heardSegment?.queuePosition ?? 0
+    start(position: playQueue.entry(before: position)?.position ?? position, crossfade: crossfade)
+  }
+
+  /// Pauses the music where it is (with a de-click ramp); ``resume()`` continues at that sample.
+  public func pause() {
+    guard !isPaused else { return }
+    isPaused = true
+    let streams = liveStreams
+    filler.setStartsPaused(true, for: streams)
+    for stream in streams { stream.voice.pause() }
+  }
+
+  public func resume() {
+    guard isPaused else { return }
+    isPaused = false
+    let streams = liveStreams
+    filler.setStartsPaused(false, for: streams)
+    for stream in streams { stream.voice.resume() }
+  }
+
+  /// Stops the music, fading out over `fadeOut` seconds (a cosine, as a crossfade's outgoing
+  /// half) or at once with a de-click ramp. The queue stays; ``play()`` starts it again.
+  public func stop(fadeOut: Double = 0) {
+    followSuccessors()
+    let fade = fadeOut.clamped(to: 0...60, or: 0)
+    for stream in liveStreams { letGo(stream, fadeOut: isPaused ? 0 : fade) }
+    current = nil
+    isPaused = false
+  }
+
+  /// Moves to `seconds` into the track being heard: the old audio fades out over the de-click
+  /// time and the new fades in, with every sample from there on exactly the track's.
+  /// `completion`, if given, learns on the game thread whether the track could seek.
+  public func seek(to seconds: Double, completion: (@MainActor @Sendable (Bool) -> Void)? = nil) {
+    followSuccessors()
+    guard let current, seconds.isFinite else {
+      completion?(false)
+      return
+    }
+    filler.seek(current, to: seconds) { done in
+      guard let completion else { return }
+      DispatchQueue.main.async { MainActor.assumeIsolated { completion(done) } }
+    }
+  }
+
+  /// Checks `track` now, on this thread: that it exists, that a child process can decode it to
+  /// its end, and what it says about itself. For loading screens and tools; playing needs no
+  /// check first (the player does the same before streaming).
+  public func check(_ track: Track) throws(SoundError) -> NowPlaying {
+    let url = try filler.resolve(track)
+    if case .failed(let error) = checker.check(track, at: url) { throw error }
+    return try TrackReader(track, url: url).nowPlaying
+  }
+
+  // MARK: - Events
+
+  /// Calls `body` with every ``MusicEvent``, on the game thread. Returns a token for
+  /// ``removeObserver(_:)``.
+  @discardableResult
+  public func addObserver(_ body: @escaping @MainActor (MusicEvent) -> Void) -> Int {
+    observers.add(body)
+  }
+
+  public func removeObserver(_ token: Int) {
+    observers.remove(token)
+  }
+
+  /// Hands observers what has happened since the last call: tracks that began to be heard,
+  /// loops, failures, the end of the music. The mailbox calls it when the music thread has news;
+  /// a tool that polls may call it too.
+  public func deliverEvents() {
+    delivery.isScheduled.store(false, ordering: .releasing)
+    followSuccessors()
+    for stream in outgoing { collectNews(of: stream, failuresOnly: true) }
+    if let current { collectNews(of: current) }
+    outgoing.removeAll { $0.voice.state == .finished }
+    if let stream = current, stream.voice.state == .finished, stream.successor.withLock({ $0 }) == nil {
+      current = nil
+      isPaused = false
+    }
+    if current == nil, outgoing.isEmpty, !hasReportedFinish {
+      hasReportedFinish = true
+      pendingEvents.append(.finished)
+    }
+    let events = pendingEvents
+    pendingEvents.removeAll()
+    for event in events {
+      observers.send(event)
+    }
+  }
+
+  /// Turns what `stream` has heard and failed since the last look into events. A stream on its way
+  /// out reports only failures: its loops and tracks are no longer the music's news.
+  private func collectNews(of stream: MusicStream, failuresOnly: Bool = false) {
+    let news = stream.takeNews()
+    pendingEvents += news.failures.map { MusicEvent.failed($0.0, $0.1) }
+    guard !failuresOnly else { return }
+    for segment in news.segments {
+      switch segment.kind {
+      case .start: pendingEvents.append(.trackChanged(segment.nowPlaying))
+      case .loop(let pass): pendingEvents.append(.looped(segment.nowPlaying, pass: pass))
+      case .seek: break
+      }
+    }
+  }
+
+  // MARK: - Inside
+
+  private var liveStreams: [MusicStream] {
+    followSuccessors()
+    return outgoing + (current.map { [$0] } ?? [])
+  }
+
+  private var heardSegment: MusicStream.Segment? {
+    followSuccessors()
+    return current?.position?.segment
+  }
+
+  /// The filler starts a queue's crossfades by itself: the player follows it to the new stream.
+  private func followSuccessors() {
+    while let stream = current, let next = stream.successor.withLock({ $0 }) {
+      collectNews(of: stream)
+      outgoing.append(stream)
+      current = next
+    }
+  }
+
+  /// Starts the queue's track at `position` on a new stream, replacing what plays.
+  private func start(position: Int, crossfade: Double, from time: Double = 0) {
+    guard let track = playQueue.track(at: position) else { return }
+    followSuccessors()
+    let fade = crossfade.clamped(to: 0...60, or: 0)
+    let flag = delivery
+    let mailbox = self.mailbox
+    let stream = filler.makeStream(volume: volume, category: category, queue: playQueue, checker: checker) {
+      [weak self] in
+      // On the stream thread: one delivery to the game thread for however much news there is.
+      guard !flag.isScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+      mailbox.post { self?.deliverEvents() }
+    }
+    if isPaused {
+      // Paused music cannot fade: it all stops, and the new track plays.
+      for old in liveStreams { letGo(old, fadeOut: 0, replacedBy: stream) }
+    } else if let playing = current {
+      letGo(playing, fadeOut: fade, replacedBy: stream)
+    }
+    isPaused = false
+    current = stream
+    hasReportedFinish = false
+    filler.start(stream, track: track, queuePosition: position, at: time, fadeIn: fade)
+  }
+
+  /// Lets `stream` go: fades it out over `fadeOut` seconds (from the moment `replacement`, if
+  /// any, starts, so a crossfade's halves are heard together) and lets it end, or stops it now.
+  private func letGo(_ stream: MusicStream, fadeOut: Double, replacedBy replacement: MusicStream? = nil) {
+    if current === stream { collectNews(of: stream) }
+    stream.isLetGo.store(true, ordering: .releasing)
+    // A stream dropped before it started passes on the fades it was to start.
+    for (effect, frames) in stream.takeFadeOutsOnStart() {
+      if let replacement {
+        replacement.fadeOutOnStart(effect, frames: frames)
+      } else {
+        effect.requestFade(.fadeOut, frames: frames)
+      }
+    }
+    let frames = Int(fadeOut * Double(sampleRate))
+    if fadeOut > 0, stream.voice.state == .playing {
+      if let replacement {
+        replacement.fadeOutOnStart(stream.effect, frames: frames)
+      } else {
+        stream.effect.requestFade(.fadeOut, frames: frames)
+      }
+      if !outgoing.contains(where: { $0 === stream }) { outgoing.append(stream) }
+    } else {
+      stream.isCancelled.store(true, ordering: .releasing)
+      stream.voice.stop()
+      if !outgoing.contains(where: { $0 === stream }) { outgoing.append(stream) }
+    }
+    if current === stream { current = nil }
+  }
+}
+
+/// Whether a delivery to the game thread is already on its way.
+private final class DeliveryFlag: Sendable {
+  package let isScheduled = Atomic<Bool>(false)
+}

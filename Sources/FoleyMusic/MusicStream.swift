@@ -1,0 +1,195 @@
+@_spi(FoleyStreams) package import FoleyAudio
+package import FoleySession
+import Foundation
+package import Synchronization
+
+/// One streamed voice of music: the ring its effect plays from, the reader and converter that
+/// fill it, and the segments that tell which track (and where in it) each frame of the ring came
+/// from, so "now playing" and the events change at the sample that is heard.
+///
+/// Invariant behind `@unchecked Sendable`: the `var`s belong to the stream filler's queue; the
+/// segments and failures are behind a lock (the game thread takes them); the rest is the pipe's.
+package final class MusicStream: StreamPipe, @unchecked Sendable {
+  /// Where a stretch of the ring's frames comes from.
+  package struct Segment: Sendable {
+    package enum Kind: Sendable, Equatable {
+      case start
+      case loop(pass: Int)
+      case seek
+    }
+
+    /// The first frame (of everything written to the ring) of this stretch.
+    package let startFrame: Int
+    /// Where in its track that frame is, in seconds.
+    package let trackTime: Double
+    package let nowPlaying: NowPlaying
+    package let kind: Kind
+    /// The track's place in the player's queue, if it came from there.
+    package let queuePosition: Int?
+  }
+
+  /// A track waiting to be opened (its check in a child process may still be running).
+  package struct Opening {
+    package var track: Track
+    package var queuePosition: Int?
+    package var startTime: Double
+    package var fadeIn: Double
+    /// Tracks of the queue that failed one after another; a queue of only bad tracks stops.
+    package var failuresInARow = 0
+  }
+
+  /// Where the next track comes from when this one ends; nil for a single track.
+  package let queue: MusicQueue?
+  /// Set by the player when the stream fades out under another (a crossfade, a stop with a
+  /// fade): the filler keeps it fed but goes on to no next track.
+  package let isLetGo = Atomic<Bool>(false)
+  /// The stream the filler started to crossfade into as this one ends (the player follows it).
+  package let successor = Locked<MusicStream?>(nil)
+  /// Streams to fade out (effect, frames) the moment this one starts, so a crossfade's halves
+  /// begin in the same mix buffer however long this one took to open; applied even if it never
+  /// starts.
+  private let fadeOutsOnStart = Locked<[(StreamEffect, Int)]>([])
+  /// Called on the filler's queue when there is something for the game thread.
+  package let notify: @Sendable () -> Void
+  private let shared = Locked(Shared())
+
+  private struct Shared {
+    package var segments: [Segment] = []
+    package var delivered = 0
+    package var failures: [(Track, SoundError)] = []
+  }
+
+  // The filler's own.
+  package var opening: Opening?
+  package var reader: TrackReader?
+  /// The queue position of the track being decoded.
+  package var queuePosition: Int?
+  /// The filler already started the next track on a successor (a crossfade): this one just ends.
+  package var isHandedOver = false
+  /// Where the search for the next track stopped to wait for a check: the position searched
+  /// after and the tracks that failed on the way (already reported).
+  package var nextTrackSearch: (position: Int?, failures: Int)?
+  /// The next track could not be opened early for a crossfade: it follows gaplessly instead.
+  package var skipsCrossfade = false
+  /// Whether the stream goes on to the queue's next track when its own ends.
+  package var followsQueue: Bool { !isHandedOver && !isLetGo.load(ordering: .acquiring) }
+  /// The game paused the music: a successor starts paused too.
+  package var startsPaused = false
+  /// The check every track passes before it streams (the engine's, shared by its players).
+  package let checker: TrackChecker
+
+  package init(
+    pipe: Setup, queue: MusicQueue?, checker: TrackChecker, notify: @escaping @Sendable () -> Void
+  ) {
+    self.queue = queue
+    self.checker = checker
+    self.notify = notify
+    super.init(pipe)
+  }
+
+  /// Fills the ring from `reader` from now on (from where it is in its track), the frames marked
+  /// as `kind`.
+  package func take(_ reader: TrackReader, queuePosition: Int?, as kind: Segment.Kind) {
+    self.reader = reader
+    self.queuePosition = queuePosition
+    addSegment(
+      Segment(
+        startFrame: framesWritten, trackTime: Double(reader.position) / Double(reader.sampleRate),
+        nowPlaying: reader.nowPlaying, kind: kind, queuePosition: queuePosition))
+  }
+
+  /// Makes the converter fit `reader`.
+  package func prepareConverter(for reader: TrackReader) throws(SoundError) {
+    try prepareConverter(rate: reader.sampleRate, channels: reader.channels, name: reader.track.name)
+  }
+
+  /// Whether the converter takes `reader`'s frames as they are.
+  package func converterFits(_ reader: TrackReader) -> Bool {
+    converterFits(rate: reader.sampleRate, channels: reader.channels)
+  }
+
+  /// Fades `effect` out over `frames` when this stream starts.
+  package func fadeOutOnStart(_ effect: StreamEffect, frames: Int) {
+    fadeOutsOnStart.withLock { $0.append((effect, frames)) }
+  }
+
+  /// Hands over the fades still waiting for this stream's start (it was dropped before starting).
+  package func takeFadeOutsOnStart() -> [(StreamEffect, Int)] {
+    fadeOutsOnStart.withLock { fades in
+      defer { fades.removeAll() }
+      return fades
+    }
+  }
+
+  /// Starts the fades waiting for this stream's start.
+  package func startFadeOuts() {
+    for (effect, frames) in takeFadeOutsOnStart() { effect.requestFade(.fadeOut, frames: frames) }
+  }
+
+  // MARK: - What the game thread reads
+
+  package func addSegment(_ segment: Segment) {
+    let frame = framesRead
+    shared.withLock { state in
+      state.segments.append(segment)
+      // A game that never collects its events (no scene, no main queue, no `deliverEvents`)
+      // must not grow this without end: past 512, heard segments before the current one go,
+      // events and all.
+      guard state.segments.count > 512 else { return }
+      let current = state.segments.lastIndex { $0.startFrame <= frame } ?? 0
+      guard current > 0 else { return }
+      state.segments.removeFirst(current)
+      state.delivered = max(0, state.delivered - current)
+    }
+  }
+
+  /// Segments kept (bounded: see ``addSegment(_:)``).
+  package var keptSegments: Int { shared.withLock { $0.segments.count } }
+
+  package func addFailure(_ track: Track, _ error: SoundError) {
+    shared.withLock { $0.failures.append((track, error)) }
+  }
+
+  /// The segment being heard and the time in its track.
+  package var position: (segment: Segment, time: Double)? {
+    let frame = framesRead
+    let rate = Double(format.sampleRate)
+    return shared.withLock { state in
+      guard let segment = state.segments.last(where: { $0.startFrame <= frame }) ?? state.segments.first
+      else {
+        return nil
+      }
+      return (segment, segment.trackTime + Double(max(0, frame - segment.startFrame)) / rate)
+    }
+  }
+
+  /// Whether segments have begun being heard, or tracks failed, since the game thread last looked.
+  package var hasNews: Bool {
+    let frame = framesRead
+    return shared.withLock { state in
+      !state.failures.isEmpty
+        || (state.delivered < state.segments.count && state.segments[state.delivered].startFrame <= frame)
+    }
+  }
+
+  /// The failures, and the segments that have begun being heard, since the last call.
+  package func takeNews() -> (failures: [(Track, SoundError)], segments: [Segment]) {
+    let frame = framesRead
+    return shared.withLock { state in
+      var heard: [Segment] = []
+      while state.delivered < state.segments.count, state.segments[state.delivered].startFrame <= frame {
+        heard.append(state.segments[state.delivered])
+        state.delivered += 1
+      }
+      // Segments delivered before the one being heard are done with.
+      if let current = state.segments.lastIndex(where: { $0.startFrame <= frame }), current > 0,
+        state.delivered >= current
+      {
+        state.segments.removeFirst(current)
+        state.delivered -= current
+      }
+      defer { state.failures.removeAll() }
+      return (state.failures, heard)
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import Dispatch
+@_spi(FoleyStreams) package import FoleyAudio
+import FoleySession
+package import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Music on the engine's stream thread: starting, seeking and pausing music streams, opening
+// tracks, filling the rings from them, and handing over to the next track.
+extension StreamFiller {
+  /// A stream for the game to start with ``start(_:track:queuePosition:at:fadeIn:paused:)``; its
+  /// voice waits, pending, until the ring is filled.
+  package func makeStream(
+    volume: Double, category: SoundCategory, queue: MusicQueue?, checker: TrackChecker,
+    notify: @escaping @Sendable () -> Void
+  ) -> MusicStream {
+    MusicStream(
+      pipe: pipeSetup(volume: volume, category: category), queue: queue, checker: checker, notify: notify)
+  }
+
+  /// Opens `track` on `stream` (once its check has passed), fills the ring and starts the voice.
+  /// From any thread; what goes wrong arrives as the stream's failures.
+  package func start(
+    _ stream: MusicStream, track: Track, queuePosition: Int?, at seconds: Double = 0, fadeIn: Double = 0,
+    paused: Bool = false
+  ) {
+    queue.async { [self] in
+      stream.opening = MusicStream.Opening(
+        track: track, queuePosition: queuePosition, startTime: seconds, fadeIn: fadeIn)
+      stream.startsPaused = paused
+      add(stream)
+    }
+  }
+
+  /// Seeks `stream` to `seconds` into the track being heard: the effect fades the old audio out,
+  /// skips what is left of it, and fades the new in. False when the track cannot seek.
+  package func seek(_ stream: MusicStream, to seconds: Double, completion: @escaping @Sendable (Bool) -> Void)
+  {
+    queue.async { [self] in
+      completion(seekOnQueue(stream, to: seconds))
+    }
+  }
+
+  package func seekOnQueue(_ stream: MusicStream, to seconds: Double) -> Bool {
+    guard !stream.isCancelled.load(ordering: .acquiring), stream.followsQueue,
+      let heard = stream.position?.segment, stream.effect.reopen()
+    else { return false }
+    // The reader may already be on the next track of the queue: seeking means the heard one.
+    var reader = stream.reader
+    if reader == nil || reader!.track != heard.nowPlaying.track || stream.queuePosition != heard.queuePosition
+    {
+      reader = try? TrackReader(heard.nowPlaying.track, url: try? resolve(heard.nowPlaying.track))
+    }
+    guard let reader, reader.seek(to: Int((max(0, seconds) * Double(reader.sampleRate)).rounded())) else {
+      return false
+    }
+    stream.startOver()
+    do {
+      try stream.prepareConverter(for: reader)
+    } catch {
+      return false
+    }
+    stream.take(reader, queuePosition: heard.queuePosition, as: .seek)
+    fill(stream)
+    return true
+  }
+
+  /// Whether the voices of `streams` start paused (the game paused the music before they began).
+  package func setStartsPaused(_ paused: Bool, for streams: [MusicStream]) {
+    queue.async {
+      for stream in streams { stream.startsPaused = paused }
+    }
+  }
+
+  /// One refill of `stream`: opens its track while it has not started, otherwise fills it and
+  /// starts the crossfade into the next track when this one is ending.
+  package func service(_ stream: MusicStream, waitingForChecks: Bool) {
+    guard !stream.isCancelled.load(ordering: .acquiring) else { return }
+    if stream.opening != nil {
+      open(stream, waitingForChecks: waitingForChecks)
+    } else {
+      fill(stream)
+      handOverIfEnding(stream, waitingForChecks: waitingForChecks)
+    }
+    if stream.hasNews { stream.notify() }
+  }
+
+  // MARK: - Opening tracks
+
+  /// Where `track` is on disk (nil for bytes in memory). Reads only immutable state: any thread.
+  package func resolve(_ track: Track) throws(SoundError) -> URL? {
+    switch track.origin {
+    case .file(let url): url
+    case .named(let name): try assets.locate(name)
+    case .data: nil
+    }
+  }
+
+  /// The reader for `track` once its check passed; nil while the check runs. A failure is
+  /// thrown.
+  package func reader(
+    for track: Track, checker: TrackChecker, waitingForChecks: Bool
+  ) throws(SoundError) -> TrackReader? {
+    let url = try resolve(track)
+    switch checker.verdict(for: track, at: url, waiting: waitingForChecks) {
+    case nil: return nil
+    case .failed(let error): throw error
+    case .passed: return try TrackReader(track, url: url)
+    }
+  }
+
+  /// Opens the stream's first track (or, when it fails, the queue's next ones) and starts the
+  /// voice once the ring is full.
+  func open(_ stream: MusicStream, waitingForChecks: Bool) {
+    while var opening = stream.opening {
+      let reader: TrackReader
+      do {
+        guard
+          let opened = try self.reader(
+            for: opening.track, checker: stream.checker, waitingForChecks: waitingForChecks)
+        else {
+          return
+        }
+        try stream.prepareConverter(for: opened)
+        reader = opened
+      } catch {
+        stream.addFailure(opening.track, error)
+        opening.failuresInARow += 1
+        if opening.failuresInARow < (stream.queue?.count ?? 1),
+          let next = stream.queue?.entry(after: opening.queuePosition, skipping: true)
+        {
+          opening.track = next.track
+          opening.queuePosition = next.position
+          opening.startTime = 0
+          stream.opening = opening
+          continue
+        }
+        // Nothing left that plays: the stream ends without having started (what it was to
+        // replace fades out all the same).
+        stream.opening = nil
+        stream.voice.stop()
+        stream.startFadeOuts()
+        return
+      }
+      if opening.startTime > 0 { _ = reader.seek(to: Int(opening.startTime * Double(reader.sampleRate))) }
+      stream.opening = nil
+      stream.take(reader, queuePosition: opening.queuePosition, as: .start)
+      if opening.fadeIn > 0 {
+        stream.effect.requestFade(.fadeIn, frames: Int(opening.fadeIn * Double(stream.format.sampleRate)))
+      }
+      fill(stream)
+      stream.isStarted = true
+      core.startStream(
+        stream.voice, effect: stream.effect, category: stream.category, paused: stream.startsPaused,
+        onStart: stream.startFadeOuts)
+    }
+  }
+
+  // MARK: - Filling
+
+  /// Fills `stream`'s ring up to what it keeps buffered, going on to the queue's next track
+  /// as one ends.
+  package func fill(_ stream: MusicStream) {
+    while let reader = stream.reader {
+      let ringIsFull = pump(stream, channels: reader.channels) { buffer, count in
+        let (frames, loops) = reader.read(into: buffer, count: count)
+        // Marked before the frames go into the converter: a loop's frame counts from there.
+        for loop in loops {
+          stream.addSegment(
+            MusicStream.Segment(
+              startFrame: stream.outputFrame(afterSourceFrames: stream.sourceFramesConverted + loop.at),
+              trackTime: reader.nowPlaying.loopRegion?.lowerBound ?? 0, nowPlaying: reader.nowPlaying,
+              kind: .loop(pass: loop.pass), queuePosition: stream.queuePosition))
+        }
+        return frames
+      }
+      if ringIsFull { break }
+      if let failure = reader.failure {
+        stream.addFailure(reader.track, SoundError(.undecodable, asset: reader.track.name, message: failure))
+      }
+      guard nextTrack(of: stream) else { break }
+    }
+    if stream.isDrainedOfSource, stream.converted == 0 { stream.effect.markEnded() }
+  }
+
+  /// The stream's track ended: go on to the queue's next in the same ring, without a gap, or
+  /// end the stream. False while the next track's check runs (it is tried again next time).
+  package func nextTrack(of stream: MusicStream) -> Bool {
+    // Where the search for a track that opens had got to, if it waited for a check last time.
+    var (position, failures) = stream.nextTrackSearch ?? (stream.queuePosition, 0)
+    stream.nextTrackSearch = nil
+    while stream.followsQueue, failures < (stream.queue?.count ?? 0),
+      let next = stream.queue?.entry(after: position, skipping: failures > 0)
+    {
+      do {
+        guard
+          let reader = try reader(
+            for: next.track, checker: stream.checker, waitingForChecks: !refillsByItself)
+        else {
+          stream.nextTrackSearch = (position, failures)
+          return false
+        }
+        if !stream.converterFits(reader) {
+          // Another rate or channel count: the old converter's tail goes into the ring first.
+          stream.flushConverter()
+          drainConverter(stream)
+        }
+        try stream.prepareConverter(for: reader)
+        stream.addSegment(
+          MusicStream.Segment(
+            startFrame: stream.outputFrame(afterSourceFrames: stream.sourceFramesConverted), trackTime: 0,
+            nowPlaying: reader.nowPlaying, kind: .start, queuePosition: next.position))
+        stream.reader = reader
+        stream.queuePosition = next.position
+        return true
+      } catch {
+        stream.addFailure(next.track, error)
+        position = next.position
+        failures += 1
+      }
+    }
+    stream.flushConverter()
+    stream.isDrainedOfSource = true
+    return true
+  }
+
+  // MARK: - Crossfading into the next track
+
+  /// With a crossfade set on the queue: once the stream's track has no more than that left to be
+  /// heard, the next track starts on a new stream, fading in while this one fades out, so both
+  /// are heard at once and the outgoing one ends with its last sample.
+  package func handOverIfEnding(_ stream: MusicStream, waitingForChecks: Bool) {
+    guard let queue = stream.queue, stream.followsQueue, !stream.skipsCrossfade, let reader = stream.reader,
+      !stream.isDrainedOfSource,
+      reader.isInLastPass, let length = reader.frames
+    else { return }
+    let crossfade = queue.settings.crossfade
+    guard crossfade > 0 else { return }
+    let rate = Double(stream.format.sampleRate)
+    let undecoded = Double(max(0, length - reader.position)) / Double(reader.sampleRate)
+    let remaining =
+      undecoded + Double(stream.framesBuffered) / rate
+      + Double(stream.converted / stream.format.bytesPerFrame) / rate
+    guard remaining <= crossfade else { return }
+    // A next track that fails is left to `nextTrack`, which reports it and plays on gaplessly.
+    guard let next = queue.entry(after: stream.queuePosition) else { return }
+    do {
+      guard
+        let nextReader = try self.reader(
+          for: next.track, checker: stream.checker, waitingForChecks: waitingForChecks)
+      else {
+        return
+      }
+      let successor = makeStream(
+        volume: queue.settings.volume, category: stream.category, queue: queue, checker: stream.checker,
+        notify: stream.notify)
+      try successor.prepareConverter(for: nextReader)
+      successor.reader = nextReader
+      successor.queuePosition = next.position
+      successor.addSegment(
+        MusicStream.Segment(
+          startFrame: 0, trackTime: 0, nowPlaying: nextReader.nowPlaying, kind: .start,
+          queuePosition: next.position))
+      let fadeFrames = max(1, Int(remaining * rate))
+      successor.effect.requestFade(.fadeIn, frames: fadeFrames)
+      successor.fadeOutOnStart(stream.effect, frames: fadeFrames)
+      stream.isHandedOver = true
+      stream.successor.withLock { $0 = successor }
+      add(successor)
+      successor.isStarted = true
+      successor.startsPaused = stream.startsPaused
+      core.startStream(
+        successor.voice, effect: successor.effect, category: successor.category, paused: stream.startsPaused,
+        onStart: successor.startFadeOuts)
+    } catch {
+      stream.skipsCrossfade = true
+    }
+  }
+}
+
+extension MusicStream: FilledStream {
+  package func refill(on filler: StreamFiller, waitingForChecks: Bool) -> Bool {
+    let cancelled = isCancelled.load(ordering: .acquiring)
+    let over = isStarted ? voice.state == .finished : opening == nil
+    guard cancelled || over else {
+      filler.service(self, waitingForChecks: waitingForChecks)
+      return true
+    }
+    if !isStarted {
+      voice.stop()
+      startFadeOuts()
+    }
+    // The stream's end is news in itself: the player learns that its music finished.
+    notify()
+    return false
+  }
+
+  package func shutDown() {
+    voice.stop()
+  }
+}

@@ -1,0 +1,95 @@
+@_spi(FoleyStreams) public import FoleyAudio
+public import Foundation
+
+/// A piece of music to stream: a file, an asset name or bytes, in any format Foley decodes, with
+/// optional loop points (overriding the file's own `LOOPSTART`/`LOOPEND`/`LOOPLENGTH` tags or WAV
+/// sampler loop) and a loop count. Only about a second of it is ever decoded ahead, however long
+/// it is.
+///
+/// ```swift
+/// let theme = Track(named: "Music/theme.ogg")              // found in the engine's asset roots
+/// var battle = Track(url: battleURL, loopCount: -1)       // its loop region again and again
+/// battle.loopRegion = 12.0..<96.5                          // seconds: intro, then the loop
+/// music.play(battle)
+/// ```
+public struct Track: Sendable, Hashable, CustomStringConvertible {
+  /// Where the track's bytes come from.
+  public enum Origin: Sendable, Hashable {
+    case file(URL)
+    /// A name inside the engine's asset roots (the same rule as `AudioEngine.sound(named:)`).
+    case named(String)
+    case data(Data, name: String)
+  }
+
+  public var origin: Origin
+  /// Passes of the loop region after the first play through: 0 plays once, n plays the loop
+  /// region n more times (as `AVAudioPlayer.numberOfLoops`), -1 loops until stopped.
+  public var loopCount: Int
+  /// The loop region in seconds of the track; nil uses the file's loop tags, or the whole track.
+  public var loopRegion: Range<Double>?
+  /// A title to show instead of the file's own.
+  public var title: String?
+
+  public init(url: URL, loopCount: Int = 0, loopRegion: Range<Double>? = nil, title: String? = nil) {
+    self.init(origin: .file(url), loopCount: loopCount, loopRegion: loopRegion, title: title)
+  }
+
+  public init(named name: String, loopCount: Int = 0, loopRegion: Range<Double>? = nil, title: String? = nil)
+  {
+    self.init(origin: .named(name), loopCount: loopCount, loopRegion: loopRegion, title: title)
+  }
+
+  public init(
+    data: Data, name: String, loopCount: Int = 0, loopRegion: Range<Double>? = nil, title: String? = nil
+  ) {
+    self.init(origin: .data(data, name: name), loopCount: loopCount, loopRegion: loopRegion, title: title)
+  }
+
+  public init(origin: Origin, loopCount: Int = 0, loopRegion: Range<Double>? = nil, title: String? = nil) {
+    self.origin = origin
+    self.loopCount = loopCount
+    self.loopRegion = loopRegion
+    self.title = title
+  }
+
+  /// The file's name, the asset name, or the name given with the bytes.
+  public var name: String {
+    switch origin {
+    case .file(let url): url.lastPathComponent
+    case .named(let name): name
+    case .data(_, let name): name
+    }
+  }
+
+  public var description: String { name }
+}
+
+/// What is playing: the track and what its file says about itself.
+public struct NowPlaying: Sendable, Hashable {
+  public var track: Track
+  /// The track's title (the one given, the file's tag, or the file name).
+  public var title: String
+  public var artist: String?
+  public var album: String?
+  /// The track's length in seconds, when the file says.
+  public var duration: Double?
+  /// The loop region in seconds, when there is one (the given one, the file's tags, or the whole
+  /// track for a track that loops).
+  public var loopRegion: Range<Double>?
+  /// The format's name ("OGG Vorbis", "FLAC", ...).
+  public var format: String
+}
+
+/// Something that happened to the music, delivered on the game thread (the main actor) when it is
+/// heard, not when it was decoded.
+public enum MusicEvent: Sendable, Hashable {
+  /// A track began to be heard: the first, a skip, a crossfade's incoming track, or the next one
+  /// in the queue (at its first sample, gaplessly).
+  case trackChanged(NowPlaying)
+  /// The loop region came round again; `pass` counts from 1.
+  case looped(NowPlaying, pass: Int)
+  /// A track could not be played; the player went on to the next one, if any.
+  case failed(Track, SoundError)
+  /// Nothing plays any more: the queue ran out, or the music was stopped.
+  case finished
+}

@@ -1,0 +1,145 @@
+internal import CFoleyCodecs
+@_spi(FoleyStreams) package import FoleyAudio
+package import Foundation
+
+/// One track opened for streaming: its decoder, its loop region and passes, its position.
+///
+/// Reading stops at the loop region's end while passes remain and continues from its start (a
+/// sample-exact seek in every decoder, so the seam has no gap and repeats no sample); after the
+/// last pass it plays on to the end of the track (intro, loop, outro). Used only on the stream
+/// filler's queue.
+package final class TrackReader {
+  package let track: Track
+  package let nowPlaying: NowPlaying
+  package let sampleRate: Int
+  package let channels: Int
+  /// The track's length in frames, when the file says.
+  package let frames: Int?
+  private let source: OpaquePointer
+  /// The bytes of a track made from `Data`, which the decoder reads in place.
+  private let bytes: UnsafeMutableRawBufferPointer?
+  private let loopStart: Int
+  private let loopEnd: Int?
+  /// The next frame the decoder will give.
+  private(set) var position = 0
+  /// Passes of the loop region still to play (-1: for ever).
+  private var passesLeft: Int
+  /// Passes of the loop region begun so far (for `MusicEvent.looped`).
+  private(set) var passesPlayed = 0
+  /// No passes of the loop region are left: what remains plays to the track's end.
+  package var isInLastPass: Bool { passesLeft == 0 }
+  /// Set when the decoder failed mid-track (the track ends there).
+  private(set) var failure: String?
+
+  /// Opens `track`, already resolved to `url` for files and names.
+  package init(_ track: Track, url: URL?) throws(SoundError) {
+    self.track = track
+    var info = foley_info()
+    var status: Int32 = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let opened: OpaquePointer?
+    switch track.origin {
+    case .file, .named:
+      bytes = nil
+      opened = foley_source_open_file(url?.path ?? "", &info, &status, &message, message.count)
+    case .data(let data, _):
+      guard !data.isEmpty else { throw SoundError(.empty, asset: track.name) }
+      let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
+      data.withUnsafeBytes { copy.copyMemory(from: $0) }
+      bytes = copy
+      opened = foley_source_open_memory(copy.baseAddress, data.count, &info, &status, &message, message.count)
+    }
+    guard let opened else {
+      bytes?.deallocate()
+      throw SoundError(
+        SoundDecoder.code(for: UInt32(bitPattern: status)), asset: track.name,
+        message: String(nulTerminated: message))
+    }
+    source = opened
+    sampleRate = Int(info.sample_rate)
+    channels = Int(info.channels)
+    let length: Int? = info.frames >= 0 ? Int(info.frames) : nil
+    frames = length
+    let rate = Double(info.sample_rate)
+    // The given region, else the file's loop tags, else (for a track that loops) all of it.
+    var start = 0
+    var end: Int?
+    var hasRegion = false
+    if let region = track.loopRegion, region.lowerBound.isFinite, region.upperBound.isFinite {
+      start = max(0, Int((region.lowerBound * rate).rounded()))
+      end = Int((region.upperBound * rate).rounded())
+      hasRegion = true
+    } else if info.loop_start >= 0 || info.loop_end >= 0 {
+      start = max(0, Int(info.loop_start))
+      end = info.loop_end >= 0 ? Int(info.loop_end) : length
+      hasRegion = true
+    } else {
+      end = length
+    }
+    if let last = length { end = end.map { min($0, last) } }
+    if let loopEnd = end, loopEnd <= start {
+      // An empty or inverted region (or one past the end): loop the whole track instead.
+      start = 0
+      end = length
+    }
+    loopStart = start
+    loopEnd = end
+    passesLeft = max(-1, track.loopCount)
+    let region: Range<Double>? =
+      hasRegion || track.loopCount != 0 ? end.map { Double(start) / rate..<(Double($0) / rate) } : nil
+    nowPlaying = NowPlaying(
+      track: track, title: track.title ?? sourceTag("TITLE", of: opened) ?? track.name,
+      artist: sourceTag("ARTIST", of: opened), album: sourceTag("ALBUM", of: opened),
+      duration: length.map { Double($0) / rate }, loopRegion: region,
+      format: String(cString: foley_format_name(info.format)))
+  }
+
+  deinit {
+    foley_source_close(source)
+    bytes?.deallocate()
+  }
+
+  /// Reads up to `count` frames into `buffer`. Returns the frames read and, for each time the
+  /// loop region came round, the offset of the first frame from the loop start and the pass it
+  /// began. Zero frames: the track has ended.
+  package func read(
+    into buffer: UnsafeMutablePointer<Float>, count: Int
+  ) -> (frames: Int, loops: [(at: Int, pass: Int)]) {
+    var done = 0
+    var loops: [(at: Int, pass: Int)] = []
+    while done < count, failure == nil {
+      var wanted = count - done
+      if passesLeft != 0, let loopEnd, position < loopEnd { wanted = min(wanted, loopEnd - position) }
+      let got = Int(foley_source_read(source, buffer + done * channels, Int64(wanted)))
+      if got < 0 {
+        failure = String(cString: foley_source_error(source))
+        break
+      }
+      done += got
+      position += got
+      let atLoopEnd = loopEnd.map { position >= $0 } ?? false
+      if passesLeft != 0, atLoopEnd || got == 0, position > loopStart {
+        // The loop region's end (or the track's, for a whole-track loop): back to its start.
+        guard foley_source_seek(source, Int64(loopStart)) == 0 else {
+          failure = "cannot seek to the loop start: \(String(cString: foley_source_error(source)))"
+          break
+        }
+        position = loopStart
+        if passesLeft > 0 { passesLeft -= 1 }
+        passesPlayed += 1
+        loops.append((done, passesPlayed))
+        continue
+      }
+      if got == 0 { break }
+    }
+    return (done, loops)
+  }
+
+  /// Moves to `frame` (clamped to the track); true when the decoder could seek there.
+  package func seek(to frame: Int) -> Bool {
+    let target = max(0, frames.map { min(frame, $0) } ?? frame)
+    guard foley_source_seek(source, Int64(target)) == 0 else { return false }
+    position = target
+    return true
+  }
+}

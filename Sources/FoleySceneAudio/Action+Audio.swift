@@ -1,0 +1,107 @@
+public import FoleyAudio
+public import FoleyMusic
+public import FoleyScene
+public import Foundation
+
+extension Action {
+  /// Plays sound bytes on a channel of their own, so the same sound overlaps itself.
+  ///
+  /// The bytes are decoded once per engine however often the action runs (the cache is keyed on
+  /// the bytes). While the audio session is inactive the action does nothing, finishes at once
+  /// and counts as suppressed.
+  ///
+  /// ```swift
+  /// let boom = try Data(contentsOf: URL(fileURLWithPath: "Assets/boom.wav"))
+  /// sprite.run(.sequence([.playSound(data: boom, waitForCompletion: true), .removeFromParent()]))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: the asset's name for logs and errors.
+  ///   - waitForCompletion: true to finish when the sound ends (seen at the next scene update);
+  ///     false to finish at once.
+  ///   - engine: the engine to play through; by default the one attached to the node's scene
+  ///     (`AudioEngine.attach(to:)`). Without one the action does nothing.
+  public static func playSound(
+    data: Data, name: String? = nil, waitForCompletion: Bool = false, engine: AudioEngine? = nil
+  ) -> Action {
+    .behavior(
+      PlaySoundBehavior(
+        source: .data(SoundDataReference(data: data, name: name)), waitForCompletion: waitForCompletion,
+        engine: engine))
+  }
+
+  /// Plays a sound file from the engine's asset root (`Assets/` by default), loaded and decoded
+  /// once by name. SpriteKit's `playSoundFileNamed(_:waitForCompletion:)`.
+  public static func playSoundFileNamed(_ name: String, waitForCompletion: Bool) -> Action {
+    .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: nil))
+  }
+
+  /// Plays an already decoded ``Sound``.
+  public static func play(_ sound: Sound, waitForCompletion: Bool = false) -> Action {
+    .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: nil))
+  }
+
+  /// Changes the volume of the voices the node started (and will start) to `volume` over
+  /// `duration` seconds.
+  public static func changeVolume(to volume: Double, duration: TimeInterval) -> Action {
+    .behavior(
+      NodeAudioChangeBehavior(property: .volume, target: max(0, volume), relative: false, duration: duration))
+  }
+
+  /// Changes the volume of the node's voices by `delta` over `duration` seconds.
+  public static func changeVolume(by delta: Double, duration: TimeInterval) -> Action {
+    .behavior(NodeAudioChangeBehavior(property: .volume, target: delta, relative: true, duration: duration))
+  }
+
+  /// Plays `track` on the engine's music player (``AudioEngine/music``) in place of what plays,
+  /// crossfading over `crossfade` seconds (both heard at once, on equal-power curves). The action
+  /// finishes at once; the music plays on.
+  ///
+  /// ```swift
+  /// let boss = Track(named: "Music/boss.ogg", loopCount: -1)
+  /// scene.run(.sequence([.wait(forDuration: 2), .playMusic(boss, crossfade: 1.5)]))
+  /// ```
+  ///
+  /// - Parameter engine: the engine whose music it is; by default the one attached to the
+  ///   node's scene. Without one the action does nothing.
+  public static func playMusic(
+    _ track: Track, crossfade: TimeInterval = 0, engine: AudioEngine? = nil
+  ) -> Action {
+    .behavior(MusicBehavior(command: .play(track, crossfade: crossfade), engine: engine))
+  }
+
+  /// Stops the engine's music, fading out over `fadeOut` seconds. The action finishes at once.
+  public static func stopMusic(fadeOut: TimeInterval = 0, engine: AudioEngine? = nil) -> Action {
+    .behavior(MusicBehavior(command: .stop(fadeOut: fadeOut), engine: engine))
+  }
+
+  /// Starts an ``AudioNode``'s sound (or resumes it); on another node, resumes the voices its
+  /// sound actions started. SpriteKit's `SKAction.play()`.
+  public static func play() -> Action {
+    .behavior(PlaybackBehavior(command: .play))
+  }
+
+  /// Pauses an ``AudioNode``'s sound, or the voices a node's sound actions started.
+  public static func pause() -> Action {
+    .behavior(PlaybackBehavior(command: .pause))
+  }
+
+  /// Stops an ``AudioNode``'s sound (with a short ramp), or the voices a node's sound actions
+  /// started.
+  public static func stop() -> Action {
+    .behavior(PlaybackBehavior(command: .stop))
+  }
+
+  /// Moves the stereo pan of the node's voices to `pan` (-1 left ... 1 right) over `duration`.
+  /// On a positional voice it shifts the pan its place gives it.
+  public static func stereoPan(to pan: Double, duration: TimeInterval) -> Action {
+    .behavior(
+      NodeAudioChangeBehavior(
+        property: .pan, target: min(1, max(-1, pan)), relative: false, duration: duration))
+  }
+
+  /// Moves the stereo pan of the node's voices by `delta` over `duration`.
+  public static func stereoPan(by delta: Double, duration: TimeInterval) -> Action {
+    .behavior(NodeAudioChangeBehavior(property: .pan, target: delta, relative: true, duration: duration))
+  }
+}

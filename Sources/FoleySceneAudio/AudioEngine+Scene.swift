@@ -1,0 +1,69 @@
+public import FoleyAudio
+public import FoleyScene
+
+extension AudioEngine {
+  /// Makes this engine the one `scene`'s sound actions and audio nodes play through, and delivers
+  /// the session's transitions (and the music's events) to their observers at the start of each
+  /// scene update.
+  ///
+  /// ```swift
+  /// scene.listener = player
+  /// engine.attach(to: scene, positional: true, pausesSceneWhenInactive: true)
+  /// ball.run(.playSoundFileNamed("thud.wav", waitForCompletion: false))   // heard where the ball is
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - positional: sounds started by actions follow their node: quieter with distance from the
+  ///     scene's ``FoleyScene/Scene/listener`` and panned to its side, updated every frame.
+  ///     (``AudioNode``s are positional on their own, by ``AudioNode/isPositional``.)
+  ///   - spatial: the distance model and pan width positional sounds use.
+  ///   - pausesSceneWhenInactive: the scene pauses while the session is inactive and unpauses when
+  ///     it is active again (unless the game paused it itself first).
+  @MainActor
+  public func attach(
+    to scene: Scene, positional: Bool = false, spatial: SpatialAudio = SpatialAudio(),
+    pausesSceneWhenInactive: Bool = false
+  ) {
+    detach(from: scene)
+    let link = SceneAudioLink(
+      engine: self, scene: scene, positional: positional, spatial: spatial,
+      pausesSceneWhenInactive: pausesSceneWhenInactive)
+    link.observerTokens = [
+      // Unowned, not weak: the scene owns these closures and the link, and a weak reference would
+      // make every retain of the scene (one per sound trigger) take the slow side-table path.
+      scene.addUpdateObserver(.beforeActions) { [unowned scene, unowned link] step in
+        link.sceneWillUpdate(scene, step: step)
+      },
+      scene.addUpdateObserver(.afterActions) { [unowned scene, unowned link] _ in link.sceneDidUpdate(scene)
+      },
+    ]
+    scene.setService(self)
+    // In the scene's storage rather than among its services: the sound actions look it up on
+    // every trigger, and an indexed slot beats a dictionary lookup.
+    scene[storage: SceneAudioLink.storageKey] = link
+    // Audio nodes already in the scene start now.
+    AudioNode.forEach(in: scene) { $0.engineAttached(link) }
+  }
+
+  /// Changes how `scene`'s positional sound is heard (the engine must be attached to it).
+  @MainActor
+  public func setSpatialAudio(_ spatial: SpatialAudio, for scene: Scene) {
+    SceneAudioLink.of(scene)?.spatial = spatial
+  }
+
+  /// The voice `node`'s sound actions started last, if any. For the latency benchmark.
+  @MainActor
+  package func newestVoice(of node: Node) -> Voice? { NodeAudio.of(node)?.newest }
+
+  /// Stops `scene`'s sound actions from using this engine; its audio nodes' sounds stop.
+  @MainActor
+  public func detach(from scene: Scene) {
+    guard scene.service(AudioEngine.self) === self else { return }
+    if let link = SceneAudioLink.of(scene) {
+      for token in link.observerTokens { scene.removeUpdateObserver(token) }
+      link.stopAudioNodes()
+      scene[storage: SceneAudioLink.storageKey] = nil
+    }
+    scene.setService(nil, as: AudioEngine.self)
+  }
+}

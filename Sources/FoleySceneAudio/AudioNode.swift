@@ -1,0 +1,156 @@
+public import FoleyAudio
+public import FoleyScene
+public import Foundation
+
+/// A node that plays a sound where it is: SpriteKit's `SKAudioNode`. By default it loops its
+/// sound from the moment it is in a scene whose engine is attached, is heard from its place
+/// relative to the scene's ``FoleyScene/Scene/listener`` (quieter with distance, panned to its
+/// side, updated every frame), pauses while its scene (or an ancestor) is paused, and stops with a
+/// short ramp when it leaves the scene.
+///
+/// ```swift
+/// let campfire = AudioNode(fileNamed: "fire.ogg")        // loops, positional
+/// campfire.position = Point(x: 300, y: 120)
+/// scene.addChild(campfire)
+/// scene.listener = player
+/// campfire.run(.sequence([.wait(forDuration: 5), .changeVolume(to: 0.2, duration: 2)]))
+/// campfire.run(.stop())                                  // or .pause(), .play(), .stereoPan(to:duration:)
+/// ```
+///
+/// With ``autoplayLooped`` off it plays once, when ``play()`` (or `Action.play()`) asks.
+@MainActor
+open class AudioNode: Node {
+  /// Start playing, looped, as soon as the node is in a scene with an engine (SpriteKit's
+  /// `autoplayLooped`). Off: nothing plays until ``play()``, and then the sound plays once.
+  public var autoplayLooped = true
+  /// Heard from the node's place relative to the listener (on by default, as in SpriteKit);
+  /// off: heard centred, at full level. Read when the sound starts.
+  public var isPositional = true
+  /// The sound's voice while it plays or is paused.
+  public private(set) var voice: Voice?
+  private let source: SoundSource
+  /// The game asked for sound (`play()`, or autoplay once in a scene) and has not paused or
+  /// stopped it since. Off at first: a node that does not autoplay waits for `play()`.
+  private var wantsToPlay = false
+  private var isPausedByGame = false
+  private var isHeldByScene = false
+  private weak var link: SceneAudioLink?
+
+  /// A node that plays the file `name` from the engine's asset roots.
+  public convenience init(fileNamed name: String) {
+    self.init(source: .named(name))
+  }
+
+  /// A node that plays `sound`.
+  public convenience init(sound: Sound) {
+    self.init(source: .sound(sound))
+  }
+
+  /// A node that plays sound bytes (decoded once per engine, like `playSound(data:)`).
+  public convenience init(data: Data, name: String? = nil) {
+    self.init(source: .data(SoundDataReference(data: data, name: name)))
+  }
+
+  package init(source: SoundSource) {
+    self.source = source
+    super.init()
+    // The node's audio state lives in its storage slot, which also hears the node join and leave
+    // scenes.
+    _ = NodeAudio.ensure(self)
+  }
+
+  /// Starts the sound (again from the beginning if it was stopped), or resumes it if paused.
+  public func play() {
+    wantsToPlay = true
+    if let voice, voice.state == .paused {
+      isPausedByGame = false
+      if !isHeldByScene { voice.resume() }
+      return
+    }
+    isPausedByGame = false
+    startIfReady()
+  }
+
+  /// Pauses the sound where it is; ``play()`` resumes it.
+  public func pause() {
+    guard let voice, !voice.isFinished else {
+      wantsToPlay = false
+      return
+    }
+    isPausedByGame = true
+    voice.pause()
+  }
+
+  /// Stops the sound with a short ramp; ``play()`` starts it again from the beginning.
+  public func stop() {
+    wantsToPlay = false
+    isPausedByGame = false
+    voice?.stop()
+    voice = nil
+  }
+
+  // MARK: - The scene's side
+
+  package func didEnter(_ scene: Scene) {
+    guard let link = SceneAudioLink.of(scene) else { return }  // started when an engine attaches
+    engineAttached(link)
+  }
+
+  package func engineAttached(_ link: SceneAudioLink) {
+    self.link = link
+    link.register(self)
+    isHeldByScene = SceneAudioLink.isPausedInTree(self)
+    if autoplayLooped || wantsToPlay {
+      wantsToPlay = true
+      startIfReady()
+    }
+  }
+
+  package func willLeave(_ scene: Scene) {
+    link?.unregister(self)
+    link = nil
+    voice?.stop()
+    voice = nil
+    isHeldByScene = false
+    // Back in a scene, an autoplaying node starts again; one started by `play()` waits for it.
+    wantsToPlay = autoplayLooped
+  }
+
+  /// The scene's engine was detached (or the scene went): the sound stops.
+  package func sceneWentAway() {
+    link = nil
+    voice?.stop()
+    voice = nil
+  }
+
+  /// The scene (or an ancestor) paused or unpaused.
+  package func setHeldByScene(_ held: Bool) {
+    guard held != isHeldByScene else { return }
+    isHeldByScene = held
+    guard let voice, !voice.isFinished else {
+      // Asked to play while the scene was paused: it starts now.
+      if !held { startIfReady() }
+      return
+    }
+    guard !isPausedByGame else { return }
+    if held { voice.pause() } else { voice.resume() }
+  }
+
+  private func startIfReady() {
+    guard wantsToPlay, !isHeldByScene, let link, voice == nil || voice!.isFinished, let scene = self.scene,
+      SceneAudioLink.of(scene) === link
+    else { return }
+    guard
+      let started = SceneVoices.start(
+        source, for: self, volume: 1, loops: autoplayLooped ? -1 : 0, positional: isPositional),
+      !started.isFinished
+    else { return }
+    voice = started
+  }
+
+  /// Every audio node in `node`'s subtree.
+  package static func forEach(in node: Node, _ body: (AudioNode) -> Void) {
+    if let audioNode = node as? AudioNode { body(audioNode) }
+    for child in node.children { forEach(in: child, body) }
+  }
+}

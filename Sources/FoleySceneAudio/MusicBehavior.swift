@@ -1,0 +1,31 @@
+package import FoleyAudio
+package import FoleyMusic
+package import FoleyScene
+package import Foundation
+
+/// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music
+/// player of the engine attached to the node's scene (or the one given) to play or stop. The
+/// action itself is instantaneous; the music goes on after it.
+package struct MusicBehavior: ActionBehavior {
+  package enum Command {
+    case play(Track, crossfade: Double)
+    case stop(fadeOut: Double)
+  }
+
+  package let command: Command
+  package let engine: AudioEngine?
+
+  package var duration: TimeInterval { 0 }
+
+  package func makeRunner(on node: Node) -> any ActionRunner {
+    InstantRunner { [command, engine] node in
+      guard let engine = engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed else {
+        return
+      }
+      switch command {
+      case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
+      case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
+      }
+    }
+  }
+}

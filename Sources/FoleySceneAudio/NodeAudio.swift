@@ -1,0 +1,71 @@
+package import FoleyAudio
+package import FoleyScene
+
+/// What the scene bridge keeps per node, in the node's storage under its own key: the volume
+/// `Action.changeVolume(to:duration:)` gave it, and the voices it started (so a volume change
+/// reaches them). A field read per trigger, no table to search; it goes when the node does.
+/// Not main-actor isolated itself (each call would then carry an executor check): it is only ever
+/// reached through a node, on the game thread.
+package final class NodeAudio: SceneMembershipObserver {
+  package var volume: Double = 1
+  /// The stereo pan `Action.stereoPan(to:duration:)` gave the node (added to its voices' own).
+  package var pan: Double = 0
+  private var voices: [Voice] = []
+  /// The list's length at which finished voices are next dropped: twice what was left last time,
+  /// so a node that keeps many voices playing is not scanned on every trigger.
+  private var pruneAt = 16
+
+  /// The node's slot for it (the scene's engine link has a slot of its own).
+  package static let storageKey = NodeStorageKey<NodeAudio>()
+
+  /// The node's audio state, if it has any yet.
+  @MainActor package static func of(_ node: Node) -> NodeAudio? { node[storage: storageKey] }
+
+  /// The node's audio state, made on first use.
+  @MainActor package static func ensure(_ node: Node) -> NodeAudio {
+    if let state = of(node) { return state }
+    let state = NodeAudio()
+    node[storage: storageKey] = state
+    return state
+  }
+
+  /// The voice the node started last.
+  package var newest: Voice? { voices.last }
+
+  /// Remembers that the node started `voice`. Finished voices are dropped now and then, so a node
+  /// that plays every frame keeps a short list.
+  package func started(_ voice: Voice) {
+    if voices.count >= pruneAt {
+      voices.removeAll { $0.isFinished }
+      pruneAt = max(16, voices.count * 2)
+    }
+    voices.append(voice)
+  }
+
+  /// The node's voices that have not finished.
+  package var liveVoices: [Voice] {
+    voices.removeAll { $0.isFinished }
+    return voices
+  }
+
+  /// Sets the node's pan and applies it to its voices still playing.
+  package func setPan(_ newPan: Double) {
+    pan = min(1, max(-1, newPan))
+    for voice in liveVoices { voice.pan = pan }
+  }
+
+  @MainActor package func node(_ node: Node, didEnter scene: Scene) {
+    (node as? AudioNode)?.didEnter(scene)
+  }
+
+  @MainActor package func node(_ node: Node, willLeave scene: Scene) {
+    (node as? AudioNode)?.willLeave(scene)
+  }
+
+  /// Sets the node's volume and applies it to its voices still playing.
+  package func setVolume(_ newVolume: Double) {
+    volume = newVolume
+    voices.removeAll { $0.isFinished }
+    for voice in voices { voice.groupVolume = newVolume }
+  }
+}

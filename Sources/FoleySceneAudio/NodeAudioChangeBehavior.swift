@@ -1,0 +1,70 @@
+import FoleyAudio
+package import FoleyScene
+package import Foundation
+
+/// `Action.changeVolume(to:duration:)`, `.changeVolume(by:duration:)`, `.stereoPan(to:duration:)`
+/// and `.stereoPan(by:duration:)`: moves the node's volume or pan (and with it its voices', now and
+/// to come) over the duration.
+package struct NodeAudioChangeBehavior: ActionBehavior {
+  package enum Property {
+    case volume
+    case pan
+
+    @MainActor package func value(of audio: NodeAudio) -> Double {
+      switch self {
+      case .volume: audio.volume
+      case .pan: audio.pan
+      }
+    }
+
+    @MainActor package func set(_ value: Double, on audio: NodeAudio) {
+      switch self {
+      case .volume: audio.setVolume(max(0, value))
+      case .pan: audio.setPan(value)
+      }
+    }
+  }
+
+  package let property: Property
+  package let target: Double
+  package let relative: Bool
+  package let duration: TimeInterval
+
+  package func makeRunner(on node: Node) -> any ActionRunner {
+    NodeAudioChangeRunner(behavior: self)
+  }
+
+  package func reversed() -> any ActionBehavior {
+    relative
+      ? NodeAudioChangeBehavior(property: property, target: -target, relative: true, duration: duration)
+      : self
+  }
+}
+
+@MainActor
+package final class NodeAudioChangeRunner: ActionRunner {
+  private let behavior: NodeAudioChangeBehavior
+  private var start: Double?
+  private var elapsed: TimeInterval = 0
+
+  package init(behavior: NodeAudioChangeBehavior) {
+    self.behavior = behavior
+  }
+
+  package func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    let audio = NodeAudio.ensure(node)
+    let from = start ?? behavior.property.value(of: audio)
+    start = from
+    let goal = behavior.relative ? from + behavior.target : behavior.target
+    elapsed += deltaTime
+    let progress = behavior.duration > 0 ? min(1, elapsed / behavior.duration) : 1
+    behavior.property.set(from + (goal - from) * progress, on: audio)
+    return progress >= 1 ? max(0, elapsed - behavior.duration) : nil
+  }
+
+  package func restart(on node: Node) -> Bool {
+    start = nil
+    elapsed = 0
+    return true
+  }
+}

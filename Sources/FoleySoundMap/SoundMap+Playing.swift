@@ -1,0 +1,204 @@
+import Dispatch
+package import FoleyAudio
+package import FoleyScene
+import FoleySceneAudio
+import FoleySession
+import Foundation
+
+// How the map turns one posted event into voices: the entry, its containers, its variations
+// and its limits.
+extension SoundMap {
+
+  @discardableResult
+  package func handle(_ event: GameEvent, in scene: Scene?) -> [PlayedSound] {
+    statistics.posted += 1
+    guard let entry = definition.events[event.name] else {
+      let count = statistics.unknown[event.name, default: 0]
+      statistics.unknown[event.name] = count + 1
+      if count == 0 {
+        engine.core.logger.info("sound map: no event \"\(event.name)\" (counted, logged once)")
+      }
+      return []
+    }
+    switch entry.effect {
+    case .stop(let target, let fadeOut):
+      for voice in runtime.voices[target] ?? [] { voice.stop(fadeOut: fadeOut) }
+      runtime.voices[target] = nil
+      return []
+    case .play(let item):
+      if entry.cooldown > 0, let last = runtime.lastTrigger[event.name], event.time - last < entry.cooldown {
+        statistics.cooledDown += 1
+        return []
+      }
+      var live = (runtime.voices[event.name] ?? []).filter { !$0.isFinished }
+      if let limit = entry.maxInstances, live.count >= limit {
+        guard entry.stealsOldest else {
+          statistics.limited += 1
+          runtime.voices[event.name] = live
+          return []
+        }
+        while live.count >= limit {
+          live.removeFirst().stop(fadeOut: 0.02)
+          statistics.stolen += 1
+        }
+      }
+      runtime.voices[event.name] = live
+      runtime.lastTrigger[event.name] = event.time
+      var plans: [Plan] = []
+      resolve(item, event: event, offset: Plan.Offset(), into: &plans)
+      var played: [PlayedSound] = []
+      for plan in plans {
+        let record = PlayedSound(
+          event: event.name, file: plan.file, semitones: plan.semitones, gainDecibels: plan.decibels,
+          delay: plan.delay)
+        if plan.delay > 0, let scene {
+          let host = event.node.flatMap { $0.scene === scene ? $0 : nil } ?? scene
+          let node = event.node
+          host.run(
+            .sequence([
+              .wait(forDuration: plan.delay),
+              .run { [weak self] in
+                self?.start(plan, entry: entry, event: event.name, node: node, record: record)
+              },
+            ]))
+        } else {
+          start(plan, entry: entry, event: event.name, node: event.node, record: record)
+        }
+        played.append(record)
+      }
+      return played
+    }
+  }
+
+  /// One sound to start: a file, its pitch and gain, and when.
+  package struct Plan {
+    package struct Offset {
+      var decibels = 0.0
+      var semitones = 0.0
+      var delay = 0.0
+    }
+
+    package var file: String
+    package var decibels: Double
+    package var semitones: Double
+    package var delay: Double
+  }
+
+  /// Walks `item` for one post, making the random choices and stepping the sequences.
+  package func resolve(_ item: SoundItem, event: GameEvent, offset: Plan.Offset, into plans: inout [Plan]) {
+    var here = offset
+    here.decibels += draw(item.volumeDecibels)
+    here.semitones += draw(item.pitchSemitones)
+    here.delay += draw(item.delay)
+    let key = ObjectIdentifier(item)
+    switch item.kind {
+    case .file(let name):
+      let steps = (here.semitones * PitchVariants.stepsPerSemitone).rounded()
+      plans.append(
+        Plan(
+          file: name, decibels: here.decibels, semitones: steps / PitchVariants.stepsPerSemitone,
+          delay: here.delay))
+    case .random(let items, let avoidRepeat, let shuffle):
+      var state = runtime.items[key] ?? ItemState()
+      let index = shuffle ? nextFromBag(&state, count: items.count) : pick(items, avoiding: state.recent)
+      // The last picks: the ones to avoid, and for a shuffle the one a new round must not repeat.
+      state.recent.append(index)
+      if state.recent.count > max(avoidRepeat, 1) {
+        state.recent.removeFirst(state.recent.count - max(avoidRepeat, 1))
+      }
+      if avoidRepeat == 0, !shuffle { state.recent.removeAll() }
+      runtime.items[key] = state
+      resolve(items[index], event: event, offset: here, into: &plans)
+    case .sequence(let items, let continuous, let resetAfter):
+      if continuous {
+        var start = here
+        for child in items {
+          var childPlans: [Plan] = []
+          resolve(child, event: event, offset: start, into: &childPlans)
+          let end = childPlans.map { $0.delay + duration(of: $0) }.max() ?? start.delay
+          plans += childPlans
+          start.delay = end
+        }
+        return
+      }
+      var state = runtime.items[key] ?? ItemState()
+      if let resetAfter, let last = state.lastTime, event.time - last > resetAfter { state.position = 0 }
+      let index = state.position % items.count
+      state.position = index + 1
+      state.lastTime = event.time
+      runtime.items[key] = state
+      resolve(items[index], event: event, offset: here, into: &plans)
+    case .switchOn(let parameter, let cases, let fallback):
+      let value = event.parameters[parameter]?.description
+      guard let chosen = value.flatMap({ cases[$0] }) ?? fallback.flatMap({ cases[$0] }) else { return }
+      resolve(chosen, event: event, offset: here, into: &plans)
+    case .layer(let items):
+      for child in items { resolve(child, event: event, offset: here, into: &plans) }
+    }
+  }
+
+  /// How long a plan sounds: its file's length at its pitch.
+  package func duration(of plan: Plan) -> Double {
+    (sounds[plan.file]?.duration ?? 0) / pow(2, plan.semitones / 12)
+  }
+
+  package func start(_ plan: Plan, entry: EventEntry, event: String, node: Node?, record: PlayedSound) {
+    guard let base = sounds[plan.file], !engine.isClosed else { return }
+    let steps = Int((plan.semitones * PitchVariants.stepsPerSemitone).rounded())
+    let pitched = variants.variant(of: base, steps: steps).nearest
+    var settings = SoundSettings()
+    settings.category = entry.category
+    settings.priority = entry.priority
+    let sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)
+    guard
+      let voice = SceneVoices.start(
+        .sound(sound), for: node, engine: engine, volume: pow(10, plan.decibels / 20),
+        loops: entry.loops ? -1 : 0, positional: entry.positional),
+      !voice.isFinished
+    else { return }
+    runtime.voices[event, default: []].append(voice)
+    statistics.played += 1
+    observers.send(record)
+  }
+
+  package func draw(_ range: ClosedRange<Double>) -> Double {
+    range.lowerBound == range.upperBound ? range.lowerBound : Double.random(in: range, using: &random)
+  }
+
+  /// A weighted pick, never one of `recent` when another is possible.
+  package func pick(_ items: [SoundItem], avoiding recent: [Int]) -> Int {
+    var allowed = items.indices.filter { !recent.contains($0) }
+    if allowed.isEmpty { allowed = Array(items.indices) }
+    let total = allowed.reduce(0) { $0 + items[$1].weight }
+    var roll = Double.random(in: 0..<total, using: &random)
+    for index in allowed {
+      roll -= items[index].weight
+      if roll < 0 { return index }
+    }
+    return allowed.last!
+  }
+
+  /// The next of a shuffled round; a new round never starts with the one that ended the last.
+  package func nextFromBag(_ state: inout ItemState, count: Int) -> Int {
+    if state.bag.isEmpty {
+      state.bag = Array(0..<count).shuffled(using: &random)
+      if count > 1, state.bag.last == state.recent.last { state.bag.swapAt(0, count - 1) }
+    }
+    return state.bag.removeLast()
+  }
+
+  package struct ItemState {
+    package var recent: [Int] = []
+    package var bag: [Int] = []
+    package var position = 0
+    package var lastTime: Double?
+  }
+
+  package struct Runtime {
+    package var items: [ObjectIdentifier: ItemState] = [:]
+    package var voices: [String: [Voice]] = [:]
+    package var lastTrigger: [String: Double] = [:]
+  }
+
+  package static var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+}

@@ -1,0 +1,337 @@
+import Dispatch
+public import FoleyAudio
+public import FoleyScene
+import FoleySession
+public import Foundation
+import Synchronization
+
+/// Game events mapped to sounds, from data: the game posts what happened
+/// (`scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)`) and
+/// never calls audio code; the map says what each event sounds like.
+///
+/// ```json
+/// { "version": 1,
+///   "events": {
+///     "player.footstep": {
+///       "switch": { "parameter": "surface", "default": "stone", "cases": {
+///         "stone": { "random": ["step/stone1.wav", {"file": "step/stone2.wav", "weight": 0.5}], "avoidRepeat": 1 },
+///         "grass": { "random": ["step/grass1.wav", "step/grass2.wav"], "shuffle": true } } },
+///       "volumeDb": [-3, 0], "pitchSemitones": [-1, 1], "delay": [0, 0.02],
+///       "cooldown": 0.08, "maxInstances": 3, "steal": "oldest", "priority": 10, "positional": true },
+///     "enemy.alert": { "sequence": ["vo/alert1.wav", "vo/alert2.wav"], "mode": "step", "resetAfter": 5 },
+///     "engine.start": { "play": "engine.wav", "loop": true },
+///     "engine.stop": { "stop": "engine.start", "fadeOut": 0.3 } } }
+/// ```
+///
+/// ```swift
+/// let map = try SoundMap(contentsOf: URL(fileURLWithPath: "Assets/sounds.json"), engine: engine)
+/// engine.use(map, for: scene)
+/// try map.reload()          // after editing the file (debug builds poll it on their own)
+/// ```
+///
+/// - Items: a file name, or an object with one of `play`, `file`, `random` (weighted; `avoidRepeat: N`
+///   or `shuffle: true`), `sequence` (`mode`: `step`, one per post, or `continuous`, all in turn;
+///   `resetAfter` seconds), `switch` (on a parameter, with a `default` case) and `layer` (all at
+///   once). They nest. Any item may vary its `volumeDb`, `pitchSemitones` and `delay` (a number or
+///   `[min, max]`) and weigh in a `random` with `weight`.
+/// - Limits are per event, across its files: `cooldown`, `maxInstances` (with `steal`: `oldest` or
+///   `none`), `priority`, `category`; `positional` plays at the posting node around the scene's
+///   listener; `loop` loops until a `stop` entry (`"stop": "event", "fadeOut": s`) ends it.
+/// - Pitch is rendered, not set (SDL_mixer has no per-channel pitch): each file is resampled in
+///   25-cent steps off the game thread, kept within ``pitchBudget``.
+/// - Loading checks everything: an unknown key, a wrong type, an empty container or a file that is
+///   missing or does not decode gives an error naming its JSON path, and nothing is loaded. Every
+///   file is decoded at load, so nothing fails mid-game. File names are relative to the map's
+///   folder (and must stay inside it).
+@MainActor
+public final class SoundMap {
+  /// What a post of an event played.
+  public struct PlayedSound: Sendable, Hashable, CustomStringConvertible {
+    public var event: String
+    /// The file, as the map names it.
+    public var file: String
+    /// The pitch it was played at, in semitones (quantised to 25 cents).
+    public var semitones: Double
+    /// Its gain, in dB.
+    public var gainDecibels: Double
+    /// Seconds after the post it starts.
+    public var delay: Double
+
+    public var description: String {
+      String(format: "%@ → %@, pitch %+.2f st, gain %.1f dB", event, file, semitones, gainDecibels)
+        + (delay > 0 ? String(format: ", after %.3f s", delay) : "")
+    }
+  }
+
+  /// What the map has done.
+  public struct Statistics: Sendable, Hashable {
+    public var posted = 0
+    /// Sounds started.
+    public var played = 0
+    /// Posts dropped by a `cooldown`.
+    public var cooledDown = 0
+    /// Posts dropped at `maxInstances` with `steal: "none"`.
+    public var limited = 0
+    /// Voices stopped to make room at `maxInstances` (`steal: "oldest"`).
+    public var stolen = 0
+    /// Posts of events the map does not have, by name.
+    public var unknown: [String: Int] = [:]
+  }
+
+  /// The map's file, if it came from one.
+  public let url: URL?
+  public let engine: AudioEngine
+  /// Bytes the rendered pitch variants may take (least recently used go first).
+  public let pitchBudget: Int
+  public internal(set) var statistics = Statistics()
+  /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
+  public private(set) var lastErrors: [String] = []
+
+  package var definition: SoundMapDefinition
+  package var sounds: [String: Sound] = [:]
+  package var signatures: [String: FileSignature] = [:]
+  package var mapSignature: FileSignature?
+  package let folder: URL
+  package var random: SeededRandomGenerator
+  package let variants: PitchVariants
+  package var runtime = Runtime()
+  package var observers = ObserverList<PlayedSound>()
+  /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
+  private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
+  package let watch = SoundMapWatch()
+
+  /// Loads the map at `url`, decoding every file it names through `engine`.
+  /// - Parameter seed: fixes the random choices (tests, replays); random by default.
+  /// - Throws: ``SoundMapError`` with every problem found.
+  public convenience init(
+    contentsOf url: URL, engine: AudioEngine, seed: UInt64? = nil, pitchBudget: Int = 32 << 20
+  ) throws(SoundMapError) {
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw SoundMapError(errors: ["cannot read \(url.path): \(error.localizedDescription)"])
+    }
+    try self.init(
+      data: data, url: url, folder: url.deletingLastPathComponent(), engine: engine, seed: seed,
+      budget: pitchBudget)
+    mapSignature = FileSignature(of: url)
+    #if DEBUG
+      watchesFile = true
+      updateWatch()
+    #endif
+  }
+
+  /// A map from JSON bytes, its file names relative to `folder`.
+  public convenience init(
+    json: Data, relativeTo folder: URL, engine: AudioEngine, seed: UInt64? = nil, pitchBudget: Int = 32 << 20
+  ) throws(SoundMapError) {
+    try self.init(data: json, url: nil, folder: folder, engine: engine, seed: seed, budget: pitchBudget)
+  }
+
+  private init(
+    data: Data, url: URL?, folder: URL, engine: AudioEngine, seed: UInt64?, budget: Int
+  ) throws(SoundMapError) {
+    self.url = url
+    self.folder = folder.standardizedFileURL
+    self.engine = engine
+    self.pitchBudget = budget
+    random = SeededRandomGenerator(seed: seed ?? UInt64.random(in: 0...UInt64.max))
+    variants = PitchVariants(library: engine.library, budget: budget)
+    definition = SoundMapDefinition()
+    let (loaded, decoded, signatures) = try load(data)
+    apply(loaded, sounds: decoded, signatures: signatures)
+  }
+
+  isolated deinit {
+    watch.stop()
+  }
+
+  /// The events the map knows.
+  public var eventNames: [String] { definition.events.keys.sorted() }
+
+  /// Reads the map's file again. If it (or a file it names) is wrong, the map keeps what it had,
+  /// ``lastErrors`` holds the problems and this throws them; voices already playing go on either
+  /// way. Files that did not change are not decoded again.
+  public func reload() throws(SoundMapError) {
+    guard let url else { return }
+    do throws(SoundMapError) {
+      let data: Data
+      do {
+        data = try Data(contentsOf: url)
+      } catch {
+        throw SoundMapError(errors: ["cannot read \(url.path): \(error.localizedDescription)"])
+      }
+      let (loaded, decoded, signatures) = try load(data)
+      apply(loaded, sounds: decoded, signatures: signatures)
+      mapSignature = FileSignature(of: url)
+      lastErrors = []
+    } catch {
+      lastErrors = error.errors
+      engine.core.logger.warning(
+        "sound map \(url.lastPathComponent) not reloaded: \(error.errors.joined(separator: "; "))")
+      throw error
+    }
+  }
+
+  /// Looks at the map's file (and the files it names) twice a second and reloads when one changes
+  /// (on the game thread, at the next update of a scene the map is used for, or when the main queue
+  /// runs). On by default in debug builds. Dispatch on Linux has no file-system events, hence the
+  /// poll (a `stat` per file).
+  public var watchesFile: Bool = false {
+    didSet {
+      if watchesFile != oldValue { updateWatch() }
+    }
+  }
+
+  private func updateWatch() {
+    if watchesFile, url != nil {
+      watch.start(files: watchedFiles) { [weak self] in
+        DispatchQueue.main.async { MainActor.assumeIsolated { self?.reloadIfChanged() } }
+      }
+    } else {
+      watch.stop()
+    }
+  }
+
+  /// Calls `body` with every sound the map starts (for tools, logs and the demo's report).
+  @discardableResult
+  public func addObserver(_ body: @escaping @MainActor (PlayedSound) -> Void) -> Int {
+    observers.add(body)
+  }
+
+  public func removeObserver(_ token: Int) {
+    observers.remove(token)
+  }
+
+  /// Waits until the pitch variants asked for so far are rendered (tools and tests; a game just
+  /// plays, and a variant not ready yet is heard at the nearest pitch that is).
+  public func waitUntilReady() {
+    variants.waitUntilRendered()
+  }
+
+  /// Plays what `name` maps to, as if posted in `scene` from `node` (the map's own entry point;
+  /// ``AudioEngine/use(_:for:)`` routes a scene's posts here). Returns what it started now.
+  @discardableResult
+  public func post(
+    _ name: String, parameters: [String: EventValue] = [:], from node: Node? = nil, in scene: Scene? = nil
+  ) -> [PlayedSound] {
+    let scene = scene ?? node?.scene
+    return handle(
+      GameEvent(name: name, parameters: parameters, node: node, time: scene?.currentTime ?? Self.now),
+      in: scene)
+  }
+
+  // MARK: - Scenes
+
+  package func attach(to scene: Scene) {
+    detach(from: scene)
+    // The scene keeps the map while it uses it.
+    let events = scene.events.subscribe("*") { [self, unowned scene] event in handle(event, in: scene) }
+    let update = scene.addUpdateObserver(.beforeActions) { [self] _ in reloadIfChanged() }
+    subscriptions.removeAll { $0.scene.scene == nil }
+    subscriptions.append((WeakScene(scene: scene), events, update))
+  }
+
+  package func detach(from scene: Scene) {
+    for subscription in subscriptions where subscription.scene.scene === scene {
+      scene.events.unsubscribe(subscription.events)
+      scene.removeUpdateObserver(subscription.update)
+    }
+    subscriptions.removeAll { $0.scene.scene === scene || $0.scene.scene == nil }
+  }
+
+  private struct WeakScene {
+    package weak var scene: Scene?
+  }
+
+  // MARK: - Loading
+
+  private func load(
+    _ data: Data
+  ) throws(SoundMapError) -> (SoundMapDefinition, [String: Sound], [String: FileSignature]) {
+    var parser = SoundMapParser()
+    guard let loaded = parser.parse(data) else { throw SoundMapError(errors: parser.errors) }
+    var errors: [String] = []
+    var decoded: [String: Sound] = [:]
+    var signatures: [String: FileSignature] = [:]
+    let roots = AssetRoots([folder])
+    for (name, path) in loaded.files {
+      do throws(SoundError) {
+        let file = try roots.locate(name)
+        let signature = FileSignature(of: file)
+        if let known = sounds[name], let signature, self.signatures[name] == signature {
+          decoded[name] = known  // unchanged: not decoded again
+          signatures[name] = signature
+          continue
+        }
+        let bytes: Data
+        do {
+          bytes = try Data(contentsOf: file)
+        } catch {
+          throw SoundError(.unreadable, asset: name, message: error.localizedDescription)
+        }
+        decoded[name] = try engine.library.sound(for: bytes, name: name)
+        signatures[name] = signature
+      } catch {
+        switch error.code {
+        case .unreadable: errors.append("\(path): file \"\(name)\" not found in \(folder.path)")
+        case .invalidName: errors.append("\(path): \"\(name)\" is not a file inside \(folder.path)")
+        default: errors.append("\(path): \(error)")
+        }
+      }
+    }
+    guard errors.isEmpty else { throw SoundMapError(errors: errors) }
+    return (loaded, decoded, signatures)
+  }
+
+  private func apply(
+    _ loaded: SoundMapDefinition, sounds decoded: [String: Sound], signatures: [String: FileSignature]
+  ) {
+    definition = loaded
+    sounds = decoded
+    self.signatures = signatures
+    runtime.items.removeAll()  // the containers are new; voices playing go on
+    variants.retain(only: Array(decoded.values))
+    // Pitch variants are rendered now, in the background, for every step a file may be played at.
+    for (name, range) in pitchRanges(loaded) {
+      guard let sound = decoded[name] else { continue }
+      let low = Int((range.lowerBound * PitchVariants.stepsPerSemitone).rounded())
+      let high = Int((range.upperBound * PitchVariants.stepsPerSemitone).rounded())
+      if low != 0 || high != 0 { variants.render(sound, steps: Array(low...high)) }
+    }
+    if watchesFile { updateWatch() }
+  }
+
+  package var watchedFiles: [URL] {
+    let roots = AssetRoots([folder])
+    return (url.map { [$0] } ?? []) + sounds.keys.sorted().compactMap { try? roots.locate($0) }
+  }
+
+  private func reloadIfChanged() {
+    guard watch.takeChange() else { return }
+    try? reload()
+  }
+
+  /// The pitches each file may be played at, over every path through the items.
+  private func pitchRanges(_ definition: SoundMapDefinition) -> [String: ClosedRange<Double>] {
+    var ranges: [String: ClosedRange<Double>] = [:]
+    func walk(_ item: SoundItem, _ offset: ClosedRange<Double>) {
+      // (Two lines, not one range literal: a formatter that breaks before `...` changes its meaning.)
+      let low = offset.lowerBound + item.pitchSemitones.lowerBound
+      let high = offset.upperBound + item.pitchSemitones.upperBound
+      let here = low...high
+      switch item.kind {
+      case .file(let name):
+        let known = ranges[name] ?? here
+        ranges[name] = min(known.lowerBound, here.lowerBound)...max(known.upperBound, here.upperBound)
+      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items):
+        items.forEach { walk($0, here) }
+      case .switchOn(_, let cases, _): cases.values.forEach { walk($0, here) }
+      }
+    }
+    for entry in definition.events.values { if case .play(let item) = entry.effect { walk(item, 0...0) } }
+    return ranges
+  }
+
+}

@@ -1,0 +1,368 @@
+package import FoleyAudio
+package import Foundation
+
+/// A sound map as read from its JSON: what each event plays and its limits. Checked whole: every
+/// problem is reported with its JSON path, and a map with any problem is not used.
+package struct SoundMapDefinition {
+  package var events: [String: EventEntry] = [:]
+  /// Every file the map names, with the path of its first mention (for errors).
+  package var files: [(name: String, path: String)] = []
+}
+
+/// What one event does.
+package struct EventEntry {
+  package enum Effect {
+    case play(SoundItem)
+    case stop(event: String, fadeOut: Double)
+  }
+
+  package var effect: Effect
+  package var cooldown: Double = 0
+  package var maxInstances: Int?
+  /// At `maxInstances`: stop the event's oldest voice (true) or drop the new one.
+  package var stealsOldest = true
+  package var priority = 0
+  package var category: SoundCategory = .effects
+  package var positional = false
+  package var loops = false
+}
+
+/// A node of an event's sound tree: a file or a container of items, with its variations. A class,
+/// so that containers keep their state (last picks, position) by identity.
+package final class SoundItem {
+  package enum Kind {
+    case file(String)
+    case random([SoundItem], avoidRepeat: Int, shuffle: Bool)
+    case sequence([SoundItem], continuous: Bool, resetAfter: Double?)
+    case switchOn(parameter: String, cases: [String: SoundItem], fallback: String?)
+    case layer([SoundItem])
+  }
+
+  package let kind: Kind
+  package let volumeDecibels: ClosedRange<Double>
+  package let pitchSemitones: ClosedRange<Double>
+  package let delay: ClosedRange<Double>
+  package let weight: Double
+
+  package init(
+    kind: Kind, volumeDecibels: ClosedRange<Double>, pitchSemitones: ClosedRange<Double>,
+    delay: ClosedRange<Double>,
+    weight: Double
+  ) {
+    self.kind = kind
+    self.volumeDecibels = volumeDecibels
+    self.pitchSemitones = pitchSemitones
+    self.delay = delay
+    self.weight = weight
+  }
+}
+
+/// Reads and checks a sound map's JSON, collecting every error with its path.
+package struct SoundMapParser {
+  private(set) var errors: [String] = []
+  private var definition = SoundMapDefinition()
+  private var seenFiles: Set<String> = []
+
+  package static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
+  package static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
+  package static let limitKeys: Set<String> = [
+    "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop",
+  ]
+  package static let optionKeys: [String: Set<String>] = [
+    "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
+  ]
+
+  package mutating func parse(_ data: Data) -> SoundMapDefinition? {
+    let json: Any
+    do {
+      json = try JSONSerialization.jsonObject(with: data)
+    } catch {
+      errors.append("not valid JSON: \(Self.describe(error))")
+      return nil
+    }
+    guard let root = json as? [String: Any] else {
+      errors.append("the map must be a JSON object with \"version\" and \"events\"")
+      return nil
+    }
+    unknownKeys(in: root, allowed: ["version", "events"], at: "")
+    if let version = root["version"] {
+      if Self.number(version) != 1 { errors.append("version: must be 1") }
+    } else {
+      errors.append("version: missing (it must be 1)")
+    }
+    guard let events = root["events"] as? [String: Any] else {
+      errors.append("events: missing, or not an object of event names")
+      return nil
+    }
+    if events.isEmpty { errors.append("events: empty") }
+    for name in events.keys.sorted() {
+      let path = "events[\"\(name)\"]"
+      guard let object = events[name] as? [String: Any] else {
+        errors.append("\(path): must be an object")
+        continue
+      }
+      if let entry = entry(object, at: path) { definition.events[name] = entry }
+    }
+    // A stop must name an event of this map.
+    for (name, entry) in definition.events {
+      if case .stop(let target, _) = entry.effect, definition.events[target] == nil {
+        errors.append("events[\"\(name)\"].stop: no event \"\(target)\" in this map")
+      }
+    }
+    return errors.isEmpty ? definition : nil
+  }
+
+  private mutating func entry(_ object: [String: Any], at path: String) -> EventEntry? {
+    if let target = object["stop"] {
+      unknownKeys(in: object, allowed: ["stop", "fadeOut"], at: path)
+      guard let name = target as? String, !name.isEmpty else {
+        errors.append("\(path).stop: must be an event name")
+        return nil
+      }
+      let fade = number(object["fadeOut"], at: "\(path).fadeOut", in: 0...60) ?? 0
+      return EventEntry(effect: .stop(event: name, fadeOut: fade))
+    }
+    guard let content = item(object, at: path, extraKeys: Self.limitKeys) else { return nil }
+    var entry = EventEntry(effect: .play(content))
+    entry.cooldown = number(object["cooldown"], at: "\(path).cooldown", in: 0...3_600) ?? 0
+    if let limit = object["maxInstances"] {
+      if let count = Self.number(limit), count >= 1, count.rounded() == count, count <= 256 {
+        entry.maxInstances = Int(count)
+      } else {
+        errors.append("\(path).maxInstances: must be a whole number from 1 to 256")
+      }
+    }
+    if let steal = object["steal"] {
+      switch steal as? String {
+      case "oldest": entry.stealsOldest = true
+      case "none": entry.stealsOldest = false
+      default: errors.append("\(path).steal: must be \"oldest\" or \"none\"")
+      }
+    }
+    if let priority = object["priority"] {
+      if let value = Self.number(priority), value.rounded() == value, abs(value) < 1e9 {
+        entry.priority = Int(value)
+      } else {
+        errors.append("\(path).priority: must be a whole number")
+      }
+    }
+    if let category = object["category"] {
+      if let name = category as? String, !name.isEmpty {
+        entry.category = SoundCategory(name)
+      } else {
+        errors.append(
+          "\(path).category: must be a category name (effects, music, ambience, speech, or your own)")
+      }
+    }
+    entry.positional = flag(object["positional"], at: "\(path).positional") ?? false
+    entry.loops = flag(object["loop"], at: "\(path).loop") ?? false
+    return entry
+  }
+
+  /// An item: a file name, or an object with one content key and its options.
+  private mutating func item(_ value: Any, at path: String, extraKeys: Set<String> = []) -> SoundItem? {
+    if let name = value as? String { return file(name, at: path, modifiers: [:]) }
+    guard let object = value as? [String: Any] else {
+      errors.append("\(path): must be a file name or an object")
+      return nil
+    }
+    let contents = Self.contentKeys.intersection(object.keys)
+    guard contents.count == 1, let key = contents.first else {
+      errors.append(
+        "\(path): needs exactly one of \(Self.contentKeys.sorted().joined(separator: ", "))"
+          + (contents.isEmpty ? "" : " (has \(contents.sorted().joined(separator: ", ")))"))
+      return nil
+    }
+    let allowed = Self.modifierKeys.union(["weight", key]).union(Self.optionKeys[key] ?? []).union(extraKeys)
+    unknownKeys(in: object, allowed: allowed, at: path)
+    let inner = "\(path).\(key)"
+    let made: SoundItem.Kind?
+    switch key {
+    case "file":
+      guard let name = object[key] as? String else {
+        errors.append("\(inner): must be a file name")
+        return nil
+      }
+      return file(name, at: inner, modifiers: object)
+    case "play":
+      guard let played = item(object[key]!, at: inner) else { return nil }
+      return wrap(played, modifiers: object, at: path)
+    case "random":
+      let children = list(object[key], at: inner)
+      let avoid = object["avoidRepeat"].map { _ in
+        number(object["avoidRepeat"], at: "\(path).avoidRepeat", in: 0...64)
+      }
+      let shuffle = flag(object["shuffle"], at: "\(path).shuffle") ?? false
+      let avoidRepeat = Int((avoid ?? 0) ?? 0)
+      if shuffle, avoidRepeat > 0 {
+        errors.append("\(path): \"avoidRepeat\" and \"shuffle\" do not go together")
+      }
+      if let children, avoidRepeat >= children.count, !children.isEmpty {
+        errors.append("\(path).avoidRepeat: must be less than the \(children.count) choices")
+      }
+      made = children.map { .random($0, avoidRepeat: avoidRepeat, shuffle: shuffle) }
+    case "sequence":
+      let children = list(object[key], at: inner)
+      var continuous = false
+      if let mode = object["mode"] {
+        switch mode as? String {
+        case "step": continuous = false
+        case "continuous": continuous = true
+        default: errors.append("\(path).mode: must be \"step\" or \"continuous\"")
+        }
+      }
+      let reset = number(object["resetAfter"], at: "\(path).resetAfter", in: 0.001...86_400)
+      made = children.map { .sequence($0, continuous: continuous, resetAfter: reset) }
+    case "switch":
+      made = switchOn(object[key], at: inner)
+    default:  // "layer"
+      made = list(object[key], at: inner).map { .layer($0) }
+    }
+    guard let kind = made else { return nil }
+    return SoundItem(
+      kind: kind, volumeDecibels: range(object["volumeDb"], at: "\(path).volumeDb", in: -96...0) ?? 0...0,
+      pitchSemitones: range(object["pitchSemitones"], at: "\(path).pitchSemitones", in: -24...24) ?? 0...0,
+      delay: range(object["delay"], at: "\(path).delay", in: 0...60) ?? 0...0,
+      weight: number(object["weight"], at: "\(path).weight", in: 0.000_001...1e6) ?? 1)
+  }
+
+  private mutating func file(_ name: String, at path: String, modifiers: [String: Any]) -> SoundItem? {
+    guard !name.isEmpty else {
+      errors.append("\(path): the file name is empty")
+      return nil
+    }
+    if seenFiles.insert(name).inserted { definition.files.append((name, path)) }
+    return SoundItem(
+      kind: .file(name),
+      volumeDecibels: range(modifiers["volumeDb"], at: "\(path).volumeDb", in: -96...0) ?? 0...0,
+      pitchSemitones: range(modifiers["pitchSemitones"], at: "\(path).pitchSemitones", in: -24...24) ?? 0...0,
+      delay: range(modifiers["delay"], at: "\(path).delay", in: 0...60) ?? 0...0,
+      weight: number(modifiers["weight"], at: "\(path).weight", in: 0.000_001...1e6) ?? 1)
+  }
+
+  /// `{"play": item, ...modifiers}`: the item with the outer modifiers (and weight) on top.
+  private mutating func wrap(_ inner: SoundItem, modifiers: [String: Any], at path: String) -> SoundItem {
+    SoundItem(
+      kind: .layer([inner]),
+      volumeDecibels: range(modifiers["volumeDb"], at: "\(path).volumeDb", in: -96...0) ?? 0...0,
+      pitchSemitones: range(modifiers["pitchSemitones"], at: "\(path).pitchSemitones", in: -24...24) ?? 0...0,
+      delay: range(modifiers["delay"], at: "\(path).delay", in: 0...60) ?? 0...0,
+      weight: number(modifiers["weight"], at: "\(path).weight", in: 0.000_001...1e6) ?? 1)
+  }
+
+  private mutating func list(_ value: Any?, at path: String) -> [SoundItem]? {
+    guard let array = value as? [Any] else {
+      errors.append("\(path): must be a list")
+      return nil
+    }
+    guard !array.isEmpty else {
+      errors.append("\(path): empty")
+      return nil
+    }
+    let items = array.enumerated().compactMap { item($1, at: "\(path)[\($0)]") }
+    return items.count == array.count ? items : nil
+  }
+
+  private mutating func switchOn(_ value: Any?, at path: String) -> SoundItem.Kind? {
+    guard let object = value as? [String: Any] else {
+      errors.append("\(path): must be an object with \"parameter\" and \"cases\"")
+      return nil
+    }
+    unknownKeys(in: object, allowed: ["parameter", "default", "cases"], at: path)
+    guard let parameter = object["parameter"] as? String, !parameter.isEmpty else {
+      errors.append("\(path).parameter: must be a parameter name")
+      return nil
+    }
+    guard let cases = object["cases"] as? [String: Any], !cases.isEmpty else {
+      errors.append("\(path).cases: must be a non-empty object of values")
+      return nil
+    }
+    var items: [String: SoundItem] = [:]
+    for value in cases.keys.sorted() {
+      if let made = item(cases[value]!, at: "\(path).cases.\(value)") { items[value] = made }
+    }
+    let fallback = object["default"].flatMap { $0 as? String }
+    if object["default"] != nil, fallback == nil {
+      errors.append("\(path).default: must be one of the cases")
+    }
+    if let fallback, cases[fallback] == nil {
+      errors.append("\(path).default: \"\(fallback)\" is not one of the cases")
+    }
+    return items.count == cases.count
+      ? .switchOn(parameter: parameter, cases: items, fallback: fallback) : nil
+  }
+
+  // MARK: - Values
+
+  private mutating func number(_ value: Any?, at path: String, in limits: ClosedRange<Double>) -> Double? {
+    guard let value else { return nil }
+    guard let number = Self.number(value), number.isFinite else {
+      errors.append("\(path): must be a number")
+      return nil
+    }
+    guard limits.contains(number) else {
+      errors.append(
+        "\(path): \(Self.format(number)) is outside \(Self.format(limits.lowerBound))...\(Self.format(limits.upperBound))"
+      )
+      return nil
+    }
+    return number
+  }
+
+  /// A number, or `[min, max]`.
+  private mutating func range(
+    _ value: Any?, at path: String, in limits: ClosedRange<Double>
+  ) -> ClosedRange<Double>? {
+    guard let value else { return nil }
+    if let pair = value as? [Any] {
+      guard pair.count == 2, let low = number(pair[0], at: "\(path)[0]", in: limits),
+        let high = number(pair[1], at: "\(path)[1]", in: limits)
+      else {
+        if pair.count != 2 { errors.append("\(path): a range is [min, max]") }
+        return nil
+      }
+      guard low <= high else {
+        errors.append("\(path): [\(Self.format(low)), \(Self.format(high))] runs backwards")
+        return nil
+      }
+      return low...high
+    }
+    return number(value, at: path, in: limits).map { $0...$0 }
+  }
+
+  private mutating func flag(_ value: Any?, at path: String) -> Bool? {
+    guard let value else { return nil }
+    guard Self.isBoolean(value), let flag = value as? Bool else {
+      errors.append("\(path): must be true or false")
+      return nil
+    }
+    return flag
+  }
+
+  private mutating func unknownKeys(in object: [String: Any], allowed: Set<String>, at path: String) {
+    for key in object.keys.sorted() where !allowed.contains(key) {
+      errors.append("\(path.isEmpty ? "" : "\(path).")\(key): unknown key")
+    }
+  }
+
+  /// A JSON number (not a boolean, which Foundation also hands over as an `NSNumber`).
+  package static func number(_ value: Any) -> Double? {
+    guard !isBoolean(value), let number = value as? NSNumber else { return nil }
+    return number.doubleValue
+  }
+
+  /// Whether JSONSerialization made `value` from `true` or `false` (its boolean class; `is Bool`
+  /// is also true of the numbers 0 and 1).
+  package static func isBoolean(_ value: Any) -> Bool {
+    type(of: value) == Bool.self || String(describing: type(of: value)).contains("Boolean")
+  }
+
+  private static func format(_ number: Double) -> String {
+    number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
+  }
+
+  private static func describe(_ error: any Error) -> String {
+    let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+    return text ?? error.localizedDescription
+  }
+}

@@ -1,0 +1,49 @@
+import Dispatch
+import FoleyAudio
+package import Foundation
+import Synchronization
+
+/// The poll behind ``SoundMap/watchesFile``: a timer off the game thread that compares the files'
+/// sizes and modification times.
+package final class SoundMapWatch: @unchecked Sendable {
+  private let queue = DispatchQueue(label: "foley.soundmap.watch", qos: .utility)
+  private let changed = Atomic<Bool>(false)
+  // Touched only on `queue`.
+  private var timer: (any DispatchSourceTimer)?
+  private var signatures: [URL: FileSignature?] = [:]
+
+  package func start(files: [URL], onChange: @escaping @Sendable () -> Void) {
+    queue.sync {
+      timer?.cancel()
+      signatures = Dictionary(uniqueKeysWithValues: files.map { ($0, FileSignature(of: $0)) })
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      timer.schedule(
+        deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
+      timer.setEventHandler { [unowned self] in
+        for (file, signature) in signatures where FileSignature(of: file) != signature {
+          signatures[file] = FileSignature(of: file)
+          changed.store(true, ordering: .releasing)
+          onChange()
+        }
+      }
+      timer.resume()
+      self.timer = timer
+    }
+  }
+
+  package func stop() {
+    queue.sync {
+      timer?.cancel()
+      timer = nil
+    }
+  }
+
+  /// Whether a file changed since the last look.
+  package func takeChange() -> Bool {
+    changed.exchange(false, ordering: .acquiringAndReleasing)
+  }
+
+  deinit {
+    timer?.cancel()
+  }
+}
