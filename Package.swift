@@ -210,8 +210,8 @@ let package = Package(
     .testTarget(
       name: "FoleySpeechTests",
       dependencies: [
-        "FoleySpeech", "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleyScene",
-        "FoleySession", "FoleyTestSupport",
+        "FoleySpeech", "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap",
+        "FoleyScene", "FoleySession", "FoleyTestSupport",
       ],
       swiftSettings: swiftSettings
     ),

@@ -319,8 +319,7 @@ final class DemoGame {
     player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
     moveBalls(deltaTime)
     if recorder?.state == .stopped { stopRecording() }
-    scene.update(deltaTime: deltaTime)
-    speech?.deliverEvents()
+    scene.update(deltaTime: deltaTime)  // drains the game-thread mailbox: session, music, speech
     noteChannelPolicy()
   }
 
@@ -403,7 +402,7 @@ final class DemoGame {
     report.sounds = DemoReport.Sounds(statistics)
     report.peakVoices = statistics.peakVoices
     report.device = DemoReport.Device(engine.deviceFormat)
-    engine.music.deliverEvents()
+    engine.session.mailbox.drain()
     report.music.underruns = engine.music.underrunFrames
     if let soundMap {
       report.soundMap.posted = soundMap.statistics.posted
@@ -412,7 +411,6 @@ final class DemoGame {
         report.errors += soundMap.lastErrors.map { "sound map reload: \($0)" }
       }
     }
-    speech?.deliverEvents()
     return report
   }
 

@@ -87,7 +87,7 @@ struct MusicCommand: AsyncParsableCommand {
     var stopping = false
     while !finished {
       try await Task.sleep(for: .milliseconds(20))
-      music.deliverEvents()
+      engine.session.mailbox.drain()  // this loop is the game thread: it drains the mailbox
       if let seconds, let heardSince, !stopping, ContinuousClock.now - heardSince >= .seconds(seconds) {
         stopping = true
         music.stop(fadeOut: 0.5)

@@ -74,7 +74,7 @@ struct SayCommand: AsyncParsableCommand {
     speech.speak(utterance)
     while !done {
       try await Task.sleep(for: .milliseconds(5))
-      speech.deliverEvents()
+      engine.session.mailbox.drain()  // this loop is the game thread: it drains the mailbox
     }
     if failed { throw ExitCode(1) }
   }

@@ -186,8 +186,10 @@ public final class SoundMap {
 
   private func updateWatch() {
     if watchesFile, url != nil {
+      let mailbox = engine.session.mailbox
       watch.start(files: watchedFiles) { [weak self] in
-        DispatchQueue.main.async { MainActor.assumeIsolated { self?.reloadIfChanged() } }
+        // A changed file is reloaded on the game thread, at the next drain of the mailbox.
+        mailbox.post { self?.reloadIfChanged() }
       }
     } else {
       watch.stop()

@@ -53,9 +53,8 @@ final class SpeakRunner: ActionRunner {
   }
 
   func advance(by deltaTime: Double, on node: Node) -> Double? {
-    if let synthesizer {
-      // The scene's updates drive the synthesizer while the action waits for it.
-      synthesizer.deliverEvents()
+    if synthesizer != nil {
+      // The scene's mailbox drains drive the synthesizer while the action waits for it.
       return done ? 0 : nil
     }
     guard let engine = node.scene?.service(AudioEngine.self), !engine.isClosed else { return deltaTime }

@@ -66,9 +66,10 @@ extension SpeechSynthesizerDelegate {
 /// speech.continueSpeaking()
 /// ```
 ///
-/// Events arrive when ``deliverEvents()`` runs: each update of a scene running a `.speak` action,
-/// when the main queue runs (the synthesizer schedules itself there while it speaks), or when the
-/// game calls it each frame.
+/// Events arrive on the game thread through the session's `GameThreadMailbox`: while it speaks,
+/// the synthesizer follows the words heard at every drain of the mailbox (each update of a scene
+/// the engine is attached to, each `EventPump.poll()`), and every 20 ms from the main queue for a
+/// game that has neither. No game calls ``deliverEvents()`` by hand.
 @MainActor
 public final class SpeechSynthesizer {
   public let engine: AudioEngine
@@ -112,6 +113,8 @@ public final class SpeechSynthesizer {
   private var speaking: Speaking?
   private var observers = ObserverList<SpeechEvent>()
   private var isTicking = false
+  /// The synthesizer's poller in the mailbox while it speaks.
+  private var pollerToken: Int?
   private let synthesisQueue = DispatchQueue(label: "foley.speech.synthesis", qos: .userInitiated)
 
   /// A synthesizer that speaks through `engine` with `backend` (espeak-ng by default).
@@ -134,13 +137,17 @@ public final class SpeechSynthesizer {
     let job = Job(utterance)
     queue.append(job)
     let backend = self.backend
+    let mailbox = engine.session.mailbox
+    if pollerToken == nil {
+      pollerToken = mailbox.addPoller { [weak self] in self?.deliverEvents() }
+    }
     synthesisQueue.async { [weak self] in
       let result = Result { () throws(SpeechError) in
         try backend.synthesize(
           utterance.string, voice: utterance.voice, rate: utterance.rate, pitch: utterance.pitchMultiplier)
       }
       job.result.withLock { $0 = result }
-      DispatchQueue.main.async { MainActor.assumeIsolated { self?.deliverEvents() } }
+      mailbox.post { self?.deliverEvents() }
     }
     startNextIfIdle()
     scheduleTick()
@@ -225,6 +232,13 @@ public final class SpeechSynthesizer {
   /// Moves speaking along and reports what was heard since the last call: words about to be
   /// heard, pauses taking hold, utterances finishing and the next one starting.
   public func deliverEvents() {
+    defer {
+      // Done speaking: the mailbox need not ask any more.
+      if !isSpeaking, let token = pollerToken {
+        engine.session.mailbox.removePoller(token)
+        pollerToken = nil
+      }
+    }
     if var current = speaking {
       let heard = current.stream.heardSourceFrame - current.leadingFrames
       while current.wordsReported < current.speech.words.count,
@@ -307,8 +321,8 @@ public final class SpeechSynthesizer {
     }
   }
 
-  /// While speaking, looks again every 20 ms from the main queue (games that never run it call
-  /// ``deliverEvents()`` themselves, or let a scene's `.speak` action do it).
+  /// While speaking, looks again every 20 ms from the main queue: the fallback for a game whose
+  /// loop drains no mailbox (no attached scene, no `EventPump`).
   private func scheduleTick() {
     guard !isTicking else { return }
     isTicking = true
