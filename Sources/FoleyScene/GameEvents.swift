@@ -38,12 +38,14 @@ public enum EventValue: Sendable, Hashable, CustomStringConvertible, Expressible
 }
 
 /// Something that happened in the game, by name, with parameters and the node it happened at.
-public struct GameEvent: Sendable {
+///
+/// Not `Sendable`: it names a node, which lives on the game thread, and it is delivered there.
+public struct GameEvent {
   /// A dotted name by convention: `player.footstep`, `ui.click`.
   public var name: String
   public var parameters: [String: EventValue]
   /// The node it happened at, if any (a sound map plays positional sounds there).
-  public nonisolated(unsafe) weak var node: Node?
+  public weak var node: Node?
   /// The scene's time when it was posted.
   public var time: TimeInterval
 

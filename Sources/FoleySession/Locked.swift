@@ -16,9 +16,9 @@
 /// let count = pending.withLock { $0.count }
 /// ```
 ///
-/// Invariant behind `@unchecked Sendable`: `value` is read and written only inside `withLock`,
-/// with the mutex held.
-package final class Locked<Value>: @unchecked Sendable {
+/// Sendable when its value is: the lock makes access exclusive, not a non-Sendable value safe to
+/// hand to another thread.
+package final class Locked<Value> {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private var value: Value
 
@@ -41,3 +41,7 @@ package final class Locked<Value>: @unchecked Sendable {
     return try body(&value)
   }
 }
+
+/// Safe: `value` is read and written only inside `withLock`, with the mutex held, and the value
+/// itself may cross threads.
+extension Locked: @unchecked Sendable where Value: Sendable {}
