@@ -5,6 +5,9 @@ import Synchronization
 
 /// The poll behind ``SoundMap/watchesFile``: a timer off the game thread that compares the files'
 /// sizes and modification times.
+///
+/// Invariant behind `@unchecked Sendable`: its only `var`s (the timer, the signatures) are touched
+/// on `queue` alone; the flag is atomic.
 package final class SoundMapWatch: @unchecked Sendable {
   private let queue = DispatchQueue(label: "foley.soundmap.watch", qos: .utility)
   private let changed = Atomic<Bool>(false)

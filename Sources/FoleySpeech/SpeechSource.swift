@@ -1,7 +1,10 @@
 @_spi(FoleyStreams) import FoleyAudio
 
 /// Synthesised speech as a PCM source for a streamed voice: silence for the pre-utterance delay,
-/// the samples, silence for the post-utterance delay. Read on the stream filler's queue only.
+/// the samples, silence for the post-utterance delay.
+///
+/// Invariant behind `@unchecked Sendable`: its one `var`, the read position, is touched only by
+/// `read`, which the stream filler calls on its queue alone.
 final class SpeechSource: PCMSource, @unchecked Sendable {
   let sampleRate: Int
   let channels = 1

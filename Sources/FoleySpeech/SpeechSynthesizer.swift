@@ -79,7 +79,7 @@ public final class SpeechSynthesizer {
   public var ducking: SpeechDucking?
 
   /// An utterance waiting its turn, synthesised ahead on the backend's queue.
-  private final class Job: @unchecked Sendable {
+  private final class Job: Sendable {
     let utterance: Utterance
     /// Written once by the synthesis, read on the game thread.
     let result = Locked<Result<SynthesizedSpeech, SpeechError>?>(nil)

@@ -4,6 +4,9 @@ internal import CFoleySDL2Mixer
 /// A block of samples in the mix's format that a mixer channel plays: SDL_mixer's `Mix_Chunk`,
 /// allocated with SDL's allocator so that `Mix_FreeChunk` (which first halts any channel still
 /// playing it, under the audio lock) can free it.
+///
+/// Invariant behind `@unchecked Sendable`: the chunk's bytes are written once, before it is first
+/// played, and only read (by the mix) after; the core frees it on its queue.
 package struct MixChunk: @unchecked Sendable, Hashable {
   let pointer: UnsafeMutablePointer<Mix_Chunk>
 

@@ -404,6 +404,9 @@ package final class MixerCore: @unchecked Sendable {
 }
 
 /// Hands the wake handler the core, which does not exist yet when the handler is made.
+///
+/// Invariant behind `@unchecked Sendable`: `core` is set once, before any wake can fire, and
+/// only read after.
 private final class CoreBox: @unchecked Sendable {
   // Set once, right after the core is made, before any wake can fire; read only by the handler.
   package var core: MixerCore?

@@ -21,6 +21,8 @@ package protocol PCMSource: AnyObject, Sendable {
 /// stream.hold(atSourceFrame: wordEnd)     // pauses there, sample-exactly
 /// stream.release()                        // and goes on
 /// ```
+///
+/// Invariant behind `@unchecked Sendable`: as for its ``StreamPipe``; its own fields are immutable.
 package final class PCMStream: StreamPipe, @unchecked Sendable {
   package let source: any PCMSource
   package let name: String
