@@ -11,7 +11,7 @@ struct QueueOwnershipTests {
   @Test("a queue-bound value is read and written on its queue")
   func onItsQueue() {
     let queue = DispatchQueue(label: "owner")
-    let box = QueueBound([1, 2], on: queue)
+    var box = QueueBound([1, 2], on: queue)
     let total = queue.sync {
       box.value.append(3)
       return box.value.reduce(0, +)

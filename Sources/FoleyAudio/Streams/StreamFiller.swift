@@ -40,16 +40,16 @@ package final class StreamFiller: @unchecked Sendable {
   /// True on SDL (a timer refills); false on a backend that calls ``fillAll(waitingForChecks:)``
   /// before each buffer it mixes.
   package let refillsByItself: Bool
-  private let streams: QueueBound<[any FilledStream]>
-  private let timer: QueueBound<(any DispatchSourceTimer)?>
-  private let shutDownFlag: QueueBound<Bool>
+  private var streams: QueueBound<[any FilledStream]>
+  private var timer: QueueBound<(any DispatchSourceTimer)?>
+  private var shutDownFlag: QueueBound<Bool>
   /// Frames a stream reads from its source at a time.
   package let readFrames = 4_096
   /// CPU time this queue has spent refilling (read by the benchmark: the decode thread's cost).
   package let cpuNanoseconds = Atomic<UInt64>(0)
   /// Scratch for decoded float frames and converted bytes, reused by every stream's refill.
-  private let decodedScratch: QueueBound<[Float]>
-  private let byteScratch: QueueBound<[UInt8]>
+  private var decodedScratch: QueueBound<[Float]>
+  private var byteScratch: QueueBound<[UInt8]>
 
   package init(core: MixerCore, assets: AssetRoots, refillsByItself: Bool) {
     self.core = core
