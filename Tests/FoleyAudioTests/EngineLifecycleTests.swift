@@ -76,7 +76,11 @@ struct EngineLifecycleTests {
   func hostOpenedMixer() throws {
     #expect(SDL_InitSubSystem(SDL_INIT_AUDIO) == 0)
     defer { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
-    #expect(Mix_OpenAudio(48_000, UInt16(AUDIO_S16LSB), 2, 512) == 0)
+    let opened = Mix_OpenAudio(48_000, UInt16(AUDIO_S16LSB), 2, 512)
+    #expect(
+      opened == 0,
+      "Mix_OpenAudio: \(String(cString: SDL_GetError())); driver \(SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "none"); SDL_AUDIODRIVER=\(String(cString: getenv("SDL_AUDIODRIVER") ?? strdup("unset")))"
+    )
     #expect(throws: AudioEngineError.mixerOpenedByHost) { try AudioEngine(session: AudioSession()) }
     Mix_CloseAudio()
     let engine = try AudioEngine(session: AudioSession())

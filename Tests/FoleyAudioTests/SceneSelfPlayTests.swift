@@ -3,6 +3,7 @@ import FoleyMusic
 import FoleyScene
 import FoleySceneAudio
 import FoleySession
+import FoleySoundMap
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -108,5 +109,51 @@ struct SceneSelfPlayTests {
     // The third, after changeVolume(to: 0.5) and stereoPan(to: -1): quieter, and only on the left.
     #expect(level(heard.left, segments[2]) < 0.75 * full && level(heard.left, segments[2]) > 0.2 * full)
     #expect(level(heard.right, segments[2]) < 1e-3)
+  }
+
+  @Test(
+    "one audio node that plays itself, posts sound-map events and runs sound actions: every sound is heard")
+  func featuresShareANode() throws {
+    let assets = try Self.assets()
+    defer { try? FileManager.default.removeItem(at: assets) }
+    let url = temporaryFile("features.raw")
+    defer { try? FileManager.default.removeItem(at: url) }
+    var started = 0
+    try withEnvironment(["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": url.path]) {
+      let engine = try AudioEngine(session: AudioSession(), assetRoots: [assets])
+      defer { engine.close() }
+      let scene = Scene(size: Size(width: 800, height: 600))
+      engine.attach(to: scene)
+      let map = try SoundMap(
+        json: Data(#"{ "version": 1, "events": { "hit": { "play": "burst.wav" } } }"#.utf8),
+        relativeTo: assets,
+        engine: engine)
+      engine.use(map, for: scene)
+      let node = AudioNode(data: Self.burst, name: "burst.wav")
+      node.autoplayLooped = false
+      node.isPositional = false
+      scene.addChild(node)
+      var done = false
+      node.run(
+        .sequence([
+          .play(), .wait(forDuration: 0.15),
+          .postEvent("hit"), .wait(forDuration: 0.15),
+          .playSound(data: Self.burst, name: "burst.wav", waitForCompletion: true), .wait(forDuration: 0.1),
+          .changeVolume(to: 0.5, duration: 0), .play(), .wait(forDuration: 0.15),
+          .run { done = true },
+        ]))
+      #expect(waitUntil(stepping: scene, timeout: 30) { done })
+      started = engine.statistics.started
+      #expect(map.statistics.played == 1)
+    }
+    #expect(started == 4)
+    let heard = try DiskCapture(contentsOf: url, format: .float32)
+    let segments = heard.left.segments(minimumGap: 2_400, threshold: 1e-3)
+    try #require(segments.count == 4, "\(segments)")
+    let full = heard.left.peak(in: segments[0])
+    #expect(full > 0.2)
+    for index in 1...2 { #expect(abs(heard.left.peak(in: segments[index]) - full) < 0.01 * full) }
+    // The node's own sound again, after changeVolume(to: 0.5): half as loud.
+    #expect(abs(heard.left.peak(in: segments[3]) - 0.5 * full) < 0.01 * full)
   }
 }
