@@ -188,7 +188,10 @@ let package = Package(
     ),
     .testTarget(
       name: "FoleyRecordingTests",
-      dependencies: ["FoleyRecording", "FoleySession", "FoleyAudio", "FoleyTestSupport", "CFoleySDL2"],
+      dependencies: [
+        "FoleyRecording", "FoleySession", "FoleyAudio", "FoleyTestSupport", "CFoleySDL2",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -29,9 +29,21 @@ public enum WAVFile {
     public var framesOnDisk: Int
     /// Where a float file's `fact` chunk keeps its frame count, patched with the sizes.
     var factCountOffset: Int?
+    /// The frame count the `fact` chunk says (float files), if there is one.
+    var factCount: Int?
+    /// The data size the header says, in bytes.
+    var declaredDataBytes = 0
+    /// The RIFF size the header says, and the one the file's length calls for.
+    var riffSize = 0
+    var expectedRIFFSize = 0
     public var duration: Double { Double(frames) / Double(format.sampleRate) }
-    /// True when the header's sizes match the file: it was finalised (or repaired).
-    public var isConsistent: Bool { frames == framesOnDisk }
+    /// True when the header's sizes match the file: it was finalised (or repaired). Chunks after
+    /// the samples (`LIST`, `id3 `, …) are part of a whole file, not samples.
+    public var isConsistent: Bool {
+      declaredDataBytes == framesOnDisk * format.bytesPerFrame
+        // Writers differ on whether the RIFF size counts a last odd chunk's pad byte.
+        && abs(riffSize - expectedRIFFSize) <= 1 && (factCount.map { $0 == framesOnDisk } ?? true)
+    }
 
     public var description: String { String(format: "%.3f s, ", duration) + format.description }
   }
@@ -54,29 +66,38 @@ public enum WAVFile {
     } catch {
       throw WAVError(.unreadable, file: url, message: error.localizedDescription)
     }
-    return try parse(head, fileLength: length, url: url)
+    return try parse(head, fileLength: length, url: url) { offset in
+      // The 8-byte header of a chunk after the samples (fewer bytes at the end of the file).
+      guard (try? handle.seek(toOffset: UInt64(offset))) != nil, let bytes = try? handle.read(upToCount: 8),
+        !bytes.isEmpty
+      else { return nil }
+      return bytes
+    }
   }
 
   /// Sets the RIFF and data sizes (and the float format's `fact` count) from the file's length,
   /// for a recording that was never finalised. A trailing partial frame is ignored. Only those
   /// fields change, in place at the offsets the file's own chunks put them, so other chunks (a
   /// `LIST`, a `cue `) stay where they are; a file whose layout it does not understand is
-  /// refused.
+  /// refused. A file that is whole (``Info/isConsistent``) is not written at all, and bytes that
+  /// form chunks after the samples never become samples.
   /// - Returns: the repaired file's info.
   @discardableResult
   public static func repair(at url: URL) throws(WAVError) -> Info {
     var info = try info(at: url)
+    guard !info.isConsistent else { return info }
     let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
     }
     defer { close(descriptor) }
     let dataBytes = UInt32(clamping: info.framesOnDisk * info.format.bytesPerFrame)
-    var patches = [
-      (offset: 4, value: UInt32(clamping: UInt64(info.dataOffset - 8) + UInt64(dataBytes))),
-      (offset: info.dataOffset - 4, value: dataBytes),
-    ]
-    if let factOffset = info.factCountOffset {
+    var patches: [(offset: Int, value: UInt32)] = []
+    if abs(info.riffSize - info.expectedRIFFSize) > 1 {
+      patches.append((4, UInt32(clamping: info.expectedRIFFSize)))
+    }
+    if info.declaredDataBytes != Int(dataBytes) { patches.append((info.dataOffset - 4, dataBytes)) }
+    if let factOffset = info.factCountOffset, info.factCount != info.framesOnDisk {
       patches.append((factOffset, UInt32(clamping: info.framesOnDisk)))
     }
     for patch in patches {
@@ -88,6 +109,9 @@ public enum WAVFile {
       }
     }
     info.frames = info.framesOnDisk
+    info.declaredDataBytes = Int(dataBytes)
+    if abs(info.riffSize - info.expectedRIFFSize) > 1 { info.riffSize = info.expectedRIFFSize }
+    info.factCount = info.factCountOffset == nil ? nil : info.framesOnDisk
     return info
   }
 
@@ -100,7 +124,11 @@ public enum WAVFile {
     return data
   }
 
-  static func parse(_ head: Data, fileLength: Int, url: URL) throws(WAVError) -> Info {
+  /// Parses the chunks in `head` (the file's first bytes) up to the samples; `chunkHeader` reads
+  /// the 8 bytes at an offset of the file, to walk the chunks after the samples.
+  static func parse(
+    _ head: Data, fileLength: Int, url: URL, chunkHeader: (Int) -> Data? = { _ in nil }
+  ) throws(WAVError) -> Info {
     func u32(_ offset: Int) -> Int {
       Int(head[head.startIndex + offset]) | Int(head[head.startIndex + offset + 1]) << 8
         | Int(head[head.startIndex + offset + 2]) << 16 | Int(head[head.startIndex + offset + 3]) << 24
@@ -145,17 +173,73 @@ public enum WAVFile {
         guard let format else { throw WAVError(.notWAV, file: url, message: "data before fmt") }
         let dataOffset = offset + 8
         let frameBytes = format.bytesPerFrame
-        let onDisk = max(0, fileLength - dataOffset) / frameBytes
-        // A header still saying 0 or more than is there (never finalised) reads as what is there.
+        let declaredEnd = dataOffset + size
+        let samplesEnd: Int
+        if declaredEnd <= fileLength,
+          chunksFollow(from: declaredEnd + (size & 1), to: fileLength, header: chunkHeader)
+            || chunksFollow(from: declaredEnd, to: fileLength, header: chunkHeader)
+        {
+          // The declared samples end where the file does, or where well-formed chunks run on to
+          // its end (a LIST, an id3 tag): the header is right, and those chunks are not samples.
+          samplesEnd = declaredEnd
+        } else {
+          // A header saying 0, or less or more than is there, with no chunks after: a recording
+          // never finalised. What is there reads as samples.
+          samplesEnd = fileLength
+        }
+        let onDisk = max(0, samplesEnd - dataOffset) / frameBytes
+        let isFloat = format.sampleFormat == .float32
+        let trailing = samplesEnd == declaredEnd ? fileLength : dataOffset + onDisk * frameBytes
         return Info(
           format: format, frames: min(size / frameBytes, onDisk), dataOffset: dataOffset,
           framesOnDisk: onDisk,
-          factCountOffset: format.sampleFormat == .float32 ? factCountOffset : nil)
+          factCountOffset: isFloat ? factCountOffset : nil,
+          factCount: isFloat ? factCountOffset.flatMap { $0 + 4 <= head.count ? u32($0) : nil } : nil,
+          declaredDataBytes: size, riffSize: u32(4), expectedRIFFSize: trailing - 8)
       }
       offset += 8 + size + (size & 1)
     }
     throw WAVError(.notWAV, file: url, message: "no data chunk in the first \(head.count) bytes")
   }
+
+  /// Whether the bytes from `start` to `end` are a sequence of well-formed chunks (a printable
+  /// four-character id, a size that fits) that ends exactly at `end` — or whose last chunk, one
+  /// of the kinds WAV files carry after their samples (`LIST`, `id3 `, `cue `, …), was cut short
+  /// by a truncation. Nothing (start == end) counts as a sequence.
+  static func chunksFollow(from start: Int, to end: Int, header: (Int) -> Data?) -> Bool {
+    var offset = start
+    var chunks = 0
+    while offset < end {
+      guard chunks < 4_096, let bytes = header(offset), !bytes.isEmpty else { return false }
+      guard bytes.count == 8, end - offset >= 8 else {
+        // A last header cut short: a chunk only if what is left begins a known id.
+        let rest = Data(bytes.prefix(min(4, end - offset)))
+        return knownTrailingChunks.contains { $0.starts(with: rest) }
+      }
+      let id = Data(bytes.prefix(4))
+      guard id.allSatisfy({ (0x20...0x7E).contains($0) }), id.contains(where: { $0 != 0x20 }) else {
+        return false
+      }
+      let base = bytes.startIndex
+      let size =
+        Int(bytes[base + 4]) | Int(bytes[base + 5]) << 8 | Int(bytes[base + 6]) << 16 | Int(bytes[base + 7])
+        << 24
+      let next = offset + 8 + size
+      // A known chunk cut short by a truncation still ends the samples.
+      guard next <= end else { return knownTrailingChunks.contains(id) }
+      // The pad byte after an odd-sized last chunk may be missing.
+      offset = min(end, next + (size & 1))
+      chunks += 1
+    }
+    return true
+  }
+
+  /// The chunks WAV writers put after the samples.
+  static let knownTrailingChunks: [Data] = [
+    "LIST", "id3 ", "ID3 ", "JUNK", "junk", "PAD ", "cue ", "bext", "smpl", "inst", "acid", "iXML", "_PMX",
+    "DISP", "plst", "labl", "note", "ltxt", "umid", "cart", "PEAK", "minf", "elm1", "regn", "ovwf", "fact",
+  ].map { Data($0.utf8) }
+
 }
 
 /// Why a WAV file could not be read, written or repaired.
