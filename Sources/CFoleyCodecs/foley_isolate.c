@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -113,7 +114,12 @@ static void check_stream(const isolated_job *job, foley_decode_result *result) {
   foley_source_close(source);
 }
 
-static void run_child(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result) {
+static void run_child(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result,
+                      pid_t parent) {
+  // The child dies with the game: a child blocked in a file's open() once outlived it by minutes,
+  // holding its descriptors.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
   for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) signal(fatal[index], SIG_DFL);
   struct rlimit none = {0, 0};
@@ -153,6 +159,7 @@ static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_l
   result->status = FOLEY_ERR_CRASHED;  // what a child that dies before reporting leaves behind
   int pipe_ends[2];
   if (pipe2(pipe_ends, O_CLOEXEC) != 0) return fail(result, FOLEY_ERR_ISOLATION, "pipe: %s", strerror(errno));
+  pid_t parent = getpid();
   pid_t child = fork();
   if (child < 0) {
     close(pipe_ends[0]);
@@ -161,7 +168,7 @@ static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_l
   }
   if (child == 0) {
     close(pipe_ends[0]);
-    run_child(job, timeout_ms, memory_limit, result);
+    run_child(job, timeout_ms, memory_limit, result, parent);
     _exit(0);
   }
   close(pipe_ends[1]);

@@ -1,8 +1,12 @@
 #include "codec_internal.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const tag_keys[FOLEY_TAG_COUNT] = {"TITLE", "ARTIST", "ALBUM"};
 
@@ -198,6 +202,12 @@ static foley_source *finish_open(foley_source *source, const unsigned char *head
     if (result == FOLEY_OK && source->info.sample_rate <= 0) {
       result = foley_fail(source, FOLEY_ERR_CORRUPT, "no sample rate");
     }
+    // One rule for sounds and streamed tracks, before anything is converted: a header declaring
+    // 1 Hz would become 48,000 times its size once resampled to the mix.
+    if (result == FOLEY_OK && (source->info.sample_rate < 1000 || source->info.sample_rate > 384000)) {
+      result = foley_fail(source, FOLEY_ERR_CORRUPT, "the header declares %d Hz (1,000 to 384,000 are supported)",
+                          source->info.sample_rate);
+    }
   }
   if (status) *status = result;
   if (result != FOLEY_OK) {
@@ -230,8 +240,25 @@ foley_source *foley_source_open_memory(const void *bytes, size_t length, foley_i
 
 foley_source *foley_source_open_file(const char *path, foley_info *info, int *status, char *error,
                                      size_t error_size) {
-  FILE *file = fopen(path, "rb");
+  // Opened without blocking and checked to be a regular file before anything is read: a FIFO
+  // or a device in a track's place would otherwise block the thread that opens it for ever.
+  int descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (descriptor < 0) {
+    if (status) *status = FOLEY_ERR_IO;
+    copy_error(error, error_size, "cannot open the file");
+    return NULL;
+  }
+  struct stat facts;
+  if (fstat(descriptor, &facts) != 0 || !S_ISREG(facts.st_mode)) {
+    close(descriptor);
+    if (status) *status = FOLEY_ERR_IO;
+    copy_error(error, error_size, "not a regular file (a FIFO, device or folder is never read)");
+    return NULL;
+  }
+  fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK);
+  FILE *file = fdopen(descriptor, "rb");
   if (!file) {
+    close(descriptor);
     if (status) *status = FOLEY_ERR_IO;
     copy_error(error, error_size, "cannot open the file");
     return NULL;

@@ -77,10 +77,21 @@ package final class TrackReader {
       end = length
     }
     if let last = length { end = end.map { min($0, last) } }
-    if let loopEnd = end, loopEnd <= start {
-      // An empty or inverted region (or one past the end): loop the whole track instead.
+    if let loopEnd = end, loopEnd - start < Self.minimumLoopFrames(atRate: Int(info.sample_rate)) {
+      // An empty, inverted or degenerate region (shorter than 20 ms, or past the end): loop the
+      // whole track instead. Every pass costs a seek in the decoder, and a one-sample loop tag
+      // once made a 2 s play take 100 s.
       start = 0
       end = length
+    }
+    if track.loopCount != 0, let loopEnd = end,
+      loopEnd - start < Self.minimumLoopFrames(atRate: Int(info.sample_rate))
+    {
+      foley_source_close(opened)
+      bytes?.deallocate()
+      throw SoundError(
+        .unsupportedFormat, asset: track.name,
+        message: "a track shorter than 20 ms cannot loop (each pass is a seek)")
     }
     loopStart = start
     loopEnd = end
@@ -93,6 +104,9 @@ package final class TrackReader {
       duration: length.map { Double($0) / rate }, loopRegion: region,
       format: String(cString: foley_format_name(info.format)))
   }
+
+  /// The shortest loop region a track may have: 20 ms.
+  static func minimumLoopFrames(atRate rate: Int) -> Int { max(1, rate / 50) }
 
   deinit {
     foley_source_close(source)

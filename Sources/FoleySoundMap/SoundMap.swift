@@ -99,6 +99,8 @@ public final class SoundMap {
   /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
   private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
   package let watch = SoundMapWatch()
+  /// The largest map file read (16 MiB): checked before a byte is read.
+  package static let maximumMapFileSize = 16 << 20
 
   /// Loads the map at `url`, decoding every file it names through `engine`.
   /// - Parameter seed: fixes the random choices (tests, replays); random by default.
@@ -108,9 +110,9 @@ public final class SoundMap {
   ) throws(SoundMapError) {
     let data: Data
     do {
-      data = try Data(contentsOf: url)
+      data = try BoundedFile.read(url, limit: SoundMap.maximumMapFileSize, asset: url.lastPathComponent)
     } catch {
-      throw SoundMapError(errors: ["cannot read \(url.path): \(error.localizedDescription)"])
+      throw SoundMapError(errors: ["cannot read \(url.path): \(error.message)"])
     }
     try self.init(
       data: data, url: url, folder: url.deletingLastPathComponent(), engine: engine, seed: seed,
@@ -158,9 +160,9 @@ public final class SoundMap {
     do throws(SoundMapError) {
       let data: Data
       do {
-        data = try Data(contentsOf: url)
+        data = try BoundedFile.read(url, limit: SoundMap.maximumMapFileSize, asset: url.lastPathComponent)
       } catch {
-        throw SoundMapError(errors: ["cannot read \(url.path): \(error.localizedDescription)"])
+        throw SoundMapError(errors: ["cannot read \(url.path): \(error.message)"])
       }
       let (loaded, decoded, signatures) = try load(data)
       apply(loaded, sounds: decoded, signatures: signatures)
@@ -267,17 +269,13 @@ public final class SoundMap {
           signatures[name] = signature
           continue
         }
-        let bytes: Data
-        do {
-          bytes = try Data(contentsOf: file)
-        } catch {
-          throw SoundError(.unreadable, asset: name, message: error.localizedDescription)
-        }
+        let bytes = try BoundedFile.read(file, limit: engine.library.maximumFileSize, asset: name)
         decoded[name] = try engine.library.sound(for: bytes, name: name)
         signatures[name] = signature
       } catch {
         switch error.code {
-        case .unreadable: errors.append("\(path): file \"\(name)\" not found in \(folder.path)")
+        case .unreadable where error.message.hasPrefix("no such file"):
+          errors.append("\(path): file \"\(name)\" not found in \(folder.path)")
         case .invalidName: errors.append("\(path): \"\(name)\" is not a file inside \(folder.path)")
         default: errors.append("\(path): \(error)")
         }

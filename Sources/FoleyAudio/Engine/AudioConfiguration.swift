@@ -40,6 +40,10 @@ public struct AudioConfiguration: Sendable, Hashable {
   /// The longest sound that is decoded whole, in seconds (0.1…3,600). Longer audio is refused
   /// with ``SoundError/Code/tooLong`` before it is decoded: that is what streaming is for.
   public var maximumSoundDuration: Double = 60
+  /// The largest sound file read whole, in bytes (1 KiB…4 GiB; default 64 MiB): a sound named or
+  /// read from a file is refused with ``SoundError/Code/tooLong`` before a byte of it is read
+  /// when its file is larger, so a huge (or sparse) file cannot fill memory.
+  public var maximumSoundFileSize: Int = 64 << 20
   /// Whether sounds are decoded in a child process (the default): a decoder that crashes, hangs
   /// or runs away with memory on hostile bytes then ends only that process, and the load throws
   /// ``SoundError/Code/decoderCrashed`` or ``SoundError/Code/decoderTimedOut``. Turning it off
@@ -70,6 +74,9 @@ public struct AudioConfiguration: Sendable, Hashable {
       maximumSoundDuration.isFinite && (0.1...3_600).contains(maximumSoundDuration),
       "maximumSoundDuration \(maximumSoundDuration) is not in 0.1...3600 seconds")
     try check(soundCacheLimit >= 0, "soundCacheLimit \(soundCacheLimit) is negative")
+    try check(
+      (1 << 10...4 << 30).contains(maximumSoundFileSize),
+      "maximumSoundFileSize \(maximumSoundFileSize) is not in 1024...4294967296 bytes")
     try check(
       decodeTimeout.isFinite && (0.1...600).contains(decodeTimeout),
       "decodeTimeout \(decodeTimeout) is not in 0.1...600 seconds")

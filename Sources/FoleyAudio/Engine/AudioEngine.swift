@@ -136,6 +136,7 @@ public final class AudioEngine: Sendable {
         format: format, maximumDuration: configuration.maximumSoundDuration,
         isolated: configuration.isolatesDecoders, timeout: configuration.decodeTimeout),
       assets: AssetRoots(self.assetRoots), limit: configuration.soundCacheLimit,
+      maximumFileSize: configuration.maximumSoundFileSize,
       releaser: ChunkReleaser(queue: queueHolder.queue, backend: backend), logger: logger)
     core = MixerCore(
       configuration: configuration, format: format, hasDevice: hasDevice, backend: backend,

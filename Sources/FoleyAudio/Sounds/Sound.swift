@@ -51,12 +51,8 @@ public final class Sound: Sendable {
   public convenience init(
     contentsOf url: URL, engine: AudioEngine, settings: SoundSettings = SoundSettings()
   ) throws(SoundError) {
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw SoundError(.unreadable, asset: url.lastPathComponent, message: error.localizedDescription)
-    }
+    let data = try BoundedFile.read(
+      url, limit: engine.core.configuration.maximumSoundFileSize, asset: url.lastPathComponent)
     try self.init(data: data, name: url.lastPathComponent, engine: engine, settings: settings)
   }
 }

@@ -76,11 +76,18 @@ package final class SoundLibrary: Sendable {
   /// At most this many failed decodes are remembered; past it the oldest are forgotten.
   package static let rememberedFailures = 1_024
 
-  package init(decoder: SoundDecoder, assets: AssetRoots, limit: Int, releaser: ChunkReleaser, logger: Logger)
-  {
+  /// The largest sound file read whole (`AudioConfiguration.maximumSoundFileSize`).
+  package let maximumFileSize: Int
+
+  package init(
+    decoder: SoundDecoder, assets: AssetRoots, limit: Int, maximumFileSize: Int = 64 << 20,
+    releaser: ChunkReleaser,
+    logger: Logger
+  ) {
     self.decoder = decoder
     self.assets = assets
     self.limit = limit
+    self.maximumFileSize = maximumFileSize
     self.releaser = releaser
     self.logger = logger
   }
@@ -195,12 +202,7 @@ package final class SoundLibrary: Sendable {
     let result = Result { () throws(SoundError) -> Sound in
       let url = try assets.locate(name)
       signature = FileSignature(of: url)
-      let data: Data
-      do {
-        data = try Data(contentsOf: url)
-      } catch {
-        throw SoundError(.unreadable, asset: name, message: "\(url.path): \(error.localizedDescription)")
-      }
+      let data = try BoundedFile.read(url, limit: maximumFileSize, asset: name)
       return try makeSound(from: data, name: name)
     }
     let evicted = state.withLock { state -> [Sound] in
