@@ -47,9 +47,10 @@ struct DemoScript {
   init(contentsOf path: String) throws {
     let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      // A regular file of at most 16 MiB, checked before it is read (a FIFO never blocks the run).
+      data = try BoundedFile.read(URL(fileURLWithPath: path), limit: 16 << 20, asset: path)
     } catch {
-      throw ScriptError(description: "cannot read script \(path): \(error.localizedDescription)")
+      throw ScriptError(description: "cannot read script \(path): \(error.message)")
     }
     let root: Any
     do {
@@ -60,13 +61,18 @@ struct DemoScript {
     guard let object = root as? [String: Any] else {
       throw ScriptError(description: "script \(path): the top level must be an object")
     }
-    guard let duration = (object["duration"] as? NSNumber)?.doubleValue, duration > 0 else {
-      throw ScriptError(description: "script \(path): \"duration\" must be a positive number of seconds")
+    guard let duration = Self.number(object["duration"]), duration > 0, duration <= Self.longestRun else {
+      throw ScriptError(
+        description:
+          "script \(path): \"duration\" must be a number of seconds in (0, \(Int(Self.longestRun))], not \(Self.show(object["duration"]))"
+      )
     }
     var step = 1.0 / 60.0
     if let value = object["step"] {
-      guard let number = (value as? NSNumber)?.doubleValue, number > 0, number <= 1 else {
-        throw ScriptError(description: "script \(path): \"step\" must be a number of seconds in (0, 1]")
+      guard let number = Self.number(value), number >= Self.shortestStep, number <= 1 else {
+        throw ScriptError(
+          description:
+            "script \(path): \"step\" must be a number of seconds in [0.001, 1], not \(Self.show(value))")
       }
       step = number
     }
@@ -80,6 +86,33 @@ struct DemoScript {
     self.init(duration: duration, step: step, events: events.sorted { $0.at < $1.at })
   }
 
+  /// The longest scripted run (a day) and the shortest step (1 ms): a run is at most 86.4 million
+  /// steps, and a script can neither trap the runner nor spin it for ever.
+  static let longestRun = 86_400.0
+  static let shortestStep = 0.001
+
+  /// A JSON number as a finite Double; nil for anything else (JSON's `true` is not 1).
+  static func number(_ value: Any?) -> Double? {
+    guard let number = value as? NSNumber, !String(describing: type(of: number)).contains("Boolean") else {
+      return nil
+    }
+    let double = number.doubleValue
+    return double.isFinite ? double : nil
+  }
+
+  /// A value as a message shows it, with control characters escaped (a NUL once went out raw).
+  static func show(_ value: Any?) -> String {
+    guard let value else { return "nothing" }
+    let text: String
+    if let number = number(value) {
+      text = "\(number)"
+    } else {
+      text = value is String ? "\"\(value)\"" : "\(value)"
+    }
+    return text.unicodeScalars.map { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+      .joined()
+  }
+
   private static func parseEvent(_ item: Any, index: Int) throws -> TimedEvent {
     func fail(_ field: String, _ problem: String) -> ScriptError {
       ScriptError(description: "event \(index): field \"\(field)\" \(problem)")
@@ -87,8 +120,10 @@ struct DemoScript {
     guard let fields = item as? [String: Any] else {
       throw ScriptError(description: "event \(index): must be an object")
     }
-    guard let at = (fields["at"] as? NSNumber)?.doubleValue else {
-      throw fail("at", fields["at"] == nil ? "is missing" : "must be a number of seconds")
+    guard let at = Self.number(fields["at"]) else {
+      throw fail(
+        "at",
+        fields["at"] == nil ? "is missing" : "must be a number of seconds, not \(Self.show(fields["at"]))")
     }
     guard at >= 0 else { throw fail("at", "must not be negative") }
     guard let name = fields["event"] as? String else {
@@ -103,14 +138,18 @@ struct DemoScript {
     }
     func number(_ field: String) throws -> Double {
       guard let value = fields[field] else { throw fail(field, "is missing (needed by \"\(name)\")") }
-      guard let number = (value as? NSNumber)?.doubleValue else { throw fail(field, "must be a number") }
+      guard let number = Self.number(value), abs(number) <= 1e6 else {
+        throw fail(field, "must be a number in -1000000...1000000, not \(Self.show(value))")
+      }
       return number
     }
     let event: Event
     switch name {
     case "key":
       let key = try string("key")
-      guard Key(name: key).isKnownToSDL else { throw fail("key", "names no key SDL knows: \"\(key)\"") }
+      guard Key(name: key).isKnownToSDL else {
+        throw fail("key", "names no key SDL knows: \(Self.show(key))")
+      }
       event = .key(key, up: (fields["up"] as? Bool) ?? false)
     case "click": event = .click(x: try number("x"), y: try number("y"))
     case "focusLost": event = .focusLost
@@ -143,7 +182,7 @@ struct DemoScript {
       event = .post(name: try string("name"), parameters: parameters)
     case "quit": event = .quit
     default:
-      throw fail("event", "is unknown: \"\(name)\" (known: \(eventNames.joined(separator: ", ")))")
+      throw fail("event", "is unknown: \(Self.show(name)) (known: \(eventNames.joined(separator: ", ")))")
     }
     return TimedEvent(at: at, event: event)
   }

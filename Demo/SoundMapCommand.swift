@@ -54,8 +54,18 @@ struct SoundMapCommand: AsyncParsableCommand {
     @Option(help: "A seed for the map's random choices (the same seed plays the same).")
     var seed: UInt64?
 
+    @Option(
+      help: "Seconds to let the sounds play after the last post, at most (a looping event is faded out then)."
+    )
+    var seconds: Double = 10
+
     func validate() throws {
-      guard gap.isFinite, gap >= 0 else { throw ValidationError("--gap must be 0 or more seconds") }
+      guard gap.isFinite, gap >= 0, gap <= 3_600 else {
+        throw ValidationError("--gap must be between 0 and 3600 seconds")
+      }
+      guard seconds.isFinite, seconds > 0, seconds <= 3_600 else {
+        throw ValidationError("--seconds must be more than 0 and at most 3600")
+      }
       for event in events where Self.parse(event) == nil {
         throw ValidationError("\(event): not NAME or NAME:parameter=value,...")
       }
@@ -108,9 +118,20 @@ struct SoundMapCommand: AsyncParsableCommand {
         stepper.step()
         if map.statistics.unknown[name] != nil { say("  no such event in the map") }
       }
-      // Until every sound (and every delayed one) has finished.
+      // Until every sound has finished, the delayed ones included (they wait as the scene's
+      // actions), or --seconds have passed: then what still plays (a looping event) fades out.
       let settle = ContinuousClock.now + .seconds(0.1)
-      while ContinuousClock.now < settle || engine.voiceCensus() != VoiceCensus() {
+      let deadline = ContinuousClock.now + .seconds(seconds)
+      while ContinuousClock.now < settle || scene.hasActions() || engine.voiceCensus() != VoiceCensus() {
+        if ContinuousClock.now >= deadline {
+          say("  still playing after \(seconds) s: fading out")
+          scene.removeAllActions()
+          engine.stopAllVoices(fadeOut: 0.2)
+          engine.waitUntilIdle()
+          let fade = ContinuousClock.now + .seconds(0.3)
+          while ContinuousClock.now < fade { try await Task.sleep(for: .milliseconds(10)) }
+          break
+        }
         try await Task.sleep(for: .milliseconds(10))
         stepper.step()
       }

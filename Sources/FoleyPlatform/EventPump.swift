@@ -93,8 +93,8 @@ extension EventPump {
       raw.button.button = UInt8(SDL_BUTTON_LEFT)
       raw.button.state = UInt8(SDL_PRESSED)
       raw.button.clicks = 1
-      raw.button.x = Int32(x.rounded())
-      raw.button.y = Int32(y.rounded())
+      raw.button.x = try pixel(x, "x")
+      raw.button.y = try pixel(y, "y")
     case .windowFocusGained: raw = windowEvent(SDL_WINDOWEVENT_FOCUS_GAINED)
     case .windowFocusLost: raw = windowEvent(SDL_WINDOWEVENT_FOCUS_LOST)
     case .windowMinimized: raw = windowEvent(SDL_WINDOWEVENT_MINIMIZED)
@@ -112,6 +112,17 @@ extension EventPump {
     }
     raw.common.timestamp = SDL_GetTicks()
     guard SDL_PushEvent(&raw) == 1 else { throw SDLError.fromSDL("SDL_PushEvent") }
+  }
+
+  /// `value` as SDL's whole-pixel coordinate, or an error naming it (a position from a script or
+  /// a player may be anything: 1e308 once trapped here).
+  private static func pixel(_ value: Double, _ name: String) throws(SDLError) -> Int32 {
+    guard value.isFinite, let pixel = Int32(exactly: value.rounded()) else {
+      throw SDLError(
+        operation: "EventPump.push",
+        message: "mouse \(name) = \(value) is not a pixel position in Int32's range")
+    }
+    return pixel
   }
 
   private static func keyEvent(_ key: Key, isDown: Bool, isRepeat: Bool) throws -> SDL_Event {

@@ -207,7 +207,23 @@ struct ScriptedRunTests {
         "event 0: field \"key\" names no key"
       ),
       (#"{"duration": 1, "events": [ {"at": 0, "#, "not valid JSON"),
-      (#"{"events": []}"#, "\"duration\" must be a positive number"),
+      (#"{"events": []}"#, "\"duration\" must be a number of seconds in (0, 86400]"),
+      // Numbers a script may hold that once trapped or spun the runner: each a typed error naming it.
+      (#"{"duration": 1e19}"#, "\"duration\" must be a number of seconds in (0, 86400], not 1e+19"),
+      (#"{"duration": true}"#, "\"duration\" must be a number of seconds in (0, 86400], not "),
+      (#"{"duration": 1, "step": 1e-9}"#, "\"step\" must be a number of seconds in [0.001, 1], not 1e-09"),
+      (
+        #"{"duration": 1, "events": [{"at": 0, "event": "click", "x": 1e308, "y": 2}]}"#,
+        "event 0: field \"x\" must be a number in -1000000...1000000, not 1e+308"
+      ),
+      (
+        #"{"duration": 1, "events": [{"at": true, "event": "quit"}]}"#,
+        "field \"at\" must be a number of seconds"
+      ),
+      (
+        #"{"duration": 1, "events": [{"at": 0, "event": "ju\u0000mp"}]}"#,
+        #"field "event" is unknown: "ju\u{0}mp""#
+      ),
     ])
   func badScripts(script: String, message: String) throws {
     let run = try runDemo(script: script)
@@ -398,6 +414,28 @@ struct ScriptedRunTests {
     #expect(posted.output.contains("ball.hit → blip.wav, pitch -12.00 st"), "\(posted.output)")
     #expect(posted.output.contains("ui.toggle → blip.wav, pitch +7.00 st, gain -8.0 dB"))
     #expect(posted.output.contains("done: 2 posted, 3 played"))
+  }
+
+  @Test("`soundmap post` waits for a delayed sound to play, and fades out a looping one after --seconds")
+  func soundMapPostWaitsAndEnds() throws {
+    let folder = temporaryFile("post-map")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.copyItem(
+      at: Self.packageRoot.appendingPathComponent("Assets/blip.wav"),
+      to: folder.appendingPathComponent("blip.wav"))
+    let map = folder.appendingPathComponent("map.json")
+    try Data(
+      #"{ "version": 1, "events": { "later": { "play": "blip.wav", "delay": 0.6 }, "hum": { "play": "blip.wav", "loop": true } } }"#
+        .utf8
+    ).write(to: map)
+    let delayed = try runDemoCommand(["soundmap", "post", map.path, "later"])
+    #expect(delayed.status == 0, "\(delayed.errors)")
+    #expect(delayed.output.contains("later → blip.wav"), "\(delayed.output)")
+    #expect(delayed.output.contains("done: 1 posted, 1 played"), "\(delayed.output)")
+    let looping = try runDemoCommand(["soundmap", "post", map.path, "hum", "--seconds", "1"])
+    #expect(looping.status == 0, "\(looping.errors)")
+    #expect(looping.output.contains("still playing after 1.0 s: fading out"), "\(looping.output)")
   }
 
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
