@@ -8,6 +8,7 @@
 // open, with a timeout, then reaps it; anything the child reports is bounds-checked.
 #define _GNU_SOURCE  // pipe2, strsignal
 #include "codec_internal.h"
+#include "foley_service.h"
 #include <SDL2/SDL.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,15 +23,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-void *foley_shared_alloc(size_t size) {
-  void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return memory == MAP_FAILED ? NULL : memory;
-}
-
-void foley_shared_free(void *memory, size_t size) {
-  if (memory) munmap(memory, size);
-}
 
 // What the child is to do: decode whole into `out` (target set), or check a stream to its end.
 typedef struct {
@@ -70,8 +62,8 @@ static size_t current_address_space(void) {
 // Fault injection for the tests of containment, active only when FOLEY_DECODER_FAULTS is set:
 // bytes starting "FOLEY-FAULT:SEGV", ":HANG" or ":HEAP" make the child crash, spin, or allocate
 // until its address-space limit stops it, exactly as a broken decoder would.
-static void inject_fault(const void *bytes, size_t length) {
-  if (!bytes || length < 16 || memcmp(bytes, "FOLEY-FAULT:", 12) != 0 || !getenv("FOLEY_DECODER_FAULTS")) return;
+static void inject_fault(const void *bytes, size_t length, int faults) {
+  if (!faults || !bytes || length < 16 || memcmp(bytes, "FOLEY-FAULT:", 12) != 0) return;
   const char *kind = (const char *)bytes + 12;
   if (memcmp(kind, "SEGV", 4) == 0) raise(SIGSEGV);
   if (memcmp(kind, "HANG", 4) == 0) {
@@ -88,12 +80,11 @@ static void inject_fault(const void *bytes, size_t length) {
 }
 
 // Reads a stream to its end, keeping nothing.
-static void check_stream(const isolated_job *job, foley_decode_result *result) {
+static void check_stream(const void *bytes, size_t length, const char *path, foley_decode_result *result) {
   int status = FOLEY_OK;
   foley_source *source =
-      job->bytes ? foley_source_open_memory(job->bytes, job->length, &result->info, &status, result->message,
-                                            sizeof result->message)
-                 : foley_source_open_file(job->path, &result->info, &status, result->message, sizeof result->message);
+      bytes ? foley_source_open_memory(bytes, length, &result->info, &status, result->message, sizeof result->message)
+            : foley_source_open_file(path, &result->info, &status, result->message, sizeof result->message);
   if (!source) {
     result->status = status;
     return;
@@ -114,12 +105,7 @@ static void check_stream(const isolated_job *job, foley_decode_result *result) {
   foley_source_close(source);
 }
 
-static void run_child(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result,
-                      pid_t parent) {
-  // The child dies with the game: a child blocked in a file's open() once outlived it by minutes,
-  // holding its descriptors.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);
+void foley_prepare_isolated_process(size_t memory_limit) {
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
   for (size_t index = 0; index < sizeof fatal / sizeof fatal[0]; index++) signal(fatal[index], SIG_DFL);
   struct rlimit none = {0, 0};
@@ -129,14 +115,33 @@ static void run_child(const isolated_job *job, int timeout_ms, size_t memory_lim
     struct rlimit space = {now + memory_limit, now + memory_limit};
     setrlimit(RLIMIT_AS, &space);
   }
+}
+
+void foley_run_job(const void *bytes, size_t length, const foley_target *target, double max_seconds, void *out,
+                   size_t capacity, int faults, foley_decode_result *result) {
+  inject_fault(bytes, length, faults);
+  if (target) {
+    foley_decode_whole(bytes, length, target, max_seconds, out, capacity, result);
+  } else {
+    check_stream(bytes, length, NULL, result);
+  }
+}
+
+static void run_child(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result,
+                      pid_t parent) {
+  // The child dies with the game: a child blocked in a file's open() once outlived it by minutes,
+  // holding its descriptors.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  foley_prepare_isolated_process(memory_limit);
   rlim_t seconds = (rlim_t)(timeout_ms / 1000 + 2);
   struct rlimit cpu = {seconds, seconds};
   setrlimit(RLIMIT_CPU, &cpu);
-  inject_fault(job->bytes, job->length);
-  if (job->target) {
-    foley_decode_whole(job->bytes, job->length, job->target, job->max_seconds, job->out, job->capacity, result);
+  int faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
+  if (job->bytes) {
+    foley_run_job(job->bytes, job->length, job->target, job->max_seconds, job->out, job->capacity, faults, result);
   } else {
-    check_stream(job, result);
+    check_stream(NULL, 0, job->path, result);
   }
 }
 
@@ -153,7 +158,36 @@ static int fail(foley_decode_result *result, int status, const char *format, con
   return status;
 }
 
+// The child's or the service's report is not trusted beyond its shape.
+static int checked_report(const isolated_job *job, foley_decode_result *result) {
+  result->message[sizeof result->message - 1] = 0;
+  result->title[sizeof result->title - 1] = 0;
+  result->artist[sizeof result->artist - 1] = 0;
+  result->album[sizeof result->album - 1] = 0;
+  if (result->status < FOLEY_OK || result->status > FOLEY_ERR_ISOLATION) result->status = FOLEY_ERR_CRASHED;
+  if (job->target && result->status == FOLEY_OK) {
+    size_t frame_bytes = (size_t)job->target->channels * (job->target->is_float ? 4 : 2);
+    if (result->frames <= 0 || (size_t)result->frames > job->capacity / frame_bytes) {
+      return fail(result, FOLEY_ERR_CRASHED, "%s", "the decoder reported an impossible length");
+    }
+  }
+  return result->status;
+}
+
 static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result) {
+  // Jobs with bytes go to the long-lived service; a file by path (or a service that cannot
+  // start) gets a forked child.
+  if (job->bytes && job->length > 0) {
+    foley_decode_result report;
+    memset(&report, 0, sizeof report);
+    int served = foley_service_run(job->bytes, job->length, job->target, job->max_seconds, timeout_ms,
+                                   memory_limit, job->out, job->capacity, getenv("FOLEY_DECODER_FAULTS") != NULL,
+                                   &report);
+    if (served != -1) {
+      *result = report;
+      return checked_report(job, result);
+    }
+  }
   pthread_once(&warmed, warm_up);
   memset(result, 0, sizeof *result);
   result->status = FOLEY_ERR_CRASHED;  // what a child that dies before reporting leaves behind
@@ -210,19 +244,7 @@ static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_l
     snprintf(detail, sizeof detail, "%d", WEXITSTATUS(wait_status));
     return fail(result, FOLEY_ERR_CRASHED, "the decoder exited with status %s", detail);
   }
-  // The child's report is not trusted beyond its shape.
-  result->message[sizeof result->message - 1] = 0;
-  result->title[sizeof result->title - 1] = 0;
-  result->artist[sizeof result->artist - 1] = 0;
-  result->album[sizeof result->album - 1] = 0;
-  if (result->status < FOLEY_OK || result->status > FOLEY_ERR_ISOLATION) result->status = FOLEY_ERR_CRASHED;
-  if (job->target && result->status == FOLEY_OK) {
-    size_t frame_bytes = (size_t)job->target->channels * (job->target->is_float ? 4 : 2);
-    if (result->frames <= 0 || (size_t)result->frames > job->capacity / frame_bytes) {
-      return fail(result, FOLEY_ERR_CRASHED, "%s", "the decoder reported an impossible length");
-    }
-  }
-  return result->status;
+  return checked_report(job, result);
 }
 
 int foley_decode_isolated(const void *bytes, size_t length, const foley_target *target, double max_seconds,

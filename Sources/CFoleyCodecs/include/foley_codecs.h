@@ -131,6 +131,12 @@ int foley_check_isolated(const void *bytes, size_t length, const char *path, int
 void *foley_shared_alloc(size_t size);
 void foley_shared_free(void *memory, size_t size);
 
+// The decoding service behind foley_decode_isolated and foley_check_isolated with bytes: how many
+// times it has started (a crash or a hang ends it; the next job starts another), and its process
+// id while it runs (0 otherwise). For tests and tools.
+uint64_t foley_service_starts(void);
+int32_t foley_service_pid(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,107 @@
+import CFoleyCodecs
+import FoleyAudio
+import FoleyAudioTesting
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Isolated decoding runs in one long-lived service process (the game's own executable, started
+/// again small), not in a fork per sound: many decodes, one process; a crash ends only it, the
+/// next decode starts another; it dies with the game.
+@MainActor
+@Suite("The decoding service", .serialized)
+struct DecodingServiceTests {
+  static func name(of pid: Int32) -> String? {
+    (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test("twenty sounds decode in one service process, a fresh small one named foley-decoder")
+  func oneProcessForManyDecodes() throws {
+    let audio = try EmbeddedAudio()
+    _ = try audio.engine.sound(data: makeToneWAV(frequency: 300, duration: 0.05), name: "first.wav")
+    let starts = foley_service_starts()
+    let pid = foley_service_pid()
+    #expect(pid > 0 && pid != getpid())
+    #expect(Self.name(of: pid) == "foley-decoder")
+    for index in 0..<20 {
+      let sound = try audio.engine.sound(
+        data: makeToneWAV(frequency: 310 + Double(index), duration: 0.05), name: "tone-\(index).wav")
+      #expect(sound.duration > 0.04)
+    }
+    #expect(foley_service_starts() == starts)
+    #expect(foley_service_pid() == pid)
+    // Not a copy of the game: it holds far less memory than the test process does.
+    let rss = { (pid: Int32) -> Int in
+      let fields = (try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8))?.split(separator: " ") ?? []
+      return fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+    }
+    #expect(rss(pid) > 0 && rss(pid) < rss(getpid()))
+  }
+
+  @Test("a crash ends the service, the sound fails typed, and the next decode starts a new service")
+  func crashRestartsTheService() throws {
+    let audio = try EmbeddedAudio()
+    _ = try audio.engine.sound(data: makeToneWAV(frequency: 300, duration: 0.05), name: "warm.wav")
+    let starts = foley_service_starts()
+    let before = foley_service_pid()
+    withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
+      let bytes = Data("FOLEY-FAULT:SEGV".utf8) + makeToneWAV(frequency: 440, duration: 0.1)
+      let error = #expect(throws: SoundError.self) { try Sound(data: bytes, name: "crash.wav", engine: audio.engine) }
+      #expect(error?.code == .decoderCrashed)
+      #expect(error?.message.contains("signal 11") == true)
+    }
+    #expect(foley_service_pid() == 0)
+    let sound = try audio.engine.sound(data: makeToneWAV(frequency: 500, duration: 0.05), name: "after.wav")
+    #expect(sound.duration > 0.04)
+    #expect(foley_service_starts() == starts + 1)
+    #expect(foley_service_pid() != before && foley_service_pid() > 0)
+  }
+
+  @Test("the service dies with the game: killed mid-decode, a foley-demo leaves no decoder behind")
+  func serviceDiesWithTheGame() throws {
+    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("foley-demo")
+    try #require(FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
+    // A decoder that spins for ever (fault injection): only the game's death can end the service
+    // before the decode's 10 s timeout, and nothing at all would end an orphan.
+    let long = temporaryFile("hang.wav")
+    defer { try? FileManager.default.removeItem(at: long) }
+    try (Data("FOLEY-FAULT:HANG".utf8) + makeToneWAV(frequency: 220, duration: 0.1)).write(to: long)
+    let process = Process()
+    process.executableURL = demo
+    process.arguments = ["play", long.path]
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_AUDIODRIVER"] = "dummy"
+    environment["FOLEY_DECODER_FAULTS"] = "1"
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    // The demo's decoder service: a child of the demo named foley-decoder.
+    func decoderChild() -> Int32? {
+      let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+      for entry in entries {
+        guard let pid = Int32(entry), Self.name(of: pid) == "foley-decoder",
+          let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")")
+        else { continue }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.count > 1, Int32(fields[1]) == process.processIdentifier { return pid }
+      }
+      return nil
+    }
+    var child: Int32?
+    #expect(waitUntil(timeout: 30) { child = decoderChild(); return child != nil })
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    let orphan = try #require(child)
+    // Gone within 5 s (a zombie reaped by init counts as gone once it is no longer there).
+    #expect(waitUntil(timeout: 5) { kill(orphan, 0) != 0 && errno == ESRCH })
+  }
+}
