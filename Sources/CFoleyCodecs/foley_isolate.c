@@ -175,19 +175,6 @@ static int checked_report(const isolated_job *job, foley_decode_result *result) 
 }
 
 static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_limit, foley_decode_result *result) {
-  // Jobs with bytes go to the long-lived service; a file by path (or a service that cannot
-  // start) gets a forked child.
-  if (job->bytes && job->length > 0) {
-    foley_decode_result report;
-    memset(&report, 0, sizeof report);
-    int served = foley_service_run(job->bytes, job->length, job->target, job->max_seconds, timeout_ms,
-                                   memory_limit, job->out, job->capacity, getenv("FOLEY_DECODER_FAULTS") != NULL,
-                                   &report);
-    if (served != -1) {
-      *result = report;
-      return checked_report(job, result);
-    }
-  }
   pthread_once(&warmed, warm_up);
   memset(result, 0, sizeof *result);
   result->status = FOLEY_ERR_CRASHED;  // what a child that dies before reporting leaves behind
@@ -257,5 +244,56 @@ int foley_decode_isolated(const void *bytes, size_t length, const foley_target *
 int foley_check_isolated(const void *bytes, size_t length, const char *path, int timeout_ms, size_t memory_limit,
                          foley_decode_result *result) {
   isolated_job job = {bytes, length, path, NULL, 0, NULL, 0};
+  // Bytes go to the long-lived service; a file by path (or a service that cannot start) gets a
+  // forked child.
+  if (bytes && length > 0) {
+    foley_decode_result report;
+    memset(&report, 0, sizeof report);
+    int served = foley_service_run(bytes, length, NULL, 0, timeout_ms, memory_limit, 0,
+                                   getenv("FOLEY_DECODER_FAULTS") != NULL, &report, NULL);
+    if (served != -1) {
+      *result = report;
+      return checked_report(&job, result);
+    }
+  }
   return run_isolated(&job, timeout_ms, memory_limit, result);
+}
+
+int foley_decode_isolated_samples(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                                  int timeout_ms, size_t memory_limit, foley_decode_result *result, void **samples) {
+  *samples = NULL;
+  size_t capacity = foley_decode_capacity(target, max_seconds);
+  isolated_job job = {bytes, length, NULL, target, max_seconds, NULL, capacity};
+  foley_decode_result report;
+  memset(&report, 0, sizeof report);
+  int served = foley_service_run(bytes, length, target, max_seconds, timeout_ms, memory_limit, capacity,
+                                 getenv("FOLEY_DECODER_FAULTS") != NULL, &report, samples);
+  if (served != -1) {
+    *result = report;
+    int status = checked_report(&job, result);
+    if (status != FOLEY_OK && *samples) {
+      SDL_free(*samples);
+      *samples = NULL;
+    }
+    return status;
+  }
+  // No service: a forked child, writing into memory shared with it.
+  size_t header = (sizeof(foley_decode_result) + 63) & ~(size_t)63;
+  char *shared = foley_shared_alloc(header + capacity);
+  if (!shared) return fail(result, FOLEY_ERR_ISOLATION, "%s", "cannot map memory for the decoder");
+  foley_decode_result *shared_result = (foley_decode_result *)shared;
+  int status = foley_decode_isolated(bytes, length, target, max_seconds, timeout_ms, memory_limit, shared + header,
+                                     capacity, shared_result);
+  *result = *shared_result;
+  if (status == FOLEY_OK) {
+    size_t used = (size_t)result->frames * (size_t)target->channels * (target->is_float ? 4 : 2);
+    *samples = SDL_malloc(used);
+    if (*samples) {
+      memcpy(*samples, shared + header, used);
+    } else {
+      status = fail(result, FOLEY_ERR_NOMEM, "%s", "out of memory");
+    }
+  }
+  foley_shared_free(shared, header + capacity);
+  return status;
 }

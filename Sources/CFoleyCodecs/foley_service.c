@@ -8,14 +8,16 @@
 // a game that has grown to a gigabyte, whose fork costs tens of milliseconds and whose pages it
 // would keep), lowers its own limits once, and dies with the game (PR_SET_PDEATHSIG).
 //
-// The game sends each job's bytes in a memfd and gets the decoded samples back in the memfd
-// behind its output mapping (foley_shared_alloc), with a fixed-size report over the socket. A
+// The game and the service share two buffers (memfds, mapped once on each side and replaced by
+// larger ones when a job needs it): the game copies each job's bytes into one, the service
+// writes the decoded samples into the other, and a fixed-size report travels over the socket. A
 // crash closes the socket (the job fails as crashed, with the signal); a job that runs past its
 // time gets the service killed (timed out); either way the next job starts a new service. If the
 // service cannot start at all, jobs fall back to a forked child each.
 #define _GNU_SOURCE
 #include "codec_internal.h"
 #include "foley_service.h"
+#include <SDL2/SDL.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,70 +40,13 @@ extern char **environ;
 
 // MARK: - Shared mappings
 
-// Every mapping foley_shared_alloc made, with the memfd behind it, so a job can send it.
-typedef struct {
-  void *address;
-  size_t size;
-  int fd;
-} shared_mapping;
-
-#define MAPPING_SLOTS 256
-static shared_mapping mappings[MAPPING_SLOTS];
-static pthread_mutex_t mappings_lock = PTHREAD_MUTEX_INITIALIZER;
-
 void *foley_shared_alloc(size_t size) {
-  int fd = memfd_create("foley-shared", MFD_CLOEXEC);
-  if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
-    close(fd);
-    fd = -1;
-  }
-  void *memory = fd >= 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
-                         : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) {
-    if (fd >= 0) close(fd);
-    return NULL;
-  }
-  pthread_mutex_lock(&mappings_lock);
-  int recorded = 0;
-  for (int slot = 0; slot < MAPPING_SLOTS && !recorded; slot++) {
-    if (mappings[slot].address == NULL) {
-      mappings[slot] = (shared_mapping){memory, size, fd};
-      recorded = 1;
-    }
-  }
-  pthread_mutex_unlock(&mappings_lock);
-  if (!recorded && fd >= 0) close(fd);  // still shared with a forked child; not with the service
-  return memory;
+  void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return memory == MAP_FAILED ? NULL : memory;
 }
 
 void foley_shared_free(void *memory, size_t size) {
-  if (!memory) return;
-  pthread_mutex_lock(&mappings_lock);
-  for (int slot = 0; slot < MAPPING_SLOTS; slot++) {
-    if (mappings[slot].address == memory) {
-      if (mappings[slot].fd >= 0) close(mappings[slot].fd);
-      mappings[slot] = (shared_mapping){NULL, 0, -1};
-      break;
-    }
-  }
-  pthread_mutex_unlock(&mappings_lock);
-  munmap(memory, size);
-}
-
-// The memfd behind the mapping that holds [address, address + length), and the offset in it.
-static int mapping_fd(const void *address, size_t length, size_t *offset) {
-  int fd = -1;
-  pthread_mutex_lock(&mappings_lock);
-  for (int slot = 0; slot < MAPPING_SLOTS; slot++) {
-    const char *start = mappings[slot].address;
-    if (start && (const char *)address >= start && (const char *)address + length <= start + mappings[slot].size) {
-      fd = mappings[slot].fd;
-      *offset = (size_t)((const char *)address - start);
-      break;
-    }
-  }
-  pthread_mutex_unlock(&mappings_lock);
-  return fd;
+  if (memory) munmap(memory, size);
 }
 
 // MARK: - The protocol
@@ -175,7 +121,33 @@ static ssize_t receive_with_fds(int socket, void *data, size_t size, int *fds, i
 
 // MARK: - The service's side
 
+// The service's mapping of one of the game's two persistent buffers, kept while the game sends
+// the same memfd at the same size (a grown buffer comes as a new memfd).
+typedef struct {
+  ino_t inode;
+  size_t size;
+  void *address;
+  int writable;
+} cached_mapping;
+
+static void *mapped(cached_mapping *cache, int fd, size_t size, int writable) {
+  struct stat facts;
+  if (fstat(fd, &facts) != 0 || (size_t)facts.st_size < size) return MAP_FAILED;
+  if (cache->address && cache->inode == facts.st_ino && cache->size == (size_t)facts.st_size) return cache->address;
+  if (cache->address) munmap(cache->address, cache->size);
+  cache->address = mmap(NULL, (size_t)facts.st_size, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+  if (cache->address == MAP_FAILED) {
+    cache->address = NULL;
+    return MAP_FAILED;
+  }
+  cache->inode = facts.st_ino;
+  cache->size = (size_t)facts.st_size;
+  return cache->address;
+}
+
 static void serve(int socket) {
+  cached_mapping input_cache = {0, 0, NULL, 0};
+  cached_mapping output_cache = {0, 0, NULL, 1};
   for (;;) {
     service_request request;
     int fds[2] = {-1, -1};
@@ -186,15 +158,13 @@ static void serve(int socket) {
     memset(&result, 0, sizeof result);
     const void *bytes = MAP_FAILED;
     void *output = MAP_FAILED;
-    size_t output_size = 0;
     if (got != sizeof request || count < 1 || request.length == 0) {
       result.status = FOLEY_ERR_ISOLATION;
       snprintf(result.message, sizeof result.message, "malformed request");
     } else {
-      bytes = mmap(NULL, request.length, PROT_READ, MAP_PRIVATE, fds[0], 0);
+      bytes = mapped(&input_cache, fds[0], request.length, 0);
       if (request.kind == JOB_DECODE && count == 2) {
-        output_size = request.out_offset + request.capacity;
-        output = mmap(NULL, output_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+        output = mapped(&output_cache, fds[1], request.out_offset + request.capacity, 1);
       }
       if (bytes == MAP_FAILED || (request.kind == JOB_DECODE && output == MAP_FAILED)) {
         result.status = FOLEY_ERR_NOMEM;
@@ -206,8 +176,6 @@ static void serve(int socket) {
                       request.capacity, request.faults, &result);
       }
     }
-    if (bytes != MAP_FAILED) munmap((void *)bytes, request.length);
-    if (output != MAP_FAILED) munmap(output, output_size);
     for (int index = 0; index < count; index++) close(fds[index]);
     if (send_with_fds(socket, &result, sizeof result, NULL, 0) != 0) _exit(0);
   }
@@ -233,12 +201,44 @@ __attribute__((constructor)) static void foley_service_entry(void) {
 
 // MARK: - The game's side
 
+// One of the game's two buffers shared with the service (input bytes, output samples): a memfd
+// mapped once, replaced by a larger one when a job needs more.
+typedef struct {
+  int fd;
+  size_t size;
+  void *address;
+} job_buffer;
+
 static struct {
   pid_t pid;
   int socket;
   int disabled;  // the service could not start: jobs fork a child each
   uint64_t starts;
-} service = {0, -1, 0, 0};
+  job_buffer input;
+  job_buffer output;
+} service = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}};
+
+// Makes `buffer` hold at least `size` bytes (rounded up to 1 MiB); 0 on success.
+static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
+  if (buffer->fd >= 0 && buffer->size >= size) return 0;
+  size_t rounded = (size + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  void *address = MAP_FAILED;
+  if (ftruncate(fd, (off_t)rounded) == 0) {
+    address = mmap(NULL, rounded, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  }
+  if (address == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  if (buffer->fd >= 0) {
+    munmap(buffer->address, buffer->size);
+    close(buffer->fd);
+  }
+  *buffer = (job_buffer){fd, rounded, address};
+  return 0;
+}
 static pthread_mutex_t service_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int64_t milliseconds_now(void) {
@@ -324,27 +324,17 @@ static int start_service(size_t memory_limit) {
 }
 
 int foley_service_run(const void *bytes, size_t length, const foley_target *target, double max_seconds,
-                      int timeout_ms, size_t memory_limit, void *out, size_t capacity, int faults,
-                      foley_decode_result *result) {
+                      int timeout_ms, size_t memory_limit, size_t capacity, int faults, foley_decode_result *result,
+                      void **samples) {
   if (getenv("FOLEY_DECODER_SERVICE_OFF")) return -1;
-  size_t out_offset = 0;
-  int out_fd = -1;
-  if (target) {
-    out_fd = mapping_fd(out, capacity, &out_offset);
-    if (out_fd < 0) return -1;
+  if (samples) *samples = NULL;
+  pthread_mutex_lock(&service_lock);
+  if (service.disabled || ensure_buffer(&service.input, length, "foley-job-in") != 0 ||
+      (target && ensure_buffer(&service.output, capacity, "foley-job-out") != 0)) {
+    pthread_mutex_unlock(&service_lock);
+    return -1;
   }
-  int input = memfd_create("foley-job", MFD_CLOEXEC);
-  if (input < 0) return -1;
-  size_t written = 0;
-  while (written < length) {
-    ssize_t wrote = write(input, (const char *)bytes + written, length - written);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      close(input);
-      return -1;
-    }
-    written += (size_t)wrote;
-  }
+  memcpy(service.input.address, bytes, length);
   service_request request;
   memset(&request, 0, sizeof request);
   request.kind = target ? JOB_DECODE : JOB_CHECK;
@@ -352,14 +342,11 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
   request.length = length;
   if (target) request.target = *target;
   request.max_seconds = max_seconds;
-  request.out_offset = out_offset;
+  request.out_offset = 0;
   request.capacity = capacity;
-  int fds[2] = {input, out_fd};
-
-  pthread_mutex_lock(&service_lock);
+  int fds[2] = {service.input.fd, service.output.fd};
   int outcome = -1;
   for (int attempt = 0; attempt < 2 && outcome == -1; attempt++) {
-    if (service.disabled) break;
     if (service.pid == 0 && start_service(memory_limit) != 0) {
       service.disabled = 1;
       break;
@@ -398,8 +385,21 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
     }
     outcome = 1;
   }
+  // The samples leave the shared buffer while the lock still keeps other jobs out of it; the
+  // service's report is bounds-checked first.
+  if (outcome == 0 && target && samples && result->status == FOLEY_OK) {
+    size_t frame_bytes = (size_t)target->channels * (target->is_float ? 4 : 2);
+    if (result->frames > 0 && (size_t)result->frames <= capacity / frame_bytes) {
+      size_t used = (size_t)result->frames * frame_bytes;
+      *samples = SDL_malloc(used);
+      if (*samples) {
+        memcpy(*samples, service.output.address, used);
+      } else {
+        result->status = FOLEY_ERR_NOMEM;
+      }
+    }
+  }
   pthread_mutex_unlock(&service_lock);
-  close(input);
   return outcome < 0 ? -1 : result->status;
 }
 

@@ -17,7 +17,8 @@ import Testing
 @Suite("The decoding service", .serialized)
 struct DecodingServiceTests {
   static func name(of pid: Int32) -> String? {
-    (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(
+      in: .whitespacesAndNewlines)
   }
 
   @Test("twenty sounds decode in one service process, a fresh small one named foley-decoder")
@@ -37,7 +38,8 @@ struct DecodingServiceTests {
     #expect(foley_service_pid() == pid)
     // Not a copy of the game: it holds far less memory than the test process does.
     let rss = { (pid: Int32) -> Int in
-      let fields = (try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8))?.split(separator: " ") ?? []
+      let fields =
+        (try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8))?.split(separator: " ") ?? []
       return fields.count > 1 ? Int(fields[1]) ?? 0 : 0
     }
     #expect(rss(pid) > 0 && rss(pid) < rss(getpid()))
@@ -51,7 +53,9 @@ struct DecodingServiceTests {
     let before = foley_service_pid()
     withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
       let bytes = Data("FOLEY-FAULT:SEGV".utf8) + makeToneWAV(frequency: 440, duration: 0.1)
-      let error = #expect(throws: SoundError.self) { try Sound(data: bytes, name: "crash.wav", engine: audio.engine) }
+      let error = #expect(throws: SoundError.self) {
+        try Sound(data: bytes, name: "crash.wav", engine: audio.engine)
+      }
       #expect(error?.code == .decoderCrashed)
       #expect(error?.message.contains("signal 11") == true)
     }
@@ -66,7 +70,8 @@ struct DecodingServiceTests {
   func serviceDiesWithTheGame() throws {
     let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("foley-demo")
-    try #require(FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: demo.path), "build foley-demo first (test.sh does)")
     // A decoder that spins for ever (fault injection): only the game's death can end the service
     // before the decode's 10 s timeout, and nothing at all would end an orphan.
     let long = temporaryFile("hang.wav")
@@ -97,7 +102,10 @@ struct DecodingServiceTests {
       return nil
     }
     var child: Int32?
-    #expect(waitUntil(timeout: 30) { child = decoderChild(); return child != nil })
+    #expect(
+      waitUntil(timeout: 30) {
+        child = decoderChild(); return child != nil
+      })
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     let orphan = try #require(child)

@@ -120,6 +120,12 @@ int foley_decode_isolated(const void *bytes, size_t length, const foley_target *
                           int timeout_ms, size_t memory_limit, void *out, size_t capacity,
                           foley_decode_result *result);
 
+// The same, through the decoding service when it runs (a forked child otherwise), with the
+// samples returned in a new SDL_malloc buffer of exactly result->frames frames (*samples; NULL
+// when the status is not FOLEY_OK). Needs no shared memory from the caller.
+int foley_decode_isolated_samples(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                                  int timeout_ms, size_t memory_limit, foley_decode_result *result, void **samples);
+
 // Reads a whole stream (from `bytes`, or from the file at `path` when bytes is NULL) in a child
 // process and throws the audio away: a check that a track decodes to its end without crashing,
 // hanging or running away with memory, before it is streamed in the caller's own process.

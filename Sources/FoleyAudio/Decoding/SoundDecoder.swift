@@ -6,15 +6,16 @@ package import Foundation
 /// before decoding anything (sample rate, channels, length against ``maximumDuration``), decodes
 /// with the format's own library and converts with SDL's resampler (`foley_decode_whole`).
 ///
-/// By default the decode runs in a child process (`foley_decode_isolated`): a decoder that
-/// crashes on hostile bytes, hangs, or runs away with memory ends only the child, and the caller
-/// gets a ``SoundError`` (`.decoderCrashed`, `.decoderTimedOut`). It never touches SDL_mixer, whose
+/// By default the decode runs in the decoding service, a long-lived helper process
+/// (`foley_decode_isolated_samples`; a forked child if the service cannot start): a decoder that
+/// crashes on hostile bytes, hangs, or runs away with memory ends only that process, and the
+/// caller gets a ``SoundError`` (`.decoderCrashed`, `.decoderTimedOut`). It never touches SDL_mixer, whose
 /// loader holds the audio lock while it decodes, so decoding never stalls the output.
 package struct SoundDecoder: Sendable {
   package let format: AudioDeviceFormat
   /// The longest sound decoded whole, in seconds.
   package let maximumDuration: Double
-  /// Whether decoding runs in a child process.
+  /// Whether decoding runs isolated (the decoding service).
   package let isolated: Bool
   /// How long an isolated decode may take before it is stopped.
   package let timeout: Double
@@ -63,27 +64,17 @@ package struct SoundDecoder: Sendable {
   private func decodeInChild(
     _ data: Data, _ target: inout foley_target, _ capacity: Int
   ) -> (UInt32, foley_decode_result, UnsafeMutableRawPointer?) {
-    let header = (MemoryLayout<foley_decode_result>.size + 63) & ~63
-    let size = header + capacity
-    guard let shared = foley_shared_alloc(size) else {
-      var result = foley_decode_result()
-      Self.setMessage(&result, "cannot map memory for the decoder")
-      return (FOLEY_ERR_ISOLATION.rawValue, result, nil)
-    }
-    defer { foley_shared_free(shared, size) }
-    let report = shared.bindMemory(to: foley_decode_result.self, capacity: 1)
-    let output = shared + header
+    var result = foley_decode_result()
+    var samples: UnsafeMutableRawPointer?
     let status = data.withUnsafeBytes { bytes in
-      foley_decode_isolated(
+      foley_decode_isolated_samples(
         bytes.baseAddress, bytes.count, &target, maximumDuration, Int32(timeout * 1_000),
         Self.childMemoryLimit,
-        output, capacity, report)
+        &result, &samples)
     }
-    let result = report.pointee
-    guard status == Int32(FOLEY_OK.rawValue) else { return (UInt32(status), result, nil) }
-    let used = Int(result.frames) * format.bytesPerFrame
-    guard let samples = SDL_malloc(used) else { return (FOLEY_ERR_NOMEM.rawValue, result, nil) }
-    samples.copyMemory(from: output, byteCount: used)
+    guard status == Int32(FOLEY_OK.rawValue), let samples else {
+      return (UInt32(bitPattern: status), result, nil)
+    }
     return (FOLEY_OK.rawValue, result, samples)
   }
 
