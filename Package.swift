@@ -150,7 +150,7 @@ let package = Package(
     .executableTarget(
       name: "FoleyFuzz",
       dependencies: [
-        "FoleyAudio", "FoleyAudioTesting", "FoleySceneAudio", "FoleyScene", "FoleySession",
+        "FoleyAudio", "FoleyAudioTesting", "FoleySceneAudio", "FoleyScene", "FoleySession", "CFoleyCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

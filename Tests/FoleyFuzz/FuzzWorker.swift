@@ -1,3 +1,4 @@
+import CFoleyCodecs
 import FoleyAudio
 import FoleyAudioTesting
 import FoleyScene
@@ -51,7 +52,7 @@ enum FuzzWorker {
       engine.removeCachedSounds()
       emit("end \(index) \(outcomes.joined(separator: ","))")
     }
-    emit("rss \(peakKiB(RUSAGE_SELF)) \(peakKiB(RUSAGE_CHILDREN))")
+    emit("rss \(peakKiB(RUSAGE_SELF)) \(max(peakKiB(RUSAGE_CHILDREN), serviceRSSKiB()))")
   }
 
   private static func outcome(_ load: () throws -> Sound) -> String {
@@ -63,6 +64,18 @@ enum FuzzWorker {
     } catch {
       return "other"
     }
+  }
+
+  /// The decoding service's peak resident memory (it is not a reaped child until it ends).
+  private static func serviceRSSKiB() -> Int {
+    let pid = foley_service_pid()
+    guard pid > 0, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+      return 0
+    }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+      return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+    return 0
   }
 
   private static func peakKiB(_ who: __rusage_who) -> Int {
