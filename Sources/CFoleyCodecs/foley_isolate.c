@@ -92,6 +92,17 @@ static void check_stream(const void *bytes, size_t length, const char *path, fol
   float *scratch = malloc(sizeof(float) * 8192 * (size_t)result->info.channels);
   int64_t frames = 0, got = 0;
   while (scratch && (got = foley_source_read(source, scratch, 8192)) > 0) frames += got;
+  // Streaming seeks (to the loop start, and wherever the game asks): a decoder that survives a
+  // linear read can still fail after a seek, so the check seeks too, and reads a little after each.
+  if (scratch && got == 0 && frames > 0) {
+    int64_t targets[] = {result->info.loop_start, frames / 4, frames / 2, (frames * 3) / 4, 0};
+    for (size_t index = 0; index < sizeof targets / sizeof targets[0]; index++) {
+      if (targets[index] < 0 || targets[index] >= frames) continue;
+      if (foley_source_seek(source, targets[index]) != 0) continue;
+      for (int block = 0; block < 4 && foley_source_read(source, scratch, 8192) > 0; block++) {
+      }
+    }
+  }
   if (!scratch) {
     result->status = FOLEY_ERR_NOMEM;
   } else if (got < 0 && frames == 0) {

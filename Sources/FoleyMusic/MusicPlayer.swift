@@ -259,9 +259,9 @@ public final class MusicPlayer {
       completion?(false)
       return
     }
-    filler.seek(current, to: seconds) { done in
+    filler.seek(current, to: seconds) { [mailbox] done in
       guard let completion else { return }
-      DispatchQueue.main.async { MainActor.assumeIsolated { completion(done) } }
+      mailbox.post { completion(done) }
     }
   }
 
@@ -270,8 +270,10 @@ public final class MusicPlayer {
   /// check first (the player does the same before streaming).
   public func check(_ track: Track) throws(SoundError) -> NowPlaying {
     let url = try filler.resolve(track)
-    if case .failed(let error) = checker.check(track, at: url) { throw error }
-    return try TrackReader(track, url: url).nowPlaying
+    switch checker.check(track, at: url) {
+    case .failed(let error): throw error
+    case .passed(let bytes): return try TrackReader(track, bytes: bytes).nowPlaying
+    }
   }
 
   // MARK: - Events

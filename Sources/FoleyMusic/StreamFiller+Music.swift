@@ -52,7 +52,8 @@ extension StreamFiller {
     var reader = stream.reader
     if reader == nil || reader!.track != heard.nowPlaying.track || stream.queuePosition != heard.queuePosition
     {
-      reader = try? TrackReader(heard.nowPlaying.track, url: try? resolve(heard.nowPlaying.track))
+      // From the bytes the track was checked on, never its file again.
+      reader = try? self.reader(for: heard.nowPlaying.track, checker: stream.checker, waitingForChecks: true)
     }
     guard let reader, reader.seek(to: Int((max(0, seconds) * Double(reader.sampleRate)).rounded())) else {
       return false
@@ -108,7 +109,7 @@ extension StreamFiller {
     switch checker.verdict(for: track, at: url, waiting: waitingForChecks) {
     case nil: return nil
     case .failed(let error): throw error
-    case .passed: return try TrackReader(track, url: url)
+    case .passed(let bytes): return try TrackReader(track, bytes: bytes)
     }
   }
 

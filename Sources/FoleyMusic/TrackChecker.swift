@@ -4,19 +4,22 @@ import Dispatch
 import FoleySession
 package import Foundation
 
-/// Before a track is streamed in the game's own process, a child process decodes it to its end
-/// and throws the audio away (`foley_check_isolated`): a decoder that crashes, hangs or runs away
-/// with memory on these bytes ends the child, and the track fails with a ``SoundError`` instead
-/// of taking the game down. The verdict is remembered per file (path, size and modification time)
-/// or per bytes, so each track is checked once however often it plays.
+/// A track's bytes are read once, in the game's process, and checked once: the decoding service
+/// decodes those bytes to their end and throws the audio away (exercising its loop start and a few
+/// seeks on the way), so a decoder that crashes, hangs or runs away with memory on them ends only
+/// the service, and the track fails with a ``SoundError`` instead of taking the game down. Then
+/// every reader of the track streams from the same bytes (``TrackBytes``), never from the file
+/// again: a file replaced after its check changes nothing, and a seek reads no file.
 ///
-/// Checks run one at a time on their own queue, never on the filler's, so a slow check does not
-/// starve the streams that play. With `AudioConfiguration.isolatesDecoders` off every track
-/// passes at once (the decoders then run in the game's process unchecked, like any streaming
-/// engine's).
+/// Files are read only if they are regular and at most ``maximumFileSize`` bytes (a FIFO or a
+/// huge file is refused at once). The verdict and the bytes are remembered per file (path, size
+/// and modification time) or per data, for the last ``rememberedTracks`` tracks. Checks run one at
+/// a time on their own queue, never on the filler's, so a slow check does not starve the streams
+/// that play. With `AudioConfiguration.isolatesDecoders` off the bytes are read the same way and
+/// pass unchecked.
 package final class TrackChecker: Sendable {
   package enum Verdict: Sendable {
-    case passed
+    case passed(TrackBytes)
     case failed(SoundError)
   }
 
@@ -25,11 +28,17 @@ package final class TrackChecker: Sendable {
     case data(Data)
   }
 
+  /// The largest track file read (512 MiB: about 50 minutes of 48 kHz stereo FLAC).
+  package static let maximumFileSize = 512 << 20
+  /// Tracks whose bytes and verdicts are kept; older ones are read and checked again if played.
+  package static let rememberedTracks = 32
+
   package let isolated: Bool
   /// How long a check may take: a whole track is decoded, so more than a sound's decode.
   package let timeout: Double
   private let queue = DispatchQueue(label: "foley.music.check", qos: .utility)
-  private let verdicts = Locked<[Key: Verdict?]>([:])
+  private let verdicts = Locked<[Key: (verdict: Verdict?, use: Int)]>([:])
+  private let uses = Locked(0)
 
   package init(isolated: Bool, timeout: Double) {
     self.isolated = isolated
@@ -39,51 +48,65 @@ package final class TrackChecker: Sendable {
   /// The verdict on `track` (at `url`, for files and names), or nil while its check runs; the
   /// first call starts the check. With `waiting`, waits for it instead (deterministic runs).
   package func verdict(for track: Track, at url: URL?, waiting: Bool = false) -> Verdict? {
-    guard isolated else { return .passed }
     let key = Self.key(for: track, at: url)
+    let use = uses.withLock { uses in
+      uses += 1
+      return uses
+    }
     let isNew = verdicts.withLock { verdicts in
-      guard verdicts[key] == nil else { return false }
-      verdicts[key] = .some(nil)
+      if let entry = verdicts[key] {
+        verdicts[key] = (entry.verdict, use)
+        return false
+      }
+      verdicts[key] = (nil, use)
+      if verdicts.count > Self.rememberedTracks,
+        let oldest = verdicts.filter({ $0.value.verdict != nil }).min(by: { $0.value.use < $1.value.use })?
+          .key
+      {
+        verdicts.removeValue(forKey: oldest)
+      }
       return true
     }
     if isNew {
       queue.async { [self] in
         let verdict = run(track, at: url)
-        verdicts.withLock { $0[key] = .some(verdict) }
+        verdicts.withLock { verdicts in
+          if let entry = verdicts[key] { verdicts[key] = (verdict, entry.use) }
+        }
       }
     }
     if waiting { queue.sync {} }
-    return verdicts.withLock { $0[key] ?? nil }
+    return verdicts.withLock { $0[key]?.verdict ?? nil }
   }
 
   /// Checks `track` now, on the caller's thread (or returns the remembered verdict).
   package func check(_ track: Track, at url: URL?) -> Verdict {
-    verdict(for: track, at: url, waiting: true) ?? .passed
+    verdict(for: track, at: url, waiting: true)
+      ?? .failed(SoundError(.decoderCrashed, asset: track.name, message: "the check was forgotten"))
   }
 
   private func run(_ track: Track, at url: URL?) -> Verdict {
-    let size = MemoryLayout<foley_decode_result>.size
-    guard let shared = foley_shared_alloc(size) else {
-      return .failed(
-        SoundError(.decoderCrashed, asset: track.name, message: "cannot map memory for the check"))
-    }
-    defer { foley_shared_free(shared, size) }
-    let report = shared.bindMemory(to: foley_decode_result.self, capacity: 1)
-    let milliseconds = Int32(timeout * 1_000)
-    let status: Int32
+    let data: Data
     switch track.origin {
-    case .data(let data, _):
-      guard !data.isEmpty else { return .failed(SoundError(.empty, asset: track.name)) }
-      status = data.withUnsafeBytes { bytes in
-        foley_check_isolated(
-          bytes.baseAddress, bytes.count, nil, milliseconds, SoundDecoder.childMemoryLimit, report)
-      }
+    case .data(let given, _): data = given
     case .file, .named:
-      status = foley_check_isolated(
-        nil, 0, url?.path ?? "", milliseconds, SoundDecoder.childMemoryLimit, report)
+      do {
+        data = try BoundedFile.read(
+          url ?? URL(fileURLWithPath: ""), limit: Self.maximumFileSize, asset: track.name)
+      } catch {
+        return .failed(error)
+      }
     }
-    guard status != Int32(FOLEY_OK.rawValue) else { return .passed }
-    let message = withUnsafeBytes(of: report.pointee.message) {
+    guard !data.isEmpty else { return .failed(SoundError(.empty, asset: track.name)) }
+    let bytes = TrackBytes(data)
+    guard isolated else { return .passed(bytes) }
+    var report = foley_decode_result()
+    let status = foley_check_isolated(
+      bytes.buffer.baseAddress, bytes.buffer.count, nil, Int32(timeout * 1_000),
+      SoundDecoder.childMemoryLimit,
+      &report)
+    guard status != Int32(FOLEY_OK.rawValue) else { return .passed(bytes) }
+    let message = withUnsafeBytes(of: report.message) {
       String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
     }
     return .failed(

@@ -16,8 +16,9 @@ package final class TrackReader {
   /// The track's length in frames, when the file says.
   package let frames: Int?
   private let source: OpaquePointer
-  /// The bytes of a track made from `Data`, which the decoder reads in place.
-  private let bytes: UnsafeMutableRawBufferPointer?
+  /// The track's bytes, as the game read them once and the check passed them; the decoder reads
+  /// them in place (kept alive by this reader, shared with the check's cache and other readers).
+  private let bytes: TrackBytes
   private let loopStart: Int
   private let loopEnd: Int?
   /// The next frame the decoder will give.
@@ -31,26 +32,17 @@ package final class TrackReader {
   /// Set when the decoder failed mid-track (the track ends there).
   private(set) var failure: String?
 
-  /// Opens `track`, already resolved to `url` for files and names.
-  package init(_ track: Track, url: URL?) throws(SoundError) {
+  /// Opens `track` from `bytes`: what the game read of it once (its file, or its data), never the
+  /// file again, so nothing can change under the check that passed those bytes.
+  package init(_ track: Track, bytes: TrackBytes) throws(SoundError) {
     self.track = track
+    self.bytes = bytes
     var info = foley_info()
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
-    let opened: OpaquePointer?
-    switch track.origin {
-    case .file, .named:
-      bytes = nil
-      opened = foley_source_open_file(url?.path ?? "", &info, &status, &message, message.count)
-    case .data(let data, _):
-      guard !data.isEmpty else { throw SoundError(.empty, asset: track.name) }
-      let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 16)
-      data.withUnsafeBytes { copy.copyMemory(from: $0) }
-      bytes = copy
-      opened = foley_source_open_memory(copy.baseAddress, data.count, &info, &status, &message, message.count)
-    }
+    let opened = foley_source_open_memory(
+      bytes.buffer.baseAddress, bytes.buffer.count, &info, &status, &message, message.count)
     guard let opened else {
-      bytes?.deallocate()
       throw SoundError(
         SoundDecoder.code(for: UInt32(bitPattern: status)), asset: track.name,
         message: String(nulTerminated: message))
@@ -88,7 +80,6 @@ package final class TrackReader {
       loopEnd - start < Self.minimumLoopFrames(atRate: Int(info.sample_rate))
     {
       foley_source_close(opened)
-      bytes?.deallocate()
       throw SoundError(
         .unsupportedFormat, asset: track.name,
         message: "a track shorter than 20 ms cannot loop (each pass is a seek)")
@@ -110,7 +101,6 @@ package final class TrackReader {
 
   deinit {
     foley_source_close(source)
-    bytes?.deallocate()
   }
 
   /// Reads up to `count` frames into `buffer`. Returns the frames read and, for each time the
@@ -155,5 +145,27 @@ package final class TrackReader {
     guard foley_source_seek(source, Int64(target)) == 0 else { return false }
     position = target
     return true
+  }
+}
+
+/// A track's bytes in memory that never moves, read once from its file (or copied once from its
+/// data): what the check decodes in the decoding service and every reader of the track streams
+/// from, seeks included.
+///
+/// Invariant behind `@unchecked Sendable`: the buffer is written once, in the initialiser, and
+/// only read after.
+package final class TrackBytes: @unchecked Sendable {
+  package let buffer: UnsafeRawBufferPointer
+
+  package init(_ data: Data) {
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
+    data.withUnsafeBytes {
+      if let base = $0.baseAddress { copy.baseAddress!.copyMemory(from: base, byteCount: $0.count) }
+    }
+    buffer = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<data.count])
+  }
+
+  deinit {
+    UnsafeMutableRawPointer(mutating: buffer.baseAddress)?.deallocate()
   }
 }

@@ -86,4 +86,54 @@ struct UntrustedFileTests {
     }
     #expect(error?.message.contains("shorter than 20 ms") == true)
   }
+
+  @Test(
+    "a track replaced on disk after its check (same size, its time put back) still plays what was checked")
+  func replacedTrackPlaysTheCheckedBytes() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("theme.wav")
+    try makeToneWAV(frequency: 440, duration: 2).write(to: url)
+    let audio = try EmbeddedAudio(limiter: false)
+    _ = try audio.engine.music.check(Track(url: url))
+    // Swapped for other audio of the same size, with the modification time put back: a verdict
+    // kept by path, size and time would let these bytes stream unchecked.
+    var before = stat()
+    #expect(stat(url.path, &before) == 0)
+    let replacement = [UInt8](makeToneWAV(frequency: 880, duration: 2))
+    let file = open(url.path, O_WRONLY)
+    #expect(replacement.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) } == replacement.count)
+    close(file)
+    var times = [before.st_atim, before.st_mtim]
+    #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0)  // to the nanosecond
+    var after = stat()
+    #expect(stat(url.path, &after) == 0 && after.st_size == before.st_size)
+    audio.engine.music.play(Track(url: url))
+    audio.advance(seconds: 0.5)
+    let heard = audio.left.frequency(in: (audio.frames - 9_600)..<audio.frames)
+    #expect(abs(heard - 440) < 5, "heard \(heard) Hz")
+  }
+
+  @Test(
+    "a track's file turned into a FIFO under a playing stream: a seek neither blocks nor fails, and close returns"
+  )
+  func seekAfterTheFileBecameAFIFO() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("theme.wav")
+    try makeToneWAV(frequency: 440, duration: 2).write(to: url)
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    audio.engine.music.play(Track(url: url))
+    audio.advance(seconds: 0.3, stepping: scene)
+    try FileManager.default.removeItem(at: url)
+    #expect(mkfifo(url.path, 0o600) == 0)
+    var sought: Bool?
+    audio.engine.music.seek(to: 1.0) { sought = $0 }
+    #expect(audio.advance(until: { sought != nil }, stepping: scene))
+    #expect(sought == true)
+    audio.engine.close()
+    #expect(audio.engine.isClosed)
+  }
 }
