@@ -67,7 +67,10 @@ package final class PitchVariants: @unchecked Sendable {
 
   /// Renders the variants of `sound` for `steps` that are not made yet, in the background.
   package func render(_ sound: Sound, steps: [Int]) {
-    let keys = steps.filter { $0 != 0 }.map { Key(sound: ObjectIdentifier(sound), steps: $0) }
+    // A variant larger than the whole budget is never made (the nearest smaller step, or the
+    // sound itself, plays instead): a 60 s sound two octaves down is 240 s of samples.
+    let keys = steps.filter { $0 != 0 && Self.estimatedBytes(of: sound, steps: $0) <= budget }
+      .map { Key(sound: ObjectIdentifier(sound), steps: $0) }
     let wanted = table.withLock { table in
       keys.filter { table.entries[$0] == nil && table.pending.insert($0).inserted }
     }
@@ -93,6 +96,12 @@ package final class PitchVariants: @unchecked Sendable {
         }
       }
     }
+  }
+
+  /// The bytes a variant `steps` quarter-semitones from `sound` takes: lower is longer.
+  package static func estimatedBytes(of sound: Sound, steps: Int) -> Int {
+    let factor = pow(2, -Double(steps) / stepsPerSemitone / 12)
+    return Int(min(Double(Int.max / 2), Double(sound.buffer.byteCount) * factor))
   }
 
   /// Waits until every variant asked for so far is rendered.

@@ -242,6 +242,34 @@ struct SoundMapTests {
   }
 }
 
+/// Pitch variants within their budget, on the embedded mixer.
+@MainActor
+@Suite("Sound map pitch budget")
+struct SoundMapPitchBudgetTests {
+  @Test("a variant larger than the whole pitch budget is never rendered; one that fits is")
+  func variantsStayWithinTheBudget() throws {
+    let audio = try EmbeddedAudio()
+    let folder = try SoundMapTests.folder(["long.wav": 220])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // 2 s of float stereo at 48 kHz: 768,000 bytes. Two octaves down it would be 3 MB.
+    try makeToneWAV(frequency: 220, duration: 2).write(to: folder.appendingPathComponent("long.wav"))
+    let map = try SoundMap(
+      json: Data(
+        """
+        { "version": 1, "events": { "low": { "play": "long.wav", "pitchSemitones": -24 },
+                                    "high": { "play": "long.wav", "pitchSemitones": 12 } } }
+        """.utf8), relativeTo: folder, engine: audio.engine, pitchBudget: 1 << 20)
+    map.waitUntilReady()
+    _ = map.post("low")
+    map.waitUntilReady()
+    #expect(map.variants.bytes == 0)
+    _ = map.post("high")
+    map.waitUntilReady()
+    #expect(map.variants.bytes == 384_000)
+    #expect(map.variants.bytes <= 1 << 20)
+  }
+}
+
 /// What a sound map plays, measured on SDL's disk driver.
 @MainActor
 @Suite("Sound maps (disk driver)", .serialized)
