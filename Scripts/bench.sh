@@ -61,6 +61,7 @@ foley_group actions
 foley_group latency
 foley_group memory
 foley_group music
+foley_group load
 
 pygame_trigger=null
 # Debian's python3-pygame belongs to /usr/bin/python3, which a pyenv or venv on PATH may hide.

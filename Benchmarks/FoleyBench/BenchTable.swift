@@ -112,5 +112,18 @@ struct BenchTable {
       "music_rss_growth_kib_10_minutes", number("music_rss_growth_kib_10_minutes"), nil,
       "≤ 1024 (flat: minute 1 to minute 10 of one stream)",
       number("music_rss_growth_kib_10_minutes").map { $0 <= 1_024 })
+    row(
+      "load_isolated_ratio", number("load_isolated_ratio"), minimum("load_isolated_ratio"),
+      "≤ 1.5 (500 sounds: decoding service ÷ in-process, wall time)",
+      number("load_isolated_ratio").map { $0 <= 1.5 })
+    row(
+      "load_isolated_ratio_1gib", number("load_isolated_ratio_1gib"), minimum("load_isolated_ratio_1gib"),
+      "≤ 1.5 (the same with 1 GiB resident)", number("load_isolated_ratio_1gib").map { $0 <= 1.5 })
+    row(
+      "load_fork_per_sound_ratio", number("load_fork_per_sound_ratio"), nil,
+      "reference: a fork per sound (the old way), ÷ in-process", nil)
+    row(
+      "load_fork_per_sound_ratio_1gib", number("load_fork_per_sound_ratio_1gib"), nil,
+      "reference: a fork per sound with 1 GiB resident", nil)
   }
 }
