@@ -150,7 +150,8 @@ let package = Package(
     .executableTarget(
       name: "FoleyFuzz",
       dependencies: [
-        "FoleyAudio", "FoleyAudioTesting", "FoleySceneAudio", "FoleyScene", "FoleySession", "CFoleyCodecs",
+        "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyRecording",
+        "FoleyScene", "FoleySession", "CFoleyCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

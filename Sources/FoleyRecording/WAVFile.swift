@@ -166,6 +166,11 @@ public enum WAVFile {
           throw WAVError(.unsupported, file: url, message: "format code \(code), \(bits) bits")
         }
         guard channels > 0, rate > 0 else { throw WAVError(.notWAV, file: url, message: "empty format") }
+        // A frame must fit the file's own arithmetic: 65,281 channels (a flipped byte) is not a WAV
+        // anyone recorded.
+        guard channels <= 32, rate <= 1_000_000 else {
+          throw WAVError(.unsupported, file: url, message: "\(channels) channels at \(rate) Hz")
+        }
         format = RecordingFormat(sampleRate: rate, channels: channels, sampleFormat: sampleFormat)
       } else if id == "fact", size >= 4 {
         factCountOffset = offset + 8

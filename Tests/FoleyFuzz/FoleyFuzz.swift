@@ -44,6 +44,12 @@ struct FoleyFuzz: ParsableCommand {
   @Flag(help: "Decode in the game's own process (no child process): to see what isolation prevents.")
   var inProcess = false
 
+  @Option(
+    help:
+      "What the blobs go through: sounds (the three sound entry points), music (a track played with loops and seeks), repair (WAVFile.info and repair), maps (a sound map built and posted)."
+  )
+  var target: FuzzTarget = .sounds
+
   @Flag(help: .hidden)
   var worker = false
 
@@ -55,7 +61,9 @@ struct FoleyFuzz: ParsableCommand {
     let mutator = Mutator(seeds: seeds, runSeed: seed)
     if worker {
       try MainActor.assumeIsolated {
-        try FuzzWorker.run(mutator: mutator, start: start, count: count, isolated: !inProcess)
+        try FuzzWorker.run(
+          mutator: mutator, start: start, count: count, isolated: !inProcess, target: target,
+          folder: corpus.first.map { URL(fileURLWithPath: $0) })
       }
       return
     }
@@ -68,13 +76,18 @@ struct FoleyFuzz: ParsableCommand {
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       try encoder.encode(figures).write(to: URL(fileURLWithPath: report))
     }
-    if !figures.crashes.isEmpty || !figures.hangs.isEmpty || figures.peakRSSKiB > maxRssMib * 1_024 {
+    // A broken promise (repair changed a whole file, or turned chunks into samples) fails the run.
+    let violations = figures.outcomes.filter { $0.key.hasPrefix("violation") }.values.reduce(0, +)
+    if !figures.crashes.isEmpty || !figures.hangs.isEmpty || figures.peakRSSKiB > maxRssMib * 1_024
+      || violations > 0
+    {
       throw ExitCode(1)
     }
   }
 
   private var workerArguments: [String] {
-    var arguments = ["--worker", "--seed", "\(seed)"] + corpus.flatMap { ["--corpus", $0] }
+    var arguments =
+      ["--worker", "--seed", "\(seed)", "--target", target.rawValue] + corpus.flatMap { ["--corpus", $0] }
     if inProcess { arguments.append("--in-process") }
     return arguments
   }
@@ -98,4 +111,9 @@ struct FoleyFuzz: ParsableCommand {
     guard !seeds.isEmpty else { throw ValidationError("the corpus is empty: give --corpus DIR") }
     return seeds
   }
+}
+
+/// What a fuzz run feeds its blobs through.
+enum FuzzTarget: String, ExpressibleByArgument, Codable {
+  case sounds, music, repair, maps
 }
