@@ -1,36 +1,42 @@
 @_spi(FoleyStreams) import FoleyAudio
 
-/// Synthesised speech as a PCM source for a streamed voice: silence for the pre-utterance delay,
-/// the samples, silence for the post-utterance delay.
+/// Speech as a PCM source for a streamed voice: silence for the pre-utterance delay, the feed's
+/// samples as they are synthesised, silence for the post-utterance delay.
 ///
 /// Invariant behind `@unchecked Sendable`: its one `var`, the read position, is touched only by
-/// `read`, which the stream filler calls on its queue alone.
+/// `read`, which the stream filler calls on its queue alone; the feed is thread-safe.
 final class SpeechSource: PCMSource, @unchecked Sendable {
   let sampleRate: Int
   let channels = 1
-  private let samples: [Int16]
+  private let feed: SpeechFeed
   /// Frames of silence before and after the speech.
   let leadingFrames: Int
   private let trailingFrames: Int
-  private var position = 0
+  private var leadingRead = 0
+  private var trailingRead: Int?
 
-  init(_ speech: SynthesizedSpeech, before: Double, after: Double) {
-    sampleRate = speech.sampleRate
-    samples = speech.samples
-    leadingFrames = Int(max(0, before) * Double(speech.sampleRate))
-    trailingFrames = Int(max(0, after) * Double(speech.sampleRate))
+  init(_ feed: SpeechFeed, before: Double, after: Double) {
+    self.feed = feed
+    sampleRate = feed.sampleRate
+    leadingFrames = Int(max(0, before) * Double(sampleRate))
+    trailingFrames = Int(max(0, after) * Double(sampleRate))
   }
 
-  var frameCount: Int { leadingFrames + samples.count + trailingFrames }
-
   func read(into buffer: UnsafeMutablePointer<Float>, count: Int) -> Int {
-    let frames = min(count, frameCount - position)
-    guard frames > 0 else { return 0 }
-    for index in 0..<frames {
-      let sample = position + index - leadingFrames
-      buffer[index] = sample >= 0 && sample < samples.count ? Float(samples[sample]) / 32_768 : 0
+    if leadingRead < leadingFrames {
+      let frames = min(count, leadingFrames - leadingRead)
+      for index in 0..<frames { buffer[index] = 0 }
+      leadingRead += frames
+      return frames
     }
-    position += frames
-    return frames
+    if trailingRead == nil {
+      let (frames, ended) = feed.read(into: buffer, count: count)
+      if !ended { return frames }
+      trailingRead = 0
+    }
+    let frames = min(count, trailingFrames - (trailingRead ?? 0))
+    for index in 0..<max(0, frames) { buffer[index] = 0 }
+    trailingRead = (trailingRead ?? 0) + max(0, frames)
+    return max(0, frames)
   }
 }

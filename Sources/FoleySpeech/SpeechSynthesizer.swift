@@ -78,21 +78,10 @@ public final class SpeechSynthesizer {
   /// Turn other categories down while speech plays (nil: no ducking).
   public var ducking: SpeechDucking?
 
-  /// An utterance waiting its turn, synthesised ahead on the backend's queue.
-  private final class Job: Sendable {
-    let utterance: Utterance
-    /// Written once by the synthesis, read on the game thread.
-    let result = Locked<Result<SynthesizedSpeech, SpeechError>?>(nil)
-
-    init(_ utterance: Utterance) {
-      self.utterance = utterance
-    }
-  }
-
   /// The utterance being spoken.
   private struct Speaking {
     let utterance: Utterance
-    let speech: SynthesizedSpeech
+    let feed: SpeechFeed
     let stream: PCMStream
     /// Source frames of silence before the speech.
     let leadingFrames: Int
@@ -109,13 +98,19 @@ public final class SpeechSynthesizer {
     case stop
   }
 
-  private var queue: [Job] = []
+  /// Utterances waiting their turn, each synthesising its first piece ahead.
+  private var queue: [SpeechFeed] = []
   private var speaking: Speaking?
   private var observers = ObserverList<SpeechEvent>()
   private var isTicking = false
   /// The synthesizer's poller in the mailbox while it speaks.
   private var pollerToken: Int?
   private let synthesisQueue = DispatchQueue(label: "foley.speech.synthesis", qos: .userInitiated)
+  /// The longest piece of text synthesised at once (characters): an utterance starts speaking as
+  /// soon as its first piece is made.
+  package var pieceLength = 400
+  /// How much speech is synthesised ahead of what is heard, at most (plus one piece).
+  package var synthesisAheadSeconds = 20.0
 
   /// A synthesizer that speaks through `engine` with `backend` (espeak-ng by default).
   public init(engine: AudioEngine, backend: any SpeechBackend = EspeakBackend.shared) {
@@ -132,23 +127,32 @@ public final class SpeechSynthesizer {
   /// The utterance being spoken.
   public var currentUtterance: Utterance? { speaking?.utterance }
 
+  /// How far the synthesis of the utterance being spoken has got: pieces made of all its pieces,
+  /// and seconds of speech made but not yet read. For tests and tools.
+  package var synthesisProgress: (piecesMade: Int, pieces: Int, secondsAhead: Double)? {
+    guard let feed = speaking?.feed else { return nil }
+    return feed.state.withLock { state in
+      (
+        state.nextPiece, feed.pieces.count,
+        state.sampleRate == 0 ? 0 : Double(state.timelineEnd - state.readFrames) / Double(state.sampleRate)
+      )
+    }
+  }
+
   /// Queues `utterance`; it starts when those before it have finished.
   public func speak(_ utterance: Utterance) {
-    let job = Job(utterance)
-    queue.append(job)
-    let backend = self.backend
     let mailbox = engine.session.mailbox
+    let feed = SpeechFeed(
+      utterance: utterance, backend: backend, queue: synthesisQueue, pieceLength: pieceLength,
+      aheadSeconds: synthesisAheadSeconds
+    ) { [weak self] in
+      mailbox.post { self?.deliverEvents() }
+    }
+    queue.append(feed)
     if pollerToken == nil {
       pollerToken = mailbox.addPoller { [weak self] in self?.deliverEvents() }
     }
-    synthesisQueue.async { [weak self] in
-      let result = Result { () throws(SpeechError) in
-        try backend.synthesize(
-          utterance.string, voice: utterance.voice, rate: utterance.rate, pitch: utterance.pitchMultiplier)
-      }
-      job.result.withLock { $0 = result }
-      mailbox.post { self?.deliverEvents() }
-    }
+    feed.synthesizeIfNeeded()
     startNextIfIdle()
     scheduleTick()
   }
@@ -204,6 +208,7 @@ public final class SpeechSynthesizer {
   @discardableResult
   public func stopSpeaking(at boundary: SpeechBoundary) -> Bool {
     let hadQueue = !queue.isEmpty
+    for feed in queue { feed.cancel() }
     queue.removeAll()
     guard var current = speaking else { return hadQueue }
     if boundary == .word, !current.isPaused {
@@ -241,10 +246,11 @@ public final class SpeechSynthesizer {
     }
     if var current = speaking {
       let heard = current.stream.heardSourceFrame - current.leadingFrames
-      while current.wordsReported < current.speech.words.count,
-        current.speech.words[current.wordsReported].startFrame <= heard + lookAhead(current)
+      let words = current.feed.words
+      while current.wordsReported < words.count,
+        words[current.wordsReported].startFrame <= heard + lookAhead(current)
       {
-        let word = current.speech.words[current.wordsReported]
+        let word = words[current.wordsReported]
         current.wordsReported += 1
         speaking = current
         emit(.willSpeakRange(word.range, current.utterance))
@@ -278,16 +284,17 @@ public final class SpeechSynthesizer {
 
   /// Words are reported a little before they are heard, as AVSpeechSynthesizer does: one game
   /// frame (16 ms) at the backend's rate.
-  private func lookAhead(_ current: Speaking) -> Int { current.speech.sampleRate / 60 }
+  private func lookAhead(_ current: Speaking) -> Int { current.feed.sampleRate / 60 }
 
   /// The source frame to stop at for a pause or stop at a word: the end of the current word (or
   /// now, in the pause after it).
   private func holdFrame(for current: Speaking) -> Int {
     let heard = current.stream.heardSourceFrame - current.leadingFrames
     // The current word is the one being heard, or the one the game was just told is coming.
-    let beingHeard = current.speech.words.lastIndex { $0.startFrame <= heard } ?? -1
+    let words = current.feed.words
+    let beingHeard = words.lastIndex { $0.startFrame <= heard } ?? -1
     let index = max(beingHeard, current.wordsReported - 1)
-    let end = index >= 0 ? max(current.speech.words[index].endFrame, heard) : heard
+    let end = index >= 0 ? max(words[index].endFrame, heard) : heard
     return current.leadingFrames + max(0, end)
   }
 
@@ -296,28 +303,34 @@ public final class SpeechSynthesizer {
     cancelled.isCancelled = true
     cancelled.holdingFor = nil
     cancelled.stream.stop()
+    cancelled.feed.cancel()
     speaking = cancelled
   }
 
-  /// Starts the next queued utterance once nothing is being spoken and it is synthesised.
+  /// Starts the next queued utterance once nothing is being spoken and its first piece is made.
   private func startNextIfIdle() {
-    while speaking == nil, let job = queue.first, let result = job.result.withLock({ $0 }) {
+    while speaking == nil, let feed = queue.first, feed.isReady {
       queue.removeFirst()
-      switch result {
-      case .failure(let error):
-        emit(.didFail(job.utterance, error))
-      case .success(let speech):
-        let utterance = job.utterance
-        let source = SpeechSource(
-          speech, before: utterance.preUtteranceDelay, after: utterance.postUtteranceDelay)
-        if let ducking {
-          engine.duck(ducking.categories, by: ducking.decibels, named: Self.duckName, fadeDuration: 0.15)
-        }
-        let stream = engine.playStream(source, name: "speech", category: .speech, volume: utterance.volume)
-        speaking = Speaking(
-          utterance: utterance, speech: speech, stream: stream, leadingFrames: source.leadingFrames)
-        emit(.didStart(utterance))
+      let utterance = feed.utterance
+      if let error = feed.state.withLock({ $0.failure }) {
+        emit(.didFail(utterance, error))
+        continue
       }
+      guard feed.sampleRate > 0 else {
+        // An empty text: nothing to say.
+        emit(.didStart(utterance))
+        emit(.didFinish(utterance))
+        continue
+      }
+      let source = SpeechSource(
+        feed, before: utterance.preUtteranceDelay, after: utterance.postUtteranceDelay)
+      if let ducking {
+        engine.duck(ducking.categories, by: ducking.decibels, named: Self.duckName, fadeDuration: 0.15)
+      }
+      let stream = engine.playStream(source, name: "speech", category: .speech, volume: utterance.volume)
+      speaking = Speaking(
+        utterance: utterance, feed: feed, stream: stream, leadingFrames: source.leadingFrames)
+      emit(.didStart(utterance))
     }
   }
 

@@ -259,13 +259,23 @@ struct SoundMapPitchBudgetTests {
         { "version": 1, "events": { "low": { "play": "long.wav", "pitchSemitones": -24 },
                                     "high": { "play": "long.wav", "pitchSemitones": 12 } } }
         """.utf8), relativeTo: folder, engine: audio.engine, pitchBudget: 1 << 20)
+    // The map renders every step its events may play at (here -24 to +12 semitones), least
+    // recently used out past the budget.
     map.waitUntilReady()
+    #expect(map.variants.bytes <= 1 << 20)
     _ = map.post("low")
-    map.waitUntilReady()
-    #expect(map.variants.bytes == 0)
     _ = map.post("high")
     map.waitUntilReady()
-    #expect(map.variants.bytes == 384_000)
+    #expect(map.variants.bytes <= 1 << 20)
+    // One variant on its own: two octaves down (3 MB) is never made; an octave up (384 kB) is.
+    let sound = try audio.engine.sound(data: makeToneWAV(frequency: 220, duration: 2), name: "direct.wav")
+    let variants = PitchVariants(library: audio.engine.library, budget: 1 << 20)
+    variants.render(sound, steps: [-96])
+    variants.waitUntilRendered()
+    #expect(variants.bytes == 0)
+    variants.render(sound, steps: [48])
+    variants.waitUntilRendered()
+    #expect(variants.bytes == 384_000)
     #expect(map.variants.bytes <= 1 << 20)
   }
 }

@@ -67,3 +67,78 @@ struct SpeechLogicTests {
     #expect(audio.left.samples.contains { abs($0 - ducked) < 1e-4 })
   }
 }
+
+/// Long texts: synthesised a piece at a time, a bounded amount ahead of what is heard.
+@MainActor
+@Suite("Speech in pieces (embedded mixer)", .serialized)
+struct SpeechPieceTests {
+  @Test("a text is cut at sentence ends, then spaces, into pieces that cover it exactly")
+  func piecesCoverTheText() {
+    let text = "One two three. Four five six! Seven eight nine? " + String(repeating: "word ", count: 30)
+    let pieces = SpeechFeed.pieces(of: text, length: 40)
+    #expect(pieces.first.map { String(text[$0]) } == "One two three. Four five six!")
+    #expect(pieces.allSatisfy { text.distance(from: $0.lowerBound, to: $0.upperBound) <= 40 })
+    #expect(pieces.map { String(text[$0]) }.joined() == text)
+    for (piece, next) in zip(pieces, pieces.dropFirst()) { #expect(piece.upperBound == next.lowerBound) }
+  }
+
+  @Test(
+    "words of later pieces are reported in order, as slices of the utterance's own string, and it all plays")
+  func wordsAcrossPieces() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let speech = SpeechSynthesizer(engine: audio.engine)
+    speech.pieceLength = 20
+    let text = "One two three. Four five six. Seven eight nine."
+    var words: [String] = []
+    var finished = false
+    speech.addObserver { event in
+      switch event {
+      case .willSpeakRange(let range, let line): words.append(String(line.string[range]))
+      case .didFinish: finished = true
+      default: break
+      }
+    }
+    speech.speak(Utterance(string: text))
+    #expect(audio.advance(until: { finished }, limit: 20, stepping: scene))
+    #expect(words == ["One", "two", "three", "Four", "five", "six", "Seven", "eight", "nine"])
+  }
+
+  @Test("a very long text starts at once and keeps only a bounded amount synthesised ahead")
+  func longTextIsBounded() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let speech = SpeechSynthesizer(engine: audio.engine)
+    speech.pieceLength = 200
+    speech.synthesisAheadSeconds = 3
+    // About 60,000 characters: an hour of speech, synthesised whole, would take minutes.
+    let text = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 1_300)
+    var started = false
+    speech.addObserver { if case .didStart = $0 { started = true } }
+    speech.speak(Utterance(string: text))
+    // The first piece is synthesised on the backend's queue, in wall-clock time.
+    #expect(
+      waitUntil(timeout: 30) {
+        audio.advance(frames: 480, stepping: scene)
+        return started
+      })
+    // Given all the time it wants, a bounded synthesis stops a few pieces ahead; one that made
+    // the whole text would be through dozens of pieces by now.
+    var progress = try #require(speech.synthesisProgress)
+    _ = waitUntil(timeout: 1.5) { (speech.synthesisProgress?.piecesMade ?? 0) >= 20 }
+    progress = try #require(speech.synthesisProgress)
+    #expect(progress.pieces > 250)
+    #expect(progress.piecesMade < 20, "\(progress)")
+    // What waits to be heard: the ahead bound plus one piece (about 12 s) at most.
+    #expect(progress.secondsAhead < 3 + 15, "\(progress)")
+    // Heard on, it keeps synthesising, still bounded.
+    let before = progress.piecesMade
+    audio.advance(seconds: 20, stepping: scene)
+    #expect(waitUntil(timeout: 30) { (speech.synthesisProgress?.piecesMade ?? 0) > before })
+    progress = try #require(speech.synthesisProgress)
+    #expect(progress.secondsAhead < 3 + 15, "\(progress)")
+    #expect(speech.stopSpeaking(at: .immediate))
+  }
+}
