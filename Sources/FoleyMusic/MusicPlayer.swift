@@ -56,16 +56,16 @@ public final class MusicPlayer {
   private let sampleRate: Int
   private let playQueue = MusicQueue()
   /// The stream heard as the current track (a crossfade's incoming one).
-  private var current: MusicStream?
+  var current: MusicStream?
   /// Streams on their way out: a crossfade's outgoing half, a stop with a fade.
-  private var outgoing: [MusicStream] = []
-  private var observers = ObserverList<MusicEvent>()
+  var outgoing: [MusicStream] = []
+  var observers = ObserverList<MusicEvent>()
   /// Events collected and not yet handed to the observers.
-  private var pendingEvents: [MusicEvent] = []
-  private let delivery = DeliveryFlag()
+  var pendingEvents: [MusicEvent] = []
+  let delivery = DeliveryFlag()
   /// Whether `.finished` was delivered for what last played.
-  private var hasReportedFinish = true
-  public private(set) var isPaused = false
+  var hasReportedFinish = true
+  public internal(set) var isPaused = false
 
   /// A player on `engine` whose music plays in `category`.
   public init(engine: AudioEngine, category: SoundCategory = .music) {
@@ -276,58 +276,6 @@ public final class MusicPlayer {
     }
   }
 
-  // MARK: - Events
-
-  /// Calls `body` with every ``MusicEvent``, on the game thread. Returns a token for
-  /// ``removeObserver(_:)``.
-  @discardableResult
-  public func addObserver(_ body: @escaping @MainActor (MusicEvent) -> Void) -> Int {
-    observers.add(body)
-  }
-
-  public func removeObserver(_ token: Int) {
-    observers.remove(token)
-  }
-
-  /// Hands observers what has happened since the last call: tracks that began to be heard,
-  /// loops, failures, the end of the music. The mailbox calls it when the music thread has news;
-  /// a tool that polls may call it too.
-  public func deliverEvents() {
-    delivery.isScheduled.store(false, ordering: .releasing)
-    followSuccessors()
-    for stream in outgoing { collectNews(of: stream, failuresOnly: true) }
-    if let current { collectNews(of: current) }
-    outgoing.removeAll { $0.voice.state == .finished }
-    if let stream = current, stream.voice.state == .finished, stream.successor.withLock({ $0 }) == nil {
-      current = nil
-      isPaused = false
-    }
-    if current == nil, outgoing.isEmpty, !hasReportedFinish {
-      hasReportedFinish = true
-      pendingEvents.append(.finished)
-    }
-    let events = pendingEvents
-    pendingEvents.removeAll()
-    for event in events {
-      observers.send(event)
-    }
-  }
-
-  /// Turns what `stream` has heard and failed since the last look into events. A stream on its way
-  /// out reports only failures: its loops and tracks are no longer the music's news.
-  private func collectNews(of stream: MusicStream, failuresOnly: Bool = false) {
-    let news = stream.takeNews()
-    pendingEvents += news.failures.map { MusicEvent.failed($0.0, $0.1) }
-    guard !failuresOnly else { return }
-    for segment in news.segments {
-      switch segment.kind {
-      case .start: pendingEvents.append(.trackChanged(segment.nowPlaying))
-      case .loop(let pass): pendingEvents.append(.looped(segment.nowPlaying, pass: pass))
-      case .seek: break
-      }
-    }
-  }
-
   // MARK: - Inside
 
   private var liveStreams: [MusicStream] {
@@ -341,7 +289,7 @@ public final class MusicPlayer {
   }
 
   /// The filler starts a queue's crossfades by itself: the player follows it to the new stream.
-  private func followSuccessors() {
+  func followSuccessors() {
     while let stream = current, let next = stream.successor.withLock({ $0 }) {
       collectNews(of: stream)
       outgoing.append(stream)
@@ -405,6 +353,6 @@ public final class MusicPlayer {
 }
 
 /// Whether a delivery to the game thread is already on its way.
-private final class DeliveryFlag: Sendable {
+final class DeliveryFlag: Sendable {
   package let isScheduled = Atomic<Bool>(false)
 }

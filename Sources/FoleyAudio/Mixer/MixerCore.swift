@@ -44,7 +44,7 @@ package final class MixerCore: @unchecked Sendable {
   /// SDL's id of the opened output device; 0 while there is none.
   package let deviceID = Atomic<UInt32>(0)
   package let nextVoiceID = Atomic<UInt64>(1)
-  private let requests = Locked(PendingRequests())
+  let requests = Locked(PendingRequests())
 
   // Queue-owned state. In debug builds each value is in a box that checks the queue on every
   // access, behind a property of the name the code uses; in release builds it is a plain stored
@@ -157,13 +157,13 @@ package final class MixerCore: @unchecked Sendable {
   #endif
   /// Plays waiting for their bytes or file to be decoded, by what they wait for.
   #if DEBUG
-    private var awaitingDecode: [DecodeKey: [PlayRequest]] {
+    var awaitingDecode: [DecodeKey: [PlayRequest]] {
       _read { yield awaitingDecodeBox.value }
       _modify { yield &awaitingDecodeBox.value }
     }
     private var awaitingDecodeBox: QueueBound<[DecodeKey: [PlayRequest]]>
   #else
-    private var awaitingDecode: [DecodeKey: [PlayRequest]]
+    var awaitingDecode: [DecodeKey: [PlayRequest]]
   #endif
   #if DEBUG
     private var finishedChannels: [Int] {
@@ -177,13 +177,13 @@ package final class MixerCore: @unchecked Sendable {
   /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
   /// system call, and a burst of steals would read it per voice); nil outside a batch.
   #if DEBUG
-    private var batchClock: UInt64?? {
+    var batchClock: UInt64?? {
       _read { yield batchClockBox.value }
       _modify { yield &batchClockBox.value }
     }
     private var batchClockBox: QueueBound<UInt64??>
   #else
-    private var batchClock: UInt64??
+    var batchClock: UInt64??
   #endif
 
   /// Now, on the backend's clock.
@@ -327,152 +327,6 @@ package final class MixerCore: @unchecked Sendable {
     dispatchPrecondition(condition: .notOnQueue(queue))
     return try queue.sync(execute: work)
   }
-
-  // MARK: - Requests from the game thread
-
-  /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
-  /// - Parameter deferred: leave the request for ``flushRequests()`` (an attached scene calls it
-  ///   once after its actions ran), so a frame's plays wake the queue once.
-  package func requestPlay(
-    _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
-    deferred: Bool = false, placement: SpatialPlacement? = nil
-  ) -> Voice {
-    counters.bump(.requested)
-    let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
-    guard session.isActive || mayStartWhileInactive(source.category) else {
-      counters.bump(.suppressed)
-      return .finished(id: id)
-    }
-    let voice = Voice(
-      id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1),
-      pan: pan.clamped(to: -1...1, or: 0), placement: placement)
-    if groupVolume != 1 { voice.groupVolume = groupVolume }
-    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
-    let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
-    let needsSchedule = requests.withLock { pending in
-      pending.list.append(request)
-      guard !deferred, !pending.isScheduled else { return false }
-      pending.isScheduled = true
-      return true
-    }
-    // One queue hop for however many plays are waiting.
-    if needsSchedule { queue.async { self.servePlayRequests() } }
-    return voice
-  }
-
-  /// Hands the waiting requests to the audio queue, if any wait and none are on their way.
-  package func flushRequests() {
-    let needsSchedule = requests.withLock { pending in
-      guard !pending.list.isEmpty, !pending.isScheduled else { return false }
-      pending.isScheduled = true
-      return true
-    }
-    if needsSchedule { queue.async { self.servePlayRequests() } }
-  }
-
-  /// Whether a new play of `category` may start while the session is inactive (gate one reads the
-  /// session's state; gate two, on the queue, the same).
-  package func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
-    let state = session.state
-    return policies.withLock { $0.mayStart(category, in: state) }
-  }
-
-  private func servePlayRequests() {
-    batchClock = .some(nil)
-    defer { batchClock = nil }
-    let batch = requests.withLock { $0.take() }
-    guard isOpen else {
-      for request in batch { finish(request.voice, counting: .failed) }
-      return
-    }
-    processFinishedChannels()
-    for request in batch where request.voice.state == .pending {
-      switch source(of: request) {
-      case .ready(let sound): admit(request, playing: sound)
-      case .failed: finish(request.voice, counting: .failed)
-      case .decoding: break
-      }
-    }
-    scheduleFallbackWake()
-  }
-
-  private enum Resolution {
-    case ready(Sound)
-    case failed
-    case decoding
-  }
-
-  /// The sound a request plays, if it is decoded; otherwise the request waits while the
-  /// library decodes on its own queue (the audio queue never decodes).
-  private func source(of request: PlayRequest) -> Resolution {
-    switch request.source {
-    case .sound(let sound):
-      guard sound.buffer.format.sampleRate == format.sampleRate,
-        sound.buffer.format.channels == format.channels,
-        sound.buffer.format.sampleFormat == format.sampleFormat
-      else {
-        logger.error("sound '\(sound.name)' was decoded for another format (\(sound.buffer.format))")
-        return .failed
-      }
-      return .ready(sound)
-    case .data(let reference):
-      switch library.cachedResult(for: reference) {
-      case .success(let sound): return .ready(sound)
-      case .failure: return .failed
-      case nil:
-        waitForDecode(request, key: .data(ObjectIdentifier(reference))) { library in
-          let result = Result { () throws(SoundError) in try library.sound(for: reference) }
-          if case .failure(let error) = result { library.logFailure(error) }
-          return result
-        }
-        return .decoding
-      }
-    case .named(let name):
-      if let sound = library.cachedSound(named: name) { return .ready(sound) }
-      waitForDecode(request, key: .named(name)) { library in
-        Result { () throws(SoundError) in try library.sound(named: name) }
-      }
-      return .decoding
-    }
-  }
-
-  private enum DecodeKey: Hashable {
-    case data(ObjectIdentifier)
-    case named(String)
-  }
-
-  private func waitForDecode(
-    _ request: PlayRequest, key: DecodeKey,
-    decode: @escaping @Sendable (SoundLibrary) -> Result<Sound, SoundError>
-  ) {
-    let first = awaitingDecode[key] == nil
-    awaitingDecode[key, default: []].append(request)
-    guard first else { return }
-    let library = self.library
-    library.decodeQueue.async {
-      let result = decode(library)
-      self.queue.async { self.decoded(key, result) }
-    }
-  }
-
-  private func decoded(_ key: DecodeKey, _ result: Result<Sound, SoundError>) {
-    let waiting = awaitingDecode.removeValue(forKey: key) ?? []
-    guard isOpen else {
-      for request in waiting { finish(request.voice, counting: .failed) }
-      return
-    }
-    processFinishedChannels()
-    for request in waiting where request.voice.state == .pending {
-      switch result {
-      case .success(let sound): admit(request, playing: sound)
-      case .failure: finish(request.voice, counting: .failed)
-      }
-    }
-    scheduleFallbackWake()
-  }
-
-  /// Whether plays are waiting for a decode (queue-confined).
-  package var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
 
   // MARK: - What the mix reports
 

@@ -1,0 +1,53 @@
+import FoleySession
+
+// The front of the mixer core: what any thread may call (the game thread's plays). It touches
+// only the locked request list, the session's flag and atomics, never the queue's state.
+extension MixerCore {
+
+  /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
+  /// - Parameter deferred: leave the request for ``flushRequests()`` (an attached scene calls it
+  ///   once after its actions ran), so a frame's plays wake the queue once.
+  package func requestPlay(
+    _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
+    deferred: Bool = false, placement: SpatialPlacement? = nil
+  ) -> Voice {
+    counters.bump(.requested)
+    let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
+    guard session.isActive || mayStartWhileInactive(source.category) else {
+      counters.bump(.suppressed)
+      return .finished(id: id)
+    }
+    let voice = Voice(
+      id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1),
+      pan: pan.clamped(to: -1...1, or: 0), placement: placement)
+    if groupVolume != 1 { voice.groupVolume = groupVolume }
+    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
+    let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
+    let needsSchedule = requests.withLock { pending in
+      pending.list.append(request)
+      guard !deferred, !pending.isScheduled else { return false }
+      pending.isScheduled = true
+      return true
+    }
+    // One queue hop for however many plays are waiting.
+    if needsSchedule { queue.async { self.servePlayRequests() } }
+    return voice
+  }
+
+  /// Hands the waiting requests to the audio queue, if any wait and none are on their way.
+  package func flushRequests() {
+    let needsSchedule = requests.withLock { pending in
+      guard !pending.list.isEmpty, !pending.isScheduled else { return false }
+      pending.isScheduled = true
+      return true
+    }
+    if needsSchedule { queue.async { self.servePlayRequests() } }
+  }
+
+  /// Whether a new play of `category` may start while the session is inactive (gate one reads the
+  /// session's state; gate two, on the queue, the same).
+  package func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
+    let state = session.state
+    return policies.withLock { $0.mayStart(category, in: state) }
+  }
+}

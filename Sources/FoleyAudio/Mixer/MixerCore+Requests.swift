@@ -1,0 +1,106 @@
+import Dispatch
+import FoleySession
+import Foundation
+import Logging
+import Synchronization
+
+// Serving the game's play requests on the queue: each request's sound found (or decoded on the
+// decode queue while the request waits), then admitted.
+extension MixerCore {
+  func servePlayRequests() {
+    batchClock = .some(nil)
+    defer { batchClock = nil }
+    let batch = requests.withLock { $0.take() }
+    guard isOpen else {
+      for request in batch { finish(request.voice, counting: .failed) }
+      return
+    }
+    processFinishedChannels()
+    for request in batch where request.voice.state == .pending {
+      switch source(of: request) {
+      case .ready(let sound): admit(request, playing: sound)
+      case .failed: finish(request.voice, counting: .failed)
+      case .decoding: break
+      }
+    }
+    scheduleFallbackWake()
+  }
+
+  enum Resolution {
+    case ready(Sound)
+    case failed
+    case decoding
+  }
+
+  /// The sound a request plays, if it is decoded; otherwise the request waits while the
+  /// library decodes on its own queue (the audio queue never decodes).
+  func source(of request: PlayRequest) -> Resolution {
+    switch request.source {
+    case .sound(let sound):
+      guard sound.buffer.format.sampleRate == format.sampleRate,
+        sound.buffer.format.channels == format.channels,
+        sound.buffer.format.sampleFormat == format.sampleFormat
+      else {
+        logger.error("sound '\(sound.name)' was decoded for another format (\(sound.buffer.format))")
+        return .failed
+      }
+      return .ready(sound)
+    case .data(let reference):
+      switch library.cachedResult(for: reference) {
+      case .success(let sound): return .ready(sound)
+      case .failure: return .failed
+      case nil:
+        waitForDecode(request, key: .data(ObjectIdentifier(reference))) { library in
+          let result = Result { () throws(SoundError) in try library.sound(for: reference) }
+          if case .failure(let error) = result { library.logFailure(error) }
+          return result
+        }
+        return .decoding
+      }
+    case .named(let name):
+      if let sound = library.cachedSound(named: name) { return .ready(sound) }
+      waitForDecode(request, key: .named(name)) { library in
+        Result { () throws(SoundError) in try library.sound(named: name) }
+      }
+      return .decoding
+    }
+  }
+
+  enum DecodeKey: Hashable {
+    case data(ObjectIdentifier)
+    case named(String)
+  }
+
+  func waitForDecode(
+    _ request: PlayRequest, key: DecodeKey,
+    decode: @escaping @Sendable (SoundLibrary) -> Result<Sound, SoundError>
+  ) {
+    let first = awaitingDecode[key] == nil
+    awaitingDecode[key, default: []].append(request)
+    guard first else { return }
+    let library = self.library
+    library.decodeQueue.async {
+      let result = decode(library)
+      self.queue.async { self.decoded(key, result) }
+    }
+  }
+
+  func decoded(_ key: DecodeKey, _ result: Result<Sound, SoundError>) {
+    let waiting = awaitingDecode.removeValue(forKey: key) ?? []
+    guard isOpen else {
+      for request in waiting { finish(request.voice, counting: .failed) }
+      return
+    }
+    processFinishedChannels()
+    for request in waiting where request.voice.state == .pending {
+      switch result {
+      case .success(let sound): admit(request, playing: sound)
+      case .failure: finish(request.voice, counting: .failed)
+      }
+    }
+    scheduleFallbackWake()
+  }
+
+  /// Whether plays are waiting for a decode (queue-confined).
+  package var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
+}

@@ -1,0 +1,58 @@
+import Dispatch
+@_spi(FoleyStreams) import FoleyAudio
+import FoleySession
+import Foundation
+import Synchronization
+
+// The music's events: observers, and what is delivered to them on the game thread.
+extension MusicPlayer {
+  /// Calls `body` with every ``MusicEvent``, on the game thread. Returns a token for
+  /// ``removeObserver(_:)``.
+  @discardableResult
+  public func addObserver(_ body: @escaping @MainActor (MusicEvent) -> Void) -> Int {
+    observers.add(body)
+  }
+
+  public func removeObserver(_ token: Int) {
+    observers.remove(token)
+  }
+
+  /// Hands observers what has happened since the last call: tracks that began to be heard,
+  /// loops, failures, the end of the music. The mailbox calls it when the music thread has news;
+  /// a tool that polls may call it too.
+  public func deliverEvents() {
+    delivery.isScheduled.store(false, ordering: .releasing)
+    followSuccessors()
+    for stream in outgoing { collectNews(of: stream, failuresOnly: true) }
+    if let current { collectNews(of: current) }
+    outgoing.removeAll { $0.voice.state == .finished }
+    if let stream = current, stream.voice.state == .finished, stream.successor.withLock({ $0 }) == nil {
+      current = nil
+      isPaused = false
+    }
+    if current == nil, outgoing.isEmpty, !hasReportedFinish {
+      hasReportedFinish = true
+      pendingEvents.append(.finished)
+    }
+    let events = pendingEvents
+    pendingEvents.removeAll()
+    for event in events {
+      observers.send(event)
+    }
+  }
+
+  /// Turns what `stream` has heard and failed since the last look into events. A stream on its way
+  /// out reports only failures: its loops and tracks are no longer the music's news.
+  func collectNews(of stream: MusicStream, failuresOnly: Bool = false) {
+    let news = stream.takeNews()
+    pendingEvents += news.failures.map { MusicEvent.failed($0.0, $0.1) }
+    guard !failuresOnly else { return }
+    for segment in news.segments {
+      switch segment.kind {
+      case .start: pendingEvents.append(.trackChanged(segment.nowPlaying))
+      case .loop(let pass): pendingEvents.append(.looped(segment.nowPlaying, pass: pass))
+      case .seek: break
+      }
+    }
+  }
+}
