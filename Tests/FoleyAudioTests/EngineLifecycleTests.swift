@@ -76,10 +76,12 @@ struct EngineLifecycleTests {
   func hostOpenedMixer() throws {
     #expect(SDL_InitSubSystem(SDL_INIT_AUDIO) == 0)
     defer { SDL_QuitSubSystem(SDL_INIT_AUDIO) }
+    // Devices SDL still has open (it allows 16): a leak from an earlier test would show here.
+    let openDevices = (1...32).filter { SDL_GetAudioDeviceStatus(SDL_AudioDeviceID($0)) != SDL_AUDIO_STOPPED }
     let opened = Mix_OpenAudio(48_000, UInt16(AUDIO_S16LSB), 2, 512)
     #expect(
       opened == 0,
-      "Mix_OpenAudio: \(String(cString: SDL_GetError())); driver \(SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "none"); SDL_AUDIODRIVER=\(String(cString: getenv("SDL_AUDIODRIVER") ?? strdup("unset")))"
+      "Mix_OpenAudio: \(String(cString: SDL_GetError())); driver \(SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "none"); SDL_AUDIODRIVER=\(String(cString: getenv("SDL_AUDIODRIVER") ?? strdup("unset"))); open devices \(openDevices)"
     )
     #expect(throws: AudioEngineError.mixerOpenedByHost) { try AudioEngine(session: AudioSession()) }
     Mix_CloseAudio()
