@@ -140,15 +140,7 @@ enum FuzzWorker {
 
   /// Each blob through `Sound(data:)`, `engine.sound(data:)` and the `playSound(data:)` action.
   static func sounds(mutator: Mutator, start: Int, count: Int, isolated: Bool) throws {
-    var logger = Logger(label: "foley.fuzz")
-    logger.logLevel = .critical
-    var configuration = AudioConfiguration()
-    configuration.maximumSoundDuration = 10
-    configuration.decodeTimeout = 5
-    configuration.isolatesDecoders = isolated
-    let mixer = EmbeddedMixer()
-    let engine = try AudioEngine(
-      backend: mixer, configuration: configuration, session: AudioSession(), logger: logger)
+    let (engine, mixer) = try openEngine(isolated: isolated)
     defer { engine.close() }
     let scene = Scene()
     engine.attach(to: scene)
