@@ -15,10 +15,14 @@ struct PlayCommand: AsyncParsableCommand {
   @Option(help: "Seconds between the starts of consecutive files (0: all at once).")
   var gap: Double = 0
 
-  @Option(help: "Play each file as a positional voice at this point (scene points, e.g. 200,0).")
+  // `.unconditional`: the value is taken as given, so negative coordinates (`--at -300,0`, the
+  // common case) are not read as options.
+  @Option(
+    parsing: .unconditional,
+    help: "Play each file as a positional voice at this point (scene points, e.g. -300,0).")
   var at: PointArgument?
 
-  @Option(help: "Where the listener is (with --at).")
+  @Option(parsing: .unconditional, help: "Where the listener is (with --at).")
   var listener = PointArgument(point: Point(x: 0, y: 0))
 
   @Option(help: "The distance model (with --at): none, inverse, linear or exponential.")

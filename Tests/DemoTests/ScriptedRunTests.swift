@@ -312,6 +312,14 @@ struct ScriptedRunTests {
     #expect(run.output.contains("done: 1 played, 0 failed"))
     let bad = try runDemoCommand(["play", fixture("tone.ogg").path, "--at", "nowhere"])
     #expect(bad.status == 64 && bad.errors.contains("--at"))
+    // Negative coordinates, the common case, are values, not options.
+    let left = try runDemoCommand([
+      "play", fixture("tone.ogg").path, "--at", "-200,0", "--listener", "-0,0", "--model", "inverse",
+    ])
+    #expect(left.status == 0, "\(left.errors)")
+    #expect(
+      left.output.contains("at (-200.0, 0.0): distance 200.0, gain 0.500 (-6.0 dB), pan -0.50"),
+      "\(left.output)")
   }
 
   @Test("T reads the audio state aloud: the words are heard in order, and the report lists them")

@@ -182,3 +182,17 @@ struct NodeActionTests {
     #expect(node.yScale == 5)
   }
 }
+
+@MainActor
+@Suite("Colours")
+struct ColorTests {
+  @Test("SKColor's named colours exist with UIKit's components, so ported code compiles")
+  func namedColours() {
+    #expect(Color.yellow == Color(red: 1, green: 1, blue: 0))
+    #expect(Color.orange == Color(red: 1, green: 0.5, blue: 0))
+    #expect(Color.gray == Color(red: 0.5, green: 0.5, blue: 0.5))
+    #expect(
+      [Color.cyan, .magenta, .purple, .brown, .darkGray, .lightGray].count
+        == Set([Color.cyan, .magenta, .purple, .brown, .darkGray, .lightGray]).count)
+  }
+}
