@@ -256,7 +256,8 @@ public final class SoundMap {
   ) throws(SoundMapError) -> (SoundMapDefinition, [String: Sound], [String: FileSignature]) {
     var parser = SoundMapParser()
     guard let loaded = parser.parse(data) else { throw SoundMapError(errors: parser.errors) }
-    var errors: [String] = []
+    // The structure's errors and the files' together: every problem at once.
+    var errors = parser.errors
     var decoded: [String: Sound] = [:]
     var signatures: [String: FileSignature] = [:]
     let roots = AssetRoots([folder])

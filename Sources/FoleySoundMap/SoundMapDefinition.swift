@@ -72,6 +72,8 @@ package struct SoundMapParser {
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
   ]
 
+  /// The map in `data`, as far as it parses (nil when nothing does: not JSON, no events); the
+  /// problems are in ``errors``, and a map with any is not to be used.
   package mutating func parse(_ data: Data) -> SoundMapDefinition? {
     let json: Any
     do {
@@ -109,7 +111,9 @@ package struct SoundMapParser {
         errors.append("events[\"\(name)\"].stop: no event \"\(target)\" in this map")
       }
     }
-    return errors.isEmpty ? definition : nil
+    // What parsed, even with errors elsewhere: its files are checked too, so one look at a map
+    // reports every problem it has.
+    return definition
   }
 
   private mutating func entry(_ object: [String: Any], at path: String) -> EventEntry? {
@@ -171,6 +175,8 @@ package struct SoundMapParser {
       errors.append(
         "\(path): needs exactly one of \(Self.contentKeys.sorted().joined(separator: ", "))"
           + (contents.isEmpty ? "" : " (has \(contents.sorted().joined(separator: ", ")))"))
+      // The keys it has that no item takes, each with the nearest one it may have meant ("plya").
+      unknownKeys(in: object, allowed: Self.itemKeys.union(extraKeys), at: path)
       return nil
     }
     let allowed = Self.modifierKeys.union(["weight", key]).union(Self.optionKeys[key] ?? []).union(extraKeys)
@@ -341,7 +347,8 @@ package struct SoundMapParser {
 
   private mutating func unknownKeys(in object: [String: Any], allowed: Set<String>, at path: String) {
     for key in object.keys.sorted() where !allowed.contains(key) {
-      errors.append("\(path.isEmpty ? "" : "\(path).")\(key): unknown key")
+      let hint = Self.nearest(to: key, among: allowed).map { " (did you mean \($0)?)" } ?? ""
+      errors.append("\(path.isEmpty ? "" : "\(path).")\(key): unknown key\(hint)")
     }
   }
 

@@ -63,7 +63,23 @@ struct SoundMapTests {
       #"events["halt"].stop: no event "nothing" in this map"#,
     ]
     for message in expected { #expect(error.errors.contains(message), "missing: \(message)\n\(error)") }
-    // Files are checked only once the JSON itself is right: fix it and the file errors show.
+    // The files of what did parse are checked in the same look: every problem at once.
+    #expect(
+      error.errors.contains(
+        #"events["player.footstep"].switch.cases.grass.random[1]: file "missing.wav" not found in \#(folder.standardizedFileURL.path)"#
+      ), "\(error)")
+    // A misspelt key is named, with what it may have meant, and a missing file elsewhere still shows.
+    let typo = """
+      { "version": 1, "events": { "x": { "plya": "a.wav", "volumeDb": -3 }, "y": { "play": "gone.wav" } } }
+      """
+    let typoError = try #require(throws: SoundMapError.self) {
+      try Self.map(typo, in: folder, engine: audio.engine)
+    }
+    #expect(typoError.errors.contains(#"events["x"].plya: unknown key (did you mean play?)"#), "\(typoError)")
+    #expect(
+      typoError.errors.contains { $0.hasPrefix(#"events["y"].play: file "gone.wav" not found"#) },
+      "\(typoError)")
+    // Files are checked once the JSON itself is right as well.
     let files = """
       { "version": 1, "events": {
           "player.footstep": { "switch": { "parameter": "surface", "cases": {
