@@ -141,7 +141,9 @@ let package = Package(
     // Benchmarks: built in release by Scripts/bench.sh; never part of the tests.
     .executableTarget(
       name: "FoleyBench",
-      dependencies: ["Foley", "FoleyAudioTesting", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "Foley", "FoleyAudioTesting", "CFoleyCodecs", .product(name: "Logging", package: "swift-log"),
+      ],
       path: "Benchmarks/FoleyBench",
       swiftSettings: swiftSettings
     ),

@@ -51,7 +51,7 @@ void foley_shared_free(void *memory, size_t size) {
 
 // MARK: - The protocol
 
-enum { JOB_DECODE = 1, JOB_CHECK = 2 };
+enum { JOB_DECODE = 1, JOB_CHECK = 2, STREAM_OPEN = 3, STREAM_READ = 4, STREAM_SEEK = 5, STREAM_CLOSE = 6 };
 
 typedef struct {
   uint32_t kind;
@@ -61,6 +61,8 @@ typedef struct {
   double max_seconds;
   uint64_t out_offset;  // where the output starts in the second fd (decodes)
   uint64_t capacity;
+  uint64_t stream;    // a stream's id (reads, seeks, closes)
+  int64_t position;   // frames to read, or the frame to seek to
 } service_request;
 
 static int send_with_fds(int socket, const void *data, size_t size, const int *fds, int count) {
@@ -145,6 +147,98 @@ static void *mapped(cached_mapping *cache, int fd, size_t size, int writable) {
   return cache->address;
 }
 
+// Streams the service keeps open for the game: a track's bytes (its own memfd, mapped for the
+// stream's life) and the decoder reading them.
+#define STREAM_SLOTS 64
+typedef struct {
+  uint64_t id;
+  foley_source *source;
+  void *bytes;
+  size_t length;
+  int channels;
+} open_stream;
+static open_stream streams[STREAM_SLOTS];
+static uint64_t next_stream_id = 1;
+
+static open_stream *find_stream(uint64_t id) {
+  for (int slot = 0; slot < STREAM_SLOTS; slot++) {
+    if (streams[slot].id == id && id != 0) return &streams[slot];
+  }
+  return NULL;
+}
+
+static void close_stream(open_stream *stream) {
+  foley_source_close(stream->source);
+  munmap(stream->bytes, stream->length);
+  memset(stream, 0, sizeof *stream);
+}
+
+// A stream request: open a track's bytes (fds[0]), read frames into the output buffer, seek, or
+// close. The report's `frames` carries the new stream's id, or the frames read.
+static void serve_stream(const service_request *request, const int *fds, int count, void *output,
+                         foley_decode_result *result) {
+  if (request->kind == STREAM_OPEN) {
+    open_stream *slot = find_stream(0);
+    for (int index = 0; index < STREAM_SLOTS && !slot; index++) {
+      if (streams[index].id == 0) slot = &streams[index];
+    }
+    void *bytes = count >= 1 ? mmap(NULL, request->length, PROT_READ, MAP_SHARED, fds[0], 0) : MAP_FAILED;
+    if (!slot || bytes == MAP_FAILED) {
+      if (bytes != MAP_FAILED) munmap(bytes, request->length);
+      result->status = FOLEY_ERR_NOMEM;
+      snprintf(result->message, sizeof result->message, "no room for another stream");
+      return;
+    }
+    int status = FOLEY_OK;
+    foley_source *source = foley_source_open_memory(bytes, request->length, &result->info, &status,
+                                                    result->message, sizeof result->message);
+    if (!source) {
+      munmap(bytes, request->length);
+      result->status = status;
+      return;
+    }
+    foley_source_tag(source, "TITLE", result->title, sizeof result->title);
+    foley_source_tag(source, "ARTIST", result->artist, sizeof result->artist);
+    foley_source_tag(source, "ALBUM", result->album, sizeof result->album);
+    *slot = (open_stream){next_stream_id++, source, bytes, request->length, result->info.channels};
+    result->status = FOLEY_OK;
+    result->frames = (int64_t)slot->id;
+    return;
+  }
+  open_stream *stream = find_stream(request->stream);
+  if (!stream) {
+    result->status = FOLEY_ERR_ISOLATION;
+    snprintf(result->message, sizeof result->message, "no such stream");
+    return;
+  }
+  switch (request->kind) {
+  case STREAM_READ: {
+    // Fault injection for the tests of containment (FOLEY_DECODER_FAULTS in the game): bytes that
+    // end with "FOLEY-FAULT:LATE" decode and check cleanly, and crash the first streamed read.
+    if (request->faults && stream->length >= 16 &&
+        memcmp((const char *)stream->bytes + stream->length - 16, "FOLEY-FAULT:LATE", 16) == 0) {
+      raise(SIGSEGV);
+    }
+    int64_t room = output ? (int64_t)(request->capacity / (sizeof(float) * (size_t)stream->channels)) : 0;
+    int64_t wanted = request->position < room ? request->position : room;
+    int64_t got = foley_source_read(stream->source, output, wanted);
+    result->frames = got;
+    result->status = got < 0 ? FOLEY_ERR_CORRUPT : FOLEY_OK;
+    if (got < 0) snprintf(result->message, sizeof result->message, "%s", foley_source_error(stream->source));
+    break;
+  }
+  case STREAM_SEEK:
+    result->status = foley_source_seek(stream->source, request->position) == 0 ? FOLEY_OK : FOLEY_ERR_CORRUPT;
+    if (result->status != FOLEY_OK) {
+      snprintf(result->message, sizeof result->message, "%s", foley_source_error(stream->source));
+    }
+    break;
+  default:
+    close_stream(stream);
+    result->status = FOLEY_OK;
+  }
+}
+
 static void serve(int socket) {
   cached_mapping input_cache = {0, 0, NULL, 0};
   cached_mapping output_cache = {0, 0, NULL, 1};
@@ -158,6 +252,13 @@ static void serve(int socket) {
     memset(&result, 0, sizeof result);
     const void *bytes = MAP_FAILED;
     void *output = MAP_FAILED;
+    if (got == sizeof request && request.kind >= STREAM_OPEN) {
+      if (request.kind == STREAM_READ && count >= 1) output = mapped(&output_cache, fds[0], request.capacity, 1);
+      serve_stream(&request, fds, count, output == MAP_FAILED ? NULL : output, &result);
+      for (int index = 0; index < count; index++) close(fds[index]);
+      if (send_with_fds(socket, &result, sizeof result, NULL, 0) != 0) _exit(0);
+      continue;
+    }
     if (got != sizeof request || count < 1 || request.length == 0) {
       result.status = FOLEY_ERR_ISOLATION;
       snprintf(result.message, sizeof result.message, "malformed request");
@@ -209,14 +310,20 @@ typedef struct {
   void *address;
 } job_buffer;
 
-static struct {
+typedef struct {
   pid_t pid;
   int socket;
   int disabled;  // the service could not start: jobs fork a child each
   uint64_t starts;
   job_buffer input;
   job_buffer output;
-} service = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}};
+  pthread_mutex_t lock;
+} service_state;
+
+// Two services: one for whole decodes and checks, one for the streams that play, so a long
+// decode never keeps a playing stream waiting, and a stream's crash never fails a decode.
+static service_state decoder = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
+static service_state streamer = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
 
 // Makes `buffer` hold at least `size` bytes (rounded up to 1 MiB); 0 on success.
 static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
@@ -239,7 +346,6 @@ static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
   *buffer = (job_buffer){fd, rounded, address};
   return 0;
 }
-static pthread_mutex_t service_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int64_t milliseconds_now(void) {
   struct timespec now;
@@ -261,20 +367,20 @@ static int wait_readable(int socket, int timeout_ms) {
 }
 
 // Ends the service (killed if still running) and reaps it; returns its wait status.
-static int stop_service(int kill_it) {
+static int stop_service(service_state *service, int kill_it) {
   int wait_status = 0;
-  if (service.socket >= 0) close(service.socket);
-  service.socket = -1;
-  if (service.pid > 0) {
-    if (kill_it) kill(service.pid, SIGKILL);
-    while (waitpid(service.pid, &wait_status, 0) < 0 && errno == EINTR) {
+  if (service->socket >= 0) close(service->socket);
+  service->socket = -1;
+  if (service->pid > 0) {
+    if (kill_it) kill(service->pid, SIGKILL);
+    while (waitpid(service->pid, &wait_status, 0) < 0 && errno == EINTR) {
     }
   }
-  service.pid = 0;
+  service->pid = 0;
   return wait_status;
 }
 
-static int start_service(size_t memory_limit) {
+static int start_service(service_state *service, size_t memory_limit) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return -1;
   enum { SERVICE_FD = 199 };
@@ -308,72 +414,52 @@ static int start_service(size_t memory_limit) {
     close(pair[0]);
     return -1;
   }
-  service.pid = pid;
-  service.socket = pair[0];
+  service->pid = pid;
+  service->socket = pair[0];
   // The service says it is ready once its constructor runs; a binary without it never does.
   char ready = 0;
   int fds[2];
   int received = 0;
-  if (wait_readable(service.socket, 10000) != 1 ||
-      receive_with_fds(service.socket, &ready, 1, fds, &received) != 1 || ready != 1) {
-    stop_service(1);
+  if (wait_readable(service->socket, 10000) != 1 ||
+      receive_with_fds(service->socket, &ready, 1, fds, &received) != 1 || ready != 1) {
+    stop_service(service, 1);
     return -1;
   }
-  service.starts++;
+  service->starts++;
   return 0;
 }
 
-int foley_service_run(const void *bytes, size_t length, const foley_target *target, double max_seconds,
-                      int timeout_ms, size_t memory_limit, size_t capacity, int faults, foley_decode_result *result,
-                      void **samples) {
-  if (getenv("FOLEY_DECODER_SERVICE_OFF")) return -1;
-  if (samples) *samples = NULL;
-  pthread_mutex_lock(&service_lock);
-  if (service.disabled || ensure_buffer(&service.input, length, "foley-job-in") != 0 ||
-      (target && ensure_buffer(&service.output, capacity, "foley-job-out") != 0)) {
-    pthread_mutex_unlock(&service_lock);
-    return -1;
-  }
-  memcpy(service.input.address, bytes, length);
-  service_request request;
-  memset(&request, 0, sizeof request);
-  request.kind = target ? JOB_DECODE : JOB_CHECK;
-  request.faults = (uint32_t)faults;
-  request.length = length;
-  if (target) request.target = *target;
-  request.max_seconds = max_seconds;
-  request.out_offset = 0;
-  request.capacity = capacity;
-  int fds[2] = {service.input.fd, service.output.fd};
+// Sends `request` (with `fds`) and takes the report, with the service's lock held: 0 answered,
+// 1 the service crashed or ran past `timeout_ms` (the report says which; the service is gone),
+// -1 no service could be had.
+static int exchange(service_state *service, const service_request *request, const int *fds, int fd_count,
+                    int timeout_ms, size_t memory_limit, foley_decode_result *result) {
   int outcome = -1;
   for (int attempt = 0; attempt < 2 && outcome == -1; attempt++) {
-    if (service.pid == 0 && start_service(memory_limit) != 0) {
-      service.disabled = 1;
+    if (service->disabled) break;
+    if (service->pid == 0 && start_service(service, memory_limit) != 0) {
+      service->disabled = 1;
       break;
     }
-    if (send_with_fds(service.socket, &request, sizeof request, fds, target ? 2 : 1) != 0) {
-      stop_service(1);  // it had gone between jobs: start another and send again
+    if (send_with_fds(service->socket, request, sizeof *request, fds, fd_count) != 0) {
+      stop_service(service, 1);  // it had gone between jobs: start another and send again
       continue;
     }
-    int ready = wait_readable(service.socket, timeout_ms);
+    int ready = wait_readable(service->socket, timeout_ms);
     if (ready == 0) {
-      stop_service(1);
+      stop_service(service, 1);
       memset(result, 0, sizeof *result);
       result->status = FOLEY_ERR_TIMED_OUT;
       snprintf(result->message, sizeof result->message, "still decoding after %d ms", timeout_ms);
-      outcome = 1;
-      break;
+      return 1;
     }
     int none[2];
     int received = 0;
-    ssize_t got = ready == 1 ? receive_with_fds(service.socket, result, sizeof *result, none, &received) : -1;
+    ssize_t got = ready == 1 ? receive_with_fds(service->socket, result, sizeof *result, none, &received) : -1;
     for (int index = 0; index < received; index++) close(none[index]);
-    if (got == (ssize_t)sizeof *result) {
-      outcome = 0;
-      break;
-    }
+    if (got == (ssize_t)sizeof *result) return 0;
     // The service died on this job: how it died is the job's outcome.
-    int wait_status = stop_service(0);
+    int wait_status = stop_service(service, 0);
     memset(result, 0, sizeof *result);
     result->status = FOLEY_ERR_CRASHED;
     if (WIFSIGNALED(wait_status)) {
@@ -383,8 +469,34 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
       snprintf(result->message, sizeof result->message, "the decoder exited with status %d",
                WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1);
     }
-    outcome = 1;
+    return 1;
   }
+  return outcome;
+}
+
+int foley_service_run(const void *bytes, size_t length, const foley_target *target, double max_seconds,
+                      int timeout_ms, size_t memory_limit, size_t capacity, int faults, foley_decode_result *result,
+                      void **samples) {
+  if (getenv("FOLEY_DECODER_SERVICE_OFF")) return -1;
+  if (samples) *samples = NULL;
+  service_state *service = &decoder;
+  pthread_mutex_lock(&service->lock);
+  if (service->disabled || ensure_buffer(&service->input, length, "foley-job-in") != 0 ||
+      (target && ensure_buffer(&service->output, capacity, "foley-job-out") != 0)) {
+    pthread_mutex_unlock(&service->lock);
+    return -1;
+  }
+  memcpy(service->input.address, bytes, length);
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = target ? JOB_DECODE : JOB_CHECK;
+  request.faults = (uint32_t)faults;
+  request.length = length;
+  if (target) request.target = *target;
+  request.max_seconds = max_seconds;
+  request.capacity = capacity;
+  int fds[2] = {service->input.fd, service->output.fd};
+  int outcome = exchange(service, &request, fds, target ? 2 : 1, timeout_ms, memory_limit, result);
   // The samples leave the shared buffer while the lock still keeps other jobs out of it; the
   // service's report is bounds-checked first.
   if (outcome == 0 && target && samples && result->status == FOLEY_OK) {
@@ -393,26 +505,189 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
       size_t used = (size_t)result->frames * frame_bytes;
       *samples = SDL_malloc(used);
       if (*samples) {
-        memcpy(*samples, service.output.address, used);
+        memcpy(*samples, service->output.address, used);
       } else {
         result->status = FOLEY_ERR_NOMEM;
       }
     }
   }
-  pthread_mutex_unlock(&service_lock);
+  pthread_mutex_unlock(&service->lock);
   return outcome < 0 ? -1 : result->status;
 }
 
 uint64_t foley_service_starts(void) {
-  pthread_mutex_lock(&service_lock);
-  uint64_t starts = service.starts;
-  pthread_mutex_unlock(&service_lock);
+  pthread_mutex_lock(&decoder.lock);
+  uint64_t starts = decoder.starts;
+  pthread_mutex_unlock(&decoder.lock);
   return starts;
 }
 
 int32_t foley_service_pid(void) {
-  pthread_mutex_lock(&service_lock);
-  int32_t pid = service.pid;
-  pthread_mutex_unlock(&service_lock);
+  pthread_mutex_lock(&decoder.lock);
+  int32_t pid = decoder.pid;
+  pthread_mutex_unlock(&decoder.lock);
+  return pid;
+}
+
+int foley_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
+
+// MARK: - Streams in the service
+
+struct foley_remote {
+  uint64_t id;
+  uint64_t generation;  // the streaming service's start the stream lives in
+  int channels;
+  int timeout_ms;
+  char title[256], artist[256], album[256];
+  char error[256];
+};
+
+static void remote_failed(foley_remote *remote, const char *message) {
+  snprintf(remote->error, sizeof remote->error, "%s", message);
+}
+
+foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t memory_limit, foley_info *info,
+                                int *status, char *error, size_t error_size) {
+  foley_remote *remote = calloc(1, sizeof *remote);
+  if (!remote || fd < 0 || length == 0 || getenv("FOLEY_DECODER_SERVICE_OFF")) {
+    free(remote);
+    if (status) *status = FOLEY_ERR_ISOLATION;
+    if (error && error_size) snprintf(error, error_size, "no decoding service");
+    return NULL;
+  }
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_OPEN;
+  request.length = length;
+  foley_decode_result result;
+  memset(&result, 0, sizeof result);
+  pthread_mutex_lock(&streamer.lock);
+  int outcome = exchange(&streamer, &request, &fd, 1, timeout_ms, memory_limit, &result);
+  uint64_t generation = streamer.starts;
+  pthread_mutex_unlock(&streamer.lock);
+  if (outcome < 0 || result.status != FOLEY_OK) {
+    if (status) *status = outcome < 0 ? FOLEY_ERR_ISOLATION : result.status;
+    if (error && error_size) {
+      result.message[sizeof result.message - 1] = 0;
+      snprintf(error, error_size, "%s", outcome < 0 ? "no decoding service" : result.message);
+    }
+    free(remote);
+    return NULL;
+  }
+  // The service's report is not trusted beyond its shape.
+  if (result.info.channels < 1 || result.info.channels > FOLEY_MAX_CHANNELS || result.info.sample_rate < 1000 ||
+      result.info.sample_rate > 384000) {
+    if (status) *status = FOLEY_ERR_CRASHED;
+    if (error && error_size) snprintf(error, error_size, "the decoder reported an impossible format");
+    free(remote);
+    return NULL;
+  }
+  remote->id = (uint64_t)result.frames;
+  remote->generation = generation;
+  remote->channels = result.info.channels;
+  remote->timeout_ms = timeout_ms;
+  memcpy(remote->title, result.title, sizeof remote->title - 1);
+  memcpy(remote->artist, result.artist, sizeof remote->artist - 1);
+  memcpy(remote->album, result.album, sizeof remote->album - 1);
+  *info = result.info;
+  if (status) *status = FOLEY_OK;
+  return remote;
+}
+
+// One stream request with the streaming service's lock held; -1 (and the remote's error) when the
+// service it lived in is gone or the request failed.
+static int remote_request(foley_remote *remote, service_request *request, float *out, int64_t frames,
+                          foley_decode_result *result) {
+  pthread_mutex_lock(&streamer.lock);
+  if (streamer.pid == 0 || streamer.starts != remote->generation) {
+    pthread_mutex_unlock(&streamer.lock);
+    remote_failed(remote, "the decoding service stopped");
+    return -1;
+  }
+  size_t bytes = (size_t)frames * (size_t)remote->channels * sizeof(float);
+  int fd = -1;
+  if (out) {
+    if (ensure_buffer(&streamer.output, bytes, "foley-stream-out") != 0) {
+      pthread_mutex_unlock(&streamer.lock);
+      remote_failed(remote, "out of memory");
+      return -1;
+    }
+    fd = streamer.output.fd;
+    request->capacity = bytes;
+  }
+  request->stream = remote->id;
+  int outcome = exchange(&streamer, request, &fd, out ? 1 : 0, remote->timeout_ms, 0, result);
+  if (outcome == 0 && out && result->status == FOLEY_OK && result->frames > 0) {
+    if (result->frames > frames) {
+      result->status = FOLEY_ERR_CRASHED;
+      snprintf(result->message, sizeof result->message, "the decoder reported an impossible length");
+    } else {
+      memcpy(out, streamer.output.address, (size_t)result->frames * (size_t)remote->channels * sizeof(float));
+    }
+  }
+  pthread_mutex_unlock(&streamer.lock);
+  if (outcome != 0 || result->status != FOLEY_OK) {
+    result->message[sizeof result->message - 1] = 0;
+    remote_failed(remote, outcome < 0 ? "no decoding service" : result->message);
+    return -1;
+  }
+  return 0;
+}
+
+int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames) {
+  if (!remote || !out || frames <= 0) return 0;
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_READ;
+  request.position = frames;
+  request.faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
+  foley_decode_result result;
+  memset(&result, 0, sizeof result);
+  if (remote_request(remote, &request, out, frames, &result) != 0) return -1;
+  return result.frames;
+}
+
+int foley_remote_seek(foley_remote *remote, int64_t frame) {
+  if (!remote || frame < 0) return -1;
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_SEEK;
+  request.position = frame;
+  foley_decode_result result;
+  memset(&result, 0, sizeof result);
+  return remote_request(remote, &request, NULL, 0, &result);
+}
+
+int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t out_size) {
+  if (!remote || !key || !out || out_size == 0) return 0;
+  const char *value = strcmp(key, "TITLE") == 0 ? remote->title
+                      : strcmp(key, "ARTIST") == 0 ? remote->artist
+                      : strcmp(key, "ALBUM") == 0 ? remote->album : "";
+  if (!value[0]) return 0;
+  snprintf(out, out_size, "%s", value);
+  return 1;
+}
+
+const char *foley_remote_error(foley_remote *remote) { return remote ? remote->error : ""; }
+
+void foley_remote_close(foley_remote *remote) {
+  if (!remote) return;
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_CLOSE;
+  foley_decode_result result;
+  pthread_mutex_lock(&streamer.lock);
+  if (streamer.pid != 0 && streamer.starts == remote->generation) {
+    request.stream = remote->id;
+    exchange(&streamer, &request, NULL, 0, remote->timeout_ms, 0, &result);
+  }
+  pthread_mutex_unlock(&streamer.lock);
+  free(remote);
+}
+
+int32_t foley_stream_service_pid(void) {
+  pthread_mutex_lock(&streamer.lock);
+  int32_t pid = streamer.pid;
+  pthread_mutex_unlock(&streamer.lock);
   return pid;
 }

@@ -272,7 +272,8 @@ public final class MusicPlayer {
     let url = try filler.resolve(track)
     switch checker.check(track, at: url) {
     case .failed(let error): throw error
-    case .passed(let bytes): return try TrackReader(track, bytes: bytes).nowPlaying
+    case .passed(let bytes):
+      return try TrackReader(track, bytes: bytes, isolated: checker.isolated).nowPlaying
     }
   }
 

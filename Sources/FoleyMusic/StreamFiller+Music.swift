@@ -109,7 +109,7 @@ extension StreamFiller {
     switch checker.verdict(for: track, at: url, waiting: waitingForChecks) {
     case nil: return nil
     case .failed(let error): throw error
-    case .passed(let bytes): return try TrackReader(track, bytes: bytes)
+    case .passed(let bytes): return try TrackReader(track, bytes: bytes, isolated: checker.isolated)
     }
   }
 

@@ -2,6 +2,10 @@ internal import CFoleyCodecs
 @_spi(FoleyStreams) package import FoleyAudio
 package import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One track opened for streaming: its decoder, its loop region and passes, its position.
 ///
 /// Reading stops at the loop region's end while passes remain and continues from its start (a
@@ -15,7 +19,7 @@ package final class TrackReader {
   package let channels: Int
   /// The track's length in frames, when the file says.
   package let frames: Int?
-  private let source: OpaquePointer
+  private let source: StreamDecoder
   /// The track's bytes, as the game read them once and the check passed them; the decoder reads
   /// them in place (kept alive by this reader, shared with the check's cache and other readers).
   private let bytes: TrackBytes
@@ -34,14 +38,34 @@ package final class TrackReader {
 
   /// Opens `track` from `bytes`: what the game read of it once (its file, or its data), never the
   /// file again, so nothing can change under the check that passed those bytes.
-  package init(_ track: Track, bytes: TrackBytes) throws(SoundError) {
+  /// - Parameter isolated: decode in the streaming service (a helper process that maps the
+  ///   bytes), so that no decoder bug met while streaming, seeking or looping can reach the game;
+  ///   in this process when false, or when no service can be had.
+  package init(_ track: Track, bytes: TrackBytes, isolated: Bool = false) throws(SoundError) {
     self.track = track
     self.bytes = bytes
     var info = foley_info()
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
-    let opened = foley_source_open_memory(
-      bytes.buffer.baseAddress, bytes.buffer.count, &info, &status, &message, message.count)
+    var opened: StreamDecoder?
+    if isolated, bytes.fd >= 0 {
+      if let remote = foley_remote_open(
+        bytes.fd, bytes.buffer.count, Self.readTimeoutMilliseconds, SoundDecoder.childMemoryLimit, &info,
+        &status,
+        &message, message.count)
+      {
+        opened = .remote(remote)
+      } else if status != Int32(FOLEY_ERR_ISOLATION.rawValue) {
+        throw SoundError(
+          SoundDecoder.code(for: UInt32(bitPattern: status)), asset: track.name,
+          message: String(nulTerminated: message))
+      }
+    }
+    if opened == nil {
+      opened = foley_source_open_memory(
+        bytes.buffer.baseAddress, bytes.buffer.count, &info, &status, &message, message.count
+      ).map(StreamDecoder.local)
+    }
     guard let opened else {
       throw SoundError(
         SoundDecoder.code(for: UInt32(bitPattern: status)), asset: track.name,
@@ -79,7 +103,7 @@ package final class TrackReader {
     if track.loopCount != 0, let loopEnd = end,
       loopEnd - start < Self.minimumLoopFrames(atRate: Int(info.sample_rate))
     {
-      foley_source_close(opened)
+      opened.close()
       throw SoundError(
         .unsupportedFormat, asset: track.name,
         message: "a track shorter than 20 ms cannot loop (each pass is a seek)")
@@ -90,8 +114,8 @@ package final class TrackReader {
     let region: Range<Double>? =
       hasRegion || track.loopCount != 0 ? end.map { Double(start) / rate..<(Double($0) / rate) } : nil
     nowPlaying = NowPlaying(
-      track: track, title: track.title ?? sourceTag("TITLE", of: opened) ?? track.name,
-      artist: sourceTag("ARTIST", of: opened), album: sourceTag("ALBUM", of: opened),
+      track: track, title: track.title ?? opened.tag("TITLE") ?? track.name,
+      artist: opened.tag("ARTIST"), album: opened.tag("ALBUM"),
       duration: length.map { Double($0) / rate }, loopRegion: region,
       format: String(cString: foley_format_name(info.format)))
   }
@@ -99,8 +123,11 @@ package final class TrackReader {
   /// The shortest loop region a track may have: 20 ms.
   static func minimumLoopFrames(atRate rate: Int) -> Int { max(1, rate / 50) }
 
+  /// How long one read or seek in the streaming service may take before the service is stopped.
+  static let readTimeoutMilliseconds: Int32 = 5_000
+
   deinit {
-    foley_source_close(source)
+    source.close()
   }
 
   /// Reads up to `count` frames into `buffer`. Returns the frames read and, for each time the
@@ -114,9 +141,9 @@ package final class TrackReader {
     while done < count, failure == nil {
       var wanted = count - done
       if passesLeft != 0, let loopEnd, position < loopEnd { wanted = min(wanted, loopEnd - position) }
-      let got = Int(foley_source_read(source, buffer + done * channels, Int64(wanted)))
+      let got = source.read(into: buffer + done * channels, frames: wanted)
       if got < 0 {
-        failure = String(cString: foley_source_error(source))
+        failure = source.error
         break
       }
       done += got
@@ -124,8 +151,8 @@ package final class TrackReader {
       let atLoopEnd = loopEnd.map { position >= $0 } ?? false
       if passesLeft != 0, atLoopEnd || got == 0, position > loopStart {
         // The loop region's end (or the track's, for a whole-track loop): back to its start.
-        guard foley_source_seek(source, Int64(loopStart)) == 0 else {
-          failure = "cannot seek to the loop start: \(String(cString: foley_source_error(source)))"
+        guard source.seek(to: loopStart) else {
+          failure = "cannot seek to the loop start: \(source.error)"
           break
         }
         position = loopStart
@@ -142,7 +169,7 @@ package final class TrackReader {
   /// Moves to `frame` (clamped to the track); true when the decoder could seek there.
   package func seek(to frame: Int) -> Bool {
     let target = max(0, frames.map { min(frame, $0) } ?? frame)
-    guard foley_source_seek(source, Int64(target)) == 0 else { return false }
+    guard source.seek(to: target) else { return false }
     position = target
     return true
   }
@@ -150,22 +177,89 @@ package final class TrackReader {
 
 /// A track's bytes in memory that never moves, read once from its file (or copied once from its
 /// data): what the check decodes in the decoding service and every reader of the track streams
-/// from, seeks included.
+/// from, seeks included. They live in a memfd when one can be made, so the streaming service maps
+/// the same pages instead of a copy.
 ///
 /// Invariant behind `@unchecked Sendable`: the buffer is written once, in the initialiser, and
 /// only read after.
 package final class TrackBytes: @unchecked Sendable {
   package let buffer: UnsafeRawBufferPointer
+  /// The memfd behind `buffer`, or -1 when the bytes are in ordinary memory.
+  package let fd: Int32
 
   package init(_ data: Data) {
-    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
-    data.withUnsafeBytes {
-      if let base = $0.baseAddress { copy.baseAddress!.copyMemory(from: base, byteCount: $0.count) }
+    let size = max(1, data.count)
+    var descriptor = foley_memfd("foley-track")
+    var mapped: UnsafeMutableRawPointer?
+    if descriptor >= 0, ftruncate(descriptor, off_t(size)) == 0 {
+      let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)
+      if address != MAP_FAILED { mapped = address }
     }
-    buffer = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<data.count])
+    if mapped == nil, descriptor >= 0 {
+      close(descriptor)
+      descriptor = -1
+    }
+    let base = mapped ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    data.withUnsafeBytes {
+      if let source = $0.baseAddress { base.copyMemory(from: source, byteCount: $0.count) }
+    }
+    fd = descriptor
+    buffer = UnsafeRawBufferPointer(start: base, count: data.count)
   }
 
   deinit {
-    UnsafeMutableRawPointer(mutating: buffer.baseAddress)?.deallocate()
+    guard let base = UnsafeMutableRawPointer(mutating: buffer.baseAddress) else { return }
+    if fd >= 0 {
+      munmap(base, max(1, buffer.count))
+      close(fd)
+    } else {
+      base.deallocate()
+    }
+  }
+}
+
+/// Where a track is decoded: in this process (`foley_source`), or in the streaming service
+/// (`foley_remote`), behind the same few calls.
+private enum StreamDecoder {
+  case local(OpaquePointer)
+  case remote(OpaquePointer)
+
+  /// Frames read into `buffer`; 0 at the end, -1 on a failure (``error`` says what).
+  func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+    switch self {
+    case .local(let source): Int(foley_source_read(source, buffer, Int64(frames)))
+    case .remote(let remote): Int(foley_remote_read(remote, buffer, Int64(frames)))
+    }
+  }
+
+  func seek(to frame: Int) -> Bool {
+    switch self {
+    case .local(let source): foley_source_seek(source, Int64(frame)) == 0
+    case .remote(let remote): foley_remote_seek(remote, Int64(frame)) == 0
+    }
+  }
+
+  var error: String {
+    switch self {
+    case .local(let source): String(cString: foley_source_error(source))
+    case .remote(let remote): String(cString: foley_remote_error(remote))
+    }
+  }
+
+  func tag(_ key: String) -> String? {
+    switch self {
+    case .local(let source): return sourceTag(key, of: source)
+    case .remote(let remote):
+      var text = [CChar](repeating: 0, count: 256)
+      guard foley_remote_tag(remote, key, &text, text.count) != 0 else { return nil }
+      return String(nulTerminated: text)
+    }
+  }
+
+  func close() {
+    switch self {
+    case .local(let source): foley_source_close(source)
+    case .remote(let remote): foley_remote_close(remote)
+    }
   }
 }

@@ -1,6 +1,9 @@
 import CFoleyCodecs
 import FoleyAudio
 import FoleyAudioTesting
+import FoleyMusic
+import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation
@@ -111,5 +114,43 @@ struct DecodingServiceTests {
     let orphan = try #require(child)
     // Gone within 5 s (a zombie reaped by init counts as gone once it is no longer there).
     #expect(waitUntil(timeout: 5) { kill(orphan, 0) != 0 && errno == ESRCH })
+  }
+}
+
+/// Music streams decode in a streaming service of their own: a decoder that crashes while a track
+/// plays (after its check passed) ends only that service; the track fails typed and the next plays.
+@MainActor
+@Suite("The streaming service", .serialized)
+struct StreamingServiceTests {
+  @Test(
+    "a track that crashes its decoder mid-stream fails typed; the game plays on, and the next track plays")
+  func crashWhileStreamingIsContained() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let music = audio.engine.music
+    var failure: SoundError?
+    var started: [String] = []
+    music.addObserver { event in
+      switch event {
+      case .failed(_, let error): failure = error
+      case .trackChanged(let playing): started.append(playing.title)
+      default: break
+      }
+    }
+    // Checked cleanly (the check decodes it to its end), then crashes the first streamed read.
+    let poisoned = makeToneWAV(frequency: 440, duration: 1) + Data("FOLEY-FAULT:LATE".utf8)
+    withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
+      music.play(Track(data: poisoned, name: "poisoned.wav"))
+      #expect(audio.advance(until: { failure != nil }, limit: 5, stepping: scene))
+    }
+    #expect(failure?.message.contains("signal 11") == true, "\(String(describing: failure))")
+    // The game is alive; the next track gets a new streaming service and is heard.
+    music.play(Track(data: makeToneWAV(frequency: 660, duration: 1), name: "next.wav"))
+    #expect(audio.advance(until: { started.contains("next.wav") }, limit: 5, stepping: scene))
+    audio.advance(seconds: 0.3, stepping: scene)
+    #expect(foley_stream_service_pid() > 0 && foley_stream_service_pid() != getpid())
+    let heard = audio.left.frequency(in: (audio.frames - 4_800)..<audio.frames)
+    #expect(abs(heard - 660) < 5, "heard \(heard) Hz")
   }
 }
