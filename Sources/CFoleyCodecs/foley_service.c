@@ -6,7 +6,8 @@
 // in its environment: the constructor below sees it before any Swift code runs, serves requests
 // on the socket it was given, and never returns. It starts small (a fresh process, not a copy of
 // a game that has grown to a gigabyte, whose fork costs tens of milliseconds and whose pages it
-// would keep), lowers its own limits once, and dies with the game (PR_SET_PDEATHSIG).
+// would keep), lowers its own limits once, and dies with the game (a watcher thread sees the
+// game's end of the socket close).
 //
 // The game and the service share two buffers (memfds, mapped once on each side and replaced by
 // larger ones when a job needs it): the game copies each job's bytes into one, the service
@@ -282,6 +283,18 @@ static void serve(int socket) {
   }
 }
 
+// Ends the service when the game's end of the socket closes (the game exited, or was killed).
+static void *watch_game(void *argument) {
+  int socket = *(const int *)argument;
+  for (;;) {
+    struct pollfd watch = {socket, POLLRDHUP, 0};
+    int ready = poll(&watch, 1, -1);
+    if (ready > 0 && (watch.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) _exit(0);
+    if (ready < 0 && errno != EINTR) _exit(0);
+  }
+  return NULL;
+}
+
 // The game's executable, run again as the service: this runs before main and never returns.
 __attribute__((constructor)) static void foley_service_entry(void) {
   const char *spec = getenv("FOLEY_DECODER_SERVICE");
@@ -290,8 +303,15 @@ __attribute__((constructor)) static void foley_service_entry(void) {
   long parent = 0;
   unsigned long long memory_limit = 0;
   if (sscanf(spec, "%d:%ld:%llu", &socket, &parent, &memory_limit) != 3 || socket < 0) _exit(2);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != (pid_t)parent) _exit(1);
+  // Dies with the game. Not through PR_SET_PDEATHSIG: that fires when the *thread* that started
+  // the service ends, and Dispatch retires idle worker threads, so the service was being killed
+  // under a playing stream. A watcher thread sees the game's end of the socket close instead,
+  // even while the main thread is stuck in a decoder.
+  static int watched;
+  watched = socket;
+  pthread_t watcher;
+  if (pthread_create(&watcher, NULL, watch_game, &watched) != 0) _exit(1);
   prctl(PR_SET_NAME, "foley-decoder");
   foley_prepare_isolated_process((size_t)memory_limit);
   char ready = 1;

@@ -325,14 +325,22 @@ struct MusicLogicTests {
     let (loop, _) = Self.ramp(from: 0.1, frames: 48_000)
     music.play(Track(data: loop, name: "loop.wav", loopCount: -1, loopRegion: 0.25..<0.75))
     var loops = 0
-    music.addObserver { if case .looped = $0 { loops += 1 } }
+    var failures: [String] = []
+    music.addObserver { event in
+      switch event {
+      case .looped: loops += 1
+      case .failed(_, let error): failures.append("\(error)")
+      default: break
+      }
+    }
     for _ in 0..<600 {
       audio.mixer.advance(seconds: 1)
       _ = audio.mixer.takeOutput()
       music.deliverEvents()
       #expect(music.footprint.segments <= 3)
     }
-    #expect(loops >= 1_198 && loops <= 1_200)
+    #expect(loops >= 1_198 && loops <= 1_200, "\(loops) loops, failures \(failures)")
+    #expect(failures.isEmpty)
     #expect(music.underrunFrames == 0)
   }
 
