@@ -454,8 +454,7 @@ static int start_service(service_state *service, size_t memory_limit) {
 // -1 no service could be had.
 static int exchange(service_state *service, const service_request *request, const int *fds, int fd_count,
                     int timeout_ms, size_t memory_limit, foley_decode_result *result) {
-  int outcome = -1;
-  for (int attempt = 0; attempt < 2 && outcome == -1; attempt++) {
+  for (int attempt = 0; attempt < 2; attempt++) {
     if (service->disabled) break;
     if (service->pid == 0 && start_service(service, memory_limit) != 0) {
       service->disabled = 1;
@@ -491,7 +490,7 @@ static int exchange(service_state *service, const service_request *request, cons
     }
     return 1;
   }
-  return outcome;
+  return -1;
 }
 
 int foley_service_run(const void *bytes, size_t length, const foley_target *target, double max_seconds,

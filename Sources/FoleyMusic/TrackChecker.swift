@@ -37,8 +37,8 @@ package final class TrackChecker: Sendable {
   /// How long a check may take: a whole track is decoded, so more than a sound's decode.
   package let timeout: Double
   private let queue = DispatchQueue(label: "foley.music.check", qos: .utility)
-  private let verdicts = Locked<[Key: (verdict: Verdict?, use: Int)]>([:])
-  private let uses = Locked(0)
+  /// Each track's verdict (nil while its check runs) and when it was last asked for.
+  private let verdicts = Locked<(entries: [Key: (verdict: Verdict?, use: Int)], clock: Int)>(([:], 0))
 
   package init(isolated: Bool, timeout: Double) {
     self.isolated = isolated
@@ -49,34 +49,32 @@ package final class TrackChecker: Sendable {
   /// first call starts the check. With `waiting`, waits for it instead (deterministic runs).
   package func verdict(for track: Track, at url: URL?, waiting: Bool = false) -> Verdict? {
     let key = Self.key(for: track, at: url)
-    let use = uses.withLock { uses in
-      uses += 1
-      return uses
-    }
-    let isNew = verdicts.withLock { verdicts in
-      if let entry = verdicts[key] {
-        verdicts[key] = (entry.verdict, use)
+    let isNew = verdicts.withLock { table in
+      table.clock += 1
+      if let entry = table.entries[key] {
+        table.entries[key] = (entry.verdict, table.clock)
         return false
       }
-      verdicts[key] = (nil, use)
-      if verdicts.count > Self.rememberedTracks,
-        let oldest = verdicts.filter({ $0.value.verdict != nil }).min(by: { $0.value.use < $1.value.use })?
-          .key
+      table.entries[key] = (nil, table.clock)
+      if table.entries.count > Self.rememberedTracks,
+        let oldest = table.entries.filter({ $0.value.verdict != nil }).min(by: { $0.value.use < $1.value.use }
+        )?
+        .key
       {
-        verdicts.removeValue(forKey: oldest)
+        table.entries.removeValue(forKey: oldest)
       }
       return true
     }
     if isNew {
       queue.async { [self] in
         let verdict = run(track, at: url)
-        verdicts.withLock { verdicts in
-          if let entry = verdicts[key] { verdicts[key] = (verdict, entry.use) }
+        verdicts.withLock { table in
+          if let entry = table.entries[key] { table.entries[key] = (verdict, entry.use) }
         }
       }
     }
     if waiting { queue.sync {} }
-    return verdicts.withLock { $0[key]?.verdict ?? nil }
+    return verdicts.withLock { $0.entries[key]?.verdict ?? nil }
   }
 
   /// Checks `track` now, on the caller's thread (or returns the remembered verdict).

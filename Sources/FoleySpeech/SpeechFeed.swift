@@ -32,7 +32,7 @@ package final class SpeechFeed: Sendable {
     var isCancelled = false
     /// Frames of silence read while the synthesis was behind.
     var catchUpFrames = 0
-    var pending_count: Int { pending.count - pendingStart }
+    var pendingCount: Int { pending.count - pendingStart }
   }
 
   let utterance: Utterance
@@ -69,7 +69,7 @@ package final class SpeechFeed: Sendable {
   func synthesizeIfNeeded() {
     let start = state.withLock { state -> Bool in
       guard !state.isSynthesizing, !state.isComplete, !state.isCancelled else { return false }
-      let ahead = state.sampleRate == 0 ? 0 : Double(state.pending_count) / Double(state.sampleRate)
+      let ahead = state.sampleRate == 0 ? 0 : Double(state.pendingCount) / Double(state.sampleRate)
       guard ahead < aheadSeconds else { return false }
       state.isSynthesizing = true
       return true
@@ -135,7 +135,7 @@ package final class SpeechFeed: Sendable {
   /// read and whether the speech has ended (everything read, nothing more to come).
   func read(into buffer: UnsafeMutablePointer<Float>, count: Int) -> (frames: Int, ended: Bool) {
     let outcome = state.withLock { state -> (Int, Bool) in
-      let available = state.pending_count
+      let available = state.pendingCount
       if available == 0 {
         if state.isComplete || state.isCancelled { return (0, true) }
         // The synthesis is behind: silence, counted on the timeline.
