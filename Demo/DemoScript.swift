@@ -93,11 +93,9 @@ struct DemoScript {
 
   /// A JSON number as a finite Double; nil for anything else (JSON's `true` is not 1).
   static func number(_ value: Any?) -> Double? {
-    guard let number = value as? NSNumber, !String(describing: type(of: number)).contains("Boolean") else {
-      return nil
-    }
-    let double = number.doubleValue
-    return double.isFinite ? double : nil
+    // The sound map's rule for what JSONSerialization hands over as a number.
+    guard let value, let number = SoundMapParser.number(value) else { return nil }
+    return number.isFinite ? number : nil
   }
 
   /// A value as a message shows it, with control characters escaped (a NUL once went out raw).
@@ -172,8 +170,7 @@ struct DemoScript {
             parameters[key] = .string(text)
           } else if let number = value as? NSNumber {
             parameters[key] =
-              String(describing: type(of: number)).contains("Boolean")
-              ? .bool(number.boolValue) : .number(number.doubleValue)
+              SoundMapParser.isBoolean(value) ? .bool(number.boolValue) : .number(number.doubleValue)
           } else {
             throw fail("parameters", "must hold strings, numbers and booleans (\"\(key)\" does not)")
           }
