@@ -50,6 +50,7 @@ let package = Package(
     systemLibrary("CFoleyFLAC", pkgConfig: "flac", apt: "libflac-dev"),
     systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
     systemLibrary("CFoleyEspeak", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
+    systemLibrary("CFoleySamplerate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
       name: "CFoleyCodecs",
@@ -70,7 +71,7 @@ let package = Package(
     .target(
       name: "FoleyAudio",
       dependencies: [
-        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs",
+        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleySamplerate",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings

@@ -3,9 +3,9 @@ public import FoleyAudio
 public import FoleySession
 import Synchronization
 
-/// A mixer that runs inside the process and only when told to: SDL_mixer's channel loop (chunks,
-/// loops, effects, finished channels, the post-mix stage) re-enacted over a buffer the test asks
-/// for, on a clock that is the frames mixed so far.
+/// A mixer that runs inside the process and only when told to: SDL_mixer's part (channels as
+/// leases, the post-mix hook that runs Foley's voice mixer) re-enacted over a buffer the test
+/// asks for, on a clock that is the frames mixed so far.
 ///
 /// Tests give it to an engine and advance time by hand; nothing sleeps, so allocation, policies,
 /// ramps, session modes and device restore are checked frame by frame, on any machine load.
@@ -24,23 +24,11 @@ import Synchronization
 /// while mixing (as SDL_mixer holds its audio lock), so the engine's queue and the test thread
 /// never touch them at once.
 public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
-  private struct Channel {
-    var chunk: MixChunk?
-    var position = 0
-    var remaining = 0
-    var loops = 0
-    var isPaused = false
-    var gain: ChannelGain?
-    var stream: StreamEffect?
-    var isPlaying: Bool { remaining > 0 || loops != 0 }
-  }
-
   private struct State {
-    var channels: [Channel] = []
+    var channels = 0
     var output: [Float] = []
     var framesMixed: UInt64 = 0
-    var inbox: FinishedChannelInbox?
-    var master: MasterBus?
+    var mixer: VoiceMixer?
     var isOpen = false
     var deviceID: UInt32 = 0
     var opens: UInt32 = 0
@@ -138,44 +126,11 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
         state.framesMixed += UInt64(frames)
         return
       }
-      let bytesPerSample = sampleFormat.bytesPerSample
-      let frameBytes = bytesPerSample * channelCount
-      let length = frames * frameBytes
+      let length = frames * sampleFormat.bytesPerSample * channelCount
       var mix = [UInt8](repeating: 0, count: length)
-      var scratch = [UInt8](repeating: 0, count: length)
-      for index in state.channels.indices where !state.channels[index].isPaused {
-        var channel = state.channels[index]
-        guard let chunk = channel.chunk, channel.isPlaying else { continue }
-        var filled = 0
-        while filled < length, channel.remaining > 0 || channel.loops != 0 {
-          if channel.remaining == 0 {
-            // SDL_mixer starts the next pass of a looping chunk.
-            if channel.loops > 0 { channel.loops -= 1 }
-            channel.position = 0
-            channel.remaining = chunk.byteCount
-          }
-          let take = min(channel.remaining, length - filled)
-          scratch.withUnsafeMutableBytes { bytes in
-            bytes.baseAddress!.copyMemory(from: chunk.samples + channel.position, byteCount: take)
-            channel.stream?.process(bytes.baseAddress!, byteCount: take)
-            channel.gain?.process(bytes.baseAddress!, byteCount: take)
-          }
-          add(scratch, into: &mix, at: filled, count: take)
-          channel.position += take
-          channel.remaining -= take
-          filled += take
-          if channel.remaining == 0 && channel.loops == 0 {
-            // Finished: reported under the lock, effects removed, as SDL_mixer does.
-            state.channels[index] = Channel()
-            state.inbox?.post(Int32(index))
-            channel = Channel()
-            break
-          }
-        }
-        if channel.chunk != nil { state.channels[index] = channel }
-      }
-      if let master = state.master {
-        mix.withUnsafeMutableBytes { master.process($0.baseAddress!, byteCount: length) }
+      // SDL_mixer's carriers mix nothing; the voice mixer, on the post-mix hook, is the mix.
+      if let mixer = state.mixer {
+        mix.withUnsafeMutableBytes { mixer.render($0.baseAddress!, byteCount: length) }
       }
       mix.withUnsafeBytes { bytes in
         if sampleFormat == .float32 {
@@ -185,25 +140,6 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
         }
       }
       state.framesMixed += UInt64(frames)
-    }
-  }
-
-  private func add(_ source: [UInt8], into mix: inout [UInt8], at offset: Int, count: Int) {
-    source.withUnsafeBytes { from in
-      mix.withUnsafeMutableBytes { to in
-        if sampleFormat == .float32 {
-          let input = from.bindMemory(to: Float.self)
-          let output = UnsafeMutableRawBufferPointer(rebasing: to[offset...]).bindMemory(to: Float.self)
-          for index in 0..<(count / 4) { output[index] += input[index] }
-        } else {
-          // SDL_mixer saturates 16-bit sums at every addition.
-          let input = from.bindMemory(to: Int16.self)
-          let output = UnsafeMutableRawBufferPointer(rebasing: to[offset...]).bindMemory(to: Int16.self)
-          for index in 0..<(count / 2) {
-            output[index] = Int16(max(-32_768, min(32_767, Int32(output[index]) + Int32(input[index]))))
-          }
-        }
-      }
     }
   }
 
@@ -230,30 +166,22 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   package func close() {
     state.withLock { state in
       state.isOpen = false
-      state.channels = state.channels.map { _ in Channel() }
-      state.inbox = nil
-      state.master = nil
+      state.mixer?.disarmAll()
+      state.mixer = nil
     }
   }
 
   package func allocateChannels(_ count: Int) -> Int {
     state.withLock { state in
-      if state.channels.count < count {
-        state.channels += Array(repeating: Channel(), count: count - state.channels.count)
-      }
-      return state.channels.count
+      state.channels = max(state.channels, count)
+      return state.channels
     }
   }
 
-  package func play(
-    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?
-  ) throws(SDLError) {
+  package func play(_ start: LaneStart, on channel: Int) throws(SDLError) {
     let played = state.withLock { state -> Bool in
-      guard state.isOpen, state.channels.indices.contains(channel) else { return false }
-      if state.channels[channel].isPlaying { state.inbox?.post(Int32(channel)) }
-      state.channels[channel] = Channel(
-        chunk: chunk, position: 0, remaining: chunk.byteCount, loops: loops, isPaused: false, gain: gain,
-        stream: stream)
+      guard state.isOpen, channel < state.channels, let mixer = state.mixer else { return false }
+      mixer.arm(channel, start)
       return true
     }
     if !played { throw SDLError(operation: "Mix_PlayChannel", message: "no such channel \(channel)") }
@@ -261,51 +189,41 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
 
   package func halt(_ channel: Int) {
     state.withLock { state in
-      guard state.channels.indices.contains(channel), state.channels[channel].isPlaying else { return }
-      state.channels[channel] = Channel()
-      state.inbox?.post(Int32(channel))
+      guard let mixer = state.mixer, mixer.disarm(channel) else { return }
+      mixer.inbox.post(Int32(channel))
     }
   }
 
   package func pause(_ channel: Int) {
-    state.withLock { state in
-      guard state.channels.indices.contains(channel), state.channels[channel].isPlaying else { return }
-      state.channels[channel].isPaused = true
-    }
+    state.withLock { $0.mixer?.setPaused(channel, true) }
   }
 
   package func resume(_ channel: Int) {
-    state.withLock { state in
-      guard state.channels.indices.contains(channel) else { return }
-      state.channels[channel].isPaused = false
-    }
+    state.withLock { $0.mixer?.setPaused(channel, false) }
   }
 
   package func isPaused(_ channel: Int) -> Bool {
-    state.withLock {
-      $0.channels.indices.contains(channel) && $0.channels[channel].isPlaying && $0.channels[channel].isPaused
-    }
+    state.withLock { $0.mixer.map { $0.isArmed(channel) && $0.isPaused(channel) } ?? false }
   }
 
   package func isPlaying(_ channel: Int) -> Bool {
-    state.withLock { $0.channels.indices.contains(channel) && $0.channels[channel].isPlaying }
+    state.withLock { $0.mixer?.isArmed(channel) ?? false }
   }
 
   package func freeChunk(_ chunk: MixChunk) {
     state.withLock { state in
-      for index in state.channels.indices where state.channels[index].chunk == chunk {
-        state.channels[index] = Channel()
-        state.inbox?.post(Int32(index))
-      }
+      guard let mixer = state.mixer else { return }
+      for channel in mixer.disarm(using: chunk) { mixer.inbox.post(Int32(channel)) }
     }
     chunk.freeWithoutMixer()
   }
 
-  package func connect(inbox: FinishedChannelInbox?, master: MasterBus?) {
-    state.withLock { state in
-      state.inbox = inbox
-      state.master = master
-    }
+  package func connect(mixer: VoiceMixer?) {
+    state.withLock { $0.mixer = mixer }
+  }
+
+  package func withAudioLock<T>(_ body: () -> T) -> T {
+    state.withLock { _ in body() }
   }
 
   package var now: UInt64 {

@@ -20,10 +20,10 @@ package protocol MixerBackend: AnyObject, Sendable {
 
   /// Makes `count` channels exist; returns how many there are.
   func allocateChannels(_ count: Int) -> Int
-  /// Plays `chunk` on `channel` with `gain` as its effect (registered before the first sample);
-  /// a streamed voice's `stream` effect comes first, writing the stream over the chunk's silence.
-  func play(
-    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?) throws(SDLError)
+  /// Starts `start` on `channel`: the connected ``VoiceMixer`` plays it, and the channel is its
+  /// lease (SDL_mixer: a silent carrier at volume 0, no effects).
+  func play(_ start: LaneStart, on channel: Int) throws(SDLError)
+  /// Stops `channel` at once; the inbox hears of it if it was playing.
   func halt(_ channel: Int)
   func pause(_ channel: Int)
   func resume(_ channel: Int)
@@ -32,9 +32,13 @@ package protocol MixerBackend: AnyObject, Sendable {
   /// Frees a chunk, first halting any channel that still plays it.
   func freeChunk(_ chunk: MixChunk)
 
-  /// Connects what the mix reports to and ends with: the inbox for finished channels and the
-  /// master bus. Nil disconnects; after it returns no mix uses the old ones.
-  func connect(inbox: FinishedChannelInbox?, master: MasterBus?)
+  /// Connects the mix: the ``VoiceMixer`` that renders every buffer (its inbox hears of finished
+  /// channels, its master bus ends the mix). Nil disconnects; after it returns no mix uses the
+  /// old one.
+  func connect(mixer: VoiceMixer?)
+  /// Runs `body` while no mix runs (SDL's audio lock; the embedded mixer's own): the only way
+  /// the queue changes the voice mixer's lanes and buses.
+  func withAudioLock<T>(_ body: () -> T) -> T
 
   /// Monotonic time in nanoseconds: wall time for SDL, frames mixed for the embedded mixer.
   var now: UInt64 { get }

@@ -20,8 +20,9 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private let openDevice = Atomic<UInt32>(0)
   private var wakeSource: (any DispatchSourceUserDataOr)?
   private var timer: (any DispatchSourceTimer)?
-  private var connectedInbox: FinishedChannelInbox?
-  private var connectedMaster: MasterBus?
+  private var connectedMixer: VoiceMixer?
+  /// The silent chunk every channel loops while its voice plays in the ``VoiceMixer``.
+  private var carrier: MixChunk?
 
   /// Claims SDL_mixer for this process's one engine and takes a reference on SDL's audio
   /// subsystem.
@@ -109,10 +110,12 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     guard isOpen else { return }
     isOpen = false
     // Channels stopped by closing are not "finished" sounds: nobody may hear about them.
-    connect(inbox: nil, master: connectedMaster)
+    withAudioLock { connectedMixer?.disarmAll() }
+    connect(mixer: nil)
     Mix_HaltChannel(-1)
-    connect(inbox: nil, master: nil)
     Mix_CloseAudio()
+    carrier?.freeWithoutMixer()
+    carrier = nil
     openDevice.store(0, ordering: .releasing)
   }
 
@@ -126,52 +129,80 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package func allocateChannels(_ count: Int) -> Int { Int(Mix_AllocateChannels(Int32(count))) }
 
-  package func play(
-    _ chunk: MixChunk, on channel: Int, loops: Int, gain: ChannelGain, stream: StreamEffect?
-  ) throws(SDLError) {
-    // The effects go on before the play so the very first buffer is already shaped. SDL_mixer
-    // runs a channel's effects in the order they were registered: the stream writes, then the
-    // gain shapes.
-    if let stream {
-      Mix_RegisterEffect(
-        Int32(channel), streamEffectCallback, nil, Unmanaged.passUnretained(stream).toOpaque())
+  package func play(_ start: LaneStart, on channel: Int) throws(SDLError) {
+    guard let mixer = connectedMixer, let carrier = carrierChunk() else {
+      throw SDLError(operation: "Mix_PlayChannel", message: "the mixer is not connected")
     }
-    Mix_RegisterEffect(Int32(channel), channelGainEffect, nil, Unmanaged.passUnretained(gain).toOpaque())
-    guard CFoleySDL2Mixer_PlayChannel(Int32(channel), chunk.pointer, Int32(clamping: loops)) >= 0 else {
+    withAudioLock { mixer.arm(channel, start) }
+    // The channel is the voice's lease: the carrier loops at volume 0, so SDL_mixer mixes
+    // nothing, and with no effects registered it copies nothing either.
+    guard CFoleySDL2Mixer_PlayChannel(Int32(channel), carrier.pointer, -1) >= 0 else {
       let error = SDLError.fromSDL("Mix_PlayChannel")
-      Mix_UnregisterAllEffects(Int32(channel))
+      withAudioLock { _ = mixer.disarm(channel) }
       throw error
     }
+    if start.paused { Mix_Pause(Int32(channel)) }
   }
 
-  package func halt(_ channel: Int) { Mix_HaltChannel(Int32(channel)) }
-  package func pause(_ channel: Int) { Mix_Pause(Int32(channel)) }
-  package func resume(_ channel: Int) { Mix_Resume(Int32(channel)) }
-  package func isPaused(_ channel: Int) -> Bool { Mix_Paused(Int32(channel)) != 0 }
-  package func isPlaying(_ channel: Int) -> Bool { Mix_Playing(Int32(channel)) != 0 }
+  /// The carrier, made once per open device.
+  private func carrierChunk() -> MixChunk? {
+    if let carrier { return carrier }
+    let bytes = 4_096 * 8
+    guard let samples = SDL_calloc(1, bytes), let chunk = MixChunk.owning(samples, byteCount: bytes) else {
+      return nil
+    }
+    Mix_VolumeChunk(chunk.pointer, 0)
+    carrier = chunk
+    return chunk
+  }
+
+  package func halt(_ channel: Int) {
+    if let mixer = connectedMixer {
+      withAudioLock { if mixer.disarm(channel) { mixer.inbox.post(Int32(channel)) } }
+    }
+    Mix_HaltChannel(Int32(channel))
+  }
+
+  package func pause(_ channel: Int) {
+    withAudioLock { connectedMixer?.setPaused(channel, true) }
+    Mix_Pause(Int32(channel))
+  }
+
+  package func resume(_ channel: Int) {
+    withAudioLock { connectedMixer?.setPaused(channel, false) }
+    Mix_Resume(Int32(channel))
+  }
+
+  package func isPaused(_ channel: Int) -> Bool {
+    withAudioLock { connectedMixer?.isPaused(channel) ?? false }
+  }
+  package func isPlaying(_ channel: Int) -> Bool {
+    withAudioLock { connectedMixer?.isArmed(channel) ?? false }
+  }
 
   package func freeChunk(_ chunk: MixChunk) {
-    if isOpen { Mix_FreeChunk(chunk.pointer) } else { chunk.freeWithoutMixer() }
+    if let mixer = connectedMixer {
+      withAudioLock {
+        for channel in mixer.disarm(using: chunk) { mixer.inbox.post(Int32(channel)) }
+      }
+    }
+    chunk.freeWithoutMixer()
   }
 
-  package func connect(inbox: FinishedChannelInbox?, master: MasterBus?) {
-    if connectedInbox !== inbox {
-      if let inbox {
-        openMixerInbox.store(
-          UInt(bitPattern: Unmanaged.passUnretained(inbox).toOpaque()), ordering: .releasing)
-        Mix_ChannelFinished(channelFinishedCallback)
-      } else {
-        // Takes the audio lock: once it returns, no callback is running.
-        Mix_ChannelFinished(nil)
-        openMixerInbox.store(0, ordering: .releasing)
-      }
-      connectedInbox = inbox
-    }
-    if connectedMaster !== master {
-      Mix_SetPostMix(
-        master == nil ? nil : masterBusPostMix, master.map { Unmanaged.passUnretained($0).toOpaque() })
-      connectedMaster = master
-    }
+  package func connect(mixer: VoiceMixer?) {
+    guard connectedMixer !== mixer else { return }
+    // Takes the audio lock: once it returns, no mix uses the old mixer.
+    Mix_SetPostMix(
+      mixer == nil ? nil : voiceMixerPostMix, mixer.map { Unmanaged.passUnretained($0).toOpaque() })
+    connectedMixer = mixer
+  }
+
+  package func withAudioLock<T>(_ body: () -> T) -> T {
+    let device = openDevice.load(ordering: .acquiring)
+    guard device != 0 else { return body() }
+    SDL_LockAudioDevice(device)
+    defer { SDL_UnlockAudioDevice(device) }
+    return body()
   }
 
   // MARK: - Time
@@ -215,13 +246,6 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     }
     timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
   }
-}
-
-/// The C entry point SDL_mixer calls for each playing channel's buffer; `userData` is the
-/// channel's ``ChannelGain``, kept alive by the mixer core until the device is closed.
-let channelGainEffect: Mix_EffectFunc_t = { _, stream, length, userData in
-  guard let stream, let userData, length > 0 else { return }
-  Unmanaged<ChannelGain>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
 }
 
 /// A Dispatch source for a `@Sendable` closure: Dispatch sources are safe to signal from any

@@ -88,7 +88,7 @@ extension MixerCore {
     hasDevice = true
     hasWarnedAboutDevice = false
     deviceID.store(backend.deviceID, ordering: .releasing)
-    backend.connect(inbox: inbox, master: master)
+    backend.connect(mixer: mixer)
     growChannels(
       to: max(1, min(max(configuration.initialChannels, orphans.count), configuration.maximumChannels)))
     var restored = 0

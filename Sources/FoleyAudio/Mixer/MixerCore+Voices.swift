@@ -72,13 +72,17 @@ extension MixerCore {
       let (left, right) = gainPair(for: slot)
       gain.reset(left: left, right: right)
     }
+    if slot.stream != nil || slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
+    let start = LaneStart(
+      chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
+      bus: bus(for: slot.category),
+      paused: paused)
     do {
-      try backend.play(chunk, on: channel, loops: loops, gain: gain, stream: slot.stream)
+      try backend.play(start, on: channel)
     } catch {
       logger.error("cannot play '\(slot.sound.name)': \(error.message)")
       return false
     }
-    if paused { backend.pause(channel) }
     if table[channel] == nil {
       slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
       table.place(slot, on: channel)
@@ -90,9 +94,10 @@ extension MixerCore {
 
   package func growChannels(to count: Int) {
     let allocated = backend.allocateChannels(count)
+    backend.withAudioLock { mixer.reserve(lanes: allocated) }
     table.grow(to: allocated) {
       ChannelGain(
-        isFloat: format.sampleFormat == .float32, channelCount: format.channels, defaultStep: declickStep,
+        isFloat: true, channelCount: format.channels, defaultStep: declickStep,
         wake: inbox.wake)
     }
   }

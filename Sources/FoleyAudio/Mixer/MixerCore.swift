@@ -37,6 +37,11 @@ package final class MixerCore: @unchecked Sendable {
   package let library: SoundLibrary
   package let master: MasterBus
   package let inbox: FinishedChannelInbox
+  /// The mix itself, on SDL's thread: voices into buses, buses into the master.
+  package let mixer: VoiceMixer
+  /// Each category's bus in the mixer, given out as categories first play (queue-owned; the
+  /// lock only lets the game thread read it for `setEffects`).
+  package let busIndices = Locked<[SoundCategory: Int]>([:])
   /// The session policy of each category; read by the game thread's gate while inactive.
   package let policies = Locked(PolicyTable())
   /// Bus volumes as the game last set them; the queue applies them.
@@ -288,6 +293,7 @@ package final class MixerCore: @unchecked Sendable {
     let box = CoreBox()
     let wake = backend.makeWakeSignal(queue: queue) { box.core?.service() }
     inbox = FinishedChannelInbox(wake: wake)
+    mixer = VoiceMixer(format: format, inbox: inbox, master: master)
     box.core = self
   }
 
@@ -296,7 +302,7 @@ package final class MixerCore: @unchecked Sendable {
     dispatchPrecondition(condition: .onQueue(queue))
     guard hasDevice else { return }
     deviceID.store(backend.deviceID, ordering: .releasing)
-    backend.connect(inbox: inbox, master: master)
+    backend.connect(mixer: mixer)
     growChannels(to: max(1, min(configuration.initialChannels, configuration.maximumChannels)))
   }
 

@@ -92,8 +92,10 @@ package final class ChannelGain: @unchecked Sendable {
     silent.store(false, ordering: .releasing)
   }
 
-  /// Called on the mixing thread with this channel's samples, before they are mixed.
-  package func process(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+  /// Called on the mixing thread with this channel's samples, before they are mixed;
+  /// `sourceFrames` is how far the voice moved in its sound (more or less than the frames mixed
+  /// when its playback rate is not 1).
+  package func process(_ stream: UnsafeMutableRawPointer, byteCount: Int, sourceFrames: Int) {
     let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
     let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
     let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
@@ -117,7 +119,7 @@ package final class ChannelGain: @unchecked Sendable {
       // The ramp's last frame was already scaled to zero: it counts as muted too.
       mutedFrames.add(frames - max(0, ramped - 1), ordering: .relaxed)
     }
-    if played.add(frames, ordering: .releasing).oldValue == 0 {
+    if played.add(sourceFrames, ordering: .releasing).oldValue == 0, sourceFrames > 0 {
       firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
     }
     if currentLeft == 0 && currentRight == 0 && goalLeft == 0 && goalRight == 0,

@@ -1,13 +1,12 @@
-internal import CFoleySDL2Mixer
-package import Synchronization
+import Synchronization
 
-/// Where SDL_mixer's channel-finished callback posts the channels that stopped.
+/// Where the mix posts the channels that stopped.
 ///
-/// The callback runs while SDL_mixer holds its audio lock, on SDL's audio thread or on the thread
-/// that called `Mix_HaltChannel` (the audio queue), so it may neither block nor allocate: it
-/// writes the channel into this fixed ring and signals the queue. The posts are serialised by
-/// that lock (the embedded mixer holds its own lock the same way), so the ring has a single
-/// producer at a time and a single consumer, the queue.
+/// The ``VoiceMixer`` posts a voice that played out from the mixing thread, and the backend
+/// posts a channel it halts, from the audio queue; both post while holding the audio lock, so
+/// they may neither block nor allocate: the channel goes into this fixed ring and the queue is
+/// signalled. The lock serialises the producers (the embedded mixer holds its own lock the same
+/// way), so the ring has a single producer at a time and a single consumer, the queue.
 ///
 /// Invariant behind `@unchecked Sendable`: `buffer[i]` is written only by the producer before it
 /// publishes `tail` (release) and read only by the consumer after it loads `tail` (acquire) and
@@ -49,18 +48,4 @@ package final class FinishedChannelInbox: @unchecked Sendable {
     head.store(end, ordering: .releasing)
     return overflowed.exchange(false, ordering: .acquiringAndReleasing)
   }
-}
-
-/// The inbox of the engine that has SDL_mixer open (one at a time: SDL_mixer is process-wide),
-/// for the C callback, which can capture nothing. Set before `Mix_ChannelFinished` installs the
-/// callback and cleared after it is removed (both under SDL_mixer's lock), so the callback never
-/// sees an inbox that is gone.
-/// Held as the pointer's bit pattern (0 for none), since a raw pointer is not `Sendable`.
-package let openMixerInbox = Atomic<UInt>(0)
-
-package let channelFinishedCallback: @convention(c) (Int32) -> Void = { channel in
-  guard let inbox = UnsafeMutableRawPointer(bitPattern: openMixerInbox.load(ordering: .acquiring)) else {
-    return
-  }
-  Unmanaged<FinishedChannelInbox>.fromOpaque(inbox).takeUnretainedValue().post(channel)
 }

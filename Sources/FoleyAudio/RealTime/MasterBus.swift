@@ -94,12 +94,3 @@ package final class MasterBus: @unchecked Sendable {
     limiter?.process(samples, frames: frames)
   }
 }
-
-/// SDL_mixer's post-mix hook; `userData` is the engine's ``MasterBus``.
-package let masterBusPostMix:
-  @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Void =
-    {
-      userData, stream, length in
-      guard let userData, let stream, length > 0 else { return }
-      Unmanaged<MasterBus>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
-    }

@@ -265,12 +265,3 @@ package final class StreamEffect: @unchecked Sendable {
     }
   }
 }
-
-/// SDL_mixer's entry for a stream's effect; `userData` is the ``StreamEffect``, kept alive by its
-/// slot until the channel is done.
-package let streamEffectCallback:
-  @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void = {
-    _, stream, length, userData in
-    guard let stream, let userData, length > 0 else { return }
-    Unmanaged<StreamEffect>.fromOpaque(userData).takeUnretainedValue().process(stream, byteCount: Int(length))
-  }

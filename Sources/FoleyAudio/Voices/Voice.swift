@@ -1,4 +1,4 @@
-import Synchronization
+package import Synchronization
 
 /// The handle of one play of a sound.
 ///
@@ -33,6 +33,14 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawPan: Atomic<UInt64>
   private let rawGroupVolume = Atomic<UInt64>(Double(1).bitPattern)
   private let rawChannel = Atomic<Int>(-1)
+  /// The shaping the game asked for, read by the mixing thread each buffer (see
+  /// `Voice+Shaping.swift`): playback rate, low-pass cutoff (log2 of hertz), reverb send.
+  package let rateRequest = Atomic<UInt64>(RampRequest(target: 1, frames: 0).packed)
+  package let cutoffRequest = Atomic<UInt64>(
+    RampRequest(target: VoiceShaping.openCutoffLog2, frames: 0).packed)
+  package let sendRequest = Atomic<UInt64>(RampRequest(target: 0, frames: 0).packed)
+  /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
+  package let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
   package let initialPlacement: SpatialPlacement?

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The mix's structure as the queue keeps it: which bus each category sums into, and which
+/// channels have a shaper (a resampler and a filter) for their voices.
+extension MixerCore {
+  /// The category's bus, given out on first use; the master's sum (0) once every bus is taken.
+  package func bus(for category: SoundCategory) -> Int {
+    busIndices.withLock { indices in
+      if let index = indices[category] { return index }
+      // 0 is the master's sum, 1 the reverb's return; categories take the rest in order.
+      let next = indices.count + 2
+      guard next < VoiceMixer.busCapacity else { return 0 }
+      indices[category] = next
+      return next
+    }
+  }
+
+  /// Gives `channel` a shaper if it has none (allocating here, on the queue, never in the mix).
+  package func ensureShaper(on channel: Int) {
+    guard !mixer.hasShaper(channel) else { return }
+    guard
+      let shaper = VoiceShaper(
+        channels: format.channels, blockFrames: VoiceMixer.blockFrames, sampleRate: format.sampleRate)
+    else {
+      logger.error("libsamplerate cannot make a resampler; channel \(channel) plays at rate 1")
+      return
+    }
+    backend.withAudioLock { mixer.install(shaper, on: channel) }
+  }
+
+  /// A voice asked for a rate or a filter after it started: its lane gets a shaper.
+  package func giveShaper(to voice: Voice) {
+    queue.async { [self] in
+      guard isOpen, hasDevice, let channel = table.channel(of: voice) else { return }
+      ensureShaper(on: channel)
+    }
+  }
+
+  /// Replaces the effects of `category`'s bus (or the reverb's return).
+  package func setEffects(_ effects: [AudioEffect], onBus bus: Int) {
+    queue.async { [self] in
+      guard isOpen else { return }
+      backend.withAudioLock { mixer.setEffects(effects, on: bus) }
+    }
+  }
+
+  /// The frames of the engine's de-click ramp.
+  package var declickFrames: Int {
+    Int((configuration.declickDuration * Double(format.sampleRate)).rounded())
+  }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// Reading a voice's samples: straight from its sound (or its stream), or through its shaper
+/// (libsamplerate for a rate other than 1, then the low-pass).
+extension VoiceMixer {
+  /// Fills ``voiceBuffer`` with the voice's next `frames` frames; returns the source frames it
+  /// used and whether the sound ended (the rest of the block is silence).
+  func fetchShaped(_ channel: Int, frames: Int) -> (consumed: Int, ended: Bool) {
+    guard let shaperReference = lanes[channel].shaper, let voice = lanes[channel].voice?.takeUnretainedValue()
+    else {
+      return fetchPadded(channel, frames: frames)
+    }
+    let shaper = shaperReference.takeUnretainedValue()
+    shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed))
+    shaper.cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed))
+    let result: (consumed: Int, ended: Bool)
+    if !shaper.isEngaged, shaper.rate.value != 1 || shaper.rate.isMoving {
+      engage(channel, shaper)
+    }
+    if shaper.isEngaged {
+      result = resample(channel, shaper, frames: frames)
+    } else {
+      result = fetchPadded(channel, frames: frames)
+      if lanes[channel].stream != nil { remember(shaper, frames: frames) }
+    }
+    filter(shaper, frames: frames)
+    return result
+  }
+
+  /// The plain read, with silence after the end.
+  private func fetchPadded(_ channel: Int, frames: Int) -> (consumed: Int, ended: Bool) {
+    let (got, ended) = fetchPlain(channel, into: voiceBuffer, frames: frames)
+    if got < frames { (voiceBuffer + got * channels).update(repeating: 0, count: (frames - got) * channels) }
+    return (got, ended)
+  }
+
+  /// Up to `frames` frames of the voice at rate 1, as float, into `target`: its sound's passes,
+  /// or its stream written over the carrier. Returns the frames read and whether the sound
+  /// ended before `frames`.
+  func fetchPlain(
+    _ channel: Int, into target: UnsafeMutablePointer<Float>, frames: Int
+  ) -> (Int, Bool) {
+    guard let samples = lanes[channel].samples else { return (0, true) }
+    var position = lanes[channel].position
+    var loops = lanes[channel].loops
+    let byteCount = lanes[channel].byteCount
+    let stream = lanes[channel].stream?.takeUnretainedValue()
+    var filled = 0
+    var ended = false
+    while filled < frames {
+      if position >= byteCount {
+        guard loops != 0 else {
+          ended = true
+          break
+        }
+        if loops > 0 { loops -= 1 }
+        position = 0
+      }
+      let take = min((byteCount - position) / bytesPerFrame, frames - filled)
+      guard take > 0 else {
+        position = byteCount
+        continue
+      }
+      let destination = target + filled * channels
+      if isFloat {
+        let bytes = take * bytesPerFrame
+        UnsafeMutableRawPointer(destination).copyMemory(from: samples + position, byteCount: bytes)
+        stream?.process(UnsafeMutableRawPointer(destination), byteCount: bytes)
+      } else {
+        let bytes = take * bytesPerFrame
+        rawBuffer.copyMemory(from: samples + position, byteCount: bytes)
+        stream?.process(rawBuffer, byteCount: bytes)
+        let source = rawBuffer.assumingMemoryBound(to: Int16.self)
+        for index in 0..<(take * channels) { destination[index] = Float(source[index]) / 32_768 }
+      }
+      position += take * bytesPerFrame
+      filled += take
+    }
+    lanes[channel].position = position
+    lanes[channel].loops = loops
+    return (filled, ended)
+  }
+
+  /// The resampler takes over mid-play: it is first fed the frames just before the voice's
+  /// place (their output dropped), so its filter starts full and the seam is continuous.
+  private func engage(_ channel: Int, _ shaper: VoiceShaper) {
+    shaper.isEngaged = true
+    let history = VoiceShaper.historyFrames
+    let start = shaper.input
+    if lanes[channel].stream != nil {
+      start.update(from: shaper.history, count: history * channels)
+    } else if let samples = lanes[channel].samples {
+      let before = min(history, lanes[channel].position / bytesPerFrame)
+      let missing = history - before
+      start.update(repeating: 0, count: missing * channels)
+      let from = samples + lanes[channel].position - before * bytesPerFrame
+      if isFloat {
+        UnsafeMutableRawPointer(start + missing * channels).copyMemory(
+          from: from, byteCount: before * bytesPerFrame)
+      } else {
+        let source = from.assumingMemoryBound(to: Int16.self)
+        for index in 0..<(before * channels) {
+          start[missing * channels + index] = Float(source[index]) / 32_768
+        }
+      }
+    }
+    shaper.inputStart = 0
+    shaper.inputCount = history
+    shaper.discard = -history  // resolved to output frames at the first ratio, below
+  }
+
+  private func resample(_ channel: Int, _ shaper: VoiceShaper, frames: Int) -> (consumed: Int, ended: Bool) {
+    let rateStart = shaper.rate.value
+    let rateEnd = shaper.rate.advance(frames: frames)
+    let ratio = 1 / Double(rateEnd)
+    if shaper.discard < 0 {
+      shaper.discard = Int((Double(-shaper.discard) * ratio).rounded())
+    }
+    var produced = 0
+    var consumed = 0
+    var attempts = 0
+    while produced < frames, attempts < 8 {
+      attempts += 1
+      let need =
+        Int((Double(frames - produced + shaper.discard) * Double(max(rateStart, rateEnd))).rounded(.up)) + 16
+      if !shaper.sourceEnded, shaper.inputCount < need {
+        shaper.makeRoom(for: need - shaper.inputCount)
+        let room = shaper.inputCapacity - shaper.inputStart - shaper.inputCount
+        let want = min(need - shaper.inputCount, room)
+        if want > 0 {
+          let tail = shaper.input + (shaper.inputStart + shaper.inputCount) * channels
+          let (got, ended) = fetchPlain(channel, into: tail, frames: want)
+          shaper.inputCount += got
+          consumed += got
+          if ended { shaper.sourceEnded = true }
+        }
+      }
+      let output = voiceBuffer + produced * channels
+      var (used, made) = shaper.process(into: output, frames: frames - produced, ratio: ratio)
+      if shaper.discard > 0, made > 0 {
+        let drop = min(shaper.discard, made)
+        output.update(from: output + drop * channels, count: (made - drop) * channels)
+        shaper.discard -= drop
+        made -= drop
+      }
+      produced += made
+      if used == 0, made == 0, shaper.sourceEnded { break }
+    }
+    if produced < frames {
+      (voiceBuffer + produced * channels).update(repeating: 0, count: (frames - produced) * channels)
+    }
+    let ended = shaper.sourceEnded && produced < frames
+    return (consumed, ended)
+  }
+
+  /// A stream lane keeps its last frames, in case the resampler takes over.
+  private func remember(_ shaper: VoiceShaper, frames: Int) {
+    let history = VoiceShaper.historyFrames
+    let keep = min(history, frames)
+    if keep < history {
+      shaper.history.update(from: shaper.history + keep * channels, count: (history - keep) * channels)
+    }
+    (shaper.history + (history - keep) * channels).update(
+      from: voiceBuffer + (frames - keep) * channels, count: keep * channels)
+  }
+
+  private func filter(_ shaper: VoiceShaper, frames: Int) {
+    let open = VoiceShaping.openCutoffLog2
+    guard shaper.cutoff.isMoving || shaper.cutoff.value < open else { return }
+    var done = 0
+    while done < frames {
+      let count = min(16, frames - done)
+      let value = shaper.cutoff.advance(frames: count)
+      shaper.filter.configure(.lowPass, frequency: Double(exp2(value)), q: 0.5.squareRoot())
+      shaper.filter.process(voiceBuffer + done * channels, frames: count)
+      done += count
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import Dispatch
+
+/// The mixing thread's side: one callback's worth of voices into buses, buses into the master.
+/// Nothing here allocates, locks or calls the system (the finished-channel post and the wake are
+/// the two atomics-and-signal exceptions the core already had).
+extension VoiceMixer {
+  /// Renders the whole mix into SDL's buffer (whatever SDL_mixer put there is replaced), then
+  /// lets the master bus finish it.
+  package func render(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+    let frames = byteCount / bytesPerFrame
+    var done = 0
+    var rendered = 0
+    while done < frames {
+      let count = min(Self.blockFrames, frames - done)
+      rendered = max(rendered, renderBlock(frames: count))
+      write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
+      done += count
+    }
+    lanesRendered = rendered
+    master.process(stream, byteCount: frames * bytesPerFrame)
+  }
+
+  /// Mixes one block into the master's sum (bus 0); returns the lanes that played.
+  private func renderBlock(frames: Int) -> Int {
+    let samples = frames * channels
+    buses[0].buffer.update(repeating: 0, count: samples)
+    buses[0].touched = true
+    var played = 0
+    for channel in 0..<laneCount where lanes[channel].isArmed && !lanes[channel].isPaused {
+      played += 1
+      let ended = renderVoice(channel, frames: frames)
+      let bus = lanes[channel].bus
+      add(voiceBuffer, into: bus, frames: frames)
+      let sendLevel = lanes[channel].voice.map {
+        $0.takeUnretainedValue().sendRequest.load(ordering: .relaxed)
+      }
+      if let sendLevel {
+        lanes[channel].send.follow(sendLevel)
+        if lanes[channel].send.isMoving || lanes[channel].send.value > 0 {
+          sendVoice(channel, frames: frames)
+        }
+      }
+      if ended {
+        // Played out: the lane stops here, and the queue hears of it as SDL_mixer's own
+        // channel-finished report would have told it.
+        let shaper = lanes[channel].shaper
+        lanes[channel] = Lane()
+        lanes[channel].shaper = shaper
+        inbox.post(Int32(channel))
+      }
+    }
+    for bus in 1..<Self.busCapacity where buses[bus].touched || buses[bus].ringing {
+      runEffects(bus, frames: frames)
+      let buffer = buses[bus].buffer
+      let master = buses[0].buffer
+      addSamples(buffer, into: master, count: samples)
+      buses[bus].touched = false
+    }
+    return played
+  }
+
+  /// One voice's block into ``voiceBuffer``, gain applied; true when its sound has ended.
+  private func renderVoice(_ channel: Int, frames: Int) -> Bool {
+    let (consumed, ended) = fetchShaped(channel, frames: frames)
+    lanes[channel].gain?.takeUnretainedValue().process(
+      UnsafeMutableRawPointer(voiceBuffer), byteCount: frames * channels * 4, sourceFrames: consumed)
+    return ended
+  }
+
+  private func sendVoice(_ channel: Int, frames: Int) {
+    let target = Self.reverbBus
+    guard buses[target].effects.count > 0 else {
+      _ = lanes[channel].send.advance(frames: frames)
+      return
+    }
+    let start = lanes[channel].send.value
+    let end = lanes[channel].send.advance(frames: frames)
+    let buffer = prepare(target, frames: frames)
+    if start == end {
+      for index in 0..<(frames * channels) { buffer[index] += voiceBuffer[index] * end }
+    } else {
+      let step = (end - start) / Float(frames)
+      var level = start
+      for frame in 0..<frames {
+        level += step
+        for channel in 0..<channels {
+          buffer[frame * channels + channel] += voiceBuffer[frame * channels + channel] * level
+        }
+      }
+    }
+  }
+
+  /// The bus's buffer, zeroed if this is the first sum into it in this block.
+  @inline(__always)
+  private func prepare(_ bus: Int, frames: Int) -> UnsafeMutablePointer<Float> {
+    let buffer = buses[bus].buffer
+    if !buses[bus].touched {
+      buffer.update(repeating: 0, count: frames * channels)
+      buses[bus].touched = true
+    }
+    return buffer
+  }
+
+  @inline(__always)
+  private func add(_ source: UnsafeMutablePointer<Float>, into bus: Int, frames: Int) {
+    if bus != 0, !buses[bus].touched {
+      buses[bus].buffer.update(from: source, count: frames * channels)
+      buses[bus].touched = true
+      return
+    }
+    addSamples(source, into: buses[bus].buffer, count: frames * channels)
+  }
+
+  /// The sum, eight samples at a time.
+  @inline(__always)
+  func addSamples(_ source: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>, count: Int)
+  {
+    let from = UnsafeRawPointer(source)
+    let to = UnsafeMutableRawPointer(target)
+    var index = 0
+    while index + 8 <= count {
+      let sum =
+        to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+        + from.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+      to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
+      index += 8
+    }
+    while index < count {
+      target[index] += source[index]
+      index += 1
+    }
+  }
+
+  private func runEffects(_ bus: Int, frames: Int) {
+    let hasInput = buses[bus].touched
+    let buffer = prepare(bus, frames: frames)
+    var ringing = false
+    for effect in buses[bus].effects {
+      if effect.takeUnretainedValue().process(buffer, frames: frames, channels: channels, hasInput: hasInput)
+      {
+        ringing = true
+      }
+    }
+    buses[bus].ringing = ringing
+    buses[bus].touched = true
+  }
+
+  /// Writes the master's float sum into SDL's buffer in the mix's format.
+  private func write(_ source: UnsafeMutablePointer<Float>, frames: Int, to stream: UnsafeMutableRawPointer) {
+    let count = frames * channels
+    if isFloat {
+      stream.copyMemory(from: source, byteCount: count * 4)
+    } else {
+      let target = stream.assumingMemoryBound(to: Int16.self)
+      for index in 0..<count {
+        target[index] = Int16(max(-32_768, min(32_767, (source[index] * 32_768).rounded())))
+      }
+    }
+  }
+}
+
+/// SDL_mixer's post-mix hook; `userData` is the engine's ``VoiceMixer``.
+package let voiceMixerPostMix:
+  @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Void =
+    {
+      userData, stream, length in
+      guard let userData, let stream, length > 0 else { return }
+      Unmanaged<VoiceMixer>.fromOpaque(userData).takeUnretainedValue().render(stream, byteCount: Int(length))
+    }

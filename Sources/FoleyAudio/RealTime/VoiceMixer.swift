@@ -1,0 +1,238 @@
+import Foundation
+
+/// What a lane plays: the sound's samples (or a stream's silent carrier), its passes, its gain
+/// stage and its bus.
+package struct LaneStart {
+  package var chunk: MixChunk
+  package var loops: Int
+  package var gain: ChannelGain
+  package var stream: StreamEffect?
+  package var voice: Voice
+  package var bus: Int
+  package var paused: Bool
+
+  package init(
+    chunk: MixChunk, loops: Int, gain: ChannelGain, stream: StreamEffect?, voice: Voice, bus: Int,
+    paused: Bool
+  ) {
+    self.chunk = chunk
+    self.loops = loops
+    self.gain = gain
+    self.stream = stream
+    self.voice = voice
+    self.bus = bus
+    self.paused = paused
+  }
+}
+
+/// Foley's own mix, run on SDL_mixer's post-mix hook: every voice is read from its samples (or
+/// its stream), resampled when its rate is not 1, filtered, scaled by its gain stage, and summed
+/// into its bus; each bus runs its effect chain and sums into the master, which the
+/// ``MasterBus`` finishes (volume, limiter).
+///
+/// SDL_mixer still gives every play a channel (a silent carrier at volume 0 with no effects, so
+/// it neither copies nor mixes anything: `SDL_MixAudioFormat` returns at volume 0, and without
+/// effects `Mix_DoEffects` does not allocate its per-channel copy). The channel is the voice's
+/// lease; this mixer is its sound.
+///
+/// Invariant behind `@unchecked Sendable`: the lanes, buses and effect chains change only on the
+/// audio queue while it holds the audio lock (``MixerBackend/withAudioLock(_:)``), which the
+/// mixing thread holds while it renders; the mixing thread's own state is touched by it alone.
+/// Parameters that change while playing (gains, rates, cutoffs, sends, bus effects) are atomics.
+package final class VoiceMixer: @unchecked Sendable {
+  /// The mix runs in blocks of at most this many frames (SDL may ask for more at once).
+  package static let blockFrames = 1_024
+  /// Buses that can exist: the master, the reverb's return, and the categories.
+  package static let busCapacity = 32
+  /// The reverb's return bus; index 0 is the master's sum.
+  package static let reverbBus = 1
+
+  struct Lane {
+    var isArmed = false
+    var isPaused = false
+    var samples: UnsafeRawPointer?
+    var byteCount = 0
+    var position = 0
+    var loops = 0
+    var gain: Unmanaged<ChannelGain>?
+    var stream: Unmanaged<StreamEffect>?
+    var voice: Unmanaged<Voice>?
+    var shaper: Unmanaged<VoiceShaper>?
+    var bus = 0
+    var send = RampFollower(value: 0, request: RampRequest(target: 0, frames: 0).packed)
+  }
+
+  struct Bus {
+    var buffer: UnsafeMutablePointer<Float>
+    /// Something was summed into it in this block.
+    var touched = false
+    /// Its effects still ring (a reverb's tail) with no input.
+    var ringing = false
+    var effects: UnsafeMutableBufferPointer<Unmanaged<AudioEffect>> = .init(start: nil, count: 0)
+  }
+
+  package let format: AudioDeviceFormat
+  package let inbox: FinishedChannelInbox
+  package let master: MasterBus
+  let channels: Int
+  let isFloat: Bool
+  let bytesPerFrame: Int
+  var lanes: UnsafeMutablePointer<Lane>
+  var laneCount = 0
+  var laneCapacity = 0
+  /// The shapers' owners (the lanes keep them unretained), by channel.
+  private var shapers: [VoiceShaper?] = []
+  let buses: UnsafeMutablePointer<Bus>
+  /// The chains' owners, by bus.
+  private var chains: [[AudioEffect]] = Array(repeating: [], count: busCapacity)
+  let voiceBuffer: UnsafeMutablePointer<Float>
+  let sendBuffer: UnsafeMutablePointer<Float>
+  /// A block read in the mix's format before conversion to float (16-bit mixes).
+  let rawBuffer: UnsafeMutableRawPointer
+  /// Lanes rendered in the last callback (a figure for tests and the census).
+  package internal(set) var lanesRendered = 0
+
+  package init(format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus) {
+    self.format = format
+    self.inbox = inbox
+    self.master = master
+    channels = format.channels
+    isFloat = format.sampleFormat == .float32
+    bytesPerFrame = format.bytesPerFrame
+    lanes = .allocate(capacity: 1)
+    laneCapacity = 0
+    let samples = Self.blockFrames * format.channels
+    buses = .allocate(capacity: Self.busCapacity)
+    for index in 0..<Self.busCapacity {
+      let buffer = UnsafeMutablePointer<Float>.allocate(capacity: samples)
+      buffer.initialize(repeating: 0, count: samples)
+      (buses + index).initialize(to: Bus(buffer: buffer))
+    }
+    voiceBuffer = .allocate(capacity: samples)
+    voiceBuffer.initialize(repeating: 0, count: samples)
+    sendBuffer = .allocate(capacity: samples)
+    rawBuffer = .allocate(byteCount: Self.blockFrames * format.bytesPerFrame, alignment: 16)
+  }
+
+  deinit {
+    lanes.deinitialize(count: laneCount)
+    lanes.deallocate()
+    for index in 0..<Self.busCapacity {
+      buses[index].buffer.deallocate()
+      buses[index].effects.deallocate()
+    }
+    buses.deinitialize(count: Self.busCapacity)
+    buses.deallocate()
+    voiceBuffer.deallocate()
+    sendBuffer.deallocate()
+    rawBuffer.deallocate()
+  }
+
+  // MARK: - The queue's side (under the audio lock)
+
+  /// Makes lanes exist up to `count`.
+  package func reserve(lanes count: Int) {
+    guard count > laneCount else { return }
+    if count > laneCapacity {
+      let capacity = max(count, laneCapacity * 2)
+      let grown = UnsafeMutablePointer<Lane>.allocate(capacity: capacity)
+      grown.moveInitialize(from: lanes, count: laneCount)
+      lanes.deallocate()
+      lanes = grown
+      laneCapacity = capacity
+    }
+    (lanes + laneCount).initialize(repeating: Lane(), count: count - laneCount)
+    shapers += Array(repeating: nil, count: count - laneCount)
+    laneCount = count
+  }
+
+  /// Starts `start` on `channel`.
+  package func arm(_ channel: Int, _ start: LaneStart) {
+    guard channel < laneCount else { return }
+    var lane = lanes[channel]
+    lane.isArmed = true
+    lane.isPaused = start.paused
+    lane.samples = UnsafeRawPointer(start.chunk.samples)
+    lane.byteCount = start.chunk.byteCount
+    lane.position = 0
+    lane.loops = start.loops
+    lane.gain = .passUnretained(start.gain)
+    lane.stream = start.stream.map { .passUnretained($0) }
+    lane.voice = .passUnretained(start.voice)
+    lane.bus = min(max(start.bus, 0), Self.busCapacity - 1)
+    lane.send.reset(to: 0, request: RampRequest(target: 0, frames: 0).packed)
+    lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed))
+    lane.shaper?.takeUnretainedValue().reset(voice: start.voice)
+    lanes[channel] = lane
+  }
+
+  /// Whether `channel` has a shaper.
+  package func hasShaper(_ channel: Int) -> Bool { channel < laneCount && shapers[channel] != nil }
+
+  /// Gives `channel` a shaper, reset for the voice on it (if any).
+  package func install(_ shaper: VoiceShaper, on channel: Int) {
+    guard channel < laneCount else { return }
+    shapers[channel] = shaper
+    if let voice = lanes[channel].voice?.takeUnretainedValue(), lanes[channel].isArmed {
+      shaper.reset(voice: voice)
+      // Mid-play: it starts following the voice's rate from here, primed from what it played.
+      shaper.rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
+      shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed))
+    }
+    lanes[channel].shaper = .passUnretained(shaper)
+  }
+
+  /// Stops `channel` at once; false if it was not playing.
+  @discardableResult
+  package func disarm(_ channel: Int) -> Bool {
+    guard channel < laneCount, lanes[channel].isArmed else { return false }
+    clearLane(channel)
+    return true
+  }
+
+  /// Every playing channel whose samples lie in `chunk`, stopped; for freeing it.
+  package func disarm(using chunk: MixChunk) -> [Int] {
+    let start = UnsafeRawPointer(chunk.samples)
+    let end = start + chunk.byteCount
+    var stopped: [Int] = []
+    for channel in 0..<laneCount where lanes[channel].isArmed {
+      if let samples = lanes[channel].samples, samples >= start, samples < end {
+        clearLane(channel)
+        stopped.append(channel)
+      }
+    }
+    return stopped
+  }
+
+  package func setPaused(_ channel: Int, _ paused: Bool) {
+    guard channel < laneCount, lanes[channel].isArmed else { return }
+    lanes[channel].isPaused = paused
+  }
+
+  package func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }
+  package func isPaused(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isPaused }
+
+  /// Replaces the effect chain of `bus` (ringing tails of removed effects stop).
+  package func setEffects(_ effects: [AudioEffect], on bus: Int) {
+    guard bus > 0, bus < Self.busCapacity else { return }
+    buses[bus].effects.deallocate()
+    let chain = UnsafeMutableBufferPointer<Unmanaged<AudioEffect>>.allocate(capacity: effects.count)
+    for (index, effect) in effects.enumerated() { chain[index] = .passUnretained(effect) }
+    buses[bus].effects = chain
+    buses[bus].ringing = false
+    chains[bus] = effects
+  }
+
+  func clearLane(_ channel: Int) {
+    let shaper = lanes[channel].shaper
+    lanes[channel] = Lane()
+    lanes[channel].shaper = shaper
+  }
+}
+
+extension VoiceMixer {
+  /// Stops every lane without reporting it (the device is closing; the core keeps its voices).
+  package func disarmAll() {
+    for channel in 0..<laneCount where lanes[channel].isArmed { clearLane(channel) }
+  }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Limits and defaults of a voice's shaping.
+package enum VoiceShaping {
+  /// The playback rates a voice accepts (SpriteKit's `changePlaybackRate` has no limit; two
+  /// octaves either way is what a band-limited resampler does cleanly).
+  package static let rates: ClosedRange<Double> = 0.25...4
+  /// The low-pass cutoffs a voice accepts, in hertz; at the top the filter is out of the path.
+  package static let cutoffs: ClosedRange<Double> = 20...20_000
+  package static let openCutoffLog2 = Float(log2(20_000.0))
+}
+
+/// Shaping a voice while it plays: its playback rate (pitch and tempo together), a low-pass
+/// filter, and its send to the engine's reverb. Each change glides over the time given, sample
+/// by sample, on the mixing thread; setting it never waits for the mix.
+///
+/// ```swift
+/// let voice = engine.play(engineHum, loops: -1)
+/// voice.setPlaybackRate(1.5, over: 0.8)       // spin up: pitch and tempo rise together
+/// voice.setLowPassCutoff(800, over: 0.2)      // behind a wall
+/// voice.setReverbSend(0.4)                    // into the cave
+/// ```
+///
+/// A number outside its range is clamped to it; NaN leaves the value as it was.
+extension Voice {
+  /// The playback rate last asked for: 1 is as recorded, 2 an octave up and twice as fast.
+  public var playbackRate: Double { Double(RampRequest(packed: rateRequest.load(ordering: .relaxed)).target) }
+
+  /// Glides the playback rate to `rate` (0.25…4) over `duration` seconds (0: at once). Rates
+  /// other than 1 go through libsamplerate's band-limited sinc resampler.
+  public func setPlaybackRate(_ rate: Double, over duration: Double = 0) {
+    guard let core, !rate.isNaN else { return }
+    let value = rate.clamped(to: VoiceShaping.rates, or: 1)
+    rateRequest.store(request(Float(value), over: duration, core: core, minimumFrames: 0), ordering: .relaxed)
+    if value != 1 { requestShaper(core) }
+  }
+
+  /// The low-pass cutoff last asked for, in hertz (20,000: open).
+  public var lowPassCutoff: Double {
+    Double(exp2(RampRequest(packed: cutoffRequest.load(ordering: .relaxed)).target))
+  }
+
+  /// Glides the voice's low-pass filter to `hertz` (20…20,000; 20,000 opens it) over `duration`
+  /// seconds. The cutoff moves on a logarithmic scale (an octave takes as long at the top as at
+  /// the bottom), at least over the engine's de-click time.
+  public func setLowPassCutoff(_ hertz: Double, over duration: Double = 0) {
+    guard let core, !hertz.isNaN else { return }
+    let value = log2(hertz.clamped(to: VoiceShaping.cutoffs, or: 20_000))
+    let frames = core.declickFrames
+    cutoffRequest.store(
+      request(Float(value), over: duration, core: core, minimumFrames: frames), ordering: .relaxed)
+    if Float(value) < VoiceShaping.openCutoffLog2 { requestShaper(core) }
+  }
+
+  /// The share of the voice sent to the engine's reverb last asked for (0…1).
+  public var reverbSend: Double { Double(RampRequest(packed: sendRequest.load(ordering: .relaxed)).target) }
+
+  /// Glides the voice's send to the engine's reverb (``AudioEngine/reverb``) to `level` (0…1),
+  /// post-fader: the send follows the voice's volume, pan and bus.
+  public func setReverbSend(_ level: Double, over duration: Double = 0) {
+    guard let core, !level.isNaN else { return }
+    let value = Float(level.clamped(to: 0...1, or: 0))
+    sendRequest.store(
+      request(value, over: duration, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
+  }
+
+  private func request(_ value: Float, over duration: Double, core: MixerCore, minimumFrames: Int) -> UInt64 {
+    let seconds = duration.clamped(to: 0...3_600, or: 0)
+    let frames = max(minimumFrames, Int((seconds * Double(core.format.sampleRate)).rounded()))
+    return RampRequest(target: value, frames: UInt32(clamping: frames)).packed
+  }
+
+  private func requestShaper(_ core: MixerCore) {
+    guard !needsShaper.exchange(true, ordering: .relaxed) else { return }
+    core.giveShaper(to: self)
+  }
+}
