@@ -2,10 +2,14 @@ public import Foundation
 
 extension AudioEngine {
   /// Plays `sound` on a channel of its own and returns its voice at once.
-  /// - Parameter loops: extra passes after the first; -1 loops until the voice is stopped.
+  /// - Parameters:
+  ///   - loops: extra passes after the first; -1 loops until the voice is stopped.
+  ///   - rate: the playback rate it starts at (0.25…4; see ``Voice/setPlaybackRate(_:over:)``).
   @discardableResult
-  public func play(_ sound: Sound, volume: Double = 1, pan: Double = 0, loops: Int = 0) -> Voice {
-    core.requestPlay(.sound(sound), volume: volume, pan: pan, groupVolume: 1, loops: loops)
+  public func play(
+    _ sound: Sound, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1
+  ) -> Voice {
+    core.requestPlay(.sound(sound), volume: volume, pan: pan, groupVolume: 1, loops: loops, rate: rate)
   }
 
   /// Plays the sound decoded from `data`, decoding it (off the audio queue) only the first time

@@ -9,7 +9,7 @@ extension MixerCore {
   ///   once after its actions ran), so a frame's plays wake the queue once.
   package func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
-    deferred: Bool = false, placement: SpatialPlacement? = nil
+    deferred: Bool = false, placement: SpatialPlacement? = nil, rate: Double = 1
   ) -> Voice {
     counters.bump(.requested)
     let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
@@ -21,6 +21,7 @@ extension MixerCore {
       id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1),
       pan: pan.clamped(to: -1...1, or: 0), placement: placement)
     if groupVolume != 1 { voice.groupVolume = groupVolume }
+    if rate != 1 { voice.startRate(rate) }
     // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
     let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
     let needsSchedule = requests.withLock { pending in

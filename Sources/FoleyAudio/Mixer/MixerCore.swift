@@ -39,6 +39,8 @@ package final class MixerCore: @unchecked Sendable {
   package let inbox: FinishedChannelInbox
   /// The mix itself, on SDL's thread: voices into buses, buses into the master.
   package let mixer: VoiceMixer
+  /// The reverb on the return bus that voices send to.
+  package let reverb = ReverbEffect()
   /// Each category's bus in the mixer, given out as categories first play (queue-owned; the
   /// lock only lets the game thread read it for `setEffects`).
   package let busIndices = Locked<[SoundCategory: Int]>([:])
@@ -295,6 +297,9 @@ package final class MixerCore: @unchecked Sendable {
     inbox = FinishedChannelInbox(wake: wake)
     mixer = VoiceMixer(format: format, inbox: inbox, master: master)
     box.core = self
+    // Not connected to the device yet: no mix runs, so the chain goes on without the lock.
+    _ = reverb.claim(for: ObjectIdentifier(self), sampleRate: format.sampleRate, channels: format.channels)
+    mixer.setEffects([reverb], on: VoiceMixer.reverbBus)
   }
 
   /// Connects the mix and allocates the first channels. Called once, on the queue.

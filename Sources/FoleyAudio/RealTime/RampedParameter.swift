@@ -44,9 +44,14 @@ package struct RampFollower {
   /// Takes up a new request if there is one.
   @inline(__always)
   package mutating func follow(_ request: UInt64) {
+    follow(request, converted: RampRequest(packed: request))
+  }
+
+  /// Takes up `request`, if new, as `wanted` (its duration converted to frames).
+  @inline(__always)
+  package mutating func follow(_ request: UInt64, converted wanted: RampRequest) {
     guard request != seen else { return }
     seen = request
-    let wanted = RampRequest(packed: request)
     goal = wanted.target
     if wanted.frames == 0 {
       value = goal

@@ -166,7 +166,18 @@ extension VoiceMixer {
 
   private func filter(_ shaper: VoiceShaper, frames: Int) {
     let open = VoiceShaping.openCutoffLog2
-    guard shaper.cutoff.isMoving || shaper.cutoff.value < open else { return }
+    guard shaper.cutoff.isMoving || shaper.cutoff.value < open else {
+      shaper.isFiltering = false
+      return
+    }
+    // Switched into a playing voice's path, the filter starts from rest: its first samples are
+    // crossfaded from the unfiltered ones while it settles (at the open cutoff, in a few samples).
+    let fade = shaper.isFiltering ? 0 : min(frames, 64)
+    if !shaper.isFiltering {
+      shaper.isFiltering = true
+      shaper.filter.prime(with: voiceBuffer)
+      sendBuffer.update(from: voiceBuffer, count: fade * channels)
+    }
     var done = 0
     while done < frames {
       let count = min(16, frames - done)
@@ -174,6 +185,13 @@ extension VoiceMixer {
       shaper.filter.configure(.lowPass, frequency: Double(exp2(value)), q: 0.5.squareRoot())
       shaper.filter.process(voiceBuffer + done * channels, frames: count)
       done += count
+    }
+    for frame in 0..<fade {
+      let mix = Float(frame + 1) / Float(fade + 1)
+      for channel in 0..<channels {
+        let index = frame * channels + channel
+        voiceBuffer[index] = sendBuffer[index] + (voiceBuffer[index] - sendBuffer[index]) * mix
+      }
     }
   }
 }

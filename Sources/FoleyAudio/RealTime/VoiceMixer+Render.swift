@@ -16,7 +16,7 @@ extension VoiceMixer {
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
     }
-    lanesRendered = rendered
+    lanesRendered.store(rendered, ordering: .relaxed)
     master.process(stream, byteCount: frames * bytesPerFrame)
   }
 
@@ -49,13 +49,16 @@ extension VoiceMixer {
         inbox.post(Int32(channel))
       }
     }
+    var running = 0
     for bus in 1..<Self.busCapacity where buses[bus].touched || buses[bus].ringing {
+      running += 1
       runEffects(bus, frames: frames)
       let buffer = buses[bus].buffer
       let master = buses[0].buffer
       addSamples(buffer, into: master, count: samples)
       buses[bus].touched = false
     }
+    busesRun.store(running, ordering: .relaxed)
     return played
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+package import Synchronization
 
 /// What a lane plays: the sound's samples (or a stream's silent carrier), its passes, its gain
 /// stage and its bus.
@@ -89,8 +90,11 @@ package final class VoiceMixer: @unchecked Sendable {
   let sendBuffer: UnsafeMutablePointer<Float>
   /// A block read in the mix's format before conversion to float (16-bit mixes).
   let rawBuffer: UnsafeMutableRawPointer
-  /// Lanes rendered in the last callback (a figure for tests and the census).
-  package internal(set) var lanesRendered = 0
+  /// Voices rendered in the last callback (a figure for tests and the census).
+  package let lanesRendered = Atomic<Int>(0)
+  /// Buses (beyond the master) that ran in the last block: a bus with nothing summed into it and
+  /// no tail ringing costs nothing, and is not counted.
+  package let busesRun = Atomic<Int>(0)
 
   package init(format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus) {
     self.format = format

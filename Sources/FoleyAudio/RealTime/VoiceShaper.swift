@@ -22,6 +22,8 @@ package final class VoiceShaper: @unchecked Sendable {
   /// The last ``historyFrames`` frames a stream lane played (a stream cannot be read backwards).
   let history: UnsafeMutablePointer<Float>
   var isEngaged = false
+  /// The low-pass is in the path (it was out while the cutoff stood open).
+  var isFiltering = false
   /// Output frames still to drop after priming.
   var discard = 0
   var sourceEnded = false
@@ -66,6 +68,7 @@ package final class VoiceShaper: @unchecked Sendable {
     cutoff.reset(to: open, request: RampRequest(target: open, frames: 0).packed)
     cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed))
     filter.reset()
+    isFiltering = false
   }
 
   /// Drops `count` input frames from the front of the queue.
@@ -126,6 +129,15 @@ package final class StateVariableFilter: @unchecked Sendable {
   deinit { state.deallocate() }
 
   package func reset() { state.update(repeating: 0, count: 2 * channels) }
+
+  /// Starts a low-pass as if it had long been passing the frame at `samples` (its steady state
+  /// for that input), so switching it into a playing voice's path makes no step.
+  package func prime(with samples: UnsafePointer<Float>) {
+    for channel in 0..<channels {
+      state[2 * channel] = 0
+      state[2 * channel + 1] = samples[channel]
+    }
+  }
 
   /// Sets the coefficients for `response` at `frequency` hertz (clamped below Nyquist), quality
   /// `q`, and `gainDB` for shelves and peaks.

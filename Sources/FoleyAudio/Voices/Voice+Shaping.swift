@@ -64,6 +64,14 @@ extension Voice {
       request(value, over: duration, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
   }
 
+  /// The rate a voice starts at, set before it is on a channel (its lane gets a shaper then).
+  package func startRate(_ rate: Double) {
+    guard !rate.isNaN else { return }
+    let value = rate.clamped(to: VoiceShaping.rates, or: 1)
+    rateRequest.store(RampRequest(target: Float(value), frames: 0).packed, ordering: .relaxed)
+    if value != 1 { needsShaper.store(true, ordering: .relaxed) }
+  }
+
   private func request(_ value: Float, over duration: Double, core: MixerCore, minimumFrames: Int) -> UInt64 {
     let seconds = duration.clamped(to: 0...3_600, or: 0)
     let frames = max(minimumFrames, Int((seconds * Double(core.format.sampleRate)).rounded()))

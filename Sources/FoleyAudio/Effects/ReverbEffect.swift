@@ -1,0 +1,241 @@
+import Foundation
+import Synchronization
+
+/// A reverb: Jezar's Freeverb (eight damped comb filters and four all-passes per side, its
+/// public-domain tunings scaled to the mix's rate), with a pre-delay and presets.
+///
+/// The engine has one on its reverb return bus (``AudioEngine/reverb``), which voices feed with
+/// ``Voice/setReverbSend(_:over:)`` and nodes with `.changeReverb(to:duration:)`; it is all wet
+/// there. As an insert on a category's bus it mixes dry and wet.
+///
+/// Its tail rings on after the voices that fed it have ended, then the bus stops running it: once
+/// the tail is below −120 dBFS the state is cleared (the output is exact zeros from there) and
+/// the reverb costs nothing until something is sent to it again.
+///
+/// ```swift
+/// engine.reverb.apply(.cave)
+/// node.run(.changeReverb(to: 0.6, duration: 0.5))    // the node walks into the cave
+/// ```
+public final class ReverbEffect: AudioEffect, @unchecked Sendable {
+  /// A space, as Freeverb's room size and damping, a pre-delay and a wet level.
+  public struct Preset: Sendable, Equatable {
+    /// 0…1: how long the tail is.
+    public var roomSize: Double
+    /// 0…1: how fast high frequencies die in the tail.
+    public var damping: Double
+    /// Seconds before the first reflection (0…0.25).
+    public var preDelay: Double
+    /// The reverberated level (0…1).
+    public var wet: Double
+
+    public init(roomSize: Double, damping: Double, preDelay: Double, wet: Double) {
+      self.roomSize = roomSize.clamped(to: 0...1, or: 0.5)
+      self.damping = damping.clamped(to: 0...1, or: 0.5)
+      self.preDelay = preDelay.clamped(to: 0...0.25, or: 0)
+      self.wet = wet.clamped(to: 0...1, or: 0.3)
+    }
+
+    public static let room = Preset(roomSize: 0.5, damping: 0.5, preDelay: 0.005, wet: 0.6)
+    public static let hall = Preset(roomSize: 0.84, damping: 0.3, preDelay: 0.02, wet: 0.6)
+    public static let cave = Preset(roomSize: 0.93, damping: 0.15, preDelay: 0.03, wet: 0.7)
+    /// Dark and close: heavy damping (the low-pass of water), a short, dense tail.
+    public static let underwater = Preset(roomSize: 0.7, damping: 0.95, preDelay: 0, wet: 0.8)
+  }
+
+  private static let combTunings = [1116, 1188, 1277, 1356, 1422, 1491, 1557, 1617]
+  private static let allPassTunings = [556, 441, 341, 225]
+  private static let stereoSpread = 23
+  private static let silence: Float = 1e-6
+
+  private let settings: Atomic<UInt64>
+  private let dryLevel: Atomic<UInt32>
+  private var applied: UInt64 = .max
+  private var feedback: Float = 0
+  private var damp: Float = 0
+  private var wet: Float = 0
+  private var preDelayFrames = 0
+  private var lines: ReverbLines?
+  private var quietFrames = 0
+
+  /// A reverb set to `preset`; `dry` is the share of the input passed through (0 on a return bus).
+  public init(_ preset: Preset = .room, dry: Double = 0) {
+    settings = Atomic(Self.pack(preset))
+    dryLevel = Atomic(Float(dry.clamped(to: 0...1, or: 0)).bitPattern)
+    super.init()
+  }
+
+  /// The preset last applied.
+  public var preset: Preset { Self.unpack(settings.load(ordering: .relaxed)) }
+
+  /// Switches to `preset` at the next buffer (the tail already ringing keeps its old shape).
+  public func apply(_ preset: Preset) {
+    settings.store(Self.pack(preset), ordering: .relaxed)
+  }
+
+  /// The share of the input passed through unreverberated (0…1).
+  public var dry: Double {
+    get { Double(Float(bitPattern: dryLevel.load(ordering: .relaxed))) }
+    set { dryLevel.store(Float(newValue.clamped(to: 0...1, or: 0)).bitPattern, ordering: .relaxed) }
+  }
+
+  private static func pack(_ preset: Preset) -> UInt64 {
+    func byte(_ value: Double) -> UInt64 { UInt64((value * 255).rounded()) }
+    return byte(preset.roomSize) << 24 | byte(preset.damping) << 16 | byte(preset.preDelay * 4) << 8
+      | byte(preset.wet)
+  }
+
+  private static func unpack(_ packed: UInt64) -> Preset {
+    func value(_ shift: UInt64) -> Double { Double((packed >> shift) & 0xFF) / 255 }
+    return Preset(roomSize: value(24), damping: value(16), preDelay: value(8) / 4, wet: value(0))
+  }
+
+  package override func prepare() {
+    let scale = Double(sampleRate) / 44_100
+    lines = ReverbLines(
+      combs: Self.combTunings.map { Int((Double($0) * scale).rounded()) },
+      allPasses: Self.allPassTunings.map { Int((Double($0) * scale).rounded()) },
+      spread: Int((Double(Self.stereoSpread) * scale).rounded()),
+      preDelay: Int(0.25 * Double(sampleRate)) + 1)
+  }
+
+  private func takeSettings() {
+    let packed = settings.load(ordering: .relaxed)
+    guard packed != applied else { return }
+    applied = packed
+    let preset = Self.unpack(packed)
+    // Freeverb's scalings: room 0…1 → feedback 0.7…0.98, damping 0…1 → 0…0.4.
+    feedback = Float(0.7 + 0.28 * preset.roomSize)
+    damp = Float(preset.damping * 0.4)
+    wet = Float(preset.wet) * 3  // Freeverb's wet scale
+    preDelayFrames = Int(preset.preDelay * Double(sampleRate))
+  }
+
+  package override func process(
+    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool
+  ) -> Bool {
+    guard let lines else { return false }
+    takeSettings()
+    let dry = Float(bitPattern: dryLevel.load(ordering: .relaxed))
+    var loudest: Float = 0
+    for frame in 0..<frames {
+      let base = frame * channels
+      var input: Float = 0
+      if hasInput {
+        for channel in 0..<channels { input += samples[base + channel] }
+        input *= 0.015 * 2 / Float(channels)  // Freeverb's fixed input gain, for a stereo sum
+      }
+      let delayed = lines.delay(input, by: preDelayFrames)
+      let (left, right) = lines.run(delayed, feedback: feedback, damp: damp)
+      let outLeft = left * wet
+      let outRight = right * wet
+      loudest = max(loudest, abs(outLeft), abs(outRight))
+      if channels == 1 {
+        samples[base] = samples[base] * dry + (outLeft + outRight) * 0.5
+      } else {
+        samples[base] = samples[base] * dry + outLeft
+        samples[base + 1] = samples[base + 1] * dry + outRight
+        for extra in stride(from: 2, to: channels, by: 1) { samples[base + extra] *= dry }
+      }
+    }
+    if hasInput || loudest >= Self.silence {
+      quietFrames = 0
+      return true
+    }
+    // Quiet for as long as the longest path through it (pre-delay and a comb): the tail is gone.
+    quietFrames += frames
+    guard quietFrames > lines.longest + preDelayFrames else { return true }
+    lines.clear()
+    quietFrames = 0
+    return false
+  }
+}
+
+/// Freeverb's delay lines for both sides, and the pre-delay.
+///
+/// Invariant behind `@unchecked Sendable`: made on the audio queue, then used by one mixing
+/// thread only.
+final class ReverbLines: @unchecked Sendable {
+  private let buffers: UnsafeMutablePointer<Float>
+  private let total: Int
+  /// For each line (8 combs left, 8 right, 4 all-passes left, 4 right): offset, length, index.
+  private var offsets: [Int] = []
+  private var lengths: [Int] = []
+  private var indices: [Int]
+  private var filterStore: [Float]
+  private let preDelayOffset: Int
+  private let preDelayLength: Int
+  private var preDelayIndex = 0
+  let longest: Int
+
+  init(combs: [Int], allPasses: [Int], spread: Int, preDelay: Int) {
+    var lengths = combs + combs.map { $0 + spread } + allPasses + allPasses.map { $0 + spread }
+    lengths = lengths.map { max(1, $0) }
+    var offset = 0
+    for length in lengths {
+      offsets.append(offset)
+      offset += length
+    }
+    preDelayOffset = offset
+    preDelayLength = preDelay
+    total = offset + preDelay
+    self.lengths = lengths
+    indices = Array(repeating: 0, count: lengths.count)
+    filterStore = Array(repeating: 0, count: 16)
+    buffers = .allocate(capacity: total)
+    buffers.initialize(repeating: 0, count: total)
+    longest = lengths.max() ?? 0
+  }
+
+  deinit { buffers.deallocate() }
+
+  func clear() {
+    buffers.update(repeating: 0, count: total)
+    for index in filterStore.indices { filterStore[index] = 0 }
+  }
+
+  @inline(__always)
+  func delay(_ input: Float, by frames: Int) -> Float {
+    guard frames > 0 else { return input }
+    let base = buffers + preDelayOffset
+    let read = (preDelayIndex - min(frames, preDelayLength - 1) + preDelayLength) % preDelayLength
+    let output = base[read]
+    base[preDelayIndex] = input
+    preDelayIndex = (preDelayIndex + 1) % preDelayLength
+    return output
+  }
+
+  @inline(__always)
+  func run(_ input: Float, feedback: Float, damp: Float) -> (Float, Float) {
+    var left: Float = 0
+    var right: Float = 0
+    for comb in 0..<8 {
+      left += combStep(comb, input, feedback, damp)
+      right += combStep(comb + 8, input, feedback, damp)
+    }
+    for pass in 16..<20 {
+      left = allPassStep(pass, left)
+      right = allPassStep(pass + 4, right)
+    }
+    return (left, right)
+  }
+
+  @inline(__always)
+  private func combStep(_ line: Int, _ input: Float, _ feedback: Float, _ damp: Float) -> Float {
+    let cell = buffers + offsets[line] + indices[line]
+    let output = cell.pointee
+    filterStore[line] = output * (1 - damp) + filterStore[line] * damp
+    cell.pointee = input + filterStore[line] * feedback
+    indices[line] = indices[line] + 1 == lengths[line] ? 0 : indices[line] + 1
+    return output
+  }
+
+  @inline(__always)
+  private func allPassStep(_ line: Int, _ input: Float) -> Float {
+    let cell = buffers + offsets[line] + indices[line]
+    let stored = cell.pointee
+    let output = stored - input
+    cell.pointee = input + stored * 0.5
+    indices[line] = indices[line] + 1 == lengths[line] ? 0 : indices[line] + 1
+    return output
+  }
+}

@@ -1,0 +1,61 @@
+/// Why effects could not be put on a bus.
+///
+/// ```swift
+/// do {
+///   try engine.setEffects([FilterEffect(.lowPass, frequency: 800)], on: .ambience)
+/// } catch AudioEffectError.effectOfAnotherEngine {
+///   // an effect object serves one engine
+/// }
+/// ```
+public enum AudioEffectError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The effect is already on a bus of another engine; make a new one.
+  case effectOfAnotherEngine
+  /// Every bus is taken (30 categories have played or have effects); this category mixes
+  /// straight into the master and cannot have effects.
+  case noBusLeft(SoundCategory)
+
+  public var description: String {
+    switch self {
+    case .effectOfAnotherEngine:
+      "the effect is already on a bus of another engine; make a new one for this engine"
+    case .noBusLeft(let category):
+      "no bus left for category '\(category)': \(VoiceMixer.busCapacity - 2) categories already have buses"
+    }
+  }
+}
+
+/// Buses and their effects. Every category is a submix bus: its voices are summed into it, its
+/// effect chain runs on the sum, and the result goes to the master. Voices also send a share of
+/// themselves to the engine's reverb return (``reverb``).
+extension AudioEngine {
+  /// Replaces the effect chain of `category`'s bus with `effects`, in order (an empty list
+  /// removes them). It takes effect at the next buffer; a removed reverb's tail stops at once.
+  ///
+  /// ```swift
+  /// let lowPass = FilterEffect(.lowPass, frequency: 1_200)
+  /// try engine.setEffects([lowPass, ReverbEffect(.hall, dry: 1)], on: .music)
+  /// ```
+  /// - Throws: ``AudioEffectError/effectOfAnotherEngine`` if an effect serves another engine,
+  ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  public func setEffects(_ effects: [AudioEffect], on category: SoundCategory) throws(AudioEffectError) {
+    let bus = core.bus(for: category)
+    guard bus > 0 else { throw .noBusLeft(category) }
+    let owner = ObjectIdentifier(core)
+    for effect in effects {
+      guard effect.claim(for: owner, sampleRate: deviceFormat.sampleRate, channels: deviceFormat.channels)
+      else {
+        throw .effectOfAnotherEngine
+      }
+    }
+    core.setEffects(effects, onBus: bus)
+  }
+
+  /// The engine's reverb, on its return bus: voices reach it through their send
+  /// (``Voice/setReverbSend(_:over:)``, `.changeReverb(to:duration:)` on a node). It is all wet
+  /// (its `dry` is 0) and starts as the ``ReverbEffect/Preset/room`` preset.
+  ///
+  /// ```swift
+  /// engine.reverb.apply(.cave)
+  /// ```
+  public var reverb: ReverbEffect { core.reverb }
+}
