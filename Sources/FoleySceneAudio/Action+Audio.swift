@@ -100,6 +100,56 @@ extension Action {
         property: .pan, target: min(1, max(-1, pan)), relative: false, duration: duration))
   }
 
+  /// Changes the playback rate of the node's voices (now and to come) to `rate` over `duration`
+  /// seconds: pitch and tempo together, as SpriteKit's `changePlaybackRate(to:duration:)`.
+  /// Rates are clamped to 0.25…4; every kind of voice follows, looped sounds and audio nodes
+  /// included.
+  ///
+  /// ```swift
+  /// engine.run(.changePlaybackRate(to: 1.5, duration: 0.8))   // spin up
+  /// ```
+  public static func changePlaybackRate(to rate: Double, duration: TimeInterval) -> Action {
+    .behavior(
+      NodeAudioChangeBehavior(property: .playbackRate, target: rate, relative: false, duration: duration))
+  }
+
+  /// Changes the playback rate of the node's voices by `delta` over `duration` seconds.
+  public static func changePlaybackRate(by delta: Double, duration: TimeInterval) -> Action {
+    .behavior(
+      NodeAudioChangeBehavior(property: .playbackRate, target: delta, relative: true, duration: duration))
+  }
+
+  /// Changes how much of the node's voices goes to the engine's reverb (``AudioEngine/reverb``),
+  /// 0…1, over `duration` seconds: SpriteKit's `changeReverb(to:duration:)`.
+  ///
+  /// ```swift
+  /// engine.reverb.apply(.cave)
+  /// player.run(.changeReverb(to: 0.6, duration: 0.5))        // walks into the cave
+  /// ```
+  public static func changeReverb(to level: Double, duration: TimeInterval) -> Action {
+    .behavior(NodeAudioChangeBehavior(property: .reverb, target: level, relative: false, duration: duration))
+  }
+
+  /// Changes the node's obstruction (something between it and the listener, the room around it
+  /// still open) to `decibels` (-100…0; 0: none) over `duration` seconds, as AVAudio3DMixing
+  /// measures it: the direct sound is low-passed and lowered, its reverb send is not.
+  ///
+  /// ```swift
+  /// ball.run(.changeObstruction(to: -24, duration: 0.2))      // rolls behind a pillar
+  /// ```
+  public static func changeObstruction(to decibels: Double, duration: TimeInterval) -> Action {
+    .behavior(
+      NodeAudioChangeBehavior(property: .obstruction, target: decibels, relative: false, duration: duration))
+  }
+
+  /// Changes the node's occlusion (it is in another room, behind a wall) to `decibels` (-100…0)
+  /// over `duration` seconds: the direct sound and its reverb send are both low-passed and
+  /// lowered.
+  public static func changeOcclusion(to decibels: Double, duration: TimeInterval) -> Action {
+    .behavior(
+      NodeAudioChangeBehavior(property: .occlusion, target: decibels, relative: false, duration: duration))
+  }
+
   /// Moves the stereo pan of the node's voices by `delta` over `duration`.
   public static func stereoPan(by delta: Double, duration: TimeInterval) -> Action {
     .behavior(NodeAudioChangeBehavior(property: .pan, target: delta, relative: true, duration: duration))

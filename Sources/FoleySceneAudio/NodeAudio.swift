@@ -10,6 +10,14 @@ package final class NodeAudio: SceneMembershipObserver {
   package var volume: Double = 1
   /// The stereo pan `Action.stereoPan(to:duration:)` gave the node (added to its voices' own).
   package var pan: Double = 0
+  /// The playback rate `.changePlaybackRate` gave the node's voices (see `NodeAudio+Shaping`).
+  package var playbackRate: Double = 1
+  /// The node's send to the engine's reverb (`.changeReverb`), 0…1.
+  package var reverbSend: Double = 0
+  /// `.changeObstruction` and `.changeOcclusion`, in decibels (-100…0, 0: none), as
+  /// AVAudio3DMixing measures them.
+  package var obstruction: Double = 0
+  package var occlusion: Double = 0
   private var voices: [Voice] = []
   /// The list's length at which finished voices are next dropped: twice what was left last time,
   /// so a node that keeps many voices playing is not scanned on every trigger.
@@ -66,6 +74,6 @@ package final class NodeAudio: SceneMembershipObserver {
   package func setVolume(_ newVolume: Double) {
     volume = newVolume
     voices.removeAll { $0.isFinished }
-    for voice in voices { voice.groupVolume = newVolume }
+    for voice in voices { voice.groupVolume = effectiveVolume }
   }
 }

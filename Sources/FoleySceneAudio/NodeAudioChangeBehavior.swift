@@ -2,25 +2,39 @@ import FoleyAudio
 package import FoleyScene
 package import Foundation
 
-/// `Action.changeVolume(to:duration:)`, `.changeVolume(by:duration:)`, `.stereoPan(to:duration:)`
-/// and `.stereoPan(by:duration:)`: moves the node's volume or pan (and with it its voices', now and
-/// to come) over the duration.
+/// `Action.changeVolume(to:duration:)`, `.changeVolume(by:duration:)`, `.stereoPan(to:duration:)`,
+/// `.stereoPan(by:duration:)`, `.changePlaybackRate`, `.changeReverb`, `.changeObstruction` and
+/// `.changeOcclusion`: moves one of the node's audio properties (and with it its voices', now and
+/// to come) over the duration. Each frame's step glides over that frame's time on the mixing
+/// thread, so the change is a continuous ramp, not a staircase.
 package struct NodeAudioChangeBehavior: ActionBehavior {
   package enum Property {
     case volume
     case pan
+    case playbackRate
+    case reverb
+    case obstruction
+    case occlusion
 
     @MainActor package func value(of audio: NodeAudio) -> Double {
       switch self {
       case .volume: audio.volume
       case .pan: audio.pan
+      case .playbackRate: audio.playbackRate
+      case .reverb: audio.reverbSend
+      case .obstruction: audio.obstruction
+      case .occlusion: audio.occlusion
       }
     }
 
-    @MainActor package func set(_ value: Double, on audio: NodeAudio) {
+    @MainActor package func set(_ value: Double, on audio: NodeAudio, over duration: Double) {
       switch self {
       case .volume: audio.setVolume(max(0, value))
       case .pan: audio.setPan(value)
+      case .playbackRate: audio.setPlaybackRate(value, over: duration)
+      case .reverb: audio.setReverbSend(value, over: duration)
+      case .obstruction: audio.setObstruction(value, over: duration)
+      case .occlusion: audio.setOcclusion(value, over: duration)
       }
     }
   }
@@ -58,7 +72,7 @@ package final class NodeAudioChangeRunner: ActionRunner {
     let goal = behavior.relative ? from + behavior.target : behavior.target
     elapsed += deltaTime
     let progress = behavior.duration > 0 ? min(1, elapsed / behavior.duration) : 1
-    behavior.property.set(from + (goal - from) * progress, on: audio)
+    behavior.property.set(from + (goal - from) * progress, on: audio, over: deltaTime)
     return progress >= 1 ? max(0, elapsed - behavior.duration) : nil
   }
 

@@ -26,8 +26,10 @@ package enum SceneVoices {
     let placed = attached && (positional ?? link!.positionalActions)
     let audio = node.flatMap(NodeAudio.of)
     let voice = core.requestPlay(
-      source, volume: volume, pan: audio?.pan ?? 0, groupVolume: audio?.volume ?? 1, loops: loops,
-      deferred: attached, placement: placed ? link!.placement(for: node!) : nil)
+      source, volume: volume, pan: audio?.pan ?? 0, groupVolume: audio?.effectiveVolume ?? 1, loops: loops,
+      deferred: attached, placement: placed ? link!.placement(for: node!) : nil,
+      rate: audio?.playbackRate ?? 1)
+    if let audio, !voice.isFinished { audio.shapeNew(voice) }
     if let node, !voice.isFinished {
       (audio ?? NodeAudio.ensure(node)).started(voice)
       if placed { link!.follow(voice, of: node) }
