@@ -104,7 +104,7 @@ struct MixAndBusTests {
     #expect(audio.left.largestStep <= full / 240 * 1.01)
   }
 
-  @Test("in 16-bit mode stacking saturates inside SDL's mix, as documented; float never does")
+  @Test("in 16-bit mode the sum is limited in float before it is rounded; without a limiter it pins")
   func sixteenBitSaturates() throws {
     var configuration = AudioConfiguration()
     configuration.sampleFormat = .signed16
@@ -119,5 +119,15 @@ struct MixAndBusTests {
     }
     #expect(sixteen.left.peak <= 1)  // pinned at full scale
     #expect(abs(float.left.peak - 1.6) < 0.001)  // the true sum, for the limiter to bring down
+    // With the limiter, a 16-bit mix stays under the ceiling: it never reached full scale.
+    var limited = AudioConfiguration()
+    limited.sampleFormat = .signed16
+    let audio = try EmbeddedAudio(configuration: limited)
+    let level = try audio.engine.sound(data: makeToneWAV(frequency: 0, duration: 0.1, amplitude: 0.8))
+    audio.engine.play(level)
+    audio.engine.play(level)
+    audio.advance(seconds: 0.05)
+    let ceiling = Float(pow(10, -1.0 / 20))
+    #expect(audio.left.peak <= ceiling + 1.0 / 32_768 && audio.left.peak > ceiling - 0.01)
   }
 }

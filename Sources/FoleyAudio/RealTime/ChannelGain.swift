@@ -6,7 +6,7 @@ package import Synchronization
 ///
 /// SDL_mixer's own volume and fades change once per buffer and pop; this stage moves the gain by
 /// at most `step` per sample frame towards its target, so stops, pauses, steals, volume changes
-/// and bus moves are all smooth. It is registered as the channel's effect before each play.
+/// and bus moves are all smooth. The ``VoiceMixer`` runs it on each lane's block before the sum.
 ///
 /// When a ramp towards zero arrives, it raises the engine's ``WakeSignal`` once, so the queue can
 /// halt or pause the channel at once instead of polling.

@@ -4,8 +4,8 @@ import Dispatch
 /// Nothing here allocates, locks or calls the system (the finished-channel post and the wake are
 /// the two atomics-and-signal exceptions the core already had).
 extension VoiceMixer {
-  /// Renders the whole mix into SDL's buffer (whatever SDL_mixer put there is replaced), then
-  /// lets the master bus finish it.
+  /// Renders the whole mix into SDL's buffer (whatever SDL_mixer put there is replaced), the
+  /// master bus finishing each block in float before it is written in the device's format.
   package func render(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
     let frames = byteCount / bytesPerFrame
     var done = 0
@@ -13,11 +13,11 @@ extension VoiceMixer {
     while done < frames {
       let count = min(Self.blockFrames, frames - done)
       rendered = max(rendered, renderBlock(frames: count))
+      master.process(float: buses[0].buffer, frames: count)
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
     }
     lanesRendered.store(rendered, ordering: .relaxed)
-    master.process(stream, byteCount: frames * bytesPerFrame)
   }
 
   /// Mixes one block into the master's sum (bus 0); returns the lanes that played.

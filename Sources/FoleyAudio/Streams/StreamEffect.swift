@@ -1,11 +1,11 @@
 import Foundation
 package import Synchronization
 
-/// The first effect on a streamed voice's channel (music, speech, anything decoded as it plays):
-/// it overwrites the silent carrier chunk's samples with the stream's, from a ``StreamRing``.
+/// The first stage of a streamed voice's lane (music, speech, anything decoded as it plays): it
+/// overwrites the silent carrier chunk's samples with the stream's, from a ``StreamRing``.
 /// The voice's ``ChannelGain`` comes after it, so buses, the session, de-click ramps and device
-/// restore apply to streams as to any voice. A paused channel runs no effects, so nothing is
-/// consumed while it is paused.
+/// restore apply to streams as to any voice. The voice mixer does not render a paused lane, so
+/// nothing is consumed while it is paused.
 ///
 /// It also shapes the stream itself: an equal-power fade in or out (a crossfade's two halves,
 /// `sin` and `cos` of the progress, so the summed power of two uncorrelated tracks stays level),
@@ -15,8 +15,8 @@ package import Synchronization
 ///
 /// Invariant behind `@unchecked Sendable`: the `var`s belong to the mixing thread; other threads
 /// talk to it through atomics only, except ``rewind(frames:)``, which the queue calls only while
-/// the channel is paused (SDL_mixer runs no effects on a paused channel, and `Mix_Pause` took the
-/// audio lock, so none is running).
+/// the channel is paused (the voice mixer skips a paused lane, and the pause was set under the
+/// audio lock, so no render is running).
 package final class StreamEffect: @unchecked Sendable {
   package enum Fade: UInt8 {
     case none = 0
