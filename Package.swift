@@ -139,11 +139,14 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // Counts allocations inside the voice mixer's render: malloc wrappers for foley-bench only.
+    .target(name: "CFoleyAllocCounter", dependencies: ["CFoleyCodecs"], path: "Benchmarks/CFoleyAllocCounter"),
     // Benchmarks: built in release by Scripts/bench.sh; never part of the tests.
     .executableTarget(
       name: "FoleyBench",
       dependencies: [
-        "Foley", "FoleyAudioTesting", "CFoleyCodecs", .product(name: "Logging", package: "swift-log"),
+        "Foley", "FoleyAudioTesting", "CFoleyCodecs", "CFoleyAllocCounter",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/FoleyBench",
       swiftSettings: swiftSettings

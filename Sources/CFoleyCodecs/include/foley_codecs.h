@@ -161,6 +161,11 @@ void foley_remote_close(foley_remote *remote);
 // The streaming service's process id while it runs (0 otherwise). For tests and tools.
 int32_t foley_stream_service_pid(void);
 
+// Marks the mixing thread's render (see foley_realtime.c): non-zero inside it.
+extern __thread int foley_realtime_depth;
+void foley_realtime_enter(void);
+void foley_realtime_leave(void);
+
 #ifdef __cplusplus
 }
 #endif

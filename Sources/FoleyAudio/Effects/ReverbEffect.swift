@@ -150,57 +150,72 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   }
 }
 
-/// Freeverb's delay lines for both sides, and the pre-delay.
+/// Freeverb's delay lines for both sides, and the pre-delay. Raw buffers throughout: a Swift
+/// array in a class pays an exclusivity check on every access, 24 lines × 48,000 times a second.
 ///
 /// Invariant behind `@unchecked Sendable`: made on the audio queue, then used by one mixing
 /// thread only.
 final class ReverbLines: @unchecked Sendable {
+  private static let lineCount = 24
   private let buffers: UnsafeMutablePointer<Float>
   private let total: Int
-  /// For each line (8 combs left, 8 right, 4 all-passes left, 4 right): offset, length, index.
-  private var offsets: [Int] = []
-  private var lengths: [Int] = []
-  private var indices: [Int]
-  private var filterStore: [Float]
-  private let preDelayOffset: Int
+  /// For each line (8 combs left, 8 right, 4 all-passes left, 4 right): where it starts in
+  /// `buffers`, how long it is, where it is, and (combs) its damping filter's memory.
+  private let starts: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+  private let lengths: UnsafeMutablePointer<Int>
+  private let positions: UnsafeMutablePointer<Int>
+  private let filterStore: UnsafeMutablePointer<Float>
+  private let preDelayLine: UnsafeMutablePointer<Float>
   private let preDelayLength: Int
   private var preDelayIndex = 0
   let longest: Int
 
   init(combs: [Int], allPasses: [Int], spread: Int, preDelay: Int) {
-    var lengths = combs + combs.map { $0 + spread } + allPasses + allPasses.map { $0 + spread }
-    lengths = lengths.map { max(1, $0) }
-    var offset = 0
-    for length in lengths {
-      offsets.append(offset)
-      offset += length
+    let all = (combs + combs.map { $0 + spread } + allPasses + allPasses.map { $0 + spread }).map {
+      max(1, $0)
     }
-    preDelayOffset = offset
-    preDelayLength = preDelay
-    total = offset + preDelay
-    self.lengths = lengths
-    indices = Array(repeating: 0, count: lengths.count)
-    filterStore = Array(repeating: 0, count: 16)
+    precondition(all.count == Self.lineCount)
+    total = all.reduce(0, +) + preDelay
     buffers = .allocate(capacity: total)
     buffers.initialize(repeating: 0, count: total)
-    longest = lengths.max() ?? 0
+    starts = .allocate(capacity: Self.lineCount)
+    lengths = .allocate(capacity: Self.lineCount)
+    positions = .allocate(capacity: Self.lineCount)
+    positions.initialize(repeating: 0, count: Self.lineCount)
+    filterStore = .allocate(capacity: Self.lineCount)
+    filterStore.initialize(repeating: 0, count: Self.lineCount)
+    var offset = 0
+    for (index, length) in all.enumerated() {
+      (starts + index).initialize(to: buffers + offset)
+      (lengths + index).initialize(to: length)
+      offset += length
+    }
+    preDelayLine = buffers + offset
+    preDelayLength = preDelay
+    longest = all.max() ?? 0
   }
 
-  deinit { buffers.deallocate() }
+  deinit {
+    buffers.deallocate()
+    starts.deallocate()
+    lengths.deallocate()
+    positions.deallocate()
+    filterStore.deallocate()
+  }
 
   func clear() {
     buffers.update(repeating: 0, count: total)
-    for index in filterStore.indices { filterStore[index] = 0 }
+    filterStore.update(repeating: 0, count: Self.lineCount)
   }
 
   @inline(__always)
   func delay(_ input: Float, by frames: Int) -> Float {
     guard frames > 0 else { return input }
-    let base = buffers + preDelayOffset
-    let read = (preDelayIndex - min(frames, preDelayLength - 1) + preDelayLength) % preDelayLength
-    let output = base[read]
-    base[preDelayIndex] = input
-    preDelayIndex = (preDelayIndex + 1) % preDelayLength
+    var read = preDelayIndex - min(frames, preDelayLength - 1)
+    if read < 0 { read += preDelayLength }
+    let output = preDelayLine[read]
+    preDelayLine[preDelayIndex] = input
+    preDelayIndex = preDelayIndex + 1 == preDelayLength ? 0 : preDelayIndex + 1
     return output
   }
 
@@ -221,21 +236,23 @@ final class ReverbLines: @unchecked Sendable {
 
   @inline(__always)
   private func combStep(_ line: Int, _ input: Float, _ feedback: Float, _ damp: Float) -> Float {
-    let cell = buffers + offsets[line] + indices[line]
+    let position = positions[line]
+    let cell = starts[line] + position
     let output = cell.pointee
-    filterStore[line] = output * (1 - damp) + filterStore[line] * damp
-    cell.pointee = input + filterStore[line] * feedback
-    indices[line] = indices[line] + 1 == lengths[line] ? 0 : indices[line] + 1
+    let store = output * (1 - damp) + filterStore[line] * damp
+    filterStore[line] = store
+    cell.pointee = input + store * feedback
+    positions[line] = position + 1 == lengths[line] ? 0 : position + 1
     return output
   }
 
   @inline(__always)
   private func allPassStep(_ line: Int, _ input: Float) -> Float {
-    let cell = buffers + offsets[line] + indices[line]
+    let position = positions[line]
+    let cell = starts[line] + position
     let stored = cell.pointee
-    let output = stored - input
     cell.pointee = input + stored * 0.5
-    indices[line] = indices[line] + 1 == lengths[line] ? 0 : indices[line] + 1
-    return output
+    positions[line] = position + 1 == lengths[line] ? 0 : position + 1
+    return stored - input
   }
 }

@@ -98,7 +98,12 @@ package final class LookAheadLimiter: @unchecked Sendable {
       released[slot] = release
       releasedSum += Double(release) - Double(leaving)
       releasedBelowOne += (release < 1 ? 1 : 0) - (leaving < 1 ? 1 : 0)
-      if position % 4_096 == 0 { releasedSum = (0..<window).reduce(0) { $0 + Double(released[$1]) } }
+      if position % 4_096 == 0 {
+        // A plain loop: a `reduce` with a closure allocated its context here in debug builds.
+        var sum = 0.0
+        for index in 0..<window { sum += Double(released[index]) }
+        releasedSum = sum
+      }
       let gain: Float = releasedBelowOne == 0 ? 1 : Float(releasedSum / Double(window))
       smallestGain = min(smallestGain, gain)
       // Delay line: store this frame, put out the one `window - 1` frames older.

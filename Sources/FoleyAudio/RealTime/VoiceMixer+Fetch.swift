@@ -178,10 +178,19 @@ extension VoiceMixer {
       shaper.filter.prime(with: voiceBuffer)
       sendBuffer.update(from: voiceBuffer, count: fade * channels)
     }
-    var done = 0
+    if !shaper.cutoff.isMoving {
+      // A standing cutoff: coefficients only when it changed, then the block in one pass.
+      if shaper.configuredCutoff != shaper.cutoff.value {
+        shaper.configuredCutoff = shaper.cutoff.value
+        shaper.filter.configure(.lowPass, frequency: Double(exp2(shaper.cutoff.value)), q: 0.5.squareRoot())
+      }
+      shaper.filter.process(voiceBuffer, frames: frames)
+    }
+    var done = shaper.cutoff.isMoving ? 0 : frames
     while done < frames {
       let count = min(16, frames - done)
       let value = shaper.cutoff.advance(frames: count)
+      shaper.configuredCutoff = value
       shaper.filter.configure(.lowPass, frequency: Double(exp2(value)), q: 0.5.squareRoot())
       shaper.filter.process(voiceBuffer + done * channels, frames: count)
       done += count

@@ -1,3 +1,4 @@
+internal import CFoleyCodecs
 import Dispatch
 
 /// The mixing thread's side: one callback's worth of voices into buses, buses into the master.
@@ -7,6 +8,8 @@ extension VoiceMixer {
   /// Renders the whole mix into SDL's buffer (whatever SDL_mixer put there is replaced), the
   /// master bus finishing each block in float before it is written in the device's format.
   package func render(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+    foley_realtime_enter()
+    defer { foley_realtime_leave() }
     let frames = byteCount / bytesPerFrame
     var done = 0
     var rendered = 0
@@ -80,7 +83,22 @@ extension VoiceMixer {
     let end = lanes[channel].send.advance(frames: frames)
     let buffer = prepare(target, frames: frames)
     if start == end {
-      for index in 0..<(frames * channels) { buffer[index] += voiceBuffer[index] * end }
+      let count = frames * channels
+      let level = SIMD8<Float>(repeating: end)
+      let from = UnsafeRawPointer(voiceBuffer)
+      let to = UnsafeMutableRawPointer(buffer)
+      var index = 0
+      while index + 8 <= count {
+        let sum =
+          to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+          + from.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * level
+        to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
+        index += 8
+      }
+      while index < count {
+        buffer[index] += voiceBuffer[index] * end
+        index += 1
+      }
     } else {
       let step = (end - start) / Float(frames)
       var level = start

@@ -1,0 +1,124 @@
+import CFoleyAllocCounter
+import Foley
+import FoleyAudioTesting
+import Foundation
+import Logging
+
+/// The mix after the bus rework: 256 looping voices (process CPU, as a share of a core), the cost
+/// of shaping 64 voices (a closed low-pass, a reverb send, a rate other than 1) against the same
+/// 64 plain in the same run, the resampler's aliasing, and allocations inside the voice mixer's
+/// render on SDL's audio thread while all of that plays.
+@MainActor
+enum ShapingBenchmarks {
+  enum Shaping { case none, filterAndSend, filterSendAndRate }
+
+  /// Process CPU seconds over `seconds` with `voices` looping voices.
+  static func mix(
+    _ sound: Data, voices: Int, shaping: Shaping, seconds: Double, logger: Logger
+  ) throws -> Double {
+    let engine = try AudioEngine(
+      configuration: TriggerBenchmarks.configuration(channels: voices), session: AudioSession(),
+      logger: logger)
+    defer { engine.close() }
+    let decoded = try engine.sound(data: sound)
+    for index in 0..<voices {
+      let voice = engine.play(decoded, volume: 0.5, pan: MixBenchmarks.pan(index), loops: -1)
+      switch shaping {
+      case .none: break
+      case .filterAndSend:
+        voice.setLowPassCutoff(1_000)
+        voice.setReverbSend(0.3)
+      case .filterSendAndRate:
+        voice.setLowPassCutoff(1_000)
+        voice.setReverbSend(0.3)
+        voice.setPlaybackRate(1.25)
+      }
+    }
+    engine.waitUntilIdle()
+    Clocks.sleep(seconds: 0.5)  // past the first buffers and the shapers' set-up
+    let before = Clocks.processCPUNanoseconds
+    Clocks.sleep(seconds: seconds)
+    return Double(Clocks.processCPUNanoseconds - before) / 1e9
+  }
+
+  /// The largest component other than the resampled tone, in dBFS: a 10 kHz sine at -6 dBFS
+  /// played at rate 1.5 on the embedded mixer (so 15 kHz), 16,384 samples, Blackman-Harris window.
+  static func aliasing() throws -> Double {
+    let mixer = EmbeddedMixer()
+    var configuration = AudioConfiguration()
+    configuration.limiter = nil
+    let engine = try AudioEngine(embedded: mixer, configuration: configuration, session: AudioSession())
+    defer { engine.close() }
+    let frames = 48_000
+    var samples = [Float](repeating: 0, count: frames)
+    for index in 0..<frames {
+      samples[index] = 0.5 * Float(sin(2 * Double.pi * 10_000 * Double(index) / 48_000))
+    }
+    let tone = try engine.sound(
+      data: samples.withUnsafeBytes {
+        WAVFile.data(
+          format: RecordingFormat(sampleRate: 48_000, channels: 1, sampleFormat: .float32), samples: $0)
+      })
+    engine.play(tone, rate: 1.5)
+    mixer.advance(seconds: 0.5)
+    let output = mixer.takeOutput()
+    let count = 16_384
+    let left = (0..<count).map { Double(output[2 * (4_096 + $0)]) }
+    return Spectrum.largestSpur(in: left, around: 15_000, sampleRate: 48_000)
+  }
+
+  static func figures(_ long: Data, quick: Bool, logger: Logger) throws -> [String: Any] {
+    let seconds = quick ? 3.0 : 8.0
+    let allocationsBefore = foley_realtime_allocations()
+    let plain256 = try mix(long, voices: 256, shaping: .none, seconds: seconds, logger: logger)
+    let plain64 = try mix(long, voices: 64, shaping: .none, seconds: seconds, logger: logger)
+    let shaped64 = try mix(long, voices: 64, shaping: .filterAndSend, seconds: seconds, logger: logger)
+    let pitched64 = try mix(long, voices: 64, shaping: .filterSendAndRate, seconds: seconds, logger: logger)
+    let allocations = foley_realtime_allocations()
+    return [
+      "mix_cpu_percent_256": plain256 / seconds * 100,
+      "mix_cpu_percent_64": plain64 / seconds * 100,
+      "effects_cpu_percent_64": (shaped64 - plain64) / seconds * 100,
+      "effects_and_rate_cpu_percent_64": (pitched64 - plain64) / seconds * 100,
+      "resampler_alias_dbfs": try aliasing(),
+      // -1: the counter is compiled out (a sanitizer build).
+      "audio_thread_allocations": allocations < 0 ? -1 : allocations - allocationsBefore,
+      "process_allocations_seen": foley_total_allocations(),
+      "shaping_seconds": seconds,
+    ]
+  }
+}
+
+/// A direct DFT, enough for one measurement of 16,384 samples.
+enum Spectrum {
+  /// The loudest bin outside the main lobe around `frequency`, in dB relative to a full-scale sine.
+  static func largestSpur(in samples: [Double], around frequency: Double, sampleRate: Double) -> Double {
+    let count = samples.count
+    // Blackman-Harris (4 terms): sidelobes below -92 dB, main lobe ±4 bins.
+    let window = (0..<count).map { index -> Double in
+      let x = 2 * Double.pi * Double(index) / Double(count - 1)
+      return 0.35875 - 0.48829 * cos(x) + 0.14128 * cos(2 * x) - 0.01168 * cos(3 * x)
+    }
+    let gain = window.reduce(0, +) / 2  // a full-scale sine's peak magnitude
+    let weighted = zip(samples, window).map(*)
+    let toneBin = Int((frequency / sampleRate * Double(count)).rounded())
+    var loudest = 0.0
+    // Every other bin from 20 Hz to 23 kHz, a cosine table walked by index.
+    let table = (0..<count).map {
+      (cos(2 * Double.pi * Double($0) / Double(count)), sin(2 * Double.pi * Double($0) / Double(count)))
+    }
+    for bin in Int(20 / sampleRate * Double(count))..<Int(23_000 / sampleRate * Double(count))
+    where abs(bin - toneBin) > 6 {
+      var re = 0.0
+      var im = 0.0
+      var phase = 0
+      for index in 0..<count {
+        re += weighted[index] * table[phase].0
+        im -= weighted[index] * table[phase].1
+        phase = (phase + bin) & (count - 1)
+      }
+      loudest = max(loudest, (re * re + im * im).squareRoot())
+    }
+    return 20 * log10(max(loudest / gain, 1e-12))
+  }
+}

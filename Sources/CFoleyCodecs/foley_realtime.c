@@ -1,0 +1,11 @@
+// The mixing thread's marker: the voice mixer enters and leaves it around each render, so a
+// tool linked into the same executable (foley-bench's allocation counter) can tell the mix's own
+// allocations from everything else SDL's audio thread does. A thread-local counter: no lock, no
+// system call.
+#include "foley_codecs.h"
+
+__thread int foley_realtime_depth = 0;
+
+void foley_realtime_enter(void) { foley_realtime_depth += 1; }
+
+void foley_realtime_leave(void) { foley_realtime_depth -= 1; }
