@@ -129,6 +129,27 @@ package final class ChannelGain: @unchecked Sendable {
     }
   }
 
+  /// The gains when they hold (no ramp under way) and are not silent: then the mix may scale and
+  /// sum in one pass and call ``account(sourceFrames:)`` instead of ``process(_:byteCount:sourceFrames:)``.
+  /// Mixing thread only.
+  @inline(__always)
+  package var heldGains: (left: Float, right: Float)? {
+    let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
+    let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
+    guard currentLeft == goalLeft, currentRight == goalRight, goalLeft != 0 || goalRight != 0 else {
+      return nil
+    }
+    return (goalLeft, goalRight)
+  }
+
+  /// What ``process(_:byteCount:sourceFrames:)`` records of a block at held gains.
+  @inline(__always)
+  package func account(sourceFrames: Int) {
+    if played.add(sourceFrames, ordering: .releasing).oldValue == 0, sourceFrames > 0 {
+      firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
+    }
+  }
+
   /// Ramps and scales; returns the frames it took the ramp to reach the target.
   @discardableResult
   private func apply<Sample: GainSample>(

@@ -31,14 +31,13 @@ extension VoiceMixer {
     var played = 0
     for channel in 0..<laneCount where lanes[channel].isArmed && !lanes[channel].isPaused {
       played += 1
-      let ended = renderVoice(channel, frames: frames)
       let bus = lanes[channel].bus
-      add(voiceBuffer, into: bus, frames: frames)
-      let sendLevel = lanes[channel].voice.map {
-        $0.takeUnretainedValue().sendRequest.load(ordering: .relaxed)
-      }
-      if let sendLevel {
-        lanes[channel].send.follow(sendLevel)
+      let ended: Bool
+      if let gains = directGains(channel) {
+        ended = mixDirect(channel, into: prepare(bus, frames: frames), frames: frames, gains: gains)
+      } else {
+        ended = renderVoice(channel, frames: frames)
+        add(voiceBuffer, into: bus, frames: frames)
         if lanes[channel].send.isMoving || lanes[channel].send.value > 0 {
           sendVoice(channel, frames: frames)
         }
@@ -46,9 +45,7 @@ extension VoiceMixer {
       if ended {
         // Played out: the lane stops here, and the queue hears of it as SDL_mixer's own
         // channel-finished report would have told it.
-        let shaper = lanes[channel].shaper
-        lanes[channel] = Lane()
-        lanes[channel].shaper = shaper
+        clearLane(channel)
         inbox.post(Int32(channel))
       }
     }

@@ -8,6 +8,9 @@ package enum VoiceShaping {
   /// The low-pass cutoffs a voice accepts, in hertz; at the top the filter is out of the path.
   package static let cutoffs: ClosedRange<Double> = 20...20_000
   package static let openCutoffLog2 = Float(log2(20_000.0))
+  /// The requests of a voice that was never shaped (rate 1, cutoff open).
+  package static let unitRate = RampRequest(target: 1, frames: 0).packed
+  package static let openCutoff = RampRequest(target: openCutoffLog2, frames: 0).packed
 }
 
 /// Shaping a voice while it plays: its playback rate (pitch and tempo together), a low-pass

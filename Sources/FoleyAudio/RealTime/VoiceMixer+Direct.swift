@@ -1,0 +1,73 @@
+/// The common case in one pass: a float stereo sound at rate 1, unfiltered, unsent, at a steady
+/// gain is read, scaled and summed into its bus by one SIMD loop, with no copy in between.
+extension VoiceMixer {
+  /// The lane's held gains when it can take the direct path; nil when it needs the full one
+  /// (a stream, a shaper at work, a send, a ramp, silence, or not float stereo).
+  @inline(__always)
+  func directGains(_ channel: Int) -> (left: Float, right: Float)? {
+    guard isFloat, channels == 2, lanes[channel].stream == nil,
+      let voice = lanes[channel].voice?.takeUnretainedValue()
+    else { return nil }
+    lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed))
+    guard lanes[channel].send.value == 0, !lanes[channel].send.isMoving else { return nil }
+    if let shaper = lanes[channel].shaper?.takeUnretainedValue() {
+      guard !shaper.isEngaged, !shaper.isFiltering,
+        voice.rateRequest.load(ordering: .relaxed) == VoiceShaping.unitRate,
+        voice.cutoffRequest.load(ordering: .relaxed) == VoiceShaping.openCutoff
+      else { return nil }
+    }
+    return lanes[channel].gain?.takeUnretainedValue().heldGains
+  }
+
+  /// Sums the lane's next `frames` frames × `gains` into `target`; true when the sound ended.
+  func mixDirect(
+    _ channel: Int, into target: UnsafeMutablePointer<Float>, frames: Int, gains: (left: Float, right: Float)
+  ) -> Bool {
+    guard let samples = lanes[channel].samples else { return true }
+    var position = lanes[channel].position
+    var loops = lanes[channel].loops
+    let byteCount = lanes[channel].byteCount
+    let pattern = SIMD8<Float>(
+      gains.left, gains.right, gains.left, gains.right, gains.left, gains.right, gains.left, gains.right)
+    var filled = 0
+    var ended = false
+    while filled < frames {
+      if position >= byteCount {
+        guard loops != 0 else {
+          ended = true
+          break
+        }
+        if loops > 0 { loops -= 1 }
+        position = 0
+      }
+      let take = min((byteCount - position) / 8, frames - filled)
+      guard take > 0 else {
+        position = byteCount
+        continue
+      }
+      let from = samples + position
+      let to = UnsafeMutableRawPointer(target + filled * 2)
+      let count = take * 2
+      var index = 0
+      while index + 8 <= count {
+        let sum =
+          to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+          + from.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * pattern
+        to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
+        index += 8
+      }
+      let single = from.assumingMemoryBound(to: Float.self)
+      let out = to.assumingMemoryBound(to: Float.self)
+      while index < count {
+        out[index] += single[index] * (index & 1 == 0 ? gains.left : gains.right)
+        index += 1
+      }
+      position += take * 8
+      filled += take
+    }
+    lanes[channel].position = position
+    lanes[channel].loops = loops
+    lanes[channel].gain?.takeUnretainedValue().account(sourceFrames: filled)
+    return ended
+  }
+}
