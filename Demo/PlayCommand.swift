@@ -2,9 +2,11 @@ import ArgumentParser
 import Foley
 import Foundation
 
-/// `foley-demo play FILE... [--gap SECONDS] [--at X,Y [--listener X,Y] [--model M]]`: plays files
-/// through the engine, overlapping unless a gap is given, and exits when every one has finished.
-/// With `--at`, each plays as a positional voice at that point, heard from the listener.
+/// `foley-demo play FILE... [--gap SECONDS] [--at X,Y [--listener X,Y] [--model M]] [--rate R
+/// [--rate-to R --over S]] [--lowpass HZ] [--highpass HZ] [--reverb PRESET] [--send LEVEL]`: plays
+/// files through the engine, overlapping unless a gap is given, and exits when every one has
+/// finished (and the reverb's tail has rung out). With `--at`, each plays as a positional voice
+/// at that point, heard from the listener; the rest shape each voice while it plays.
 struct PlayCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "play", abstract: "Play sound files through Foley's engine, optionally placed in space.")
@@ -37,8 +39,42 @@ struct PlayCommand: AsyncParsableCommand {
   @Option(help: "The horizontal distance at which a sound is fully left or right (with --at).")
   var panWidth: Double = 400
 
+  @Option(help: "The playback rate each file starts at (0.25…4: pitch and tempo together).")
+  var rate: Double = 1
+
+  @Option(help: "Glide the playback rate to this (0.25…4) over --over seconds.")
+  var rateTo: Double?
+
+  @Option(help: "The glide's length in seconds (with --rate-to).")
+  var over: Double = 1
+
+  @Option(help: "A low-pass on each voice at this frequency (20…20000 Hz).")
+  var lowpass: Double?
+
+  @Option(help: "A high-pass on the effects bus at this frequency (20…20000 Hz).")
+  var highpass: Double?
+
+  @Option(help: "The engine's reverb preset: room, hall, cave or underwater (sends 0.4 unless --send).")
+  var reverb: ReverbArgument?
+
+  @Option(help: "Each voice's send to the reverb (0…1).")
+  var send: Double?
+
   enum ModelArgument: String, ExpressibleByArgument {
     case none, inverse, linear, exponential
+  }
+
+  enum ReverbArgument: String, ExpressibleByArgument {
+    case room, hall, cave, underwater
+
+    var preset: ReverbEffect.Preset {
+      switch self {
+      case .room: .room
+      case .hall: .hall
+      case .cave: .cave
+      case .underwater: .underwater
+      }
+    }
   }
 
   struct PointArgument: ExpressibleByArgument {
@@ -59,6 +95,43 @@ struct PlayCommand: AsyncParsableCommand {
     guard gap.isFinite, gap >= 0 else { throw ValidationError("--gap must be 0 or more seconds") }
     guard reference.isFinite, reference > 0 else { throw ValidationError("--reference must be positive") }
     guard panWidth.isFinite, panWidth > 0 else { throw ValidationError("--pan-width must be positive") }
+    for (name, value) in [("--rate", rate), ("--rate-to", rateTo)] {
+      guard let value else { continue }
+      guard value.isFinite, (0.25...4).contains(value) else {
+        throw ValidationError("\(name) must be in 0.25…4")
+      }
+    }
+    guard over.isFinite, (0...3_600).contains(over) else {
+      throw ValidationError("--over must be 0…3600 seconds")
+    }
+    for (name, value) in [("--lowpass", lowpass), ("--highpass", highpass)] {
+      guard let value else { continue }
+      guard value.isFinite, (20...20_000).contains(value) else {
+        throw ValidationError("\(name) must be in 20…20000 Hz")
+      }
+    }
+    if let send, !(send.isFinite && (0...1).contains(send)) { throw ValidationError("--send must be in 0…1") }
+  }
+
+  /// What the shaping options do to each voice, as a line for the output (nil: none).
+  var shapingLine: String? {
+    var parts: [String] = []
+    if rate != 1 { parts.append(String(format: "rate %.2f", rate)) }
+    if let rateTo { parts.append(String(format: "gliding to %.2f over %.2f s", rateTo, over)) }
+    if let lowpass { parts.append(String(format: "low-pass %.0f Hz", lowpass)) }
+    if let highpass { parts.append(String(format: "bus high-pass %.0f Hz", highpass)) }
+    if let reverb { parts.append("reverb \(reverb.rawValue)") }
+    if let level = sendLevel { parts.append(String(format: "send %.2f", level)) }
+    return parts.isEmpty ? nil : "shaping: " + parts.joined(separator: ", ")
+  }
+
+  var sendLevel: Double? { send ?? (reverb == nil ? nil : 0.4) }
+
+  @MainActor
+  func shape(_ voice: Voice) {
+    if let rateTo { voice.setPlaybackRate(rateTo, over: over) }
+    if let lowpass { voice.setLowPassCutoff(lowpass) }
+    if let level = sendLevel { voice.setReverbSend(level) }
   }
 
   var spatial: SpatialAudio {
@@ -78,6 +151,9 @@ struct PlayCommand: AsyncParsableCommand {
     let engine = try AudioEngine.forTool("foley.play")
     defer { engine.close() }
     print(engine.deviceLine)
+    if let highpass { try engine.setEffects([FilterEffect(.highPass, frequency: highpass)], on: .effects) }
+    if let reverb { engine.reverb.apply(reverb.preset) }
+    if let shapingLine { print(shapingLine) }
     // Positional plays happen in a scene around the listener; plain ones straight on the engine.
     let scene = Scene()
     let listenerNode = Node()
@@ -103,7 +179,7 @@ struct PlayCommand: AsyncParsableCommand {
           let node = Node()
           node.position = at.point
           scene.addChild(node)
-          node.run(.play(sound))
+          node.run(.sequence([.changePlaybackRate(to: rate, duration: 0), .play(sound)]))
           let offset = at.point - listener.point
           let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
           let gain = spatial.gain(atDistance: distance)
@@ -114,10 +190,15 @@ struct PlayCommand: AsyncParsableCommand {
                 20 * log10(max(gain, 1e-9)),
                 spatial.pan(forHorizontalOffset: offset.dx)))
           stepper.step()
-          if let voice = engine.newestVoice(of: node) { voices.append((file, voice)) }
+          if let voice = engine.newestVoice(of: node) {
+            shape(voice)
+            voices.append((file, voice))
+          }
         } else {
           print("playing \(file) (\(String(format: "%.2f", sound.duration)) s, \(channels))")
-          voices.append((file, engine.play(sound)))
+          let voice = engine.play(sound, rate: rate)
+          shape(voice)
+          voices.append((file, voice))
         }
       } catch {
         failures += 1
@@ -127,6 +208,11 @@ struct PlayCommand: AsyncParsableCommand {
     while voices.contains(where: { !$0.1.isFinished }) {
       try await Task.sleep(for: .milliseconds(20))
       stepper.step()
+    }
+    // The reverb's tail rings on after the voices: wait for it (at most 3 s, past any RT60).
+    let tailEnd = ContinuousClock.now + .seconds(3)
+    while engine.isReverbRinging, ContinuousClock.now < tailEnd {
+      try await Task.sleep(for: .milliseconds(20))
     }
     let stats = engine.statistics
     print("done: \(stats.started) played, \(failures) failed")

@@ -55,6 +55,10 @@ for round in $(seq 1 "$rounds"); do
   same="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 64 same f32)"
   idle="$("$work/raw_mixer" idle "$seconds" f32)"
   echo "{\"raw_mix_plain_cpu_seconds\": $plain, \"raw_mix_same_cpu_seconds\": $same, \"raw_idle_cpu_seconds\": $idle}" >> "$raw"
+  echo "bench: round $round of $rounds: 256 voices and shaping (Foley, then C)…" >&2
+  foley_group shaping
+  many="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 256 same f32)"
+  echo "{\"raw_c_mix_cpu_percent_256\": $(echo "$many $seconds" | awk '{ print $1 / $2 * 100 }')}" >> "$raw"
 done
 echo "bench: actions, latency, memory, music (Foley)…" >&2
 foley_group actions

@@ -125,5 +125,33 @@ struct BenchTable {
     row(
       "load_fork_per_sound_ratio_1gib", number("load_fork_per_sound_ratio_1gib"), nil,
       "reference: a fork per sound with 1 GiB resident", nil)
+    let mix256 = number("mix_cpu_percent_256")
+    let raw256 = number("raw_c_mix_cpu_percent_256")
+    row(
+      "mix_cpu_percent_256", mix256, minimum("mix_cpu_percent_256"),
+      "≤ 1 (% of a core, 256 looping voices, 0.5 volume, 9 pans, float32)", mix256.map { $0 <= 1 })
+    row(
+      "raw_c_mix_cpu_percent_256", raw256, minimum("raw_c_mix_cpu_percent_256"), "baseline (C, the same)", nil
+    )
+    let idleFoley = number("idle_cpu_seconds").flatMap { i in number("mix_seconds").map { i / $0 * 100 } }
+    let idleC = number("raw_idle_cpu_seconds").flatMap { i in number("mix_seconds").map { i / $0 * 100 } }
+    row(
+      "mix_cpu_percent_256 above idle", mix256.flatMap { m in idleFoley.map { m - $0 } }, nil,
+      "reference: minus Foley's idle engine; C's: \(raw256.flatMap { r in idleC.map { String(format: "%.3f", r - $0) } } ?? "null")",
+      nil)
+    row(
+      "effects_cpu_percent_64", number("effects_cpu_percent_64"), minimum("effects_cpu_percent_64"),
+      "≤ 3 (64 voices with a low-pass and a reverb send, minus the same 64 plain, one run)",
+      number("effects_cpu_percent_64").map { $0 <= 3 })
+    row(
+      "effects_and_rate_cpu_percent_64", number("effects_and_rate_cpu_percent_64"), nil,
+      "reference: the same with a rate of 1.25 on every voice (libsamplerate's sinc)", nil)
+    row(
+      "resampler_alias_dbfs", number("resampler_alias_dbfs"), nil,
+      "≤ -60 (10 kHz at rate 1.5: every other component)", number("resampler_alias_dbfs").map { $0 <= -60 })
+    row(
+      "audio_thread_allocations", number("audio_thread_allocations"), nil,
+      "= 0 (inside the render, all of the shaping group's runs)",
+      number("audio_thread_allocations").map { $0 == 0 })
   }
 }

@@ -41,7 +41,8 @@ enum LoadBenchmarks {
     let count = quick ? 100 : 500
     let files = (0..<count).map { BenchSounds.tone(seconds: 0.25, frequency: 200 + Double($0)) }
     let rounds = quick ? 2 : 3
-    _ = try seconds(isolated: true, files: Array(files.prefix(1)), logger: logger)  // the service, started once
+    // The service, started once.
+    _ = try seconds(isolated: true, files: Array(files.prefix(1)), logger: logger)
     let small = try ratio(files: files, rounds: rounds, logger: logger)
     // The old way, a fork per sound, for reference (the service turned off).
     setenv("FOLEY_DECODER_SERVICE_OFF", "1", 1)

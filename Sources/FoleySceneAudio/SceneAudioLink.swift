@@ -20,11 +20,13 @@ package final class SceneAudioLink {
   private var pausedScene = false
   /// Positional voices, the nodes they follow and where they were last placed; finished ones are
   /// dropped each update.
-  private var placed: [(node: Node, voice: Voice, placement: SpatialPlacement)] = []
+  private var placed: [(node: Node, voice: Voice, placement: SpatialPlacement, distance: Double)] = []
   /// The audio nodes in the scene.
   private(set) var audioNodes: [AudioNode] = []
   /// The last update's step, in sample frames: how long a placement change ramps.
   private var frameLength = 800
+  /// The last update's step in seconds (doppler's velocities are distances over it).
+  private var step = 1.0 / 60
 
   package init(
     engine: AudioEngine, scene: Scene, positional: Bool, spatial: SpatialAudio, pausesSceneWhenInactive: Bool
@@ -45,6 +47,7 @@ package final class SceneAudioLink {
 
   package func sceneWillUpdate(_ scene: Scene, step: Double) {
     frameLength = min(max(64, Int(step * Double(core.format.sampleRate))), core.format.sampleRate / 10)
+    self.step = step
     // The session's transitions and every engine-side event (music, sound maps, speech).
     engine.session.mailbox.drain()
     if pausesSceneWhenInactive {
@@ -74,16 +77,22 @@ package final class SceneAudioLink {
   }
 
   /// The distance gain and pan of a sound at `node`.
-  package func placement(for node: Node) -> SpatialPlacement {
+  package func placement(for node: Node) -> SpatialPlacement { placementAndDistance(for: node).0 }
+
+  private func placementAndDistance(for node: Node) -> (SpatialPlacement, Double) {
     let offset = node.positionInScene - listenerPosition
     let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
-    return SpatialPlacement(
-      gain: spatial.gain(atDistance: distance), pan: spatial.pan(forHorizontalOffset: offset.dx))
+    return (
+      SpatialPlacement(
+        gain: spatial.gain(atDistance: distance), pan: spatial.pan(forHorizontalOffset: offset.dx)),
+      distance
+    )
   }
 
   /// Places `voice` at `node` from now on, each update.
   package func follow(_ voice: Voice, of node: Node) {
-    placed.append((node, voice, voice.initialPlacement ?? placement(for: node)))
+    let (placement, distance) = placementAndDistance(for: node)
+    placed.append((node, voice, voice.initialPlacement ?? placement, distance))
   }
 
   /// Moves every positional voice to where its node is now, ramping over one update.
@@ -91,9 +100,16 @@ package final class SceneAudioLink {
     guard !placed.isEmpty else { return }
     placed.removeAll { $0.voice.isFinished }
     var moves: [(Voice, SpatialPlacement)] = []
+    let doppler = spatial.speedOfSound != nil && step > 0
     for index in placed.indices where placed[index].node.scene === scene {
-      let (node, voice, old) = placed[index]
-      let placement = placement(for: node)
+      let (node, voice, old, oldDistance) = placed[index]
+      let (placement, distance) = placementAndDistance(for: node)
+      if doppler {
+        // Approaching is positive: the distance shrank over the step.
+        let factor = spatial.dopplerFactor(approachingAt: (oldDistance - distance) / step)
+        voice.setDoppler(factor, overFrames: frameLength)
+      }
+      placed[index].distance = distance
       if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
         voice.stop(fadeOut: 0.05)
         continue

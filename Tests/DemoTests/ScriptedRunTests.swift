@@ -322,6 +322,28 @@ struct ScriptedRunTests {
       "\(left.output)")
   }
 
+  @Test("`play` shapes each voice: rate, a glide, a low-pass, a bus high-pass, a reverb and its send")
+  func playShaped() throws {
+    let run = try runDemoCommand([
+      "play", fixture("tone.ogg").path, "--rate", "1.5", "--rate-to", "0.5", "--over", "0.1", "--lowpass",
+      "2000",
+      "--highpass", "100", "--reverb", "room",
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(
+      run.output.contains(
+        "shaping: rate 1.50, gliding to 0.50 over 0.10 s, low-pass 2000 Hz, bus high-pass 100 Hz, reverb room, send 0.40"
+      ),
+      "\(run.output)")
+    #expect(run.output.contains("done: 1 played, 0 failed"))
+    for bad in [
+      ["--rate", "9"], ["--rate-to", "nan"], ["--lowpass", "5"], ["--send", "2"], ["--reverb", "bathroom"],
+    ] {
+      let refused = try runDemoCommand(["play", fixture("tone.ogg").path] + bad)
+      #expect(refused.status == 64 && refused.errors.contains(bad[0]), "\(bad): \(refused.errors)")
+    }
+  }
+
   @Test("T reads the audio state aloud: the words are heard in order, and the report lists them")
   func talkKey() throws {
     let run = try runDemo(

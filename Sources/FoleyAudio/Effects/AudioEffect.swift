@@ -1,7 +1,8 @@
 import Synchronization
 
 /// An effect on a bus: it processes the bus's summed signal in place, every buffer, on the
-/// mixing thread. The effects Foley provides are ``FilterEffect`` and ``ReverbEffect``; the
+/// mixing thread. The effects Foley provides are ``FilterEffect``, ``ReverbEffect``,
+/// ``DelayEffect`` and ``CompressorEffect``; the
 /// class cannot be subclassed outside Foley (an effect runs where nothing may allocate, lock or
 /// wait, which the engine cannot check for a game's own code).
 ///
@@ -42,11 +43,16 @@ public class AudioEffect: @unchecked Sendable {
   package func prepare() {}
 
   /// Processes `frames` interleaved frames in place. `hasInput` is false when nothing was summed
-  /// into the bus in this block (the buffer is silence); returns whether the effect still has a
-  /// tail to give, so the bus keeps running it. An effect without a tail returns false.
+  /// into the bus in this block (the buffer is silence); `sidechain` is the block of the bus that
+  /// keys it, if it has one and that bus had input. Returns whether the effect still has a tail
+  /// to give, so the bus keeps running it. An effect without a tail returns false.
   package func process(
-    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool
+    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
+    sidechain: UnsafePointer<Float>?
   ) -> Bool {
     false
   }
+
+  /// The bus that keys the effect, in the mixer (-1: none); set under the audio lock.
+  package var keyBus: Int { -1 }
 }

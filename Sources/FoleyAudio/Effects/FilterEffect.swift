@@ -76,7 +76,8 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
   }
 
   package override func process(
-    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool
+    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
+    sidechain: UnsafePointer<Float>?
   ) -> Bool {
     guard let filter else { return false }
     EffectRamp.follow(&frequency, frequencyRequest.load(ordering: .relaxed), sampleRate: sampleRate)

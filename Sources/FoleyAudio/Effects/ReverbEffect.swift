@@ -111,7 +111,8 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   }
 
   package override func process(
-    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool
+    _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
+    sidechain: UnsafePointer<Float>?
   ) -> Bool {
     guard let lines else { return false }
     takeSettings()

@@ -41,13 +41,19 @@ extension AudioEngine {
     let bus = core.bus(for: category)
     guard bus > 0 else { throw .noBusLeft(category) }
     let owner = ObjectIdentifier(core)
+    var keys: [(CompressorEffect, Int)] = []
     for effect in effects {
       guard effect.claim(for: owner, sampleRate: deviceFormat.sampleRate, channels: deviceFormat.channels)
       else {
         throw .effectOfAnotherEngine
       }
+      if let compressor = effect as? CompressorEffect, let sidechain = compressor.sidechain {
+        let key = core.bus(for: sidechain)
+        guard key > 0 else { throw .noBusLeft(sidechain) }
+        keys.append((compressor, key))
+      }
     }
-    core.setEffects(effects, onBus: bus)
+    core.setEffects(effects, onBus: bus, keys: keys)
   }
 
   /// The engine's reverb, on its return bus: voices reach it through their send
@@ -58,4 +64,8 @@ extension AudioEngine {
   /// engine.reverb.apply(.cave)
   /// ```
   public var reverb: ReverbEffect { core.reverb }
+
+  /// Whether the engine's reverb is sounding: fed by a voice's send, or its tail still ringing
+  /// (it stops below -120 dBFS). A tool that plays a sound and quits waits for this to end.
+  public var isReverbRinging: Bool { core.mixer.reverbRan.load(ordering: .relaxed) }
 }

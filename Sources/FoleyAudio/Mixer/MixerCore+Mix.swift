@@ -36,11 +36,16 @@ extension MixerCore {
     }
   }
 
-  /// Replaces the effects of `category`'s bus (or the reverb's return).
-  package func setEffects(_ effects: [AudioEffect], onBus bus: Int) {
+  /// Replaces the effects of `category`'s bus (or the reverb's return), with the buses that key
+  /// its compressors.
+  package func setEffects(_ effects: [AudioEffect], onBus bus: Int, keys: [(CompressorEffect, Int)] = []) {
+    let keys = UncheckedKeys(keys: keys)
     queue.async { [self] in
       guard isOpen else { return }
-      backend.withAudioLock { mixer.setEffects(effects, on: bus) }
+      backend.withAudioLock {
+        for (compressor, key) in keys.keys { compressor.sidechainBus = key }
+        mixer.setEffects(effects, on: bus)
+      }
     }
   }
 
@@ -48,4 +53,10 @@ extension MixerCore {
   package var declickFrames: Int {
     Int((configuration.declickDuration * Double(format.sampleRate)).rounded())
   }
+}
+
+/// Compressors and their key buses on their way to the queue: effects are `Sendable`, but a
+/// tuple array is not inferred so.
+private struct UncheckedKeys: @unchecked Sendable {
+  let keys: [(CompressorEffect, Int)]
 }

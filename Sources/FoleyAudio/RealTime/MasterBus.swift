@@ -12,6 +12,8 @@ package final class MasterBus: @unchecked Sendable {
   private let lastSmallestGain = Atomic<UInt32>(Float(1).bitPattern)
   private let smallestGainSinceReset = Atomic<UInt32>(Float(1).bitPattern)
   private var currentVolume: Float = 1
+  /// Frames of silence put in since the last sound (mixing thread).
+  private var silentFrames = 0
   private let volumeStep: Float
   private let limiter: LookAheadLimiter?
   private let channels: Int
@@ -46,9 +48,19 @@ package final class MasterBus: @unchecked Sendable {
 
   /// Processes a block of the float mix in place, before it is converted to the device's format
   /// (so a 16-bit device's samples are limited before they are rounded, never clipped).
-  package func process(float samples: UnsafeMutablePointer<Float>, frames: Int) {
+  /// `silent` says the block is silence (nothing played and no bus ran).
+  package func process(float samples: UnsafeMutablePointer<Float>, frames: Int, silent: Bool = false) {
+    silentFrames = silent ? silentFrames + frames : 0
     processFloat(samples, frames: frames)
     updateMeter()
+  }
+
+  /// Whether silence in gives silence out with nothing left to change: the limiter's look-ahead
+  /// holds only silence, its gain is back at 1 and the volume has settled. The mix may then skip
+  /// the master entirely (an idle engine costs SDL's callback and little else). Mixing thread.
+  package var isSettled: Bool {
+    silentFrames > latencyFrames && currentVolume == Float(bitPattern: targetVolume.load(ordering: .relaxed))
+      && Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) == 1
   }
 
   private func updateMeter() {

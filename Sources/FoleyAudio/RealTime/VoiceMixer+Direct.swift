@@ -13,6 +13,7 @@ extension VoiceMixer {
     if let shaper = lanes[channel].shaper?.takeUnretainedValue() {
       guard !shaper.isEngaged, !shaper.isFiltering,
         voice.rateRequest.load(ordering: .relaxed) == VoiceShaping.unitRate,
+        voice.dopplerRequest.load(ordering: .relaxed) == VoiceShaping.unitRate,
         voice.cutoffRequest.load(ordering: .relaxed) == VoiceShaping.openCutoff
       else { return nil }
     }

@@ -12,9 +12,12 @@ extension VoiceMixer {
     }
     let shaper = shaperReference.takeUnretainedValue()
     shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed))
+    shaper.doppler.follow(voice.dopplerRequest.load(ordering: .relaxed))
     shaper.cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed))
     let result: (consumed: Int, ended: Bool)
-    if !shaper.isEngaged, shaper.rate.value != 1 || shaper.rate.isMoving {
+    if !shaper.isEngaged,
+      shaper.rate.value != 1 || shaper.rate.isMoving || shaper.doppler.value != 1 || shaper.doppler.isMoving
+    {
       engage(channel, shaper)
     }
     if shaper.isEngaged {
@@ -110,8 +113,8 @@ extension VoiceMixer {
   }
 
   private func resample(_ channel: Int, _ shaper: VoiceShaper, frames: Int) -> (consumed: Int, ended: Bool) {
-    let rateStart = shaper.rate.value
-    let rateEnd = shaper.rate.advance(frames: frames)
+    let rateStart = shaper.rate.value * shaper.doppler.value
+    let rateEnd = shaper.rate.advance(frames: frames) * shaper.doppler.advance(frames: frames)
     let ratio = 1 / Double(rateEnd)
     if shaper.discard < 0 {
       shaper.discard = Int((Double(-shaper.discard) * ratio).rounded())

@@ -11,16 +11,31 @@ extension VoiceMixer {
     foley_realtime_enter()
     defer { foley_realtime_leave() }
     let frames = byteCount / bytesPerFrame
+    if armedLanes == 0, master.isSettled, !anyBusRinging {
+      // Nothing plays, nothing rings, the master has let go: the output is silence.
+      stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
+      lanesRendered.store(0, ordering: .relaxed)
+      busesRun.store(0, ordering: .relaxed)
+      reverbRan.store(false, ordering: .relaxed)
+      return
+    }
     var done = 0
     var rendered = 0
     while done < frames {
       let count = min(Self.blockFrames, frames - done)
-      rendered = max(rendered, renderBlock(frames: count))
-      master.process(float: buses[0].buffer, frames: count)
+      let played = renderBlock(frames: count)
+      rendered = max(rendered, played)
+      master.process(
+        float: buses[0].buffer, frames: count, silent: played == 0 && busesRun.load(ordering: .relaxed) == 0)
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
     }
     lanesRendered.store(rendered, ordering: .relaxed)
+  }
+
+  private var anyBusRinging: Bool {
+    for bus in 1..<Self.busCapacity where buses[bus].ringing { return true }
+    return false
   }
 
   /// Mixes one block into the master's sum (bus 0); returns the lanes that played.
@@ -28,6 +43,7 @@ extension VoiceMixer {
     let samples = frames * channels
     buses[0].buffer.update(repeating: 0, count: samples)
     buses[0].touched = true
+    for bus in 1..<Self.busCapacity { buses[bus].fed = false }
     var played = 0
     for channel in 0..<laneCount where lanes[channel].isArmed && !lanes[channel].isPaused {
       played += 1
@@ -59,6 +75,7 @@ extension VoiceMixer {
       buses[bus].touched = false
     }
     busesRun.store(running, ordering: .relaxed)
+    reverbRan.store(buses[Self.reverbBus].ringing, ordering: .relaxed)
     return played
   }
 
@@ -116,11 +133,13 @@ extension VoiceMixer {
       buffer.update(repeating: 0, count: frames * channels)
       buses[bus].touched = true
     }
+    buses[bus].fed = true
     return buffer
   }
 
   @inline(__always)
   private func add(_ source: UnsafeMutablePointer<Float>, into bus: Int, frames: Int) {
+    buses[bus].fed = true
     if bus != 0, !buses[bus].touched {
       buses[bus].buffer.update(from: source, count: frames * channels)
       buses[bus].touched = true
@@ -153,9 +172,13 @@ extension VoiceMixer {
     let hasInput = buses[bus].touched
     let buffer = prepare(bus, frames: frames)
     var ringing = false
-    for effect in buses[bus].effects {
-      if effect.takeUnretainedValue().process(buffer, frames: frames, channels: channels, hasInput: hasInput)
-      {
+    for reference in buses[bus].effects {
+      let effect = reference.takeUnretainedValue()
+      let keyBus = effect.keyBus
+      let key =
+        keyBus > 0 && keyBus < Self.busCapacity && buses[keyBus].fed
+        ? UnsafePointer(buses[keyBus].buffer) : nil
+      if effect.process(buffer, frames: frames, channels: channels, hasInput: hasInput, sidechain: key) {
         ringing = true
       }
     }

@@ -69,6 +69,8 @@ package final class VoiceMixer: @unchecked Sendable {
     var touched = false
     /// Its effects still ring (a reverb's tail) with no input.
     var ringing = false
+    /// Voices were summed into it in this block (a sidechain's key is silence otherwise).
+    var fed = false
     var effects: UnsafeMutableBufferPointer<Unmanaged<AudioEffect>> = .init(start: nil, count: 0)
   }
 
@@ -80,6 +82,8 @@ package final class VoiceMixer: @unchecked Sendable {
   let bytesPerFrame: Int
   var lanes: UnsafeMutablePointer<Lane>
   var laneCount = 0
+  /// Lanes armed (playing or paused), kept with every arm and clear.
+  var armedLanes = 0
   var laneCapacity = 0
   /// The shapers' owners (the lanes keep them unretained), by channel.
   private var shapers: [VoiceShaper?] = []
@@ -95,6 +99,8 @@ package final class VoiceMixer: @unchecked Sendable {
   /// Buses (beyond the master) that ran in the last block: a bus with nothing summed into it and
   /// no tail ringing costs nothing, and is not counted.
   package let busesRun = Atomic<Int>(0)
+  /// Whether the reverb's return bus ran in the last block (fed, or its tail ringing).
+  package let reverbRan = Atomic<Bool>(false)
 
   package init(format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus) {
     self.format = format
@@ -154,6 +160,7 @@ package final class VoiceMixer: @unchecked Sendable {
   package func arm(_ channel: Int, _ start: LaneStart) {
     guard channel < laneCount else { return }
     var lane = lanes[channel]
+    if !lane.isArmed { armedLanes += 1 }
     lane.isArmed = true
     lane.isPaused = start.paused
     lane.samples = UnsafeRawPointer(start.chunk.samples)
@@ -228,6 +235,7 @@ package final class VoiceMixer: @unchecked Sendable {
   }
 
   func clearLane(_ channel: Int) {
+    if lanes[channel].isArmed { armedLanes -= 1 }
     let shaper = lanes[channel].shaper
     lanes[channel] = Lane()
     lanes[channel].shaper = shaper

@@ -30,6 +30,8 @@ package final class VoiceShaper: @unchecked Sendable {
   var discard = 0
   var sourceEnded = false
   var rate = RampFollower(value: 1, request: RampRequest(target: 1, frames: 0).packed)
+  /// The scene's doppler factor, multiplied into the rate.
+  var doppler = RampFollower(value: 1, request: RampRequest(target: 1, frames: 0).packed)
   var cutoff = RampFollower(
     value: VoiceShaping.openCutoffLog2,
     request: RampRequest(target: VoiceShaping.openCutoffLog2, frames: 0).packed)
@@ -66,6 +68,8 @@ package final class VoiceShaper: @unchecked Sendable {
     history.update(repeating: 0, count: Self.historyFrames * channels)
     rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
     rate.follow(voice.rateRequest.load(ordering: .relaxed))
+    doppler.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
+    doppler.follow(voice.dopplerRequest.load(ordering: .relaxed))
     let open = VoiceShaping.openCutoffLog2
     cutoff.reset(to: open, request: RampRequest(target: open, frames: 0).packed)
     cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed))

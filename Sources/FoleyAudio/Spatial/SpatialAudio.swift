@@ -35,6 +35,14 @@ public struct SpatialAudio: Sendable, Hashable {
   public var maximumDistance: Double = .infinity
   /// Stop sounds beyond ``maximumDistance`` instead of keeping them silent.
   public var stopsBeyondMaximumDistance = false
+  /// The speed of sound in scene points per second, for doppler: a positional voice whose node
+  /// approaches the listener at `v` points per second plays at c / (c − v) times its rate (and
+  /// below 1 as it recedes; `v` is held within ±c/2). Nil, the default, is no doppler.
+  ///
+  /// ```swift
+  /// spatial.speedOfSound = 3_430     // one point is 10 cm
+  /// ```
+  public var speedOfSound: Double?
 
   public init() {}
 
@@ -55,6 +63,14 @@ public struct SpatialAudio: Sendable, Hashable {
       guard reference > 0, distance > reference else { return 1 }
       return pow(distance / reference, -max(0, rolloff))
     }
+  }
+
+  /// The doppler factor of a source approaching the listener at `speed` points per second (1
+  /// without ``speedOfSound``).
+  public func dopplerFactor(approachingAt speed: Double) -> Double {
+    guard let speedOfSound, speedOfSound > 0, speedOfSound.isFinite, speed.isFinite else { return 1 }
+    let held = min(max(speed, -speedOfSound / 2), speedOfSound / 2)
+    return speedOfSound / (speedOfSound - held)
   }
 
   /// The pan (-1 left ... 1 right) of a sound `offset` points right of the listener.

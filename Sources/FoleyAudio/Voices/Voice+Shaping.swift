@@ -67,6 +67,16 @@ extension Voice {
       request(value, over: duration, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
   }
 
+  /// Sets the doppler factor (0.5…2 in practice), reached over `frames` frames: the scene calls it
+  /// for positional voices each update when its ``SpatialAudio/speedOfSound`` is set.
+  package func setDoppler(_ factor: Double, overFrames frames: Int) {
+    guard let core, factor.isFinite, factor > 0 else { return }
+    dopplerRequest.store(
+      RampRequest(target: Float(min(max(factor, 0.25), 4)), frames: UInt32(clamping: max(0, frames))).packed,
+      ordering: .relaxed)
+    if factor != 1 { requestShaper(core) }
+  }
+
   /// The rate a voice starts at, set before it is on a channel (its lane gets a shaper then).
   package func startRate(_ rate: Double) {
     guard !rate.isNaN else { return }

@@ -39,6 +39,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   package let cutoffRequest = Atomic<UInt64>(
     RampRequest(target: VoiceShaping.openCutoffLog2, frames: 0).packed)
   package let sendRequest = Atomic<UInt64>(RampRequest(target: 0, frames: 0).packed)
+  /// The doppler factor the scene gives a positional voice, multiplied into its rate.
+  package let dopplerRequest = Atomic<UInt64>(RampRequest(target: 1, frames: 0).packed)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
   package let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
