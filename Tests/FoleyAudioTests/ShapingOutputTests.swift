@@ -130,6 +130,31 @@ struct ShapingOutputTests {
   }
 }
 
+extension ShapingOutputTests {
+  @Test("a category's bus sends to the reverb: its voices ring on; another category's stop dead")
+  func busSend() throws {
+    let burst = makeFloatWAV(samples: whiteNoise(seconds: 0.1, seed: 5), sampleRate: 48_000, channels: 1)
+    var dryEnd = 0
+    let capture = try captureDiskOutput { engine, output in
+      try engine.setReverbSend(1, for: "hall")
+      var settings = SoundSettings()
+      settings.category = "hall"
+      let dry = engine.play(try engine.sound(data: burst))
+      #expect(waitUntil { dry.isFinished })
+      #expect(output.waitForMore(seconds: 0.3))
+      dryEnd = output.framesWritten
+      let wet = engine.play(try Sound(data: burst, engine: engine, settings: settings))
+      #expect(waitUntil { wet.isFinished })
+      #expect(waitUntil { !engine.isReverbRinging })
+    }
+    let segments = capture.left.segments(minimumGap: 2_400, threshold: 0)
+    try #require(segments.count == 2, "\(segments)")
+    // The plain burst stops with its samples; the one on the sending bus rings on.
+    #expect(segments[0].count < 4_800 + 200 && segments[0].upperBound < dryEnd)
+    #expect(segments[1].count > 4_800 + 9_600, "\(segments[1].count) frames")
+  }
+}
+
 /// Deterministic white noise in -0.5…0.5.
 func whiteNoise(seconds: Double, seed: UInt64) -> [Float] {
   var generator = SeededRandomNumbers(seed: seed)

@@ -56,6 +56,24 @@ extension AudioEngine {
     core.setEffects(effects, onBus: bus, keys: keys)
   }
 
+  /// Glides the share of `category`'s bus sent to the engine's reverb (``reverb``) to `level`
+  /// (0…1, clamped; NaN is 0) over `duration` seconds: post-fader, after the bus's own effects.
+  /// Every voice of the category then fills the room together, on top of any voice's own send.
+  ///
+  /// ```swift
+  /// try engine.setReverbSend(0.5, for: .ambience, over: 1)   // the level moves into the cave
+  /// ```
+  /// - Throws: ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  public func setReverbSend(
+    _ level: Double, for category: SoundCategory, over duration: Double = 0
+  )
+    throws(AudioEffectError)
+  {
+    let bus = core.bus(for: category)
+    guard bus > 0 else { throw .noBusLeft(category) }
+    core.setSend(level, over: duration, onBus: bus)
+  }
+
   /// The engine's reverb, on its return bus: voices reach it through their send
   /// (``Voice/setReverbSend(_:over:)``, `.changeReverb(to:duration:)` on a node). It is all wet
   /// (its `dry` is 0) and starts as the ``ReverbEffect/Preset/room`` preset.

@@ -49,6 +49,18 @@ extension MixerCore {
     }
   }
 
+  /// Glides `bus`'s send to the reverb's return.
+  package func setSend(_ level: Double, over duration: Double, onBus bus: Int) {
+    let seconds = duration.clamped(to: 0...3_600, or: 0)
+    let frames = max(declickFrames, Int((seconds * Double(format.sampleRate)).rounded()))
+    let request = RampRequest(
+      target: Float(level.clamped(to: 0...1, or: 0)), frames: UInt32(clamping: frames))
+    queue.async { [self] in
+      guard isOpen else { return }
+      backend.withAudioLock { mixer.setSend(request, on: bus) }
+    }
+  }
+
   /// The frames of the engine's de-click ramp.
   package var declickFrames: Int {
     Int((configuration.declickDuration * Double(format.sampleRate)).rounded())

@@ -65,14 +65,21 @@ extension VoiceMixer {
         inbox.post(Int32(channel))
       }
     }
+    // The categories' buses first (each may send to the reverb's return), the return last.
     var running = 0
-    for bus in 1..<Self.busCapacity where buses[bus].touched || buses[bus].ringing {
+    for bus in (Self.reverbBus + 1)..<Self.busCapacity where buses[bus].touched || buses[bus].ringing {
       running += 1
       runEffects(bus, frames: frames)
-      let buffer = buses[bus].buffer
-      let master = buses[0].buffer
-      addSamples(buffer, into: master, count: samples)
+      sendBus(bus, frames: frames)
+      addSamples(buses[bus].buffer, into: buses[0].buffer, count: samples)
       buses[bus].touched = false
+    }
+    let reverb = Self.reverbBus
+    if buses[reverb].touched || buses[reverb].ringing {
+      running += 1
+      runEffects(reverb, frames: frames)
+      addSamples(buses[reverb].buffer, into: buses[0].buffer, count: samples)
+      buses[reverb].touched = false
     }
     busesRun.store(running, ordering: .relaxed)
     reverbRan.store(buses[Self.reverbBus].ringing, ordering: .relaxed)
@@ -121,6 +128,27 @@ extension VoiceMixer {
         for channel in 0..<channels {
           buffer[frame * channels + channel] += voiceBuffer[frame * channels + channel] * level
         }
+      }
+    }
+  }
+
+  /// A bus's post-fader send to the reverb's return (after its own effects).
+  private func sendBus(_ bus: Int, frames: Int) {
+    buses[bus].send.follow(buses[bus].sendRequest)
+    guard buses[bus].send.isMoving || buses[bus].send.value > 0, buses[Self.reverbBus].effects.count > 0
+    else {
+      return
+    }
+    let start = buses[bus].send.value
+    let end = buses[bus].send.advance(frames: frames)
+    let step = (end - start) / Float(frames)
+    let source = buses[bus].buffer
+    let target = prepare(Self.reverbBus, frames: frames)
+    var level = start
+    for frame in 0..<frames {
+      level += step
+      for channel in 0..<channels {
+        target[frame * channels + channel] += source[frame * channels + channel] * level
       }
     }
   }

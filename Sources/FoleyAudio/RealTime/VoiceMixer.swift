@@ -71,6 +71,10 @@ package final class VoiceMixer: @unchecked Sendable {
     var ringing = false
     /// Voices were summed into it in this block (a sidechain's key is silence otherwise).
     var fed = false
+    /// Its send to the reverb's return as the queue last set it (a ``RampRequest``), and where
+    /// the send is.
+    var sendRequest = RampRequest(target: 0, frames: 0).packed
+    var send = RampFollower(value: 0, request: RampRequest(target: 0, frames: 0).packed)
     var effects: UnsafeMutableBufferPointer<Unmanaged<AudioEffect>> = .init(start: nil, count: 0)
   }
 
@@ -222,6 +226,12 @@ package final class VoiceMixer: @unchecked Sendable {
 
   package func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }
   package func isPaused(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isPaused }
+
+  /// Sets `bus`'s post-fader send to the reverb's return.
+  package func setSend(_ request: RampRequest, on bus: Int) {
+    guard bus > Self.reverbBus, bus < Self.busCapacity else { return }
+    buses[bus].sendRequest = request.packed
+  }
 
   /// Replaces the effect chain of `bus` (ringing tails of removed effects stop).
   package func setEffects(_ effects: [AudioEffect], on bus: Int) {
