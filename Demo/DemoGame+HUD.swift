@@ -9,7 +9,7 @@ extension DemoGame {
     let white = Color(red: 0.95, green: 0.95, blue: 0.95)
     let dim = Color(red: 0.6, green: 0.65, blue: 0.75)
     canvas.fillRect(
-      x: 0, y: 0, width: canvas.width, height: 72, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
+      x: 0, y: 0, width: canvas.width, height: 86, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
     let state = session.state
     let sessionText =
       state.isActive
@@ -41,16 +41,17 @@ extension DemoGame {
         + (music.isPlaying ? "" : "  (HELD)")
     }
     canvas.drawText(line, x: 10, y: 56, scale: 1, color: dim)
+    canvas.drawText(busMeterLine, x: 10, y: 70, scale: 1, color: dim)
     if let recorder {
       let level = recorder.averagePower(forChannel: 0)
       let width = Int32((max(-60, level) + 60) / 60 * 200)
-      canvas.fillRect(x: 10, y: 80, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
-      canvas.fillRect(x: 12, y: 82, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
+      canvas.fillRect(x: 10, y: 94, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
+      canvas.fillRect(x: 12, y: 96, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
       let silent = recorder.currentTime > 0.5 && recorder.peakPower(forChannel: 0) <= -160
       canvas.drawText(
         String(format: "REC %.1f S  %.0f DBFS", recorder.currentTime, level)
           + (silent ? "  NO SIGNAL: NO MICROPHONE?" : ""),
-        x: 224, y: 81, color: white)
+        x: 224, y: 95, color: white)
     }
     if let subtitle {
       // The line, with the word being said in white.

@@ -13,9 +13,13 @@ final class DemoGame {
   let engine: AudioEngine
   let session: AudioSession
   let player = SpriteNode(color: Color(red: 0.3, green: 0.9, blue: 0.4), size: Size(width: 36, height: 36))
-  private(set) var report = DemoReport()
+  var report = DemoReport()
   private(set) var isRunning = true
   var balls: [(node: SpriteNode, velocity: Vector)] = []
+  /// The cave (see `DemoGame+Cave.swift`): whether the player was in it at the last frame, and
+  /// the balls occluded from it by the wall.
+  var playerWasInCave = false
+  var occludedBalls: Set<ObjectIdentifier> = []
   var heldKeys: Set<Key> = []
   var sounds: [String: Data] = [:]
   /// The wind, heard from the top-left corner: louder as the player goes there.
@@ -74,6 +78,7 @@ final class DemoGame {
     for index in 0..<6 {
       addBall(at: Point(x: 100 + Double(index) * 110, y: 220 + Double(index % 3) * 110), index: index)
     }
+    buildCave()
     loadSounds()
     loadSoundMap(mapURL ?? engine.assetRoot.appendingPathComponent("sounds.json"))
     startAmbience()
@@ -98,7 +103,8 @@ final class DemoGame {
   /// Speech through the same engine: the music and the wind duck while it talks.
   private func startSpeech() {
     let speech = SpeechSynthesizer.shared(for: engine)
-    speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
+    // The wind ducks by the speech's flag; the music by the speech's level (see buildCave).
+    speech.ducking = SpeechDucking(categories: [.ambience], decibels: -10)
     speech.addObserver { [weak self] event in
       guard let self else { return }
       switch event {
@@ -318,6 +324,7 @@ final class DemoGame {
     player.position.x = min(max(player.position.x, 18), scene.size.width - 18)
     player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
     moveBalls(deltaTime)
+    updateCave()
     if recorder?.state == .stopped { stopRecording() }
     scene.update(deltaTime: deltaTime)  // drains the game-thread mailbox: session, music, speech
     noteChannelPolicy()
@@ -372,14 +379,6 @@ final class DemoGame {
           speed: (velocity.dx * velocity.dx + velocity.dy * velocity.dy).squareRoot())
       }
     }
-  }
-
-  /// A collision, posted as a game event: the sound map decides what it sounds like (a thud at
-  /// the ball's place, varied in pitch and level), and the game's code plays nothing itself.
-  private func collide(_ ball: SpriteNode, with surface: String, speed: Double) {
-    report.collisions += 1
-    scene.events.post(
-      "ball.hit", parameters: ["surface": .string(surface), "speed": .number(speed)], from: ball)
   }
 
   private func noteChannelPolicy() {

@@ -86,6 +86,13 @@ struct DemoReport: Codable {
   var recordings: [Recording] = []
   var errors: [String] = []
   var collisions = 0
+  struct Cave: Codable {
+    /// Times the player walked into the cave.
+    var entries = 0
+    /// Times a ball went behind the wall from the player.
+    var occlusions = 0
+  }
+  var cave = Cave()
 
   func write(to path: String) throws {
     let encoder = JSONEncoder()

@@ -164,6 +164,28 @@ struct ScriptedRunTests {
     #expect(info.isConsistent && abs(info.duration - duration) < 0.001)
   }
 
+  @Test("walking into the cave: the player enters it once, and the balls outside are occluded from it")
+  func cave() throws {
+    let output = temporaryFile("cave.raw")
+    defer { try? FileManager.default.removeItem(at: output) }
+    // The player starts in the middle (x 400) and walks right into the cave (x ≥ 560), then stops.
+    let run = try runDemo(
+      script: [
+        "duration": 2.5,
+        "events": [
+          ["at": 0.1, "event": "key", "key": "right"],
+          ["at": 1.2, "event": "key", "key": "right", "up": true],
+        ],
+      ], arguments: [],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.reportErrors.isEmpty, "\(run.reportErrors)")
+    let cave = run.report?["cave"] as? [String: Any]
+    #expect(cave?["entries"] as? Int == 1)
+    // Every ball outside the cave is occluded once the player is in it.
+    #expect((cave?["occlusions"] as? Int ?? 0) >= 3, "\(String(describing: cave))")
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")

@@ -81,16 +81,23 @@ struct ShapingOutputTests {
     #expect(capture.left.largestStep(in: inner) < 0.021)
   }
 
-  @Test("a high-pass on a category's bus removes its low tone; another category's passes untouched")
+  @Test(
+    "a high-pass on a category's bus removes its low tone; another category's passes untouched and is metered"
+  )
   func busFilter() throws {
     let low = makeToneWAV(frequency: 150, duration: 0.6, amplitude: 0.4)
-    let capture = try captureDiskOutput { engine, _ in
+    let capture = try captureDiskOutput { engine, output in
       try engine.setEffects([FilterEffect(.highPass, frequency: 2_000)], on: .effects)
       var settings = SoundSettings()
       settings.category = "radio"
       let filtered = engine.play(try engine.sound(data: low))
       #expect(waitUntil { filtered.isFinished })
       let plain = engine.play(try Sound(data: low, engine: engine, settings: settings))
+      // The meters: the radio bus and the master peak at the tone's 0.4 (-8 dBFS) while it plays.
+      #expect(output.waitForMore(seconds: 0.2))
+      let levels = engine.busLevels
+      #expect(abs((levels["radio"] ?? -100) - 20 * log10(0.4)) < 0.2, "\(levels)")
+      #expect(abs((levels["master"] ?? -100) - 20 * log10(0.4)) < 0.2, "\(levels)")
       #expect(waitUntil { plain.isFinished })
     }
     // The filtered play comes first, the plain one right after it: 0.6 s each.

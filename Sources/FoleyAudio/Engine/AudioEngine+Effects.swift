@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why effects could not be put on a bus.
 ///
 /// ```swift
@@ -72,6 +74,23 @@ extension AudioEngine {
     let bus = core.bus(for: category)
     guard bus > 0 else { throw .noBusLeft(category) }
     core.setSend(level, over: duration, onBus: bus)
+  }
+
+  /// Each bus's peak in the last buffer, in dBFS (-inf: silent), after its effects: the
+  /// categories that have played or have effects, the reverb's return as `"reverb"`, and the
+  /// master (after the limiter) as `"master"`. For meters; reading it costs a few atomics.
+  ///
+  /// ```swift
+  /// for (bus, level) in engine.busLevels.sorted(by: { $0.key.name < $1.key.name }) {
+  ///   print(bus, String(format: "%.1f dBFS", level))
+  /// }
+  /// ```
+  public var busLevels: [SoundCategory: Double] {
+    let meters = core.mixer.meters
+    func decibels(_ bus: Int) -> Double { 20 * log10(Double(meters.peak(of: bus))) }
+    var levels: [SoundCategory: Double] = ["master": decibels(0), "reverb": decibels(VoiceMixer.reverbBus)]
+    for (category, bus) in core.busIndices.withLock({ $0 }) { levels[category] = decibels(bus) }
+    return levels
   }
 
   /// The engine's reverb, on its return bus: voices reach it through their send

@@ -14,6 +14,7 @@ extension VoiceMixer {
     if armedLanes == 0, master.isSettled, !anyBusRinging {
       // Nothing plays, nothing rings, the master has let go: the output is silence.
       stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
+      for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
       lanesRendered.store(0, ordering: .relaxed)
       busesRun.store(0, ordering: .relaxed)
       reverbRan.store(false, ordering: .relaxed)
@@ -21,16 +22,38 @@ extension VoiceMixer {
     }
     var done = 0
     var rendered = 0
+    for bus in 0..<Self.busCapacity { peaks[bus] = 0 }
     while done < frames {
       let count = min(Self.blockFrames, frames - done)
       let played = renderBlock(frames: count)
       rendered = max(rendered, played)
       master.process(
         float: buses[0].buffer, frames: count, silent: played == 0 && busesRun.load(ordering: .relaxed) == 0)
+      peaks[0] = max(peaks[0], peak(of: buses[0].buffer, count: count * channels))
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
     }
+    for bus in 0..<Self.busCapacity { meters.store(peaks[bus], for: bus) }
     lanesRendered.store(rendered, ordering: .relaxed)
+  }
+
+  /// The largest magnitude among `count` samples, eight at a time.
+  @inline(__always)
+  private func peak(of samples: UnsafeMutablePointer<Float>, count: Int) -> Float {
+    let raw = UnsafeRawPointer(samples)
+    var largest = SIMD8<Float>(repeating: 0)
+    var index = 0
+    while index + 8 <= count {
+      let block = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+      largest = pointwiseMax(largest, pointwiseMax(block, -block))
+      index += 8
+    }
+    var result = largest.max()
+    while index < count {
+      result = max(result, abs(samples[index]))
+      index += 1
+    }
+    return result
   }
 
   private var anyBusRinging: Bool {
@@ -70,6 +93,7 @@ extension VoiceMixer {
     for bus in (Self.reverbBus + 1)..<Self.busCapacity where buses[bus].touched || buses[bus].ringing {
       running += 1
       runEffects(bus, frames: frames)
+      peaks[bus] = max(peaks[bus], peak(of: buses[bus].buffer, count: samples))
       sendBus(bus, frames: frames)
       addSamples(buses[bus].buffer, into: buses[0].buffer, count: samples)
       buses[bus].touched = false
@@ -78,6 +102,7 @@ extension VoiceMixer {
     if buses[reverb].touched || buses[reverb].ringing {
       running += 1
       runEffects(reverb, frames: frames)
+      peaks[reverb] = max(peaks[reverb], peak(of: buses[reverb].buffer, count: samples))
       addSamples(buses[reverb].buffer, into: buses[0].buffer, count: samples)
       buses[reverb].touched = false
     }

@@ -95,6 +95,8 @@ package final class VoiceMixer: @unchecked Sendable {
   /// The chains' owners, by bus.
   private var chains: [[AudioEffect]] = Array(repeating: [], count: busCapacity)
   let voiceBuffer: UnsafeMutablePointer<Float>
+  /// Each bus's peak so far in this callback (mixing thread).
+  let peaks: UnsafeMutablePointer<Float>
   let sendBuffer: UnsafeMutablePointer<Float>
   /// A block read in the mix's format before conversion to float (16-bit mixes).
   let rawBuffer: UnsafeMutableRawPointer
@@ -105,6 +107,9 @@ package final class VoiceMixer: @unchecked Sendable {
   package let busesRun = Atomic<Int>(0)
   /// Whether the reverb's return bus ran in the last block (fed, or its tail ringing).
   package let reverbRan = Atomic<Bool>(false)
+  /// Each bus's peak in the last callback (after its effects; bus 0: the master after the
+  /// limiter), for meters.
+  package let meters = BusMeters(count: busCapacity)
 
   package init(format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus) {
     self.format = format
@@ -123,6 +128,8 @@ package final class VoiceMixer: @unchecked Sendable {
       (buses + index).initialize(to: Bus(buffer: buffer))
     }
     voiceBuffer = .allocate(capacity: samples)
+    peaks = .allocate(capacity: Self.busCapacity)
+    peaks.initialize(repeating: 0, count: Self.busCapacity)
     voiceBuffer.initialize(repeating: 0, count: samples)
     sendBuffer = .allocate(capacity: samples)
     rawBuffer = .allocate(byteCount: Self.blockFrames * format.bytesPerFrame, alignment: 16)
@@ -138,6 +145,7 @@ package final class VoiceMixer: @unchecked Sendable {
     buses.deinitialize(count: Self.busCapacity)
     buses.deallocate()
     voiceBuffer.deallocate()
+    peaks.deallocate()
     sendBuffer.deallocate()
     rawBuffer.deallocate()
   }
@@ -257,4 +265,24 @@ extension VoiceMixer {
   package func disarmAll() {
     for channel in 0..<laneCount where lanes[channel].isArmed { clearLane(channel) }
   }
+}
+
+/// The buses' peak meters: one atomic per bus, written by the mixing thread once per callback and
+/// read by anyone (a HUD, an inspector).
+package final class BusMeters: Sendable {
+  private final class Meter: Sendable {
+    let peak = Atomic<UInt32>(Float(0).bitPattern)
+  }
+
+  private let meters: [Meter]
+
+  init(count: Int) { meters = (0..<count).map { _ in Meter() } }
+
+  package func peak(of bus: Int) -> Float {
+    guard meters.indices.contains(bus) else { return 0 }
+    return Float(bitPattern: meters[bus].peak.load(ordering: .relaxed))
+  }
+
+  @inline(__always)
+  func store(_ peak: Float, for bus: Int) { meters[bus].peak.store(peak.bitPattern, ordering: .relaxed) }
 }
