@@ -11,9 +11,10 @@ extension DemoGame {
 
   func isInCave(_ point: Point) -> Bool { point.x >= scene.size.width * Self.caveStart }
 
-  /// Sets up the cave: its reverb, its look, and the music's ducking by speech.
+  /// Draws the cave. Its reverb (the cave preset) and the music's ducking under speech (a
+  /// compressor on the music bus keyed by the speech bus) come from the sound map's `mix`
+  /// section, Assets/sounds.json: edit it while the game runs and they change.
   func buildCave() {
-    engine.reverb.apply(.cave)
     let width = scene.size.width * (1 - Self.caveStart)
     let cave = SpriteNode(
       color: Color(red: 0.12, green: 0.1, blue: 0.16), size: Size(width: width, height: scene.size.height))
@@ -21,14 +22,6 @@ extension DemoGame {
     cave.position = Point(x: scene.size.width - width / 2, y: scene.size.height / 2)
     cave.zPosition = -1
     scene.addChild(cave)
-    do {
-      // The music dips 10 dB under the spoken line, keyed by the speech itself.
-      let duck = CompressorEffect(
-        threshold: -45, ratio: 8, attack: 0.01, release: 0.35, range: 10, sidechain: .speech)
-      try engine.setEffects([duck], on: .music)
-    } catch {
-      report.errors.append("music ducking: \(error)")
-    }
   }
 
   /// Each frame: the player's reverb as it enters or leaves, the balls' occlusion as they cross

@@ -301,7 +301,24 @@ public final class SoundMap {
       let high = Int((range.upperBound * PitchVariants.stepsPerSemitone).rounded())
       if low != 0 || high != 0 { variants.render(sound, steps: Array(low...high)) }
     }
+    if let mix = loaded.mix { applyMix(mix) }
     if watchesFile { updateWatch() }
+  }
+
+  /// Puts the map's `mix` on the engine: the reverb's preset, and each named bus's volume, send
+  /// and effects (new effects each time; buses the map does not name are left as they are).
+  private func applyMix(_ mix: MixDefinition) {
+    if let preset = mix.reverb { engine.reverb.apply(preset) }
+    for (category, bus) in mix.buses.sorted(by: { $0.key.name < $1.key.name }) {
+      if let decibels = bus.volumeDecibels { engine.setVolume(pow(10, decibels / 20), for: category) }
+      do {
+        if let send = bus.reverbSend { try engine.setReverbSend(send, for: category) }
+        try engine.setEffects(bus.effects.map { $0.make() }, on: category)
+      } catch {
+        lastErrors.append("mix.buses[\"\(category)\"]: \(error)")
+        engine.core.logger.warning("sound map mix: bus \(category): \(error)")
+      }
+    }
   }
 
   package var watchedFiles: [URL] {

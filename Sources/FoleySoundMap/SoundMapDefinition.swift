@@ -7,6 +7,8 @@ package struct SoundMapDefinition {
   package var events: [String: EventEntry] = [:]
   /// Every file the map names, with the path of its first mention (for errors).
   package var files: [(name: String, path: String)] = []
+  /// The buses' effects, sends and volumes, and the reverb (the map's `mix` section).
+  package var mix: MixDefinition?
 }
 
 /// What one event does.
@@ -59,8 +61,8 @@ package final class SoundItem {
 
 /// Reads and checks a sound map's JSON, collecting every error with its path.
 package struct SoundMapParser {
-  private(set) var errors: [String] = []
-  private var definition = SoundMapDefinition()
+  package internal(set) var errors: [String] = []
+  var definition = SoundMapDefinition()
   private var seenFiles: Set<String> = []
 
   package static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
@@ -86,7 +88,8 @@ package struct SoundMapParser {
       errors.append("the map must be a JSON object with \"version\" and \"events\"")
       return nil
     }
-    unknownKeys(in: root, allowed: ["version", "events"], at: "")
+    unknownKeys(in: root, allowed: ["version", "events", "mix"], at: "")
+    if let mix = root["mix"] { definition.mix = self.mix(mix, at: "mix") }
     if let version = root["version"] {
       if Self.number(version) != 1 { errors.append("version: must be 1") }
     } else {
@@ -300,7 +303,7 @@ package struct SoundMapParser {
 
   // MARK: - Values
 
-  private mutating func number(_ value: Any?, at path: String, in limits: ClosedRange<Double>) -> Double? {
+  mutating func number(_ value: Any?, at path: String, in limits: ClosedRange<Double>) -> Double? {
     guard let value else { return nil }
     guard let number = Self.number(value), number.isFinite else {
       errors.append("\(path): must be a number")
@@ -316,7 +319,7 @@ package struct SoundMapParser {
   }
 
   /// A number, or `[min, max]`.
-  private mutating func range(
+  mutating func range(
     _ value: Any?, at path: String, in limits: ClosedRange<Double>
   ) -> ClosedRange<Double>? {
     guard let value else { return nil }
@@ -336,7 +339,7 @@ package struct SoundMapParser {
     return number(value, at: path, in: limits).map { $0...$0 }
   }
 
-  private mutating func flag(_ value: Any?, at path: String) -> Bool? {
+  mutating func flag(_ value: Any?, at path: String) -> Bool? {
     guard let value else { return nil }
     guard Self.isBoolean(value), let flag = value as? Bool else {
       errors.append("\(path): must be true or false")
@@ -345,7 +348,7 @@ package struct SoundMapParser {
     return flag
   }
 
-  private mutating func unknownKeys(in object: [String: Any], allowed: Set<String>, at path: String) {
+  mutating func unknownKeys(in object: [String: Any], allowed: Set<String>, at path: String) {
     for key in object.keys.sorted() where !allowed.contains(key) {
       let hint = Self.nearest(to: key, among: allowed).map { " (did you mean \($0)?)" } ?? ""
       errors.append("\(path.isEmpty ? "" : "\(path).")\(key): unknown key\(hint)")

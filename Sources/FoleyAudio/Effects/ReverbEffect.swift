@@ -47,6 +47,8 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   private static let stereoSpread = 23
   private static let silence: Float = 1e-6
 
+  /// The preset as given (the mixing thread reads `settings`, packed to bytes in one atomic).
+  private let exact: Mutex<Preset>
   private let settings: Atomic<UInt64>
   private let dryLevel: Atomic<UInt32>
   private var applied: UInt64 = .max
@@ -60,15 +62,17 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   /// A reverb set to `preset`; `dry` is the share of the input passed through (0 on a return bus).
   public init(_ preset: Preset = .room, dry: Double = 0) {
     settings = Atomic(Self.pack(preset))
+    exact = Mutex(preset)
     dryLevel = Atomic(Float(dry.clamped(to: 0...1, or: 0)).bitPattern)
     super.init()
   }
 
   /// The preset last applied.
-  public var preset: Preset { Self.unpack(settings.load(ordering: .relaxed)) }
+  public var preset: Preset { exact.withLock { $0 } }
 
   /// Switches to `preset` at the next buffer (the tail already ringing keeps its old shape).
   public func apply(_ preset: Preset) {
+    exact.withLock { $0 = preset }
     settings.store(Self.pack(preset), ordering: .relaxed)
   }
 
