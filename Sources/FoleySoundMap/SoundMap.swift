@@ -313,6 +313,7 @@ public final class SoundMap {
       if let decibels = bus.volumeDecibels { engine.setVolume(pow(10, decibels / 20), for: category) }
       do {
         if let send = bus.reverbSend { try engine.setReverbSend(send, for: category) }
+        if let parent = bus.parent { try engine.route(category, to: parent) }
         try engine.setEffects(bus.effects.map { $0.make() }, on: category)
       } catch {
         lastErrors.append("mix.buses[\"\(category)\"]: \(error)")

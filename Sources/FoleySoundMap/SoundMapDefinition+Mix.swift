@@ -19,6 +19,8 @@ package struct MixDefinition {
     package var effects: [EffectSpec] = []
     package var reverbSend: Double?
     package var volumeDecibels: Double?
+    /// The category's bus it sums into (nil: the master).
+    package var parent: SoundCategory?
   }
 
   /// An effect as the map describes it; made anew each time the map is applied.
@@ -95,8 +97,15 @@ extension SoundMapParser {
   }
 
   private mutating func bus(_ object: [String: Any], at path: String) -> MixDefinition.Bus {
-    unknownKeys(in: object, allowed: ["effects", "reverbSend", "volumeDb"], at: path)
+    unknownKeys(in: object, allowed: ["effects", "reverbSend", "volumeDb", "parent"], at: path)
     var bus = MixDefinition.Bus()
+    if let parent = object["parent"] {
+      if let name = parent as? String, !name.isEmpty, name != "master", name != "reverb" {
+        bus.parent = SoundCategory(name)
+      } else {
+        errors.append("\(path).parent: must be a category's name")
+      }
+    }
     bus.reverbSend = number(object["reverbSend"], at: "\(path).reverbSend", in: 0...1)
     bus.volumeDecibels = number(object["volumeDb"], at: "\(path).volumeDb", in: -100...12)
     if let effects = object["effects"] {

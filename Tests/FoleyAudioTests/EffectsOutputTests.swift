@@ -133,4 +133,43 @@ struct EffectsOutputTests {
     let expected = 500 * 1_000 / (1_000 - 200.0)
     #expect(abs(heard - expected) / expected < 0.005, "heard \(heard) Hz, expected \(expected)")
   }
+
+  @Test("a bus routed into another: the parent's volume and effects reach its voices; a loop is refused")
+  func nestedBuses() throws {
+    let low = makeToneWAV(frequency: 150, duration: 0.4, amplitude: 0.4)
+    var marks: [Int] = []
+    let capture = try captureDiskOutput { engine, output in
+      var settings = SoundSettings()
+      settings.category = "radio"
+      let sound = try Sound(data: low, engine: engine, settings: settings)
+      engine.setVolume(0.5, for: "world")
+      try engine.route("radio", to: "world")
+      #expect(throws: AudioEffectError.loop("world", into: "radio")) {
+        try engine.route("world", to: "radio")
+      }
+      #expect(throws: AudioEffectError.loop("radio", into: "radio")) {
+        try engine.route("radio", to: "radio")
+      }
+      let halved = engine.play(sound)
+      #expect(waitUntil { halved.isFinished })
+      #expect(output.waitForMore(seconds: 0.2))
+      marks.append(output.framesWritten)
+      try engine.setEffects([FilterEffect(.highPass, frequency: 2_000)], on: "world")
+      let filtered = engine.play(sound)
+      #expect(waitUntil { filtered.isFinished })
+      #expect(output.waitForMore(seconds: 0.2))
+      marks.append(output.framesWritten)
+      try engine.route("radio", to: nil)
+      let direct = engine.play(sound)
+      #expect(waitUntil { direct.isFinished })
+    }
+    let range = try #require(capture.left.audibleRange(threshold: 0.0001))
+    let halved = capture.left.peak(in: range.lowerBound..<marks[0])
+    // Inside the filtered play, past its onset (a high-pass rings briefly on a tone's first cycle).
+    let filtered = capture.left.peak(in: (marks[0] + 2_400)..<(marks[0] + 16_800))
+    let direct = capture.left.peak(in: marks[1]..<range.upperBound)
+    #expect(abs(halved - 0.2) < 0.002, "through the parent at 0.5: \(halved)")
+    #expect(filtered < 0.2 * 0.01, "through the parent's high-pass: \(filtered)")
+    #expect(abs(direct - 0.4) < 0.002, "back on the master: \(direct)")
+  }
 }

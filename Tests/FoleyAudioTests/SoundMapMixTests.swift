@@ -24,7 +24,8 @@ struct SoundMapMixTests {
                                                     { "type": "delay", "time": 9 },
                                                     { "type": "compressor", "ratio": "high", "sidechain": 3 },
                                                     { "type": "highPass" } ] },
-                            "master": { } } } }
+                            "master": { },
+                            "radio": { "parent": 7 } } } }
       """
     let error = try #require(throws: SoundMapError.self) {
       try SoundMapTests.map(json, in: folder, engine: audio.engine)
@@ -39,6 +40,7 @@ struct SoundMapMixTests {
       #"mix.buses["music"].effects[3].ratio: must be a number"#,
       #"mix.buses["music"].effects[4].frequency: missing"#,
       #"mix.buses["master"]: "master" is not a category's bus (the master and the reverb are set apart)"#,
+      #"mix.buses["radio"].parent: must be a category's name"#,
     ]
     for message in expected { #expect(error.errors.contains(message), "missing: \(message)\n\(error)") }
   }

@@ -87,7 +87,7 @@ extension AudioEngine {
     core.master.resetMeter()
   }
 
-  private func applyBuses(fade: Double) {
+  func applyBuses(fade: Double) {
     let seconds = fade.clamped(to: 0...3_600, or: 0)
     core.queue.async { [core] in core.applyBuses(fade: seconds) }
   }

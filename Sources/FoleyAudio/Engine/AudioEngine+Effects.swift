@@ -15,11 +15,15 @@ public enum AudioEffectError: Error, Sendable, Equatable, CustomStringConvertibl
   /// Every bus is taken (30 categories have played or have effects); this category mixes
   /// straight into the master and cannot have effects.
   case noBusLeft(SoundCategory)
+  /// Routing the first category into the second would make a loop of buses.
+  case loop(SoundCategory, into: SoundCategory)
 
   public var description: String {
     switch self {
     case .effectOfAnotherEngine:
       "the effect is already on a bus of another engine; make a new one for this engine"
+    case .loop(let category, let parent):
+      "routing '\(category)' into '\(parent)' would make a loop: '\(parent)' already sums into '\(category)'"
     case .noBusLeft(let category):
       "no bus left for category '\(category)': \(VoiceMixer.busCapacity - 2) categories already have buses"
     }
@@ -56,6 +60,38 @@ extension AudioEngine {
       }
     }
     core.setEffects(effects, onBus: bus, keys: keys)
+  }
+
+  /// Routes `category`'s bus into `parent`'s (nil: the master, as at first): its sum, after its
+  /// own effects, goes through the parent's effects, and the parent's volume and mute apply to
+  /// its voices too. Buses nest as deep as you like, never in a loop.
+  ///
+  /// ```swift
+  /// try engine.route("footsteps", to: .effects)     // the effects bus's volume and EQ reach them
+  /// try engine.route("radio", to: nil)              // straight to the master again
+  /// ```
+  /// - Throws: ``AudioEffectError/loop(_:into:)`` when `parent` already sums into `category`,
+  ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  public func route(_ category: SoundCategory, to parent: SoundCategory?) throws(AudioEffectError) {
+    let bus = core.bus(for: category)
+    guard bus > 0 else { throw .noBusLeft(category) }
+    var parentBus = 0
+    if let parent {
+      parentBus = core.bus(for: parent)
+      guard parentBus > 0 else { throw .noBusLeft(parent) }
+    }
+    let looped = core.buses.withLock { settings -> Bool in
+      if let parent {
+        guard !settings.wouldLoop(category, into: parent) else { return true }
+        settings.parents[category] = parent
+      } else {
+        settings.parents[category] = nil
+      }
+      return false
+    }
+    if looped, let parent { throw .loop(category, into: parent) }
+    core.setParent(parentBus, of: bus)
+    applyBuses(fade: 0)
   }
 
   /// Glides the share of `category`'s bus sent to the engine's reverb (``reverb``) to `level`

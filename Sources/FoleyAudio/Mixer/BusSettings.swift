@@ -8,12 +8,38 @@ package struct BusSettings: Sendable {
   package var isMasterMuted = false
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
   package var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
+  /// The bus each category's bus sums into (absent: the master). Never a cycle.
+  package var parents: [SoundCategory: SoundCategory] = [:]
 
   package func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
-  /// What a bus contributes to each of its voices' gain: its volume, or nothing while muted, and
-  /// the deepest duck that holds it down.
+  /// What a bus and the buses it sums into contribute to each of its voices' gain: each one's
+  /// volume, or nothing while one is muted, and the deepest duck that holds each down.
   package func gain(for category: SoundCategory) -> Double {
+    var gain = ownGain(for: category)
+    var bus = category
+    var depth = 0
+    while let parent = parents[bus], depth < 32 {
+      gain *= ownGain(for: parent)
+      bus = parent
+      depth += 1
+    }
+    return gain
+  }
+
+  /// Whether routing `category` into `parent` would close a loop.
+  package func wouldLoop(_ category: SoundCategory, into parent: SoundCategory) -> Bool {
+    var bus: SoundCategory? = parent
+    var depth = 0
+    while let current = bus, depth <= 32 {
+      if current == category { return true }
+      bus = parents[current]
+      depth += 1
+    }
+    return depth > 32
+  }
+
+  private func ownGain(for category: SoundCategory) -> Double {
     guard !muted.contains(category) else { return 0 }
     var gain = volume(for: category)
     for duck in ducks.values where duck.categories.contains(category) {

@@ -49,6 +49,14 @@ extension MixerCore {
     }
   }
 
+  /// Routes `bus` into `parent` (0: the master).
+  package func setParent(_ parent: Int, of bus: Int) {
+    queue.async { [self] in
+      guard isOpen else { return }
+      backend.withAudioLock { mixer.setParent(parent, of: bus) }
+    }
+  }
+
   /// Glides `bus`'s send to the reverb's return.
   package func setSend(_ level: Double, over duration: Double, onBus bus: Int) {
     let seconds = duration.clamped(to: 0...3_600, or: 0)

@@ -88,14 +88,20 @@ extension VoiceMixer {
         inbox.post(Int32(channel))
       }
     }
-    // The categories' buses first (each may send to the reverb's return), the return last.
+    // The categories' buses first, each before the bus it sums into (each may send to the
+    // reverb's return), the return last.
     var running = 0
-    for bus in (Self.reverbBus + 1)..<Self.busCapacity where buses[bus].touched || buses[bus].ringing {
+    for position in 0..<(Self.busCapacity - Self.reverbBus - 1) {
+      let bus = order[position]
+      guard buses[bus].touched || buses[bus].ringing else { continue }
       running += 1
       runEffects(bus, frames: frames)
       peaks[bus] = max(peaks[bus], peak(of: buses[bus].buffer, count: samples))
       sendBus(bus, frames: frames)
-      addSamples(buses[bus].buffer, into: buses[0].buffer, count: samples)
+      let parent = buses[bus].parent
+      addSamples(
+        buses[bus].buffer, into: parent == 0 ? buses[0].buffer : prepare(parent, frames: frames),
+        count: samples)
       buses[bus].touched = false
     }
     let reverb = Self.reverbBus

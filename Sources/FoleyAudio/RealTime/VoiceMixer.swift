@@ -75,6 +75,8 @@ package final class VoiceMixer: @unchecked Sendable {
     /// the send is.
     var sendRequest = RampRequest(target: 0, frames: 0).packed
     var send = RampFollower(value: 0, request: RampRequest(target: 0, frames: 0).packed)
+    /// The bus it sums into (0: the master).
+    var parent = 0
     var effects: UnsafeMutableBufferPointer<Unmanaged<AudioEffect>> = .init(start: nil, count: 0)
   }
 
@@ -95,6 +97,8 @@ package final class VoiceMixer: @unchecked Sendable {
   /// The chains' owners, by bus.
   private var chains: [[AudioEffect]] = Array(repeating: [], count: busCapacity)
   let voiceBuffer: UnsafeMutablePointer<Float>
+  /// The categories' buses in the order they run: every bus before the bus it sums into.
+  let order: UnsafeMutablePointer<Int>
   /// Each bus's peak so far in this callback (mixing thread).
   let peaks: UnsafeMutablePointer<Float>
   let sendBuffer: UnsafeMutablePointer<Float>
@@ -128,6 +132,10 @@ package final class VoiceMixer: @unchecked Sendable {
       (buses + index).initialize(to: Bus(buffer: buffer))
     }
     voiceBuffer = .allocate(capacity: samples)
+    order = .allocate(capacity: Self.busCapacity - Self.reverbBus - 1)
+    for index in 0..<(Self.busCapacity - Self.reverbBus - 1) {
+      (order + index).initialize(to: Self.reverbBus + 1 + index)
+    }
     peaks = .allocate(capacity: Self.busCapacity)
     peaks.initialize(repeating: 0, count: Self.busCapacity)
     voiceBuffer.initialize(repeating: 0, count: samples)
@@ -146,6 +154,7 @@ package final class VoiceMixer: @unchecked Sendable {
     buses.deallocate()
     voiceBuffer.deallocate()
     peaks.deallocate()
+    order.deallocate()
     sendBuffer.deallocate()
     rawBuffer.deallocate()
   }
@@ -234,6 +243,28 @@ package final class VoiceMixer: @unchecked Sendable {
 
   package func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }
   package func isPaused(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isPaused }
+
+  /// Routes `bus` into `parent` (0: the master) and puts the buses back in an order where each
+  /// runs before the one it sums into. The caller has made sure there is no loop.
+  package func setParent(_ parent: Int, of bus: Int) {
+    guard bus > Self.reverbBus, bus < Self.busCapacity,
+      parent == 0 || (parent > Self.reverbBus && parent < Self.busCapacity)
+    else { return }
+    buses[bus].parent = parent
+    func depth(_ bus: Int) -> Int {
+      var depth = 0
+      var current = bus
+      while buses[current].parent != 0, depth < Self.busCapacity {
+        current = buses[current].parent
+        depth += 1
+      }
+      return depth
+    }
+    let sorted = ((Self.reverbBus + 1)..<Self.busCapacity).sorted {
+      depth($0) > depth($1) || (depth($0) == depth($1) && $0 < $1)
+    }
+    for (index, bus) in sorted.enumerated() { order[index] = bus }
+  }
 
   /// Sets `bus`'s post-fader send to the reverb's return.
   package func setSend(_ request: RampRequest, on bus: Int) {
