@@ -28,6 +28,8 @@ let package = Package(
     // The embedded mixer, driven by hand: for tests and tools, as swift-nio ships NIOEmbedded.
     .library(name: "FoleyAudioTesting", targets: ["FoleyAudioTesting"]),
     .library(name: "FoleyRecording", targets: ["FoleyRecording"]),
+    // Rendering a game's sound to a file without a device, faster than real time, deterministic.
+    .library(name: "FoleyOffline", targets: ["FoleyOffline"]),
     .library(name: "FoleyPlatform", targets: ["FoleyPlatform"]),
     // Speech on espeak-ng, which is GPL-3: its own product, outside the `Foley` umbrella, so a
     // game that does not import it links none of it.
@@ -51,10 +53,20 @@ let package = Package(
     systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
     systemLibrary("CFoleyEspeak", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
     systemLibrary("CFoleySamplerate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
+    systemLibrary("CFoleyCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
       name: "CFoleyCodecs",
       dependencies: ["CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123"]
+    ),
+    // The offline renderer: a scene and its engine on the embedded mixer, stepped with a fixed
+    // time step, written to WAV with its SHA-256.
+    .target(
+      name: "FoleyOffline",
+      dependencies: ["FoleyAudio", "FoleyAudioTesting", "FoleySession", "FoleyRecording", "CFoleyCrypto",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
     ),
 
     .target(
@@ -131,7 +143,7 @@ let package = Package(
       dependencies: [
         // FoleySpeech links espeak-ng (GPL-3.0-or-later): so does the demo, which is why the
         // speech product is separate from the `Foley` umbrella games link.
-        "Foley", "FoleySpeech", "FoleyAudioTesting",
+        "Foley", "FoleySpeech", "FoleyAudioTesting", "FoleyOffline",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -145,7 +157,7 @@ let package = Package(
     .executableTarget(
       name: "FoleyBench",
       dependencies: [
-        "Foley", "FoleyAudioTesting", "CFoleyCodecs", "CFoleyAllocCounter",
+        "Foley", "FoleyAudioTesting", "FoleyOffline", "CFoleyCodecs", "CFoleyAllocCounter",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/FoleyBench",
@@ -187,7 +199,7 @@ let package = Package(
       dependencies: [
         "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene",
         "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2", "CFoleySDL2Mixer",
-        "CFoleyCodecs",
+        "CFoleyCodecs", "FoleyOffline",
       ],
       // A sound shipped as a package resource, found through Bundle.module.
       resources: [.copy("Resources")],

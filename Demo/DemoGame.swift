@@ -48,7 +48,15 @@ final class DemoGame {
   /// The sound map the game's events play through (nil when it did not load: see the report).
   private(set) var soundMap: SoundMap?
 
-  init(size: Size, engine: AudioEngine, recordingsFolder: URL, soundMap mapURL: URL? = nil, logger: Logger) {
+  /// Fixes the sound map's random choices (an offline render must give the same bytes each run).
+  let soundMapSeed: UInt64?
+
+  init(
+    size: Size, engine: AudioEngine, recordingsFolder: URL, soundMap mapURL: URL? = nil,
+    soundMapSeed: UInt64? = nil,
+    logger: Logger
+  ) {
+    self.soundMapSeed = soundMapSeed
     self.engine = engine
     self.session = engine.session
     self.recordingsFolder = recordingsFolder
@@ -90,7 +98,7 @@ final class DemoGame {
   /// at the next event (a bad edit is reported and the previous map plays on).
   private func loadSoundMap(_ url: URL) {
     do {
-      let map = try SoundMap(contentsOf: url, engine: engine)
+      let map = try SoundMap(contentsOf: url, engine: engine, seed: soundMapSeed)
       map.watchesFile = true
       map.addObserver { [weak self] _ in self?.report.soundMap.played += 1 }
       engine.use(map, for: scene)

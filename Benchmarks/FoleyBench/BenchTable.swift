@@ -150,6 +150,10 @@ struct BenchTable {
       "resampler_alias_dbfs", number("resampler_alias_dbfs"), nil,
       "≤ -60 (10 kHz at rate 1.5: every other component)", number("resampler_alias_dbfs").map { $0 <= -60 })
     row(
+      "offline_render_speed", number("offline_render_speed"), nil,
+      "≥ 20 (seconds of audio per second: 60 s, 64 moving positional voices and music, offline)",
+      number("offline_render_speed").map { $0 >= 20 })
+    row(
       "audio_thread_allocations", number("audio_thread_allocations"), nil,
       "= 0 (inside the render, all of the shaping group's runs)",
       number("audio_thread_allocations").map { $0 == 0 })

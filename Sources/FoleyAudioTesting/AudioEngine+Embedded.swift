@@ -24,10 +24,12 @@ extension AudioEngine {
       backend: mixer, configuration: configuration, session: session, assetRoots: assetRoots, logger: logger)
   }
 
-  /// Waits until the engine has served everything asked of it so far: the streams are topped up,
-  /// the plays handed over, and the plays waiting for their sound's decoding started. For tools
+  /// Waits until the engine has served everything asked of it so far: the modules' background
+  /// work (a sound map's pitch variants), the streams topped up, the plays handed over, and the
+  /// plays waiting for their sound's decoding started. For tools
   /// and tests that need the engine settled before they look (it blocks the calling thread).
   public func waitUntilIdle() {
+    waitForBackgroundWork()
     streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
     core.flushRequests()
     while core.syncOnQueue({ core.isAwaitingDecodes }) {

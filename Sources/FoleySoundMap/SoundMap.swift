@@ -99,6 +99,7 @@ public final class SoundMap {
   /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
   private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
   package let watch = SoundMapWatch()
+  private let idleWaiter: Int
   /// The largest map file read (16 MiB): checked before a byte is read.
   package static let maximumMapFileSize = 16 << 20
 
@@ -140,6 +141,8 @@ public final class SoundMap {
     self.pitchBudget = budget
     random = SeededRandomGenerator(seed: seed ?? UInt64.random(in: 0...UInt64.max))
     variants = PitchVariants(library: engine.library, budget: budget)
+    // An offline render (and `waitUntilIdle`) waits for the variants being rendered.
+    idleWaiter = engine.addIdleWaiter { [variants] in variants.waitUntilRendered() }
     definition = SoundMapDefinition()
     let (loaded, decoded, signatures) = try load(data)
     apply(loaded, sounds: decoded, signatures: signatures)
@@ -147,6 +150,7 @@ public final class SoundMap {
 
   isolated deinit {
     watch.stop()
+    engine.removeIdleWaiter(idleWaiter)
   }
 
   /// The events the map knows.

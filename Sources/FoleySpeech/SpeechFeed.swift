@@ -1,6 +1,14 @@
 import Dispatch
 @_spi(FoleyStreams) import FoleyAudio
 import FoleySession
+package import Synchronization
+
+/// Syntheses queued or running on a synthesizer's queue, so an offline render (`waitUntilIdle`)
+/// can wait for them: the speech it mixes then never depends on how fast espeak-ng ran.
+package final class SynthesisTracker: Sendable {
+  package let inFlight = Atomic<Int>(0)
+  package init() {}
+}
 
 /// An utterance synthesised a piece at a time, a bounded amount ahead of what is heard: it starts
 /// speaking as soon as its first piece (a sentence or so) is ready, and a text of any length
@@ -42,13 +50,15 @@ package final class SpeechFeed: Sendable {
   private let queue: DispatchQueue
   /// Called on the backend's queue after each piece (the synthesizer posts a delivery).
   private let onProgress: @Sendable () -> Void
+  private let tracker: SynthesisTracker
   let state = Locked(State())
 
   init(
     utterance: Utterance, backend: any SpeechBackend, queue: DispatchQueue, pieceLength: Int,
-    aheadSeconds: Double,
+    aheadSeconds: Double, tracker: SynthesisTracker = SynthesisTracker(),
     onProgress: @escaping @Sendable () -> Void
   ) {
+    self.tracker = tracker
     self.utterance = utterance
     self.pieces = Self.pieces(of: utterance.string, length: pieceLength)
     self.aheadSeconds = aheadSeconds
@@ -75,6 +85,7 @@ package final class SpeechFeed: Sendable {
       return true
     }
     guard start else { return }
+    tracker.inFlight.add(1, ordering: .relaxed)
     queue.async { self.synthesizeNext() }
   }
 
@@ -84,6 +95,8 @@ package final class SpeechFeed: Sendable {
   }
 
   private func synthesizeNext() {
+    // Counted down last: a next piece this one starts is counted before this one stops counting.
+    defer { tracker.inFlight.subtract(1, ordering: .releasing) }
     let index = state.withLock { $0.nextPiece }
     guard index < pieces.count else {
       state.withLock {

@@ -106,6 +106,9 @@ public final class SpeechSynthesizer {
   /// The synthesizer's poller in the mailbox while it speaks.
   private var pollerToken: Int?
   private let synthesisQueue = DispatchQueue(label: "foley.speech.synthesis", qos: .userInitiated)
+  private let tracker = SynthesisTracker()
+  /// The engine's wait for this synthesizer's work (an offline render waits for the speech).
+  private var idleWaiter = 0
   /// The longest piece of text synthesised at once (characters): an utterance starts speaking as
   /// soon as its first piece is made.
   package var pieceLength = 400
@@ -116,6 +119,13 @@ public final class SpeechSynthesizer {
   public init(engine: AudioEngine, backend: any SpeechBackend = EspeakBackend.shared) {
     self.engine = engine
     self.backend = backend
+    idleWaiter = engine.addIdleWaiter { [tracker, synthesisQueue] in
+      while tracker.inFlight.load(ordering: .acquiring) > 0 { synthesisQueue.sync {} }
+    }
+  }
+
+  isolated deinit {
+    engine.removeIdleWaiter(idleWaiter)
   }
 
   /// True while an utterance is being spoken or waits its turn (also while paused).
@@ -144,7 +154,7 @@ public final class SpeechSynthesizer {
     let mailbox = engine.session.mailbox
     let feed = SpeechFeed(
       utterance: utterance, backend: backend, queue: synthesisQueue, pieceLength: pieceLength,
-      aheadSeconds: synthesisAheadSeconds
+      aheadSeconds: synthesisAheadSeconds, tracker: tracker
     ) { [weak self] in
       mailbox.post { self?.deliverEvents() }
     }

@@ -186,6 +186,36 @@ struct ScriptedRunTests {
     #expect((cave?["occlusions"] as? Int ?? 0) >= 3, "\(String(describing: cave))")
   }
 
+  @Test(
+    "`render --tour` writes the tour's sound to a WAV, the same bytes every run, speech and music included")
+  func renderTour() throws {
+    let first = temporaryFile("tour-1.wav")
+    let second = temporaryFile("tour-2.wav")
+    defer {
+      try? FileManager.default.removeItem(at: first)
+      try? FileManager.default.removeItem(at: second)
+    }
+    let one = try runDemoCommand(["render", "--tour", first.path])
+    let two = try runDemoCommand(["render", "--tour", second.path])
+    #expect(one.status == 0 && two.status == 0, "\(one.errors)\(two.errors)")
+    func hash(_ run: DemoRun) -> String? {
+      run.output.split(separator: "\n").first { $0.hasPrefix("foley-demo: sha256 ") }.map {
+        String($0.dropFirst(19))
+      }
+    }
+    #expect(hash(one) != nil && hash(one) == hash(two), "\(one.output)")
+    #expect(try Data(contentsOf: first) == Data(contentsOf: second))
+    let info = try WAVFile.info(at: first)
+    #expect(info.isConsistent && info.frames == 6 * 48_000)
+    #expect(one.output.contains("skipped deviceRemoved: not part of an offline render"))
+    for bad in [
+      ["render", "--tour"], ["render", "--tour", first.path, "--rate", "5"], ["render", "x.json", "out.mp3"],
+    ] {
+      let refused = try runDemoCommand(bad)
+      #expect(refused.status == 64, "\(bad): \(refused.errors)")
+    }
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")

@@ -17,6 +17,28 @@ public struct DiskCapture {
     left = Signal(interleaved: samples, channel: 0)
     right = Signal(interleaved: samples, channel: 1)
   }
+
+  /// A 16-bit stereo WAV's samples (a golden render's reference), from its `data` chunk.
+  public init(wav url: URL) throws {
+    let bytes = [UInt8](try Data(contentsOf: url))
+    var offset = 12
+    var samples: [Float] = []
+    while offset + 8 <= bytes.count {
+      let size =
+        Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(
+          bytes[offset + 7]) << 24
+      if bytes[offset..<(offset + 4)].elementsEqual("data".utf8) {
+        let end = min(bytes.count, offset + 8 + size)
+        samples = stride(from: offset + 8, to: end - 1, by: 2).map {
+          Float(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) / 32_768
+        }
+        break
+      }
+      offset += 8 + size + (size & 1)
+    }
+    left = Signal(interleaved: samples, channel: 0)
+    right = Signal(interleaved: samples, channel: 1)
+  }
 }
 
 /// The file SDL's disk driver writes, watched while a test runs.

@@ -55,6 +55,10 @@ public final class AudioEngine: Sendable {
   /// What the modules above the core keep per engine (music's track checker and player, …),
   /// one entry per type, made on first use.
   private let features = Locked<[ObjectIdentifier: any Sendable & AnyObject]>([:])
+  /// Work other modules do in the background for this engine (a sound map's pitch variants),
+  /// which `waitUntilIdle()` waits for too: an offline render must not outrun it.
+  private let idleWaiters = Locked<[Int: WaitForIdle]>([:])
+  private let nextIdleWaiter = Locked(0)
   private let closed = Atomic<Bool>(false)
   private let sdlBackend: SDLMixerBackend?
   private let fellBackToDummy: Bool
@@ -251,6 +255,26 @@ public final class AudioEngine: Sendable {
     }
   }
 
+  /// Registers background work that `waitUntilIdle()` must wait for; returns a token for
+  /// ``removeIdleWaiter(_:)``.
+  package func addIdleWaiter(_ wait: @escaping @Sendable () -> Void) -> Int {
+    let token = nextIdleWaiter.withLock { token in
+      token += 1
+      return token
+    }
+    idleWaiters.withLock { $0[token] = WaitForIdle(run: wait) }
+    return token
+  }
+
+  package func removeIdleWaiter(_ token: Int) {
+    idleWaiters.withLock { _ = $0.removeValue(forKey: token) }
+  }
+
+  /// Runs every registered waiter (each blocks until its module's background work is done).
+  package func waitForBackgroundWork() {
+    for waiter in idleWaiters.withLock({ Array($0.values) }) { waiter.run() }
+  }
+
   /// The state of `Feature`'s module for this engine, if it was made.
   package func featureIfMade<Feature: Sendable & AnyObject>(_ type: Feature.Type = Feature.self) -> Feature? {
     features.withLock { $0[ObjectIdentifier(type)] as? Feature }
@@ -266,4 +290,10 @@ public final class AudioEngine: Sendable {
 /// The audio queue, made before the core so the sound library's releaser can share it.
 private struct DispatchQueueHolder {
   package let queue = DispatchQueue(label: "foley.audio", qos: .userInteractive)
+}
+
+/// A registered waiter, kept by reference so the lock never re-wraps the closure.
+private final class WaitForIdle: Sendable {
+  let run: @Sendable () -> Void
+  init(run: @escaping @Sendable () -> Void) { self.run = run }
 }

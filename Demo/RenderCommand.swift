@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foley
+import FoleyOffline
+import Foundation
+import Logging
+
+/// `foley-demo render SCRIPT.json OUT.wav [--seconds S] [--rate HZ]` and `foley-demo render --tour
+/// OUT.wav`: the demo game run from a script on an offline renderer — no device, as fast as the
+/// machine goes, and the same bytes on every run (the SHA-256 says so).
+struct RenderCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "render",
+    abstract:
+      "Render a scripted run of the demo to a WAV file, faster than real time, the same bytes every run.",
+    discussion: """
+      Script events are applied at their time: keys, clicks, focus and window changes, posts and \
+      playSound. The microphone (record) and device events are not part of an offline render: \
+      they are skipped and named.
+      """)
+
+  @Argument(help: "The script (JSON, as for `foley-demo game --script`), then the WAV file to write.")
+  var files: [String]
+
+  @Flag(help: "Render the built-in tour instead of a script (give only the output file).")
+  var tour = false
+
+  @Option(help: "Seconds to render (the script's duration by default).")
+  var seconds: Double?
+
+  @Option(help: "The sample rate (8000…192000).")
+  var rate = 48_000
+
+  @Option(help: "The folder with the demo's sounds (found beside the executable or in ./Assets otherwise).")
+  var assets: String?
+
+  func validate() throws {
+    guard files.count == (tour ? 1 : 2) else {
+      throw ValidationError(
+        tour ? "give the output file only with --tour" : "give a script and an output file")
+    }
+    guard files.last!.lowercased().hasSuffix(".wav") else {
+      throw ValidationError("the output must be a .wav file")
+    }
+    if let seconds, !(seconds.isFinite && (0.001...86_400).contains(seconds)) {
+      throw ValidationError("--seconds must be in 0.001…86400")
+    }
+    guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be in 8000…192000") }
+  }
+
+  @MainActor
+  func run() async throws {
+    let plan: DemoScript
+    let assetFolder: URL
+    let output = URL(fileURLWithPath: files.last!)
+    do {
+      plan = tour ? DemoScript.tour : try DemoScript(contentsOf: files[0])
+      assetFolder = try DemoAssets.locate(assets)
+      try DemoEnvironment.checkWritable(output.path, what: "the output")
+    } catch {
+      FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    var logger = Logger(label: "foley.render")
+    logger.logLevel = .warning
+    let renderer = try OfflineRenderer(sampleRate: rate, assetRoots: [assetFolder], logger: logger)
+    defer { renderer.close() }
+    let game = DemoGame(
+      size: Size(width: 800, height: 600), engine: renderer.engine,
+      recordingsFolder: FileManager.default.temporaryDirectory, soundMapSeed: 2026, logger: logger)
+    var pending = plan.events[...]
+    var now = 0.0
+    var skipped: [String] = []
+    let result = try renderer.render(seconds: seconds ?? plan.duration, step: plan.step, to: output) { step in
+      while let next = pending.first, next.at <= now + 1e-9 {
+        pending = pending.dropFirst()
+        if let refused = Self.apply(next.event, to: game) { skipped.append(refused) }
+      }
+      game.step(step)
+      now += step
+    }
+    for name in skipped { print("foley-demo: skipped \(name): not part of an offline render") }
+    print(
+      "foley-demo: rendered \(String(format: "%.2f", result.seconds)) s of audio to \(output.path) "
+        + String(format: "at %.1f× real time", result.speed))
+    print("foley-demo: sha256 \(result.sha256)")
+    print("foley-demo: \(game.finishReport().summary)")
+  }
+
+  /// Applies a script event to the game directly (no SDL event queue offline); returns the name
+  /// of an event an offline render does not take.
+  @MainActor
+  static func apply(_ event: DemoScript.Event, to game: DemoGame) -> String? {
+    switch event {
+    case .key(let name, let up):
+      game.handle(up ? .keyUp(Key(name: name)) : .keyDown(Key(name: name), isRepeat: false))
+    case .click(let x, let y): game.handle(.mouseDown(x: x, y: y))
+    case .focusLost: game.session.deactivate(reason: .focusLost)
+    case .focusGained: game.session.activate(reason: .focusLost)
+    case .minimized: game.session.deactivate(reason: .minimized)
+    case .restored: game.session.activate(reason: .minimized)
+    case .willEnterBackground: game.session.deactivate(reason: .background)
+    case .didEnterForeground: game.session.activate(reason: .background)
+    case .playSound(let file): game.playFile(file)
+    case .post(let name, let parameters):
+      game.scene.events.post(name, parameters: parameters, from: game.player)
+    case .record: return "record"
+    case .stopRecording: return "stopRecording"
+    case .deviceRemoved: return "deviceRemoved"
+    case .deviceAdded: return "deviceAdded"
+    case .quit: return "quit"
+    }
+    return nil
+  }
+}

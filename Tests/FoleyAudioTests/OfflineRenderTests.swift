@@ -1,0 +1,128 @@
+import FoleyAudio
+import FoleyMusic
+import FoleyOffline
+import FoleyRecording
+import FoleyScene
+import FoleySceneAudio
+import FoleySession
+import FoleySoundMap
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Offline rendering: the same scene renders to the same bytes every time, and golden renders
+/// whose hashes are checked in.
+@MainActor
+@Suite("Offline rendering", .serialized)
+struct OfflineRenderTests {
+  /// A scene that uses most of what Foley does: sound actions on a repeat, a positional audio
+  /// node moving across with a rising rate, a reverb send and a bus filter, a sound map with
+  /// seeded random pitch and level, and music that crossfades.
+  static func renderScene(
+    seconds: Double, to url: URL? = nil, consume: ((UnsafeBufferPointer<Float>) -> Void)? = nil
+  ) throws -> OfflineRenderer.Result {
+    let folder = try SoundMapTests.folder(["a.wav": 330, "b.wav": 495])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let renderer = try OfflineRenderer()
+    defer { renderer.close() }
+    let engine = renderer.engine
+    let scene = Scene(size: Size(width: 800, height: 600), seed: 7)
+    var spatial = SpatialAudio()
+    spatial.speedOfSound = 3_430
+    engine.attach(to: scene, positional: false, spatial: spatial)
+    SceneView().presentScene(scene)
+    try engine.setEffects([FilterEffect(.lowPass, frequency: 2_500)], on: .ambience)
+    engine.reverb.apply(.hall)
+    let map = try SoundMap(
+      json: Data(
+        #"{ "version": 1, "events": { "hit": { "random": ["a.wav", "b.wav"], "pitchSemitones": [-2, 2], "volumeDb": [-6, 0] } } }"#
+          .utf8), relativeTo: folder, engine: engine, seed: 11)
+    engine.use(map, for: scene)
+    let drummer = Node()
+    scene.addChild(drummer)
+    drummer.run(
+      .repeatForever(
+        .sequence([
+          .playSound(data: makeToneWAV(frequency: 880, duration: 0.05, amplitude: 0.3), name: "tick.wav"),
+          .postEvent("hit"), .wait(forDuration: 0.25),
+        ])))
+    var settings = SoundSettings()
+    settings.category = .ambience
+    let hum = AudioNode(
+      sound: try Sound(
+        data: makeToneWAV(frequency: 220, duration: 0.4, amplitude: 0.3), engine: engine, settings: settings))
+    hum.position = Point(x: 0, y: 300)
+    scene.addChild(hum)
+    hum.run(
+      .group([
+        .move(to: Point(x: 800, y: 300), duration: 2), .changePlaybackRate(to: 1.5, duration: 2),
+        .changeReverb(to: 0.5, duration: 1),
+      ]))
+    engine.music.play(Track(url: fixture("loop-chirp.ogg"), loopCount: -1))
+    scene.run(
+      .sequence([.wait(forDuration: 0.6), .playMusic(Track(url: fixture("tone.ogg")), crossfade: 0.3)]))
+    let update: (Double) -> Void = { scene.update(deltaTime: $0) }
+    if let url { return try renderer.render(seconds: seconds, to: url, update: update) }
+    return try renderer.render(seconds: seconds, update: update, consume: consume ?? { _ in })
+  }
+
+  @Test("the same scene renders to the same bytes on every run, music, effects and random pitch included")
+  func deterministic() throws {
+    var first: [Float] = []
+    var second: [Float] = []
+    let one = try Self.renderScene(seconds: 1.5) { first.append(contentsOf: $0) }
+    let two = try Self.renderScene(seconds: 1.5) { second.append(contentsOf: $0) }
+    #expect(first == second)
+    #expect(one.frames == 72_000 && two.frames == 72_000)
+    #expect(one.sha256 == two.sha256)
+    #expect(one.sha256.count == 64)
+    // Not a render of silence: the ticks, the hum and the music are all in it.
+    let left = Signal(interleaved: first, channel: 0)
+    #expect(left.rms(in: 0..<left.count) > 0.05)
+    #expect(left.segments(minimumGap: 48, threshold: 0.0001).count >= 1)
+    // The file's hash is its bytes'; rendering to a file twice gives the same file.
+    let file = temporaryFile("render.wav")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let written = try Self.renderScene(seconds: 1.5, to: file)
+    let again = try Self.renderScene(seconds: 1.5, to: file)
+    #expect(written.sha256 == again.sha256)
+    let info = try WAVFile.info(at: file)
+    #expect(info.isConsistent && info.frames == 72_000 && info.format.sampleFormat == .float32)
+  }
+
+  @Test(
+    "golden renders: checked-in hashes; a change reports where and by how much (FOLEY_UPDATE_GOLDENS=1 updates)"
+  )
+  func goldens() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Goldens")
+    let update = ProcessInfo.processInfo.environment["FOLEY_UPDATE_GOLDENS"] == "1"
+    var samples: [Float] = []
+    let result = try Self.renderScene(seconds: 1) { samples.append(contentsOf: $0) }
+    let hashFile = folder.appendingPathComponent("scene.sha256")
+    let referenceFile = folder.appendingPathComponent("scene.wav")
+    if update {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try Data((result.sha256 + "\n").utf8).write(to: hashFile)
+      let quantised = samples.map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
+      try makeWAV(samples: quantised, sampleRate: 48_000, channels: 2).write(to: referenceFile)
+      return
+    }
+    let expected = try String(contentsOf: hashFile, encoding: .utf8).trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    guard result.sha256 != expected else { return }
+    // Where and by how much it changed, against the 16-bit reference beside the hash.
+    let reference = try DiskCapture(wav: referenceFile)
+    let now = Signal(interleaved: samples, channel: 0)
+    let limit = min(reference.left.count, now.count)
+    let first = (0..<limit).first { abs(reference.left[$0] - now[$0]) > 1.5 / 32_768 }
+    let peak = (0..<limit).map { abs(reference.left[$0] - now[$0]) }.max() ?? 0
+    Issue.record(
+      """
+      the golden render changed: sha256 \(result.sha256), expected \(expected); \
+      \(first.map { "first differs at sample \($0) (\(String(format: "%.4f", Double($0) / 48_000)) s)" } ?? "no difference beyond 16-bit rounding"), \
+      largest difference \(String(format: "%.1f", 20 * log10(max(Double(peak), 1e-12)))) dBFS. \
+      If the change is meant: FOLEY_UPDATE_GOLDENS=1 swift test --filter goldens
+      """)
+  }
+}
