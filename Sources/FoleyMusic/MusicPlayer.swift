@@ -54,7 +54,7 @@ public final class MusicPlayer {
   private let checker: TrackChecker
   private let mailbox: GameThreadMailbox
   private let sampleRate: Int
-  private let playQueue = MusicQueue()
+  let playQueue = MusicQueue()
   /// The stream heard as the current track (a crossfade's incoming one).
   var current: MusicStream?
   /// Streams on their way out: a crossfade's outgoing half, a stop with a fade.
@@ -279,7 +279,7 @@ public final class MusicPlayer {
 
   // MARK: - Inside
 
-  private var liveStreams: [MusicStream] {
+  var liveStreams: [MusicStream] {
     followSuccessors()
     return outgoing + (current.map { [$0] } ?? [])
   }
@@ -311,6 +311,8 @@ public final class MusicPlayer {
       guard !flag.isScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
       mailbox.post { self?.deliverEvents() }
     }
+    let rate = playQueue.settings.rate
+    if rate != 1 { stream.voice.setPlaybackRate(rate) }
     if isPaused {
       // Paused music cannot fade: it all stops, and the new track plays.
       for old in liveStreams { letGo(old, fadeOut: 0, replacedBy: stream) }

@@ -13,6 +13,8 @@ package final class MusicQueue: Sendable {
     /// Seconds the next track overlaps the end of the current one (0: gapless).
     package var crossfade = 0.0
     package var volume = 1.0
+    /// The playback rate every track plays at (1: as recorded).
+    package var rate = 1.0
   }
 
   private struct State {

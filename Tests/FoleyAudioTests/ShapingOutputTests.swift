@@ -1,4 +1,5 @@
 import FoleyAudio
+import FoleyMusic
 import FoleySession
 import FoleyTestSupport
 import Foundation
@@ -159,6 +160,33 @@ extension ShapingOutputTests {
     // The plain burst stops with its samples; the one on the sending bus rings on.
     #expect(segments[0].count < 4_800 + 200 && segments[0].upperBound < dryEnd)
     #expect(segments[1].count > 4_800 + 9_600, "\(segments[1].count) frames")
+  }
+}
+
+extension ShapingOutputTests {
+  @Test("music at rate 1.5: its tone is heard a fifth up and its track ends in two thirds of the time")
+  func musicRate() throws {
+    let folder = temporaryFile("music-rate")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let track = folder.appendingPathComponent("tone.wav")
+    try makeToneWAV(frequency: 400, duration: 0.9, amplitude: 0.4).write(to: track)
+    var events: [MusicEvent] = []
+    let capture = try captureDiskOutput { engine, _ in
+      let music = engine.music
+      music.addObserver { events.append($0) }
+      music.setPlaybackRate(1.5)
+      #expect(music.playbackRate == 1.5)
+      music.play(Track(url: track))
+      #expect(
+        waitUntil {
+          music.deliverEvents(); return events.contains(.finished)
+        })
+    }
+    let range = try #require(capture.left.audibleRange())
+    #expect(abs(Double(range.count) / 48_000 - 0.6) < 0.01, "\(Double(range.count) / 48_000) s")
+    let inner = (range.lowerBound + 2_400)..<(range.upperBound - 2_400)
+    #expect(abs(capture.left.frequency(in: inner) - 600) < 3)
   }
 }
 

@@ -1,0 +1,21 @@
+@_spi(FoleyStreams) import FoleyAudio
+
+extension MusicPlayer {
+  /// The rate the music plays at: 1 as recorded, 1.25 a quarter faster and higher (pitch and
+  /// tempo together, through the same resampler as any voice). Every track plays at it, the one
+  /// heard now and those to come.
+  ///
+  /// ```swift
+  /// music.setPlaybackRate(1.2, over: 3)    // the chase speeds the music up
+  /// ```
+  public var playbackRate: Double { playQueue.settings.rate }
+
+  /// Glides the music's playback rate to `rate` (0.25…4, clamped; NaN changes nothing) over
+  /// `duration` seconds.
+  public func setPlaybackRate(_ rate: Double, over duration: Double = 0) {
+    guard !rate.isNaN else { return }
+    let value = min(max(rate, 0.25), 4)
+    playQueue.update { $0.rate = value }
+    for stream in liveStreams { stream.voice.setPlaybackRate(value, over: duration) }
+  }
+}
