@@ -66,3 +66,22 @@ extension DemoGame {
     }.joined(separator: "  ") + " DB" + (playerWasInCave ? "   IN THE CAVE" : "")
   }
 }
+
+/// O moves the sound to the next output device while everything plays (the HUD says which).
+extension DemoGame {
+  func switchOutput() {
+    let devices = engine.outputDevices.map(\.name)
+    guard devices.count > 1 else {
+      policyNote = "ONLY ONE OUTPUT DEVICE"
+      return
+    }
+    let current = engine.outputDeviceName ?? devices.first
+    let next = devices[((current.flatMap { devices.firstIndex(of: $0) } ?? -1) + 1) % devices.count]
+    do {
+      try engine.switchOutput(to: next)
+      policyNote = "OUTPUT: \(next.uppercased())"
+    } catch {
+      report.errors.append("switching output: \(error)")
+    }
+  }
+}

@@ -26,7 +26,7 @@ extension DemoGame {
         + (engine.isSilent ? "  (SILENT)" : ""),
       x: 10, y: 26, color: white)
     canvas.drawText(
-      "\(engine.deviceFormat.driver) \(engine.deviceFormat.sampleRate) HZ  WIND \(ambienceOn ? "ON" : "OFF")  "
+      "\(engine.deviceFormat.driver) \(engine.outputDeviceName?.uppercased() ?? "DEFAULT") \(engine.deviceFormat.sampleRate) HZ  WIND \(ambienceOn ? "ON" : "OFF")  "
         + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels) + policyNote,
       x: 10, y: 42, scale: 1, color: dim)
     // Sound is heard from the player: thuds and the wind come from where they are around it.
@@ -76,7 +76,7 @@ extension DemoGame {
     if showsHelp {
       let lines = [
         "ARROWS MOVE   SPACE RHYTHM   R RECORD   P PLAY TAKE",
-        "M WIND  N NEXT MUSIC  T TALK  H HELP  ESC QUIT  CLICK: BALL",
+        "M WIND  N NEXT MUSIC  T TALK  O OUTPUT  H HELP  ESC QUIT  CLICK: BALL",
         "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
       ]
       for (index, line) in lines.enumerated() {

@@ -184,6 +184,7 @@ final class DemoGame {
         scene.events.post("ui.toggle")
         crossfadeMusic()
       case "t": speakStatus()
+      case "o": switchOutput()
       case "h": showsHelp.toggle()
       default: break
       }

@@ -44,6 +44,9 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   private let queue = Locked<DispatchQueue?>(nil)
   private let signal = Locked<WakeSignal?>(nil)
   private let available = Atomic<Bool>(true)
+  private let devices = Locked<[String]>(["Embedded output"])
+  private let refused = Locked<Set<String>>([])
+  private let openedName = Locked<String?>(nil)
   /// Runs before each buffer is mixed: the engine's stream filler tops up its rings here, as its
   /// timer does on SDL, so streams play deterministically.
   private let beforeEachBuffer = Locked<Callback?>(nil)
@@ -68,6 +71,23 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     get { available.load(ordering: .acquiring) }
     set { available.store(newValue, ordering: .releasing) }
   }
+
+  /// The output devices it pretends to have (the first is the default): for tests of device
+  /// choice and switching.
+  public var outputDeviceNames: [String] {
+    get { devices.withLock { $0 } }
+    set { devices.withLock { $0 = newValue } }
+  }
+
+  /// Devices that are listed but do not open (a headset unplugged between the list and the
+  /// switch).
+  public var refusedDeviceNames: Set<String> {
+    get { refused.withLock { $0 } }
+    set { refused.withLock { $0 = newValue } }
+  }
+
+  /// The device it was last opened on (nil: the default).
+  public var openedDeviceName: String? { openedName.withLock { $0 } }
 
   /// Everything mixed since the last call, interleaved (16-bit output is scaled to ±1).
   public func takeOutput() -> [Float] {
@@ -151,6 +171,11 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     guard isDeviceAvailable else {
       throw SDLError(operation: "Mix_OpenAudioDevice", message: "no audio device (embedded mixer)")
     }
+    if let deviceName, !outputDeviceNames.contains(deviceName) || refusedDeviceNames.contains(deviceName) {
+      throw SDLError(
+        operation: "Mix_OpenAudioDevice", message: "no device named '\(deviceName)' (embedded mixer)")
+    }
+    openedName.withLock { $0 = deviceName }
     state.withLock { state in
       state.isOpen = true
       state.opens += 1
@@ -162,6 +187,10 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   }
 
   package var deviceID: UInt32 { state.withLock { $0.isOpen ? $0.deviceID : 0 } }
+
+  package func outputDevices() -> [AudioDevice] {
+    outputDeviceNames.enumerated().map { AudioDevice(name: $1, isDefault: $0 == 0) }
+  }
 
   package func close() {
     state.withLock { state in

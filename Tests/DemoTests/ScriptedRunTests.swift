@@ -216,6 +216,15 @@ struct ScriptedRunTests {
     }
   }
 
+  @Test("`devices` lists the output devices and the capture devices")
+  func devices() throws {
+    let run = try runDemoCommand(["devices"])
+    #expect(run.status == 0, "\(run.errors)")
+    // The dummy driver lists one output, its default, and one capture device.
+    #expect(run.output.contains("output devices (1):\n  "), "\(run.output)")
+    #expect(run.output.contains(" (default)\ncapture devices ("), "\(run.output)")
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")

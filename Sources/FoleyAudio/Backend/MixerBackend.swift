@@ -13,6 +13,8 @@ package protocol MixerBackend: AnyObject, Sendable {
   /// Opens the output device for `configuration` (SDL converts for the hardware), or throws SDL's
   /// reason.
   func open(_ configuration: AudioConfiguration, deviceName: String?) throws(SDLError) -> AudioDeviceFormat
+  /// The output devices there are (SDL's list; the embedded mixer's own).
+  func outputDevices() -> [AudioDevice]
   /// SDL's id of the open output device (what `SDL_AUDIODEVICEREMOVED` reports), 0 when closed.
   var deviceID: UInt32 { get }
   /// Closes the device; channels stop without reporting that they finished.

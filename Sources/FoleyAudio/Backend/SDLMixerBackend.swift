@@ -106,6 +106,21 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package var deviceID: UInt32 { openDevice.load(ordering: .acquiring) }
 
+  package func outputDevices() -> [AudioDevice] {
+    // The default's name, where the driver knows it (SDL 2.24+); otherwise the first device.
+    var defaultName: UnsafeMutablePointer<CChar>?
+    var spec = SDL_AudioSpec()
+    let knowsDefault = SDL_GetDefaultAudioInfo(&defaultName, &spec, 0) == 0
+    defer { if let defaultName { SDL_free(defaultName) } }
+    let named = defaultName.map { String(cString: $0) }
+    let names = (0..<max(0, SDL_GetNumAudioDevices(0))).compactMap { index in
+      SDL_GetAudioDeviceName(index, 0).map { String(cString: $0) }
+    }
+    return names.enumerated().map { index, name in
+      AudioDevice(name: name, isDefault: knowsDefault ? name == named : index == 0)
+    }
+  }
+
   package func close() {
     guard isOpen else { return }
     isOpen = false

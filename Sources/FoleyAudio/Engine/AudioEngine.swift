@@ -155,6 +155,7 @@ public final class AudioEngine: Sendable {
         streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
       }
     }
+    core.outputDeviceName.withLock { $0 = hasDevice && !fellBack ? configuration.deviceName : nil }
     core.queue.sync { core.start() }
     session.addParticipant(self)
     // Opened while the session is already inactive: the voices to come must know.

@@ -1,6 +1,6 @@
 internal import CFoleySDL2
 import Dispatch
-import FoleySession
+package import FoleySession
 
 /// Losing the output device and getting one back, with every voice restored at the sample it had
 /// reached.
@@ -11,7 +11,9 @@ extension MixerCore {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return false }
     if hasDevice { closeDeviceKeepingVoices() }
-    return reopenDevice()
+    guard reopenDevice() else { return false }
+    outputDeviceName.withLock { $0 = nil }  // a lost device is replaced by the default
+    return true
   }
 
   /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`; never a retry loop. Returns
@@ -65,11 +67,31 @@ extension MixerCore {
     deviceID.store(0, ordering: .releasing)
   }
 
-  private func reopenDevice() -> Bool {
+  /// Moves every voice to the output device `name` (nil: the default), each continuing at the
+  /// frame it reached; if that device does not open, back to the one before (or the default).
+  /// Returns the reason it did not open, nil when it did.
+  package func switchDevice(to name: String?) -> SDLError? {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard isOpen else { return SDLError(operation: "switchOutput", message: "the engine is closed") }
+    let previous = outputDeviceName.withLock { $0 }
+    if hasDevice { closeDeviceKeepingVoices() }
+    var failure: SDLError?
+    if reopenDevice(named: name, onFailure: { failure = $0 }) {
+      outputDeviceName.withLock { $0 = name }
+      return nil
+    }
+    if !reopenDevice(named: previous), previous != nil, reopenDevice(named: nil) {
+      outputDeviceName.withLock { $0 = nil }
+    }
+    return failure ?? SDLError(operation: "switchOutput", message: "the device did not open")
+  }
+
+  private func reopenDevice(named name: String? = nil, onFailure: (SDLError) -> Void = { _ in }) -> Bool {
     let reopened: AudioDeviceFormat
     do {
-      reopened = try backend.open(configuration, deviceName: nil)
+      reopened = try backend.open(configuration, deviceName: name)
     } catch {
+      onFailure(error)
       if hasWarnedAboutDevice {
         logger.info("still no audio device: \(error.message)")
       } else {
@@ -82,6 +104,8 @@ extension MixerCore {
       reopened.sampleFormat == format.sampleFormat
     else {
       logger.error("the new audio device opened as \(reopened), not \(format); staying silent")
+      onFailure(
+        SDLError(operation: "Mix_OpenAudioDevice", message: "it opened as \(reopened), not \(format)"))
       backend.close()
       return false
     }

@@ -48,6 +48,9 @@ package final class MixerCore: @unchecked Sendable {
   package let policies = Locked(PolicyTable())
   /// Bus volumes as the game last set them; the queue applies them.
   package let buses = Locked(BusSettings())
+  /// The output device the engine was opened on or switched to (nil: the default). A device lost
+  /// is replaced by the default.
+  package let outputDeviceName = Locked<String?>(nil)
   /// SDL's id of the opened output device; 0 while there is none.
   package let deviceID = Atomic<UInt32>(0)
   package let nextVoiceID = Atomic<UInt64>(1)
