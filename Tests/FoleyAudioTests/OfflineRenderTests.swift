@@ -66,6 +66,50 @@ struct OfflineRenderTests {
     return try renderer.render(seconds: seconds, update: update, consume: consume ?? { _ in })
   }
 
+  /// Sound in space: a positional audio node flying past the listener with doppler, occluded
+  /// half-way, on a bus with an echo, and a thump from a node at the side.
+  static func renderSpace(
+    seconds: Double, consume: @escaping (UnsafeBufferPointer<Float>) -> Void
+  ) throws -> OfflineRenderer.Result {
+    let renderer = try OfflineRenderer()
+    defer { renderer.close() }
+    let engine = renderer.engine
+    let scene = Scene(size: Size(width: 800, height: 600), seed: 3)
+    let listener = Node()
+    listener.position = Point(x: 400, y: 300)
+    scene.addChild(listener)
+    scene.listener = listener
+    var spatial = SpatialAudio()
+    spatial.speedOfSound = 1_500
+    spatial.distanceModel = .inverse(reference: 100, rolloff: 1)
+    engine.attach(to: scene, positional: true, spatial: spatial)
+    SceneView().presentScene(scene)
+    try engine.setEffects([DelayEffect(time: 0.12, feedback: 0.4, wet: 0.4)], on: "flyby")
+    var settings = SoundSettings()
+    settings.category = "flyby"
+    let hum = try Sound(
+      data: makeToneWAV(frequency: 300, duration: 0.5, amplitude: 0.4, channels: 1), engine: engine,
+      settings: settings)
+    let plane = AudioNode(sound: hum)
+    plane.position = Point(x: -200, y: 350)
+    scene.addChild(plane)
+    plane.run(
+      .group([
+        .move(to: Point(x: 1_000, y: 350), duration: 1),
+        .sequence([.wait(forDuration: 0.5), .changeOcclusion(to: -24, duration: 0.2)]),
+      ]))
+    let thump = Node()
+    thump.position = Point(x: 100, y: 300)
+    scene.addChild(thump)
+    thump.run(
+      .repeatForever(
+        .sequence([
+          .playSound(data: makeToneWAV(frequency: 90, duration: 0.08, amplitude: 0.5), name: "thump.wav"),
+          .wait(forDuration: 0.3),
+        ])))
+    return try renderer.render(seconds: seconds, update: { scene.update(deltaTime: $0) }, consume: consume)
+  }
+
   @Test("the same scene renders to the same bytes on every run, music, effects and random pitch included")
   func deterministic() throws {
     var first: [Float] = []
@@ -91,16 +135,19 @@ struct OfflineRenderTests {
   }
 
   @Test(
-    "golden renders: checked-in hashes; a change reports where and by how much (FOLEY_UPDATE_GOLDENS=1 updates)"
-  )
-  func goldens() throws {
+    "golden renders: checked-in hashes; a change reports where and by how much (FOLEY_UPDATE_GOLDENS=1 updates)",
+    arguments: ["scene", "space"])
+  func goldens(name: String) throws {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("Goldens")
     let update = ProcessInfo.processInfo.environment["FOLEY_UPDATE_GOLDENS"] == "1"
     var samples: [Float] = []
-    let result = try Self.renderScene(seconds: 1) { samples.append(contentsOf: $0) }
-    let hashFile = folder.appendingPathComponent("scene.sha256")
-    let referenceFile = folder.appendingPathComponent("scene.wav")
+    let result =
+      name == "scene"
+      ? try Self.renderScene(seconds: 1) { samples.append(contentsOf: $0) }
+      : try Self.renderSpace(seconds: 1) { samples.append(contentsOf: $0) }
+    let hashFile = folder.appendingPathComponent("\(name).sha256")
+    let referenceFile = folder.appendingPathComponent("\(name).wav")
     if update {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try Data((result.sha256 + "\n").utf8).write(to: hashFile)
@@ -108,6 +155,8 @@ struct OfflineRenderTests {
       try makeWAV(samples: quantised, sampleRate: 48_000, channels: 2).write(to: referenceFile)
       return
     }
+    // Not silence: a golden of nothing would pass whatever broke.
+    #expect(Signal(interleaved: samples, channel: 0).rms(in: 0..<(samples.count / 2)) > 0.01)
     let expected = try String(contentsOf: hashFile, encoding: .utf8).trimmingCharacters(
       in: .whitespacesAndNewlines)
     guard result.sha256 != expected else { return }
@@ -119,7 +168,7 @@ struct OfflineRenderTests {
     let peak = (0..<limit).map { abs(reference.left[$0] - now[$0]) }.max() ?? 0
     Issue.record(
       """
-      the golden render changed: sha256 \(result.sha256), expected \(expected); \
+      the golden render '\(name)' changed: sha256 \(result.sha256), expected \(expected); \
       \(first.map { "first differs at sample \($0) (\(String(format: "%.4f", Double($0) / 48_000)) s)" } ?? "no difference beyond 16-bit rounding"), \
       largest difference \(String(format: "%.1f", 20 * log10(max(Double(peak), 1e-12)))) dBFS. \
       If the change is meant: FOLEY_UPDATE_GOLDENS=1 swift test --filter goldens
