@@ -219,6 +219,12 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     // The README's SpriteKit port, compiled and run as written there.
+    // README.md's examples, compiled (ReadmeSnippets.swift) and checked word for word.
+    .testTarget(
+      name: "ReadmeTests",
+      dependencies: ["Foley", "FoleySpeech", "FoleyOffline", "CFoleySDL2", "FoleySoundMap"],
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "SpriteKitPortTests",
       dependencies: ["Foley", "FoleyTestSupport"],

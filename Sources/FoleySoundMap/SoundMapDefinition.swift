@@ -65,6 +65,8 @@ package struct SoundMapParser {
   var definition = SoundMapDefinition()
   private var seenFiles: Set<String> = []
 
+  package init() {}
+
   package static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
   package static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   package static let limitKeys: Set<String> = [
