@@ -1,13 +1,13 @@
 // swift-format-ignore-file
 // Every Swift block of README.md, verbatim between its markers (ReadmeTests checks that they
 // match), wrapped in what it assumes exists: this target compiles them, so a README example
-// that stops compiling fails the build. Top-level `import` lines of a block are at the top here.
+// that stops compiling fails the build. Top-level `import` lines of a block are at the top here;
+// Foundation is not imported: `import Foley` must bring it, as the examples assume.
 // Block 1 is a manifest line (Package.swift), not Swift a target can compile: it is not here.
 import CFoleySDL2
 import Foley
 import FoleyOffline
 import FoleySpeech
-import Foundation
 
 /// What the snippets take as given.
 @MainActor final class HUD { var title = "" }
