@@ -3,7 +3,7 @@
 // `internal import`; never FoleySpeech, which is GPL, nor FoleyAudioTesting, which is for tests
 // and tools), and Foundation, as `import SpriteKit` does: a ported scene's `TimeInterval`, `URL`
 // and `Data` need nothing more.
-@_exported public import Foundation
+
 @_exported public import FoleyAudio
 @_exported public import FoleyMusic
 @_exported public import FoleyPlatform
@@ -12,3 +12,4 @@
 @_exported public import FoleySceneAudio
 @_exported public import FoleySession
 @_exported public import FoleySoundMap
+@_exported public import Foundation

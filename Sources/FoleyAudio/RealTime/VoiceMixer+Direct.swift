@@ -24,30 +24,10 @@ extension VoiceMixer {
   func mixDirect(
     _ channel: Int, into target: UnsafeMutablePointer<Float>, frames: Int, gains: (left: Float, right: Float)
   ) -> Bool {
-    guard let samples = lanes[channel].samples else { return true }
-    var position = lanes[channel].position
-    var loops = lanes[channel].loops
-    let byteCount = lanes[channel].byteCount
     let pattern = SIMD8<Float>(
       gains.left, gains.right, gains.left, gains.right, gains.left, gains.right, gains.left, gains.right)
-    var filled = 0
-    var ended = false
-    while filled < frames {
-      if position >= byteCount {
-        guard loops != 0 else {
-          ended = true
-          break
-        }
-        if loops > 0 { loops -= 1 }
-        position = 0
-      }
-      let take = min((byteCount - position) / 8, frames - filled)
-      guard take > 0 else {
-        position = byteCount
-        continue
-      }
-      let from = samples + position
-      let to = UnsafeMutableRawPointer(target + filled * 2)
+    let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
+      let to = UnsafeMutableRawPointer(target + offset * 2)
       let count = take * 2
       var index = 0
       while index + 8 <= count {
@@ -63,11 +43,7 @@ extension VoiceMixer {
         out[index] += single[index] * (index & 1 == 0 ? gains.left : gains.right)
         index += 1
       }
-      position += take * 8
-      filled += take
     }
-    lanes[channel].position = position
-    lanes[channel].loops = loops
     lanes[channel].gain?.takeUnretainedValue().account(sourceFrames: filled)
     return ended
   }

@@ -43,11 +43,34 @@ extension VoiceMixer {
   func fetchPlain(
     _ channel: Int, into target: UnsafeMutablePointer<Float>, frames: Int
   ) -> (Int, Bool) {
+    let stream = lanes[channel].stream?.takeUnretainedValue()
+    return walkPasses(channel, frames: frames) { from, offset, take in
+      let destination = target + offset * channels
+      let bytes = take * bytesPerFrame
+      if isFloat {
+        UnsafeMutableRawPointer(destination).copyMemory(from: from, byteCount: bytes)
+        stream?.process(UnsafeMutableRawPointer(destination), byteCount: bytes)
+      } else {
+        rawBuffer.copyMemory(from: from, byteCount: bytes)
+        stream?.process(rawBuffer, byteCount: bytes)
+        let source = rawBuffer.assumingMemoryBound(to: Int16.self)
+        for index in 0..<(take * channels) { destination[index] = Float(source[index]) / 32_768 }
+      }
+    }
+  }
+
+  /// Walks the lane's sound from where it is, pass after pass (its loops), handing `body` each
+  /// contiguous run of at most `frames` frames in all: the run's samples, where it falls in the
+  /// block, and its length. Moves the lane on; returns the frames walked and whether the sound
+  /// ended before `frames`.
+  @inline(__always)
+  func walkPasses(
+    _ channel: Int, frames: Int, _ body: (UnsafeRawPointer, _ offset: Int, _ take: Int) -> Void
+  ) -> (Int, Bool) {
     guard let samples = lanes[channel].samples else { return (0, true) }
     var position = lanes[channel].position
     var loops = lanes[channel].loops
     let byteCount = lanes[channel].byteCount
-    let stream = lanes[channel].stream?.takeUnretainedValue()
     var filled = 0
     var ended = false
     while filled < frames {
@@ -64,18 +87,7 @@ extension VoiceMixer {
         position = byteCount
         continue
       }
-      let destination = target + filled * channels
-      if isFloat {
-        let bytes = take * bytesPerFrame
-        UnsafeMutableRawPointer(destination).copyMemory(from: samples + position, byteCount: bytes)
-        stream?.process(UnsafeMutableRawPointer(destination), byteCount: bytes)
-      } else {
-        let bytes = take * bytesPerFrame
-        rawBuffer.copyMemory(from: samples + position, byteCount: bytes)
-        stream?.process(rawBuffer, byteCount: bytes)
-        let source = rawBuffer.assumingMemoryBound(to: Int16.self)
-        for index in 0..<(take * channels) { destination[index] = Float(source[index]) / 32_768 }
-      }
+      body(samples + position, filled, take)
       position += take * bytesPerFrame
       filled += take
     }
