@@ -393,10 +393,3 @@ private final class CoreBox: @unchecked Sendable {
   // Set once, right after the core is made, before any wake can fire; read only by the handler.
   package var core: MixerCore?
 }
-
-extension Double {
-  /// The value limited to `range`; `fallback` for NaN.
-  package func clamped(to range: ClosedRange<Double>, or fallback: Double) -> Double {
-    isNaN ? fallback : Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
-  }
-}

@@ -27,22 +27,7 @@ extension VoiceMixer {
     let pattern = SIMD8<Float>(
       gains.left, gains.right, gains.left, gains.right, gains.left, gains.right, gains.left, gains.right)
     let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
-      let to = UnsafeMutableRawPointer(target + offset * 2)
-      let count = take * 2
-      var index = 0
-      while index + 8 <= count {
-        let sum =
-          to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-          + from.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * pattern
-        to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
-        index += 8
-      }
-      let single = from.assumingMemoryBound(to: Float.self)
-      let out = to.assumingMemoryBound(to: Float.self)
-      while index < count {
-        out[index] += single[index] * (index & 1 == 0 ? gains.left : gains.right)
-        index += 1
-      }
+      addScaled(from, into: target + offset * 2, count: take * 2, by: pattern)
     }
     lanes[channel].gain?.takeUnretainedValue().account(sourceFrames: filled)
     return ended

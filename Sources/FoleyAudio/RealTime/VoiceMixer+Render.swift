@@ -135,22 +135,8 @@ extension VoiceMixer {
     let end = lanes[channel].send.advance(frames: frames)
     let buffer = prepare(target, frames: frames)
     if start == end {
-      let count = frames * channels
-      let level = SIMD8<Float>(repeating: end)
-      let from = UnsafeRawPointer(voiceBuffer)
-      let to = UnsafeMutableRawPointer(buffer)
-      var index = 0
-      while index + 8 <= count {
-        let sum =
-          to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-          + from.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * level
-        to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
-        index += 8
-      }
-      while index < count {
-        buffer[index] += voiceBuffer[index] * end
-        index += 1
-      }
+      addScaled(
+        UnsafeRawPointer(voiceBuffer), into: buffer, count: frames * channels, by: SIMD8(repeating: end))
     } else {
       let step = (end - start) / Float(frames)
       var level = start
@@ -205,6 +191,28 @@ extension VoiceMixer {
       return
     }
     addSamples(source, into: buses[bus].buffer, count: frames * channels)
+  }
+
+  /// `target += source × pattern`, eight samples at a time; sample `i` is scaled by
+  /// `pattern[i % 8]` (one gain repeated, or left and right in turn).
+  @inline(__always)
+  func addScaled(
+    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
+  ) {
+    let to = UnsafeMutableRawPointer(target)
+    var index = 0
+    while index + 8 <= count {
+      let sum =
+        to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+        + source.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * pattern
+      to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
+      index += 8
+    }
+    let single = source.assumingMemoryBound(to: Float.self)
+    while index < count {
+      target[index] += single[index] * pattern[index & 7]
+      index += 1
+    }
   }
 
   /// The sum, eight samples at a time.
