@@ -14,7 +14,7 @@ extension MusicPlayer {
   /// `duration` seconds.
   public func setPlaybackRate(_ rate: Double, over duration: Double = 0) {
     guard !rate.isNaN else { return }
-    let value = min(max(rate, 0.25), 4)
+    let value = rate.clamped(to: VoiceShaping.rates, or: 1)
     playQueue.update { $0.rate = value }
     for stream in liveStreams { stream.voice.setPlaybackRate(value, over: duration) }
   }

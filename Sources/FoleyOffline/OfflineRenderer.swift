@@ -97,7 +97,8 @@ public final class OfflineRenderer {
     } catch {
       throw OfflineRenderError.cannotWrite(url, error.localizedDescription)
     }
-    let result = try render(seconds: seconds, step: step, update: update) { samples in
+    // The samples are not hashed on the way: the hash is the finished file's, read back below.
+    let result = try mix(seconds: seconds, step: step, update: update, digest: nil) { samples in
       guard failure == nil else { return }
       let bytes = Data(buffer: samples)
       do { try handle.write(contentsOf: bytes) } catch { failure = error.localizedDescription }
@@ -132,6 +133,17 @@ public final class OfflineRenderer {
     seconds: Double, step: Double = 1.0 / 60, update: (Double) -> Void,
     consume: (UnsafeBufferPointer<Float>) -> Void
   ) throws(OfflineRenderError) -> Result {
+    let digest = SHA256Digest()
+    var result = try mix(seconds: seconds, step: step, update: update, digest: digest, consume: consume)
+    result.sha256 = digest.finish()
+    return result
+  }
+
+  /// The render itself; its result's hash is left empty (the callers hash what they deliver).
+  private func mix(
+    seconds: Double, step: Double, update: (Double) -> Void, digest: SHA256Digest?,
+    consume: (UnsafeBufferPointer<Float>) -> Void
+  ) throws(OfflineRenderError) -> Result {
     guard seconds.isFinite, (0...86_400).contains(seconds) else {
       throw .invalid("seconds must be in 0…86400, not \(seconds)")
     }
@@ -140,7 +152,6 @@ public final class OfflineRenderer {
     }
     let total = Int((seconds * Double(sampleRate)).rounded())
     let started = ContinuousClock.now
-    let digest = SHA256Digest()
     var written = 0
     var steps = 0
     engine.waitUntilIdle()  // what was set up before the render (a map's pitch variants, decodes)
@@ -155,16 +166,15 @@ public final class OfflineRenderer {
       mixer.advance(frames: count)
       let output = mixer.takeOutput()
       output.withUnsafeBufferPointer { samples in
-        digest.update(UnsafeRawBufferPointer(samples))
+        digest?.update(UnsafeRawBufferPointer(samples))
         consume(samples)
       }
       written = end
     }
-    let wall =
-      Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-      + Double((ContinuousClock.now - started).components.seconds)
+    let elapsed = (ContinuousClock.now - started).components
+    let wall = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     return Result(
-      frames: written, seconds: Double(written) / Double(sampleRate), sha256: digest.finish(),
+      frames: written, seconds: Double(written) / Double(sampleRate), sha256: "",
       speed: wall > 0 ? Double(written) / Double(sampleRate) / wall : .infinity)
   }
 }

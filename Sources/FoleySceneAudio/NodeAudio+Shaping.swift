@@ -32,7 +32,7 @@ extension NodeAudio {
   }
 
   package func setPlaybackRate(_ rate: Double, over duration: Double) {
-    playbackRate = rate.clamped(to: 0.25...4, or: playbackRate)
+    playbackRate = rate.clamped(to: VoiceShaping.rates, or: playbackRate)
     for voice in liveVoices { voice.setPlaybackRate(playbackRate, over: duration) }
   }
 

@@ -44,8 +44,7 @@ extension AudioEngine {
   /// - Throws: ``AudioEffectError/effectOfAnotherEngine`` if an effect serves another engine,
   ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
   public func setEffects(_ effects: [AudioEffect], on category: SoundCategory) throws(AudioEffectError) {
-    let bus = core.bus(for: category)
-    guard bus > 0 else { throw .noBusLeft(category) }
+    let bus = try busOf(category)
     let owner = ObjectIdentifier(core)
     var keys: [(CompressorEffect, Int)] = []
     for effect in effects {
@@ -54,8 +53,7 @@ extension AudioEngine {
         throw .effectOfAnotherEngine
       }
       if let compressor = effect as? CompressorEffect, let sidechain = compressor.sidechain {
-        let key = core.bus(for: sidechain)
-        guard key > 0 else { throw .noBusLeft(sidechain) }
+        let key = try busOf(sidechain)
         keys.append((compressor, key))
       }
     }
@@ -73,12 +71,10 @@ extension AudioEngine {
   /// - Throws: ``AudioEffectError/loop(_:into:)`` when `parent` already sums into `category`,
   ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
   public func route(_ category: SoundCategory, to parent: SoundCategory?) throws(AudioEffectError) {
-    let bus = core.bus(for: category)
-    guard bus > 0 else { throw .noBusLeft(category) }
+    let bus = try busOf(category)
     var parentBus = 0
     if let parent {
-      parentBus = core.bus(for: parent)
-      guard parentBus > 0 else { throw .noBusLeft(parent) }
+      parentBus = try busOf(parent)
     }
     let looped = core.buses.withLock { settings -> Bool in
       if let parent {
@@ -107,8 +103,7 @@ extension AudioEngine {
   )
     throws(AudioEffectError)
   {
-    let bus = core.bus(for: category)
-    guard bus > 0 else { throw .noBusLeft(category) }
+    let bus = try busOf(category)
     core.setSend(level, over: duration, onBus: bus)
   }
 
@@ -141,4 +136,12 @@ extension AudioEngine {
   /// Whether the engine's reverb is sounding: fed by a voice's send, or its tail still ringing
   /// (it stops below -120 dBFS). A tool that plays a sound and quits waits for this to end.
   public var isReverbRinging: Bool { core.mixer.reverbRan.load(ordering: .relaxed) }
+
+  /// `category`'s bus in the mixer, given out on first use.
+  /// - Throws: ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  private func busOf(_ category: SoundCategory) throws(AudioEffectError) -> Int {
+    let bus = core.bus(for: category)
+    guard bus > 0 else { throw .noBusLeft(category) }
+    return bus
+  }
 }

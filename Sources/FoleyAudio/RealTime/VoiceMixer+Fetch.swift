@@ -191,7 +191,7 @@ extension VoiceMixer {
     if !shaper.isFiltering {
       shaper.isFiltering = true
       shaper.filter.prime(with: voiceBuffer)
-      sendBuffer.update(from: voiceBuffer, count: fade * channels)
+      fadeBuffer.update(from: voiceBuffer, count: fade * channels)
     }
     if !shaper.cutoff.isMoving {
       // A standing cutoff: coefficients only when it changed, then the block in one pass.
@@ -214,7 +214,7 @@ extension VoiceMixer {
       let mix = Float(frame + 1) / Float(fade + 1)
       for channel in 0..<channels {
         let index = frame * channels + channel
-        voiceBuffer[index] = sendBuffer[index] + (voiceBuffer[index] - sendBuffer[index]) * mix
+        voiceBuffer[index] = fadeBuffer[index] + (voiceBuffer[index] - fadeBuffer[index]) * mix
       }
     }
   }

@@ -15,26 +15,21 @@ extension VoiceMixer {
       // Nothing plays, nothing rings, the master has let go: the output is silence.
       stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
       for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
-      lanesRendered.store(0, ordering: .relaxed)
       busesRun.store(0, ordering: .relaxed)
       reverbRan.store(false, ordering: .relaxed)
       return
     }
     var done = 0
-    var rendered = 0
     for bus in 0..<Self.busCapacity { peaks[bus] = 0 }
     while done < frames {
       let count = min(Self.blockFrames, frames - done)
-      let played = renderBlock(frames: count)
-      rendered = max(rendered, played)
-      master.process(
-        float: buses[0].buffer, frames: count, silent: played == 0 && busesRun.load(ordering: .relaxed) == 0)
+      let (played, running) = renderBlock(frames: count)
+      master.process(float: buses[0].buffer, frames: count, silent: played == 0 && running == 0)
       peaks[0] = max(peaks[0], peak(of: buses[0].buffer, count: count * channels))
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
     }
     for bus in 0..<Self.busCapacity { meters.store(peaks[bus], for: bus) }
-    lanesRendered.store(rendered, ordering: .relaxed)
   }
 
   /// The largest magnitude among `count` samples, eight at a time.
@@ -61,8 +56,9 @@ extension VoiceMixer {
     return false
   }
 
-  /// Mixes one block into the master's sum (bus 0); returns the lanes that played.
-  private func renderBlock(frames: Int) -> Int {
+  /// Mixes one block into the master's sum (bus 0); returns the lanes that played and the buses
+  /// that ran.
+  private func renderBlock(frames: Int) -> (played: Int, running: Int) {
     let samples = frames * channels
     buses[0].buffer.update(repeating: 0, count: samples)
     buses[0].touched = true
@@ -114,7 +110,7 @@ extension VoiceMixer {
     }
     busesRun.store(running, ordering: .relaxed)
     reverbRan.store(buses[Self.reverbBus].ringing, ordering: .relaxed)
-    return played
+    return (played, running)
   }
 
   /// One voice's block into ``voiceBuffer``, gain applied; true when its sound has ended.
@@ -133,20 +129,7 @@ extension VoiceMixer {
     }
     let start = lanes[channel].send.value
     let end = lanes[channel].send.advance(frames: frames)
-    let buffer = prepare(target, frames: frames)
-    if start == end {
-      addScaled(
-        UnsafeRawPointer(voiceBuffer), into: buffer, count: frames * channels, by: SIMD8(repeating: end))
-    } else {
-      let step = (end - start) / Float(frames)
-      var level = start
-      for frame in 0..<frames {
-        level += step
-        for channel in 0..<channels {
-          buffer[frame * channels + channel] += voiceBuffer[frame * channels + channel] * level
-        }
-      }
-    }
+    addRamped(voiceBuffer, into: prepare(target, frames: frames), frames: frames, from: start, to: end)
   }
 
   /// A bus's post-fader send to the reverb's return (after its own effects).
@@ -158,9 +141,21 @@ extension VoiceMixer {
     }
     let start = buses[bus].send.value
     let end = buses[bus].send.advance(frames: frames)
+    addRamped(
+      buses[bus].buffer, into: prepare(Self.reverbBus, frames: frames), frames: frames, from: start, to: end)
+  }
+
+  /// `target += source × level`, the level moving in a straight line from `start` to `end`
+  /// over the block (a send): one pass at a steady level when it does not move.
+  private func addRamped(
+    _ source: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>, frames: Int,
+    from start: Float, to end: Float
+  ) {
+    guard start != end else {
+      addScaled(UnsafeRawPointer(source), into: target, count: frames * channels, by: SIMD8(repeating: end))
+      return
+    }
     let step = (end - start) / Float(frames)
-    let source = buses[bus].buffer
-    let target = prepare(Self.reverbBus, frames: frames)
     var level = start
     for frame in 0..<frames {
       level += step

@@ -101,11 +101,10 @@ package final class VoiceMixer: @unchecked Sendable {
   let order: UnsafeMutablePointer<Int>
   /// Each bus's peak so far in this callback (mixing thread).
   let peaks: UnsafeMutablePointer<Float>
-  let sendBuffer: UnsafeMutablePointer<Float>
+  /// The unfiltered start of a voice's block while its low-pass is crossfaded in.
+  let fadeBuffer: UnsafeMutablePointer<Float>
   /// A block read in the mix's format before conversion to float (16-bit mixes).
   let rawBuffer: UnsafeMutableRawPointer
-  /// Voices rendered in the last callback (a figure for tests and the census).
-  package let lanesRendered = Atomic<Int>(0)
   /// Buses (beyond the master) that ran in the last block: a bus with nothing summed into it and
   /// no tail ringing costs nothing, and is not counted.
   package let busesRun = Atomic<Int>(0)
@@ -139,7 +138,7 @@ package final class VoiceMixer: @unchecked Sendable {
     peaks = .allocate(capacity: Self.busCapacity)
     peaks.initialize(repeating: 0, count: Self.busCapacity)
     voiceBuffer.initialize(repeating: 0, count: samples)
-    sendBuffer = .allocate(capacity: samples)
+    fadeBuffer = .allocate(capacity: samples)
     rawBuffer = .allocate(byteCount: Self.blockFrames * format.bytesPerFrame, alignment: 16)
   }
 
@@ -155,7 +154,7 @@ package final class VoiceMixer: @unchecked Sendable {
     voiceBuffer.deallocate()
     peaks.deallocate()
     order.deallocate()
-    sendBuffer.deallocate()
+    fadeBuffer.deallocate()
     rawBuffer.deallocate()
   }
 

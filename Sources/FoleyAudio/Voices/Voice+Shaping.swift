@@ -72,7 +72,10 @@ extension Voice {
   package func setDoppler(_ factor: Double, overFrames frames: Int) {
     guard let core, factor.isFinite, factor > 0 else { return }
     dopplerRequest.store(
-      RampRequest(target: Float(min(max(factor, 0.25), 4)), frames: UInt32(clamping: max(0, frames))).packed,
+      RampRequest(
+        target: Float(factor.clamped(to: VoiceShaping.rates, or: 1)), frames: UInt32(clamping: max(0, frames))
+      )
+      .packed,
       ordering: .relaxed)
     if factor != 1 { requestShaper(core) }
   }
