@@ -207,13 +207,15 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     }
   }
 
-  package func play(_ start: LaneStart, on channel: Int) throws(SDLError) {
-    let played = state.withLock { state -> Bool in
-      guard state.isOpen, channel < state.channels, let mixer = state.mixer else { return false }
-      mixer.arm(channel, start)
-      return true
+  package func play(_ start: LaneStart, on channel: Int) throws(SDLError) -> UInt64? {
+    let armed = state.withLock { state -> UInt64?? in
+      guard state.isOpen, channel < state.channels, let mixer = state.mixer else { return nil }
+      return .some(mixer.arm(channel, start))
     }
-    if !played { throw SDLError(operation: "Mix_PlayChannel", message: "no such channel \(channel)") }
+    guard let armed else {
+      throw SDLError(operation: "Mix_PlayChannel", message: "no such channel \(channel)")
+    }
+    return armed
   }
 
   package func halt(_ channel: Int) {

@@ -30,6 +30,8 @@ extension MusicPlayer {
       current = nil
       isPaused = false
     }
+    collectBeats()
+    updateBeatPoller()
     if current == nil, outgoing.isEmpty, !hasReportedFinish {
       hasReportedFinish = true
       pendingEvents.append(.finished)

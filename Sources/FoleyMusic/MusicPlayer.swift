@@ -52,8 +52,14 @@ public final class MusicPlayer {
   // alive. After the engine closes, the player's calls do nothing.
   private let filler: StreamFiller
   private let checker: TrackChecker
-  private let mailbox: GameThreadMailbox
-  private let sampleRate: Int
+  let mailbox: GameThreadMailbox
+  let sampleRate: Int
+  /// For stingers (weak: the engine keeps its own player).
+  weak var engine: AudioEngine?
+  /// Where the last beat delivered was: its stream and ring frame.
+  var beatCursor: (stream: ObjectIdentifier, ringFrame: Int)?
+  /// The mailbox poller that delivers beats every game frame while music keeps time.
+  var beatPoller: Int?
   let playQueue = MusicQueue()
   /// The stream heard as the current track (a crossfade's incoming one).
   var current: MusicStream?
@@ -74,6 +80,7 @@ public final class MusicPlayer {
     checker = engine.musicState.checker
     mailbox = engine.session.mailbox
     sampleRate = engine.deviceFormat.sampleRate
+    self.engine = engine
   }
 
   // MARK: - Settings
@@ -298,8 +305,9 @@ public final class MusicPlayer {
     }
   }
 
-  /// Starts the queue's track at `position` on a new stream, replacing what plays.
-  private func start(position: Int, crossfade: Double, from time: Double = 0) {
+  /// Starts the queue's track at `position` on a new stream, replacing what plays; with
+  /// `schedule`, on a frame of output (what plays fades or cuts there: see `transition`).
+  func start(position: Int, crossfade: Double, from time: Double = 0, schedule: ScheduledStart? = nil) {
     guard let track = playQueue.track(at: position) else { return }
     followSuccessors()
     let fade = crossfade.clamped(to: 0...60, or: 0)
@@ -313,7 +321,15 @@ public final class MusicPlayer {
     }
     let rate = playQueue.settings.rate
     if rate != 1 { stream.voice.setPlaybackRate(rate) }
-    if isPaused {
+    if let schedule {
+      stream.voice.schedule.withLock { $0 = schedule }
+      // What plays goes on until the new track's frame, where the schedule fades or cuts it.
+      for old in liveStreams {
+        old.isLetGo.store(true, ordering: .releasing)
+        if !outgoing.contains(where: { $0 === old }) { outgoing.append(old) }
+      }
+      if let playing = current { collectNews(of: playing) }
+    } else if isPaused {
       // Paused music cannot fade: it all stops, and the new track plays.
       for old in liveStreams { letGo(old, fadeOut: 0, replacedBy: stream) }
     } else if let playing = current {

@@ -163,14 +163,35 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
     }
   }
 
+  /// The segments from the one ring frame `frame` is in (the first, if it is before them all)
+  /// to the last written.
+  package func segments(from frame: Int) -> ArraySlice<Segment> {
+    shared.withLock { state in
+      let first = state.segments.lastIndex { $0.startFrame <= frame } ?? 0
+      return state.segments[first...]
+    }
+  }
+
   /// Whether segments have begun being heard, or tracks failed, since the game thread last looked.
   package var hasNews: Bool {
     let frame = framesRead
-    return shared.withLock { state in
-      !state.failures.isEmpty
+    let segmentNews = shared.withLock { state -> (Bool, Segment?) in
+      let news =
+        !state.failures.isEmpty
         || (state.delivered < state.segments.count && state.segments[state.delivered].startFrame <= frame)
+      return (news, state.segments.last { $0.startFrame <= frame })
     }
+    guard !segmentNews.0 else { return true }
+    // A beat mixed since the last look is news too (for games that drain the mailbox rarely).
+    guard let segment = segmentNews.1, let tempo = segment.nowPlaying.track.tempo else { return false }
+    let beat = tempo.beat(
+      at: segment.trackTime + Double(frame - segment.startFrame) / Double(format.sampleRate)
+    ).beat
+    return lastBeatSeen.exchange(beat, ordering: .relaxed) != beat
   }
+
+  /// The beat ``hasNews`` last saw being mixed.
+  private let lastBeatSeen = Atomic<Int>(Int.min)
 
   /// The failures, and the segments that have begun being heard, since the last call.
   package func takeNews() -> (failures: [(Track, SoundError)], segments: [Segment]) {

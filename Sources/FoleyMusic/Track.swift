@@ -29,6 +29,10 @@ public struct Track: Sendable, Hashable, CustomStringConvertible {
   public var loopRegion: Range<Double>?
   /// A title to show instead of the file's own.
   public var title: String?
+  /// Where its beats and bars fall, for the music's clock (``MusicPlayer/musicalTime``, beat
+  /// events, stingers and transitions on the next beat or bar); nil: it keeps time in seconds
+  /// only.
+  public var tempo: TempoMap?
 
   public init(url: URL, loopCount: Int = 0, loopRegion: Range<Double>? = nil, title: String? = nil) {
     self.init(origin: .file(url), loopCount: loopCount, loopRegion: loopRegion, title: title)
@@ -92,4 +96,48 @@ public enum MusicEvent: Sendable, Hashable {
   case failed(Track, SoundError)
   /// Nothing plays any more: the queue ran out, or the music was stopped.
   case finished
+  /// A beat of a track with a ``TempoMap`` was mixed (delivered when it is, within a frame).
+  case beat(MusicBeat)
+  /// A cue of the track's ``TempoMap`` was mixed, on `frame`.
+  case cue(String, frame: AudioFrame)
+  /// A stinger or transition asked for at a musical moment could not make it (its track was not
+  /// ready, or the request came too late): it moved to the moment's next occurrence.
+  case momentMoved(MusicMoment, from: AudioFrame, to: AudioFrame)
+}
+
+/// One beat of the music, on the frame of output it starts on.
+public struct MusicBeat: Sendable, Hashable, CustomStringConvertible {
+  /// Its bar and beat (fraction 0).
+  public var time: MusicalTime
+  /// The frame of output it falls on (``AudioEngine/audioFrame``'s count).
+  public var frame: AudioFrame
+  /// The first beat of a bar.
+  public var isDownbeat: Bool { time.beat == 1 && time.bar > 0 }
+
+  public var description: String { "\(time.bar):\(time.beat) at \(frame)" }
+}
+
+/// When, in the music, something asked for happens.
+public enum MusicMoment: Sendable, Hashable, CustomStringConvertible {
+  /// As soon as it can.
+  case now
+  case nextBeat
+  case nextBar
+  /// The next time the music reaches this cue of its ``TempoMap``.
+  case cue(String)
+  /// The end of what plays: the end of the track, or the loop seam of a looping one.
+  case end
+  /// An exact frame of output.
+  case frame(AudioFrame)
+
+  public var description: String {
+    switch self {
+    case .now: "now"
+    case .nextBeat: "next beat"
+    case .nextBar: "next bar"
+    case .cue(let name): "cue \(name)"
+    case .end: "end"
+    case .frame(let frame): "\(frame)"
+    }
+  }
 }

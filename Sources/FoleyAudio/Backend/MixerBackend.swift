@@ -23,8 +23,9 @@ package protocol MixerBackend: AnyObject, Sendable {
   /// Makes `count` channels exist; returns how many there are.
   func allocateChannels(_ count: Int) -> Int
   /// Starts `start` on `channel`: the connected ``VoiceMixer`` plays it, and the channel is its
-  /// lease (SDL_mixer: a silent carrier at volume 0, no effects).
-  func play(_ start: LaneStart, on channel: Int) throws(SDLError)
+  /// lease (SDL_mixer: a silent carrier at volume 0, no effects). Returns the mix frame it starts
+  /// on, or nil, with nothing started, when its scheduled frame has already been mixed.
+  func play(_ start: LaneStart, on channel: Int) throws(SDLError) -> UInt64?
   /// Stops `channel` at once; the inbox hears of it if it was playing.
   func halt(_ channel: Int)
   func pause(_ channel: Int)

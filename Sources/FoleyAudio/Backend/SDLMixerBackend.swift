@@ -144,11 +144,11 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package func allocateChannels(_ count: Int) -> Int { Int(Mix_AllocateChannels(Int32(count))) }
 
-  package func play(_ start: LaneStart, on channel: Int) throws(SDLError) {
+  package func play(_ start: LaneStart, on channel: Int) throws(SDLError) -> UInt64? {
     guard let mixer = connectedMixer, let carrier = carrierChunk() else {
       throw SDLError(operation: "Mix_PlayChannel", message: "the mixer is not connected")
     }
-    withAudioLock { mixer.arm(channel, start) }
+    guard let startFrame = withAudioLock({ mixer.arm(channel, start) }) else { return nil }
     // The channel is the voice's lease: the carrier loops at volume 0, so SDL_mixer mixes
     // nothing, and with no effects registered it copies nothing either.
     guard CFoleySDL2Mixer_PlayChannel(Int32(channel), carrier.pointer, -1) >= 0 else {
@@ -157,6 +157,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
       throw error
     }
     if start.paused { Mix_Pause(Int32(channel)) }
+    return startFrame
   }
 
   /// The carrier, made once per open device.

@@ -25,6 +25,9 @@ public struct AudioStatistics: Sendable, Hashable, Codable {
   public var peakVoices = 0
   /// Times sound bytes were decoded.
   public var decodes = 0
+  /// Scheduled plays whose frame was already mixed when they reached the mixer: they started
+  /// at once, or on the next occurrence of their musical moment.
+  public var lateStarts = 0
 }
 
 /// The live counters behind ``AudioStatistics``: atomics, bumped from the game thread and the
@@ -39,6 +42,7 @@ package final class AudioCounters: Sendable {
   package let activeVoices = Atomic<Int>(0)
   package let peakVoices = Atomic<Int>(0)
   package let decodes = Atomic<Int>(0)
+  package let lateStarts = Atomic<Int>(0)
 
   /// The outcomes a play request can be counted under.
   package enum Outcome {
@@ -74,6 +78,6 @@ package final class AudioCounters: Sendable {
       suppressed: suppressed.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),
       stolen: stolen.load(ordering: .relaxed), failed: failed.load(ordering: .relaxed),
       activeVoices: activeVoices.load(ordering: .relaxed), peakVoices: peakVoices.load(ordering: .relaxed),
-      decodes: decodes.load(ordering: .relaxed))
+      decodes: decodes.load(ordering: .relaxed), lateStarts: lateStarts.load(ordering: .relaxed))
   }
 }

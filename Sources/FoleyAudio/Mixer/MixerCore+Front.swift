@@ -9,7 +9,8 @@ extension MixerCore {
   ///   once after its actions ran), so a frame's plays wake the queue once.
   package func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
-    deferred: Bool = false, placement: SpatialPlacement? = nil, rate: Double = 1
+    deferred: Bool = false, placement: SpatialPlacement? = nil, rate: Double = 1,
+    schedule: ScheduledStart? = nil
   ) -> Voice {
     counters.bump(.requested)
     let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
@@ -22,6 +23,7 @@ extension MixerCore {
       pan: pan.clamped(to: -1...1, or: 0), placement: placement)
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     if rate != 1 { voice.startRate(rate) }
+    if let schedule { voice.schedule.withLock { $0 = schedule } }
     // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
     let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
     let needsSchedule = requests.withLock { pending in

@@ -73,12 +73,33 @@ extension MixerCore {
       gain.reset(left: left, right: right)
     }
     if slot.stream != nil || slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
-    let start = LaneStart(
+    let scheduled = slot.voice.schedule.withLock { schedule in
+      defer { schedule = nil }
+      return schedule
+    }
+    var start = LaneStart(
       chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
-      bus: bus(for: slot.category),
-      paused: paused)
+      bus: bus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0)
     do {
-      try backend.play(start, on: channel)
+      var attempts = 0
+      while true {
+        if let willStart = scheduled?.willStart {
+          let reached = mixer.framesMixed.load(ordering: .acquiring)
+          if start.startFrame == 0 || start.startFrame >= reached {
+            willStart(max(start.startFrame, reached))
+          }
+        }
+        if let frame = try backend.play(start, on: channel) {
+          slot.voice.noteStart(atFrame: frame)
+          break
+        }
+        // Its frame was mixed before the request reached the mixer: the next acceptable moment
+        // (a musical one moves to its next occurrence), or at once.
+        if attempts == 0 { counters.lateStarts.add(1, ordering: .relaxed) }
+        attempts += 1
+        let reached = mixer.framesMixed.load(ordering: .acquiring)
+        start.startFrame = attempts < 4 ? (scheduled?.whenLate?(reached) ?? 0) : 0
+      }
     } catch {
       logger.error("cannot play '\(slot.sound.name)': \(error.message)")
       return false

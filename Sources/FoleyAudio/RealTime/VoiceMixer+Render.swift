@@ -17,6 +17,8 @@ extension VoiceMixer {
       for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
       busesRun.store(0, ordering: .relaxed)
       reverbRan.store(false, ordering: .relaxed)
+      clock &+= UInt64(frames)
+      framesMixed.store(clock, ordering: .releasing)
       return
     }
     var done = 0
@@ -28,7 +30,9 @@ extension VoiceMixer {
       peaks[0] = max(peaks[0], peak(of: buses[0].buffer, count: count * channels))
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
+      clock &+= UInt64(count)
     }
+    framesMixed.store(clock, ordering: .releasing)
     for bus in 0..<Self.busCapacity { meters.store(peaks[bus], for: bus) }
   }
 
@@ -65,18 +69,30 @@ extension VoiceMixer {
     for bus in 1..<Self.busCapacity { buses[bus].fed = false }
     var played = 0
     for channel in 0..<laneCount where lanes[channel].isArmed && !lanes[channel].isPaused {
+      // A scheduled voice waits for its frame, and starts on it even mid-block.
+      var offset = 0
+      if lanes[channel].startFrame != 0 {
+        let start = lanes[channel].startFrame
+        if start >= clock &+ UInt64(frames) { continue }
+        offset = start > clock ? Int(start &- clock) : 0
+        lanes[channel].startFrame = 0
+      }
       played += 1
       let bus = lanes[channel].bus
       let ended: Bool
       if let gains = directGains(channel) {
-        ended = mixDirect(channel, into: prepare(bus, frames: frames), frames: frames, gains: gains)
+        ended = mixDirect(
+          channel, into: prepare(bus, frames: frames) + offset * channels, frames: frames - offset,
+          gains: gains)
       } else {
-        ended = renderVoice(channel, frames: frames)
+        ended = renderVoice(channel, frames: frames - offset)
+        if offset > 0 { delayVoiceBuffer(by: offset, frames: frames) }
         add(voiceBuffer, into: bus, frames: frames)
         if lanes[channel].send.isMoving || lanes[channel].send.value > 0 {
           sendVoice(channel, frames: frames)
         }
       }
+      lanes[channel].stream?.takeUnretainedValue().noteMixed(through: clock &+ UInt64(frames))
       if ended {
         // Played out: the lane stops here, and the queue hears of it as SDL_mixer's own
         // channel-finished report would have told it.
@@ -119,6 +135,18 @@ extension VoiceMixer {
     lanes[channel].gain?.takeUnretainedValue().process(
       UnsafeMutableRawPointer(voiceBuffer), byteCount: frames * channels * 4, sourceFrames: consumed)
     return ended
+  }
+
+  /// Moves the voice's first `frames - offset` frames `offset` frames later in ``voiceBuffer``,
+  /// silence before them: a scheduled start inside the block.
+  private func delayVoiceBuffer(by offset: Int, frames: Int) {
+    let shift = offset * channels
+    var index = (frames - offset) * channels
+    while index > 0 {
+      index -= 1
+      voiceBuffer[index + shift] = voiceBuffer[index]
+    }
+    voiceBuffer.update(repeating: 0, count: shift)
   }
 
   private func sendVoice(_ channel: Int, frames: Int) {

@@ -11,10 +11,12 @@ package struct LaneStart {
   package var voice: Voice
   package var bus: Int
   package var paused: Bool
+  /// The mix frame (``VoiceMixer/framesMixed``) it starts on; 0: at once.
+  package var startFrame: UInt64
 
   package init(
     chunk: MixChunk, loops: Int, gain: ChannelGain, stream: StreamEffect?, voice: Voice, bus: Int,
-    paused: Bool
+    paused: Bool, startFrame: UInt64 = 0
   ) {
     self.chunk = chunk
     self.loops = loops
@@ -23,6 +25,7 @@ package struct LaneStart {
     self.voice = voice
     self.bus = bus
     self.paused = paused
+    self.startFrame = startFrame
   }
 }
 
@@ -61,6 +64,8 @@ package final class VoiceMixer: @unchecked Sendable {
     var shaper: Unmanaged<VoiceShaper>?
     var bus = 0
     var send = RampFollower(value: 0, request: RampRequest(target: 0, frames: 0).packed)
+    /// The mix frame it waits for before it sounds (0: none); it may fall mid-block.
+    var startFrame: UInt64 = 0
   }
 
   struct Bus {
@@ -113,6 +118,11 @@ package final class VoiceMixer: @unchecked Sendable {
   /// Each bus's peak in the last callback (after its effects; bus 0: the master after the
   /// limiter), for meters.
   package let meters = BusMeters(count: busCapacity)
+  /// Frames mixed so far: the index, in the device's output, of the next frame to be mixed
+  /// (mixing thread; the queue reads it under the audio lock).
+  var clock: UInt64 = 0
+  /// ``clock`` as of the last callback, for anyone.
+  package let framesMixed = Atomic<UInt64>(0)
 
   package init(format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus) {
     self.format = format
@@ -176,9 +186,12 @@ package final class VoiceMixer: @unchecked Sendable {
     laneCount = count
   }
 
-  /// Starts `start` on `channel`.
-  package func arm(_ channel: Int, _ start: LaneStart) {
-    guard channel < laneCount else { return }
+  /// Starts `start` on `channel` and returns the mix frame it starts on; nil (and nothing armed)
+  /// when its start frame has already been mixed, so the caller can choose another.
+  @discardableResult
+  package func arm(_ channel: Int, _ start: LaneStart) -> UInt64? {
+    guard channel < laneCount else { return clock }
+    guard start.startFrame == 0 || start.startFrame >= clock else { return nil }
     var lane = lanes[channel]
     if !lane.isArmed { armedLanes += 1 }
     lane.isArmed = true
@@ -194,7 +207,9 @@ package final class VoiceMixer: @unchecked Sendable {
     lane.send.reset(to: 0, request: RampRequest(target: 0, frames: 0).packed)
     lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed))
     lane.shaper?.takeUnretainedValue().reset(voice: start.voice)
+    lane.startFrame = start.startFrame
     lanes[channel] = lane
+    return max(start.startFrame, clock)
   }
 
   /// Whether `channel` has a shaper.

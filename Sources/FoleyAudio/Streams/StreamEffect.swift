@@ -33,6 +33,8 @@ package final class StreamEffect: @unchecked Sendable {
 
   // Requests (from the queue and the filler).
   private let fadeRequest = Atomic<UInt64>(0)  // generation << 48 | kind << 40 | frames
+  /// The mix frame the requested fade starts on (-1: the next buffer); stored before the request.
+  private let fadeStartRequest = Atomic<Int>(-1)
   private let producerEnded = Atomic<Bool>(false)
   /// The ring byte at which to stop and wait (-1: none): a pause at a word's end.
   private let holdRequest = Atomic<Int>(-1)
@@ -45,11 +47,17 @@ package final class StreamEffect: @unchecked Sendable {
   package let underrunFrames = Atomic<Int>(0)
   /// Ended and fully heard, or faded out: the channel may be halted.
   package let drained = Atomic<Bool>(false)
+  /// The mix frame at which ring frame 0 would have been mixed, as of the last callback: ring
+  /// frame `r` is mixed at `ringOrigin + r` while the stream plays on at rate 1 (Int.min until
+  /// the voice has played).
+  package let ringOrigin = Atomic<Int>(Int.min)
 
   // The mixing thread's own state.
   private var fade = Fade.none
   private var fadePosition = 0
   private var fadeLength = 0
+  /// Frames still to play before the fade begins.
+  private var fadeDelay = 0
   private var seenFadeGeneration: UInt64 = 0
   private var seenSeekGeneration = 0
   private var seekFadeOutLeft = 0
@@ -75,8 +83,11 @@ package final class StreamEffect: @unchecked Sendable {
     self.wake = wake
   }
 
-  /// Starts an equal-power fade of `frames` frames at the next buffer (a fade-out ends the stream).
-  package func requestFade(_ kind: Fade, frames: Int) {
+  /// Starts an equal-power fade of `frames` frames at the next buffer, or on mix frame
+  /// `mixFrame` when it is later (to the sample while the stream plays at rate 1); a fade-out
+  /// ends the stream.
+  package func requestFade(_ kind: Fade, frames: Int, atMixFrame mixFrame: UInt64? = nil) {
+    fadeStartRequest.store(mixFrame.map { Int(truncatingIfNeeded: $0) } ?? -1, ordering: .relaxed)
     let generation = (fadeRequest.load(ordering: .relaxed) >> 48) &+ 1
     fadeRequest.store(
       generation << 48 | UInt64(kind.rawValue) << 40 | UInt64(max(1, min(frames, 1 << 39))),
@@ -117,6 +128,13 @@ package final class StreamEffect: @unchecked Sendable {
     let bytes = min(frames * bytesPerFrame, ring.capacity - (ring.totalWritten - ring.totalRead))
     ring.rewind(by: bytes / bytesPerFrame * bytesPerFrame)
     framesHeard.subtract(bytes / bytesPerFrame, ordering: .relaxed)
+  }
+
+  /// Called by the voice mixer after each block the stream played in: `frame` is the mix frame
+  /// after the block's last.
+  @inline(__always)
+  package func noteMixed(through frame: UInt64) {
+    ringOrigin.store(Int(truncatingIfNeeded: frame) - ring.totalRead / bytesPerFrame, ordering: .releasing)
   }
 
   /// Called on the mixing thread with the channel's buffer (the carrier's silence).
@@ -199,6 +217,11 @@ package final class StreamEffect: @unchecked Sendable {
       fade = Fade(rawValue: UInt8((request >> 40) & 0xFF)) ?? .none
       fadeLength = Int(request & ((1 << 40) - 1))
       fadePosition = 0
+      let start = fadeStartRequest.load(ordering: .relaxed)
+      let origin = ringOrigin.load(ordering: .relaxed)
+      // The ring frame the start is heard on, less where the ring is: frames to wait.
+      fadeDelay =
+        start >= 0 && origin != Int.min ? max(0, start - origin - ring.totalRead / bytesPerFrame) : 0
     }
     let hold = holdRequest.load(ordering: .acquiring)
     if hold != seenHoldRequest {
@@ -221,11 +244,14 @@ package final class StreamEffect: @unchecked Sendable {
   /// The stream's fade envelope over the frames just filled.
   private func applyFade(_ stream: UnsafeMutableRawPointer, frames: Int) {
     guard fade != .none, frames > 0 else { return }
+    let skip = min(fadeDelay, frames)
+    fadeDelay -= skip
+    guard skip < frames else { return }
     let length = Float(fadeLength)
     let start = fadePosition
     let kind = fade
-    let count = min(frames, fadeLength - start)
-    ramp(stream, from: 0, count: count) { index in
+    let count = min(frames - skip, fadeLength - start)
+    ramp(stream, from: skip, count: count) { index in
       let progress = Float(start + index + 1) / length
       return kind == .fadeIn ? sin(progress * .pi / 2) : cos(progress * .pi / 2)
     }
@@ -233,8 +259,8 @@ package final class StreamEffect: @unchecked Sendable {
     guard fadePosition >= fadeLength else { return }
     if kind == .fadeOut {
       // Faded out: the rest is silence, and the stream is over.
-      (stream + count * bytesPerFrame).initializeMemory(
-        as: UInt8.self, repeating: 0, count: (frames - count) * bytesPerFrame)
+      (stream + (skip + count) * bytesPerFrame).initializeMemory(
+        as: UInt8.self, repeating: 0, count: (frames - skip - count) * bytesPerFrame)
       faderSilenced = true
       finish()
     }

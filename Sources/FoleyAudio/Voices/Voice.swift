@@ -46,6 +46,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
   package let initialPlacement: SpatialPlacement?
+  /// The start the game scheduled, until the audio queue starts the voice.
+  package let schedule = Mutex<ScheduledStart?>(nil)
+  private let rawStartFrame = Atomic<Int>(-1)
 
   package init(
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
@@ -72,6 +75,20 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   }
 
   public var state: State { State(rawValue: rawState.load(ordering: .acquiring)) ?? .finished }
+
+  /// The mix frame the voice starts (or started) on, once the audio queue has put it on a
+  /// channel: the frame it was scheduled for, or, when it was not or its request came too late,
+  /// the first frame mixed after. Nil before then, and for a voice that never played.
+  public var startFrame: AudioFrame? {
+    let frame = rawStartFrame.load(ordering: .acquiring)
+    return frame < 0 ? nil : AudioFrame(frame)
+  }
+
+  /// Records the frame the voice starts on, the first time it is put on a channel.
+  package func noteStart(atFrame frame: UInt64) {
+    _ = rawStartFrame.compareExchange(
+      expected: -1, desired: Int(truncatingIfNeeded: frame), ordering: .releasing)
+  }
 
   package func setState(_ state: State) {
     rawState.store(state.rawValue, ordering: .releasing)

@@ -1,0 +1,50 @@
+/// A moment of the engine's output, to the sample: the index of a frame in everything the
+/// mixer has produced since the engine first mixed (at the device's sample rate).
+///
+/// Every musical moment is one: the music's beats and bars, and a sound scheduled to start on
+/// one starts on that very sample, mid-buffer if need be.
+///
+/// ```swift
+/// let now = engine.audioFrame
+/// let inHalfASecond = now + engine.frames(forSeconds: 0.5)
+/// engine.play(clap, at: inHalfASecond)
+/// ```
+public struct AudioFrame: Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
+  ExpressibleByIntegerLiteral
+{
+  /// Frames since the engine first mixed.
+  public var index: Int
+
+  public init(_ index: Int) { self.index = max(0, index) }
+  public init(integerLiteral value: Int) { self.init(value) }
+
+  public static func < (lhs: AudioFrame, rhs: AudioFrame) -> Bool { lhs.index < rhs.index }
+  /// The frame `frames` later (earlier when negative; never before frame 0).
+  public static func + (lhs: AudioFrame, frames: Int) -> AudioFrame { AudioFrame(lhs.index + frames) }
+  public static func - (lhs: AudioFrame, frames: Int) -> AudioFrame { AudioFrame(lhs.index - frames) }
+  /// Frames from `rhs` to `lhs`.
+  public static func - (lhs: AudioFrame, rhs: AudioFrame) -> Int { lhs.index - rhs.index }
+
+  public var description: String { "frame \(index)" }
+}
+
+/// A start on a given mix frame, and what to do when the request reaches the mixer after that
+/// frame was already mixed.
+package struct ScheduledStart: Sendable {
+  package var frame: UInt64
+  /// Given the frame the mix has reached, the next acceptable start (a musical moment's next
+  /// occurrence); nil starts at once, late. Called on the audio queue.
+  package var whenLate: (@Sendable (UInt64) -> UInt64?)?
+  /// Called on the audio queue with the frame right before the voice is put on it (again with
+  /// the new frame if that one was late): a transition's outgoing music fades from there.
+  package var willStart: (@Sendable (UInt64) -> Void)?
+
+  package init(
+    frame: UInt64, whenLate: (@Sendable (UInt64) -> UInt64?)? = nil,
+    willStart: (@Sendable (UInt64) -> Void)? = nil
+  ) {
+    self.frame = frame
+    self.whenLate = whenLate
+    self.willStart = willStart
+  }
+}

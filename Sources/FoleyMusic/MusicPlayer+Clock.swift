@@ -1,0 +1,161 @@
+@_spi(FoleyStreams) public import FoleyAudio
+import Foundation
+
+/// The music in time: where in bars and beats it is, beat events, and stingers and transitions
+/// on its next beat, bar or cue, to the sample.
+extension MusicPlayer {
+  /// The bar and beat being heard (the frame mixed last, less one device buffer), when what
+  /// plays has a ``TempoMap``; nil otherwise.
+  public var musicalTime: MusicalTime? {
+    guard let engine, let clock = clock() else { return nil }
+    return clock.musicalTime(atMix: (engine.audioFrame - engine.deviceFormat.bufferFrames).index)
+  }
+
+  /// The frame of output `moment` falls on next, counting from the frame about to be mixed;
+  /// nil when nothing with such a moment plays (no tempo map, no such cue, no known end).
+  public func frame(of moment: MusicMoment) -> AudioFrame? {
+    guard let engine, let clock = clock() else { return nil }
+    return clock.frame(of: moment, atOrAfter: engine.audioFrame.index).map { AudioFrame($0) }
+  }
+
+  /// Plays `sound` over the music on its next `moment` (``MusicMoment/nextBeat``,
+  /// ``MusicMoment/nextBar``, a cue…), starting on that very sample. A request that reaches the
+  /// mixer after the moment was mixed moves to the moment's next occurrence and the music says
+  /// so (``MusicEvent/momentMoved(_:from:to:)``).
+  ///
+  /// ```swift
+  /// music.addObserver { event in if case .beat(let beat) = event, beat.isDownbeat { flash() } }
+  /// try music.playStinger(fanfare, at: .nextBar)       // lands on the next bar line
+  /// ```
+  /// - Throws: ``MusicTimingError`` when the moment cannot be found in what plays.
+  @discardableResult
+  public func playStinger(
+    _ sound: Sound, at moment: MusicMoment, volume: Double = 1
+  ) throws(MusicTimingError) -> Voice {
+    guard let engine else { throw .noMusic }
+    let schedule = try schedule(for: moment, engine: engine)
+    return engine.play(sound, volume: volume, schedule: schedule)
+  }
+
+  /// Moves to `track` on the music's next `moment`: at that frame the new track starts (from its
+  /// `entry` cue, or its start) and what plays fades out over `fade` seconds while the new one
+  /// fades in, on equal-power curves, or is cut there when `fade` is 0. The new track is opened
+  /// and checked at once and starts sample-exactly on the moment if it is ready by then;
+  /// otherwise it starts on the moment's next occurrence and the music says so
+  /// (``MusicEvent/momentMoved(_:from:to:)``). The queue becomes this one track.
+  ///
+  /// ```swift
+  /// try music.transition(to: combat, at: .nextBar, fade: 0.5)
+  /// try music.transition(to: boss, at: .cue("drop"), entry: "intro-end")
+  /// ```
+  /// - Throws: ``MusicTimingError`` when the moment cannot be found in what plays, or `entry`
+  ///   is not a cue of `track`'s tempo map. With nothing playing, `track` simply plays.
+  public func transition(
+    to track: Track, at moment: MusicMoment, fade: Double = 0, entry: String? = nil
+  ) throws(MusicTimingError) {
+    var from = 0.0
+    if let entry {
+      guard let seconds = track.tempo?.cues[entry] else { throw .noSuchCue(entry, track.name) }
+      from = seconds
+    }
+    let fade = fade.clamped(to: 0...60, or: 0)
+    guard let engine, isPlaying, moment != .now else {
+      play(track, from: from, crossfade: fade)
+      return
+    }
+    var schedule = try schedule(for: moment, engine: engine)
+    let outgoing = liveStreams.map(\.effect)
+    let frames = max(1, Int(fade * Double(sampleRate)))
+    schedule.willStart = { frame in
+      for effect in outgoing { effect.requestFade(.fadeOut, frames: frames, atMixFrame: frame) }
+    }
+    let position = playQueue.replace(with: [track], first: 0)
+    start(position: position, crossfade: fade, from: from, schedule: schedule)
+  }
+
+  /// The start on `moment`, moving to its next occurrence (and saying so) when late.
+  private func schedule(
+    for moment: MusicMoment, engine: AudioEngine
+  ) throws(MusicTimingError) -> ScheduledStart {
+    guard let clock = clock() else { throw isPlaying ? .noTempo : .noMusic }
+    guard let frame = clock.frame(of: moment, atOrAfter: engine.audioFrame.index) else {
+      if case .cue(let name) = moment {
+        throw .noSuchCue(name, clock.stream.position?.segment.nowPlaying.track.name ?? "")
+      }
+      throw moment == .end ? .noKnownEnd : .noTempo
+    }
+    let mailbox = self.mailbox
+    return ScheduledStart(
+      frame: UInt64(frame),
+      whenLate: { [weak self] reached in
+        guard let moved = clock.frame(of: moment, atOrAfter: Int(reached)) else { return nil }
+        mailbox.post {
+          self?.pendingEvents.append(.momentMoved(moment, from: AudioFrame(frame), to: AudioFrame(moved)))
+          self?.deliverEvents()
+        }
+        return UInt64(moved)
+      })
+  }
+
+  /// The clock of the stream being heard: the newest one that has started playing.
+  func clock() -> MusicClock? {
+    followSuccessors()
+    let candidates = (current.map { [$0] } ?? []) + outgoing.reversed()
+    guard
+      let stream = candidates.first(where: {
+        $0.effect.ringOrigin.load(ordering: .acquiring) != Int.min && !$0.voice.isFinished
+      })
+    else { return nil }
+    return MusicClock(stream: stream, sampleRate: Double(sampleRate), rate: playQueue.settings.rate)
+  }
+
+  /// Turns the beats and cues mixed since the last look into events.
+  func collectBeats() {
+    guard let clock = clock() else { return }
+    let identity = ObjectIdentifier(clock.stream)
+    let after = beatCursor?.stream == identity ? beatCursor!.ringFrame : clock.stream.framesRead - 1
+    let (beats, cues, through) = clock.beats(after: after, limit: 256)
+    beatCursor = (identity, through)
+    var events = beats.map { MusicEvent.beat($0) }
+    for (name, frame) in cues {
+      let index = events.firstIndex {
+        if case .beat(let beat) = $0 { beat.frame.index > frame } else { false }
+      }
+      events.insert(.cue(name, frame: AudioFrame(frame)), at: index ?? events.endIndex)
+    }
+    pendingEvents += events
+  }
+
+  /// Delivers beats every game frame while something with a tempo map plays (the mailbox's
+  /// poller); the music thread's own news covers games that drain the mailbox less often.
+  func updateBeatPoller() {
+    let keepsTime = !liveStreams.isEmpty && playQueue.tracks.contains { $0.tempo != nil }
+    if keepsTime, beatPoller == nil {
+      beatPoller = mailbox.addPoller { [weak self] in self?.deliverEvents() }
+    } else if !keepsTime, let poller = beatPoller {
+      mailbox.removePoller(poller)
+      beatPoller = nil
+    }
+  }
+}
+
+/// Why a musical moment could not be scheduled.
+public enum MusicTimingError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// No music plays (or the engine is closed).
+  case noMusic
+  /// What plays has no ``TempoMap``: it has no beats or bars.
+  case noTempo
+  /// No cue of that name in the track's tempo map (or it has passed and the track does not loop).
+  case noSuchCue(String, String)
+  /// The track declares no length, so its end is not known ahead.
+  case noKnownEnd
+
+  public var description: String {
+    switch self {
+    case .noMusic: "no music plays"
+    case .noTempo: "the music that plays has no tempo map: it has no beats or bars"
+    case .noSuchCue(let cue, let track): "'\(track)' has no cue '\(cue)' ahead"
+    case .noKnownEnd: "the music that plays does not say how long it is"
+    }
+  }
+}
