@@ -119,7 +119,7 @@ final class DemoGame {
       case .trackChanged(let now): self.report.music.tracks.append(now.title)
       case .looped: self.report.music.loops += 1
       case .failed(let track, let error): self.report.errors.append("music \(track.name): \(error)")
-      case .finished: break
+      case .finished, .beat, .cue, .momentMoved: break
       }
     }
     music.play(musicTracks[musicIndex])

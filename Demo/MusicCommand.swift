@@ -2,9 +2,10 @@ import ArgumentParser
 import Foley
 import Foundation
 
-/// `foley-demo music FILE... [--crossfade S] [--seek S] [--loop N] [--seconds S]`: streams a
-/// playlist through the engine's music player, printing a line per event, and exits when the
-/// music has finished (or after --seconds).
+/// `foley-demo music FILE... [--crossfade S] [--seek S] [--loop N] [--seconds S]
+/// [--tempo BPM [--meter 4/4] [--offset S] [--beats] [--stinger FILE@S[:beat|bar]]
+/// [--transition FILE@S[:beat|bar]]]`: streams a playlist through the engine's music player,
+/// printing a line per event, and exits when the music has finished (or after --seconds).
 struct MusicCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "music",
@@ -41,6 +42,55 @@ struct MusicCommand: AsyncParsableCommand {
     case off, one, all
   }
 
+  @Option(help: "The music's tempo in beats per minute: gives it bars and beats.")
+  var tempo: Double?
+
+  @Option(help: "Beats to the bar and the beat's note value, as 3/4 (with --tempo).")
+  var meter = "4/4"
+
+  @Option(help: "Seconds of the track before its first downbeat (with --tempo).")
+  var offset: Double = 0
+
+  @Flag(help: "Print a line per beat heard: bar, beat and the audio frame it falls on (with --tempo).")
+  var beats = false
+
+  @Option(
+    help: ArgumentHelp(
+      "A sound asked for at SECONDS of music heard, landing on the next beat or bar (default bar).",
+      valueName: "FILE@SECONDS[:beat|bar]"))
+  var stinger: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Another track asked for at SECONDS of music heard, cut in on the next beat or bar (default bar).",
+      valueName: "FILE@SECONDS[:beat|bar]"))
+  var transition: [String] = []
+
+  /// A `FILE@SECONDS[:beat|bar]` request.
+  struct TimedRequest {
+    var file: String
+    var seconds: Double
+    var moment: MusicMoment
+
+    init(_ text: String, option: String) throws {
+      guard let at = text.lastIndex(of: "@") else {
+        throw ValidationError("--\(option) \(text): expected FILE@SECONDS[:beat|bar]")
+      }
+      file = String(text[..<at])
+      let rest = text[text.index(after: at)...].split(separator: ":", omittingEmptySubsequences: false)
+      guard !file.isEmpty, let seconds = Double(rest[0]), seconds.isFinite, seconds >= 0, rest.count <= 2
+      else {
+        throw ValidationError("--\(option) \(text): expected FILE@SECONDS[:beat|bar], SECONDS 0 or more")
+      }
+      self.seconds = seconds
+      switch rest.count == 2 ? String(rest[1]) : "bar" {
+      case "bar": moment = .nextBar
+      case "beat": moment = .nextBeat
+      default: throw ValidationError("--\(option) \(text): the moment is beat or bar")
+      }
+    }
+  }
+
   func validate() throws {
     guard crossfade.isFinite, crossfade >= 0, crossfade <= 60 else {
       throw ValidationError("--crossfade must be between 0 and 60 seconds")
@@ -48,6 +98,26 @@ struct MusicCommand: AsyncParsableCommand {
     guard seek.isFinite, seek >= 0 else { throw ValidationError("--seek must be 0 or more seconds") }
     guard loop >= -1 else { throw ValidationError("--loop must be -1 (for ever), 0 or more") }
     if let seconds, !(seconds.isFinite && seconds > 0) { throw ValidationError("--seconds must be positive") }
+    if tempo != nil {
+      _ = try tempoMap()
+    } else if beats || !stinger.isEmpty || !transition.isEmpty {
+      throw ValidationError("--beats, --stinger and --transition need the music's --tempo")
+    }
+    for text in stinger { _ = try TimedRequest(text, option: "stinger") }
+    for text in transition { _ = try TimedRequest(text, option: "transition") }
+  }
+
+  /// The tempo map the options describe (nil without --tempo).
+  func tempoMap() throws -> TempoMap? {
+    guard let tempo else { return nil }
+    guard let meter = TempoMap.Meter(self.meter) else {
+      throw ValidationError("--meter \(self.meter): expected beats/note, as 4/4 or 6/8")
+    }
+    do {
+      return try TempoMap(bpm: tempo, meter: meter, offset: offset)
+    } catch {
+      throw ValidationError("--tempo: \(error)")
+    }
   }
 
   @MainActor
@@ -80,14 +150,59 @@ struct MusicCommand: AsyncParsableCommand {
       case .finished:
         say("finished")
         finished = true
+      case .beat(let beat):
+        if beats { say("beat \(beat.time.bar):\(beat.time.beat) at frame \(beat.frame.index)") }
+      case .cue(let name, let frame):
+        say("cue \(name) at frame \(frame.index)")
+      case .momentMoved(let moment, let from, let to):
+        say("\(moment) at frame \(from.index) was missed: moved to frame \(to.index)")
       }
     }
-    let tracks = files.map { Track(url: URL(fileURLWithPath: $0), loopCount: loop) }
+    let tempo = try tempoMap()
+    let tracks = files.map {
+      var track = Track(url: URL(fileURLWithPath: $0), loopCount: loop)
+      track.tempo = tempo
+      return track
+    }
     music.play(tracks, from: seek)
+    var stingers = try stinger.map { try TimedRequest($0, option: "stinger") }
+    var transitions = try transition.map { try TimedRequest($0, option: "transition") }
     var stopping = false
     while !finished {
       try await Task.sleep(for: .milliseconds(20))
       engine.session.mailbox.drain()  // this loop is the game thread: it drains the mailbox
+      let heard = music.currentTime ?? 0
+      while let index = stingers.firstIndex(where: { heardSince != nil && heard >= $0.seconds }) {
+        let request = stingers.remove(at: index)
+        do {
+          let sound = try Sound(contentsOf: URL(fileURLWithPath: request.file), engine: engine)
+          let voice = try music.playStinger(sound, at: request.moment)
+          let frame = music.frame(of: request.moment)?.index ?? voice.startFrame?.index ?? 0
+          say(
+            String(
+              format: "stinger %@ asked at %.3f s: lands on the %@ at frame %d", request.file, heard,
+              "\(request.moment)", frame))
+        } catch {
+          failures += 1
+          FileHandle.standardError.write(Data("foley-demo: stinger \(request.file): \(error)\n".utf8))
+        }
+      }
+      while let index = transitions.firstIndex(where: { heardSince != nil && heard >= $0.seconds }) {
+        let request = transitions.remove(at: index)
+        var track = Track(url: URL(fileURLWithPath: request.file), loopCount: loop)
+        track.tempo = tempo
+        do {
+          let frame = music.frame(of: request.moment)?.index ?? 0
+          try music.transition(to: track, at: request.moment)
+          say(
+            String(
+              format: "transition to %@ asked at %.3f s: on the %@ at frame %d", request.file, heard,
+              "\(request.moment)", frame))
+        } catch {
+          failures += 1
+          FileHandle.standardError.write(Data("foley-demo: transition \(request.file): \(error)\n".utf8))
+        }
+      }
       if let seconds, let heardSince, !stopping, ContinuousClock.now - heardSince >= .seconds(seconds) {
         stopping = true
         music.stop(fadeOut: 0.5)

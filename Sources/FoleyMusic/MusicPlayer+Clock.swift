@@ -113,7 +113,8 @@ extension MusicPlayer {
   func collectBeats() {
     guard let clock = clock() else { return }
     let identity = ObjectIdentifier(clock.stream)
-    let after = beatCursor?.stream == identity ? beatCursor!.ringFrame : clock.stream.framesRead - 1
+    // A stream heard for the first time is looked at from its first frame.
+    let after = beatCursor?.stream == identity ? beatCursor!.ringFrame : -1
     let (beats, cues, through) = clock.beats(after: after, limit: 256)
     beatCursor = (identity, through)
     var events = beats.map { MusicEvent.beat($0) }

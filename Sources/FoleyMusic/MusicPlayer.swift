@@ -127,12 +127,17 @@ public final class MusicPlayer {
   }
 
   /// The track being heard and what its file says about it; nil when nothing plays.
-  public var nowPlaying: NowPlaying? { heardSegment?.nowPlaying }
+  public var nowPlaying: NowPlaying? { heardStream?.position?.segment.nowPlaying }
 
   /// Seconds into the track being heard (the sample the mix has reached).
-  public var currentTime: Double? {
+  public var currentTime: Double? { heardStream?.position?.time }
+
+  /// The stream being heard: the current one once it has begun to play, before that (a
+  /// transition waiting for its bar line) the one it replaces.
+  var heardStream: MusicStream? {
     followSuccessors()
-    return current?.position?.time
+    if let current, current.hasStarted { return current }
+    return outgoing.last { $0.hasStarted && !$0.voice.isFinished } ?? current
   }
 
   /// The length of the track being heard, when its file says.

@@ -172,13 +172,18 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
     }
   }
 
+  /// Whether its voice has played (a scheduled one waits for its frame).
+  package var hasStarted: Bool { effect.ringOrigin.load(ordering: .acquiring) != Int.min }
+
   /// Whether segments have begun being heard, or tracks failed, since the game thread last looked.
   package var hasNews: Bool {
     let frame = framesRead
+    let started = hasStarted
     let segmentNews = shared.withLock { state -> (Bool, Segment?) in
       let news =
         !state.failures.isEmpty
-        || (state.delivered < state.segments.count && state.segments[state.delivered].startFrame <= frame)
+        || (started && state.delivered < state.segments.count
+          && state.segments[state.delivered].startFrame <= frame)
       return (news, state.segments.last { $0.startFrame <= frame })
     }
     guard !segmentNews.0 else { return true }
@@ -196,9 +201,12 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   /// The failures, and the segments that have begun being heard, since the last call.
   package func takeNews() -> (failures: [(Track, SoundError)], segments: [Segment]) {
     let frame = framesRead
+    let started = hasStarted
     return shared.withLock { state in
       var heard: [Segment] = []
-      while state.delivered < state.segments.count, state.segments[state.delivered].startFrame <= frame {
+      while started, state.delivered < state.segments.count,
+        state.segments[state.delivered].startFrame <= frame
+      {
         heard.append(state.segments[state.delivered])
         state.delivered += 1
       }

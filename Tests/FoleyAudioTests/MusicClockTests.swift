@@ -157,3 +157,121 @@ struct MusicClockTests {
     _ = try stinger(music: track, askAfter: 2.2, expectedBarFrame: 168_000)
   }
 }
+
+extension MusicClockTests {
+  @Test(
+    "a cut on the next bar: the old track's last sample is just before the bar line, the new one's first on it"
+  )
+  func transitionCutsOnBar() throws {
+    // The old track holds 0.25 throughout, the new one -0.25 with a click of 0.5 on its start.
+    var old = Track(
+      data: makeFloatWAV(samples: [Float](repeating: 0.25, count: 480_000), sampleRate: 48_000, channels: 1),
+      name: "old.wav")
+    old.tempo = try TempoMap(bpm: 120)
+    var newSamples = [Float](repeating: -0.25, count: 240_000)
+    newSamples[0] = 0.5
+    let new = Track(data: makeFloatWAV(samples: newSamples, sampleRate: 48_000, channels: 1), name: "new.wav")
+    let capture = try captureDiskOutput { engine, _ in
+      let music = engine.music
+      music.play(old)
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.5 })
+      try music.transition(to: new, at: .nextBar)
+      #expect(waitUntil { music.nowPlaying?.track.name == "new.wav" && (music.currentTime ?? 0) >= 0.3 })
+      #expect(engine.statistics.lateStarts == 0)
+    }
+    let left = capture.left.samples
+    let start = try #require(left.firstIndex { $0 != 0 })
+    let cut = try #require(left.firstIndex { $0 == 0.5 })
+    #expect(cut - start == 96_000, "the new track starts \(cut - start - 96_000) frames off the bar line")
+    #expect(left[cut - 1] == 0.25 && left[cut + 1] == -0.25, "a clean cut: old to the bar line, new from it")
+  }
+
+  @Test(
+    "a next-bar crossfade of two noise tracks: summed power within 1 dB throughout, starting on the bar line")
+  func transitionCrossfadesOnBar() throws {
+    let first = whiteNoise(seconds: 6, seed: 3).map { $0 * 0.3 }
+    let second = whiteNoise(seconds: 6, seed: 4).map { $0 * 0.3 }
+    var old = Track(data: makeFloatWAV(samples: first, sampleRate: 48_000, channels: 1), name: "a.wav")
+    old.tempo = try TempoMap(bpm: 120)
+    let new = Track(data: makeFloatWAV(samples: second, sampleRate: 48_000, channels: 1), name: "b.wav")
+    var planned = 0
+    let capture = try captureDiskOutput { engine, _ in
+      let music = engine.music
+      music.play(old)
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.4 })
+      planned = try #require(music.frame(of: .nextBar)).index
+      try music.transition(to: new, at: .nextBar, fade: 1)
+      #expect(waitUntil { music.nowPlaying?.track.name == "b.wav" && (music.currentTime ?? 0) >= 2.2 })
+    }
+    let signal = capture.left
+    let start = try #require(signal.samples.firstIndex { $0 != 0 })
+    let bar = start + 96_000
+    // Before the bar line the output is the old track exactly; from it, no longer.
+    #expect(signal.samples[bar - 1] == first[95_999])
+    #expect(signal.samples[bar] != first[96_000])
+    #expect(planned > 0)
+    // Power in 50 ms windows from a second before the fade to a second after it.
+    let reference = signal.rms(in: (bar - 48_000)..<bar)
+    let windows = stride(from: bar - 48_000, to: bar + 96_000, by: 2_400).map {
+      20 * log10(signal.rms(in: $0..<($0 + 2_400)) / reference)
+    }
+    #expect(windows.allSatisfy { abs($0) < 1 }, "power moved by \(windows.map { abs($0) }.max() ?? 0) dB")
+  }
+}
+
+extension MusicClockTests {
+  @Test("beat events are stamped with the frames their clicks are heard on (disk driver, 240 bpm, 3 s)")
+  func beatEventsMatchOutput() throws {
+    // A click on every beat at 240 bpm (12,000 frames apart), 0.5 on downbeats, 0.25 otherwise.
+    var samples = [Float](repeating: 0, count: 144_000)
+    for beat in 0..<12 { samples[beat * 12_000] = beat % 4 == 0 ? 0.5 : 0.25 }
+    var track = Track(
+      data: makeFloatWAV(samples: samples, sampleRate: 48_000, channels: 1), name: "clicks.wav")
+    track.tempo = try TempoMap(bpm: 240)
+    var beats: [MusicBeat] = []
+    let capture = try captureDiskOutput { engine, _ in
+      let music = engine.music
+      music.addObserver { event in
+        if case .beat(let beat) = event { beats.append(beat) }
+      }
+      music.play(track)
+      #expect(
+        waitUntil {
+          engine.session.mailbox.drain();
+          return music.nowPlaying == nil && music.currentTime == nil && beats.count >= 12
+        })
+    }
+    let clicks = capture.left.samples.indices.filter { capture.left.samples[$0] != 0 }
+    #expect(clicks.count == 12)
+    #expect(beats.map(\.time.description) == (0..<12).map { "\($0 / 4 + 1):\($0 % 4 + 1).00" })
+    #expect(beats.filter(\.isDownbeat).count == 3)
+    // One offset for all: the output's lead (whole buffers) and the limiter's look-ahead.
+    let offsets = zip(clicks, beats).map { $0 - $1.frame.index }
+    #expect(Set(offsets).count == 1, "click minus event frame: \(offsets)")
+  }
+
+  @Test("100 bars at 280 bpm with a 0.1 s offset: every beat event on the tempo map's frame (embedded mixer)")
+  func hundredBars() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let seconds = 0.1 + 400 * 60 / 280.0 + 0.5
+    let samples = [Int16](repeating: 0, count: Int(seconds * 48_000))
+    var track = Track(data: makeWAV(samples: samples, sampleRate: 48_000, channels: 1), name: "long.wav")
+    track.tempo = try TempoMap(bpm: 280, offset: 0.1)
+    var beats: [MusicBeat] = []
+    let music = audio.engine.music
+    music.addObserver { event in
+      if case .beat(let beat) = event { beats.append(beat) }
+    }
+    music.play(track)
+    #expect(
+      audio.advance(
+        until: {
+          audio.session.mailbox.drain()
+          return beats.count >= 400
+        }, limit: seconds + 5))
+    let start = try #require(beats.first).frame.index - Int((0.1 * 48_000).rounded())
+    let expected = (0..<400).map { start + Int(((0.1 + Double($0) * 60 / 280) * 48_000).rounded()) }
+    #expect(beats.prefix(400).map(\.frame.index) == expected)
+    #expect(beats[399].time.bar == 100 && beats[399].time.beat == 4)
+  }
+}
