@@ -63,6 +63,14 @@ extension MusicPlayer {
       play(track, from: from, crossfade: fade)
       return
     }
+    try transition(to: track, at: moment, fade: fade, from: from, stems: [], engine: engine)
+  }
+
+  /// The transition, with the stems that start beside `track`.
+  func transition(
+    to track: Track, at moment: MusicMoment, fade: Double, from: Double = 0, stems: [Track],
+    engine: AudioEngine
+  ) throws(MusicTimingError) {
     var schedule = try schedule(for: moment, engine: engine)
     let outgoing = liveStreams.map(\.effect)
     let frames = max(1, Int(fade * Double(sampleRate)))
@@ -70,7 +78,7 @@ extension MusicPlayer {
       for effect in outgoing { effect.requestFade(.fadeOut, frames: frames, atMixFrame: frame) }
     }
     let position = playQueue.replace(with: [track], first: 0)
-    start(position: position, crossfade: fade, from: from, schedule: schedule)
+    start(position: position, crossfade: fade, from: from, schedule: schedule, stems: stems)
   }
 
   /// The start on `moment`, moving to its next occurrence (and saying so) when late.
@@ -130,7 +138,8 @@ extension MusicPlayer {
   /// Delivers beats every game frame while something with a tempo map plays (the mailbox's
   /// poller); the music thread's own news covers games that drain the mailbox less often.
   func updateBeatPoller() {
-    let keepsTime = !liveStreams.isEmpty && playQueue.tracks.contains { $0.tempo != nil }
+    let keepsTime =
+      (!liveStreams.isEmpty && playQueue.tracks.contains { $0.tempo != nil }) || !stemFades.isEmpty
     if keepsTime, beatPoller == nil {
       beatPoller = mailbox.addPoller { [weak self] in self?.deliverEvents() }
     } else if !keepsTime, let poller = beatPoller {

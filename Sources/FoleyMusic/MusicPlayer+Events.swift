@@ -23,7 +23,7 @@ extension MusicPlayer {
   public func deliverEvents() {
     delivery.isScheduled.store(false, ordering: .releasing)
     followSuccessors()
-    for stream in outgoing { collectNews(of: stream, failuresOnly: true) }
+    for stream in outgoing + stemStreams { collectNews(of: stream, failuresOnly: true) }
     if let current { collectNews(of: current) }
     outgoing.removeAll { $0.voice.state == .finished }
     if let stream = current, stream.voice.state == .finished, stream.successor.withLock({ $0 }) == nil {
@@ -31,6 +31,7 @@ extension MusicPlayer {
       isPaused = false
     }
     collectBeats()
+    if !stemFades.isEmpty { applyStemLevels() }
     updateBeatPoller()
     if current == nil, outgoing.isEmpty, !hasReportedFinish {
       hasReportedFinish = true

@@ -50,8 +50,8 @@ public final class MusicPlayer {
   public let category: SoundCategory
   // Not the engine itself: the engine keeps its own player, and neither should keep the other
   // alive. After the engine closes, the player's calls do nothing.
-  private let filler: StreamFiller
-  private let checker: TrackChecker
+  let filler: StreamFiller
+  let checker: TrackChecker
   let mailbox: GameThreadMailbox
   let sampleRate: Int
   /// For stingers (weak: the engine keeps its own player).
@@ -65,6 +65,11 @@ public final class MusicPlayer {
   var current: MusicStream?
   /// Streams on their way out: a crossfade's outgoing half, a stop with a fade.
   var outgoing: [MusicStream] = []
+  /// The current track's other stems (the first is `current`), their levels (the first's too)
+  /// and the fades under way.
+  var stemStreams: [MusicStream] = []
+  var stemLevels: [Double] = [1]
+  var stemFades: [StemFade] = []
   var observers = ObserverList<MusicEvent>()
   /// Events collected and not yet handed to the observers.
   var pendingEvents: [MusicEvent] = []
@@ -91,7 +96,7 @@ public final class MusicPlayer {
     set {
       let volume = newValue.clamped(to: 0...1, or: 1)
       playQueue.update { $0.volume = volume }
-      for stream in liveStreams { stream.voice.volume = volume }
+      applyStemLevels()
     }
   }
 
@@ -259,6 +264,7 @@ public final class MusicPlayer {
     let fade = fadeOut.clamped(to: 0...60, or: 0)
     for stream in liveStreams { letGo(stream, fadeOut: isPaused ? 0 : fade) }
     current = nil
+    stemStreams = []
     isPaused = false
   }
 
@@ -293,7 +299,7 @@ public final class MusicPlayer {
 
   var liveStreams: [MusicStream] {
     followSuccessors()
-    return outgoing + (current.map { [$0] } ?? [])
+    return outgoing + stemStreams + (current.map { [$0] } ?? [])
   }
 
   private var heardSegment: MusicStream.Segment? {
@@ -312,7 +318,10 @@ public final class MusicPlayer {
 
   /// Starts the queue's track at `position` on a new stream, replacing what plays; with
   /// `schedule`, on a frame of output (what plays fades or cuts there: see `transition`).
-  func start(position: Int, crossfade: Double, from time: Double = 0, schedule: ScheduledStart? = nil) {
+  func start(
+    position: Int, crossfade: Double, from time: Double = 0, schedule: ScheduledStart? = nil,
+    stems: [Track] = []
+  ) {
     guard let track = playQueue.track(at: position) else { return }
     followSuccessors()
     let fade = crossfade.clamped(to: 0...60, or: 0)
@@ -339,16 +348,18 @@ public final class MusicPlayer {
       for old in liveStreams { letGo(old, fadeOut: 0, replacedBy: stream) }
     } else if let playing = current {
       letGo(playing, fadeOut: fade, replacedBy: stream)
+      for stem in stemStreams { letGo(stem, fadeOut: fade, replacedBy: stream) }
     }
     isPaused = false
     current = stream
     hasReportedFinish = false
+    startStems(stems, with: stream, from: time, fadeIn: fade, schedule: schedule)
     filler.start(stream, track: track, queuePosition: position, at: time, fadeIn: fade)
   }
 
   /// Lets `stream` go: fades it out over `fadeOut` seconds (from the moment `replacement`, if
   /// any, starts, so a crossfade's halves are heard together) and lets it end, or stops it now.
-  private func letGo(_ stream: MusicStream, fadeOut: Double, replacedBy replacement: MusicStream? = nil) {
+  func letGo(_ stream: MusicStream, fadeOut: Double, replacedBy replacement: MusicStream? = nil) {
     if current === stream { collectNews(of: stream) }
     stream.isLetGo.store(true, ordering: .releasing)
     // A stream dropped before it started passes on the fades it was to start.

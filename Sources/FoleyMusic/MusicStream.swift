@@ -75,6 +75,8 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   package var followsQueue: Bool { !isHandedOver && !isLetGo.load(ordering: .acquiring) }
   /// The game paused the music: a successor starts paused too.
   package var startsPaused = false
+  /// The stems it starts sample-together with (the filler's).
+  package var stemGroup: StemGroup?
   /// The check every track passes before it streams (the engine's, shared by its players).
   package let checker: TrackChecker
 
@@ -220,5 +222,21 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
       defer { state.failures.removeAll() }
       return (state.failures, heard)
     }
+  }
+}
+
+/// Streams that start on one frame (a track's stems): each waits, filled, until every other one is
+/// ready or has failed, then all start on the same frame of output. The filler's queue owns it.
+package final class StemGroup: @unchecked Sendable {
+  /// Members not yet ready.
+  var pending: Int
+  /// Members filled and waiting for the others.
+  var ready: [MusicStream] = []
+  /// The start the player asked for (a transition's moment); nil: as soon as all are ready.
+  let schedule: ScheduledStart?
+
+  package init(count: Int, schedule: ScheduledStart?) {
+    pending = count
+    self.schedule = schedule
   }
 }

@@ -144,6 +144,7 @@ extension StreamFiller {
         stream.opening = nil
         stream.voice.stop()
         stream.startFadeOuts()
+        if let group = stream.stemGroup { join(group, ready: nil) }
         return
       }
       if opening.startTime > 0 { _ = reader.seek(to: Int(opening.startTime * Double(reader.sampleRate))) }
@@ -154,10 +155,33 @@ extension StreamFiller {
       }
       fill(stream)
       stream.isStarted = true
+      if let group = stream.stemGroup {
+        join(group, ready: stream)
+        return
+      }
       core.startStream(
         stream.voice, effect: stream.effect, category: stream.category, paused: stream.startsPaused,
         onStart: stream.startFadeOuts)
     }
+  }
+
+  /// A stem is ready (or failed: nil); when none is pending, all the ready ones start on one
+  /// frame: the player's moment, or a tenth of a second from now (time for the audio queue to
+  /// put them all on their channels before it is mixed).
+  private func join(_ group: StemGroup, ready stream: MusicStream?) {
+    group.pending -= 1
+    if let stream { group.ready.append(stream) }
+    guard group.pending == 0 else { return }
+    let frame =
+      group.schedule?.frame
+      ?? (core.mixer.framesMixed.load(ordering: .acquiring) + UInt64(core.format.sampleRate / 10))
+    for member in group.ready {
+      member.voice.schedule.withLock { $0 = group.schedule ?? ScheduledStart(frame: frame) }
+      core.startStream(
+        member.voice, effect: member.effect, category: member.category, paused: member.startsPaused,
+        onStart: member.startFadeOuts)
+    }
+    group.ready.removeAll()
   }
 
   // MARK: - Filling

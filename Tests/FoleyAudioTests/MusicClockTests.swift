@@ -275,3 +275,59 @@ extension MusicClockTests {
     #expect(beats[399].time.bar == 100 && beats[399].time.beat == 4)
   }
 }
+
+extension MusicClockTests {
+  @Test("two identical stems started together sum to +6.02 dB, sample by sample: they are sample-aligned")
+  func stemsAreSampleAligned() throws {
+    let noise = whiteNoise(seconds: 3, seed: 11).map { $0 * 0.2 }
+    let data = makeFloatWAV(samples: noise, sampleRate: 48_000, channels: 1)
+    func run(_ play: (MusicPlayer) throws -> Void) throws -> [Float] {
+      let capture = try captureDiskOutput(
+        configuration: {
+          var c = AudioConfiguration(); c.limiter = nil; return c
+        }()
+      ) { engine, _ in
+        let music = engine.music
+        try play(music)
+        #expect(waitUntil { (music.currentTime ?? 0) >= 1.5 })
+      }
+      let left = capture.left.samples
+      let start = try #require(left.firstIndex { $0 != 0 })
+      return Array(left[start..<(start + 48_000)])
+    }
+    let single = try run { $0.play(Track(data: data, name: "one.wav")) }
+    let pair = try run { music in
+      try music.play(stems: [Track(data: data, name: "a.wav"), Track(data: data, name: "b.wav")])
+      #expect(music.stemCount == 2)
+    }
+    let gain = 20 * log10(Signal(pair).rms(in: 0..<48_000) / Signal(single).rms(in: 0..<48_000))
+    #expect(abs(gain - 6.0206) < 0.01, "the pair is \(gain) dB over one stem")
+    #expect(zip(pair, single).allSatisfy { $0 == 2 * $1 }, "every sample is twice the single stem's")
+  }
+
+  @Test("a stem's level fades over the time asked, by frames of output (embedded mixer)")
+  func stemLevelFades() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let ones = makeFloatWAV(samples: [Float](repeating: 0.5, count: 96_000), sampleRate: 48_000, channels: 1)
+    let music = audio.engine.music
+    try music.play(
+      stems: [
+        Track(data: ones, name: "a.wav", loopCount: -1), Track(data: ones, name: "b.wav", loopCount: -1),
+      ], levels: [1, 0])
+    #expect(audio.advance(until: { music.currentTime != nil && (music.currentTime ?? 0) > 0.2 }))
+    let before = audio.left.samples.last ?? 0
+    #expect(abs(before - 0.5) < 1e-6, "only the first stem: \(before)")
+    music.setLevel(1, ofStem: 1, fade: 1)
+    audio.advance(seconds: 0.5)
+    audio.session.mailbox.drain()
+    audio.advance(seconds: 0.02)
+    let middle = audio.left.samples.last ?? 0
+    #expect(middle > 0.7 && middle < 0.8, "halfway: \(middle)")
+    for _ in 0..<40 {
+      audio.advance(seconds: 0.02)
+      audio.session.mailbox.drain()
+    }
+    #expect(abs((audio.left.samples.last ?? 0) - 1) < 1e-6)
+    #expect(music.levels == [1, 1])
+  }
+}
