@@ -36,4 +36,15 @@ oggenc --quiet -q 6 -c LOOPSTART=24000 -c LOOPLENGTH=33600 -o "$out/loop-chirp.o
 flac --silent --force -T LOOPSTART=24000 -T LOOPLENGTH=33600 -o "$out/loop-chirp.flac" "$work/chirp.wav"
 opusenc --quiet --bitrate 96 --comment LOOPSTART=24000 --comment LOOPLENGTH=33600 "$work/chirp.wav" "$out/loop-chirp.opus"
 lame --quiet -b 192 "$work/chirp.wav" "$out/loop-chirp.mp3"
+# Music that says its tempo: 5 s of silence with a click (0.5) on every bar line at 120 bpm in
+# 4/4 (every 96,000 frames), and a BPM=120 tag.
+python3 - "$work/bars.wav" <<'PY'
+import struct, sys
+frames = [0] * (48000 * 5)
+for bar in range(0, len(frames), 96000): frames[bar] = 16384
+data = b''.join(struct.pack('<h', value) for value in frames)
+with open(sys.argv[1], 'wb') as out:
+    out.write(b'RIFF' + struct.pack('<I', 36 + len(data)) + b'WAVEfmt ' + struct.pack('<IHHIIHH', 16, 1, 1, 48000, 96000, 2, 16) + b'data' + struct.pack('<I', len(data)) + data)
+PY
+flac --silent --force -T BPM=120 -o "$out/bars-120bpm.flac" "$work/bars.wav"
 echo "make-fixtures: wrote $(ls "$out" | tr '\n' ' ')"

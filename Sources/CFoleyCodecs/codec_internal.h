@@ -17,7 +17,7 @@ int foley_io_seek(foley_io *io, int64_t offset, int whence);  // 0 ok, -1 out of
 int64_t foley_io_tell(const foley_io *io);
 
 #define FOLEY_MAX_CHANNELS 8
-#define FOLEY_TAG_COUNT 3  // TITLE, ARTIST, ALBUM
+#define FOLEY_TAG_COUNT 4  // TITLE, ARTIST, ALBUM, BPM
 
 typedef struct foley_codec {
   // Fills info (format, rate, channels, frames, loop points); returns FOLEY_OK or an error.

@@ -201,6 +201,7 @@ static void serve_stream(const service_request *request, const int *fds, int cou
     foley_source_tag(source, "TITLE", result->title, sizeof result->title);
     foley_source_tag(source, "ARTIST", result->artist, sizeof result->artist);
     foley_source_tag(source, "ALBUM", result->album, sizeof result->album);
+    foley_source_tag(source, "BPM", result->bpm, sizeof result->bpm);
     *slot = (open_stream){next_stream_id++, source, bytes, request->length, result->info.channels};
     result->status = FOLEY_OK;
     result->frames = (int64_t)slot->id;
@@ -557,7 +558,7 @@ struct foley_remote {
   uint64_t generation;  // the streaming service's start the stream lives in
   int channels;
   int timeout_ms;
-  char title[256], artist[256], album[256];
+  char title[256], artist[256], album[256], bpm[32];
   char error[256];
 };
 
@@ -608,6 +609,7 @@ foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t me
   memcpy(remote->title, result.title, sizeof remote->title - 1);
   memcpy(remote->artist, result.artist, sizeof remote->artist - 1);
   memcpy(remote->album, result.album, sizeof remote->album - 1);
+  memcpy(remote->bpm, result.bpm, sizeof remote->bpm - 1);
   *info = result.info;
   if (status) *status = FOLEY_OK;
   return remote;
@@ -681,7 +683,8 @@ int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t ou
   if (!remote || !key || !out || out_size == 0) return 0;
   const char *value = strcmp(key, "TITLE") == 0 ? remote->title
                       : strcmp(key, "ARTIST") == 0 ? remote->artist
-                      : strcmp(key, "ALBUM") == 0 ? remote->album : "";
+                      : strcmp(key, "ALBUM") == 0 ? remote->album
+                      : strcmp(key, "BPM") == 0 ? remote->bpm : "";
   if (!value[0]) return 0;
   snprintf(out, out_size, "%s", value);
   return 1;

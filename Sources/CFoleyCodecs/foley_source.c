@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const tag_keys[FOLEY_TAG_COUNT] = {"TITLE", "ARTIST", "ALBUM"};
+static const char *const tag_keys[FOLEY_TAG_COUNT] = {"TITLE", "ARTIST", "ALBUM", "BPM"};
 
 size_t foley_io_read(foley_io *io, void *destination, size_t count) {
   if (io->position < 0 || io->position >= io->size || count == 0) return 0;

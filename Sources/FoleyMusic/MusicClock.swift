@@ -57,7 +57,7 @@ struct MusicClock: Sendable {
   func musicalTime(atMix mix: Int) -> MusicalTime? {
     guard let anchor else { return nil }
     let ring = ringFrame(ofMix: mix, anchor: anchor)
-    guard let segment = stream.segments(from: ring).first, let tempo = segment.nowPlaying.track.tempo
+    guard let segment = stream.segments(from: ring).first, let tempo = segment.nowPlaying.tempo
     else { return nil }
     return tempo.musicalTime(at: trackTime(segment, ring: ring))
   }
@@ -85,17 +85,17 @@ struct MusicClock: Sendable {
       switch moment {
       case .end: seconds = nil
       case .nextBeat:
-        seconds = segment.nowPlaying.track.tempo?.next(.beat, atOrAfter: trackTime(segment, ring: from))
+        seconds = segment.nowPlaying.tempo?.next(.beat, atOrAfter: trackTime(segment, ring: from))
       case .nextBar:
-        seconds = segment.nowPlaying.track.tempo?.next(.bar, atOrAfter: trackTime(segment, ring: from))
+        seconds = segment.nowPlaying.tempo?.next(.bar, atOrAfter: trackTime(segment, ring: from))
       case .cue(let name):
-        seconds = segment.nowPlaying.track.tempo?.next(.cue(name), atOrAfter: trackTime(segment, ring: from))
+        seconds = segment.nowPlaying.tempo?.next(.cue(name), atOrAfter: trackTime(segment, ring: from))
       case .now, .frame: seconds = nil
       }
       if let seconds {
         let frame = ring(segment, seconds: seconds)
         if ending == nil || frame < ending!.frame { return mixFrame(ofRing: frame, anchor: anchor) }
-      } else if moment != .end, segment.nowPlaying.track.tempo == nil {
+      } else if moment != .end, segment.nowPlaying.tempo == nil {
         return nil
       }
       guard let ending else { return nil }
@@ -123,7 +123,7 @@ struct MusicClock: Sendable {
     var cues: [(String, Int)] = []
     let segments = Array(stream.segments(from: after + 1))
     for (index, segment) in segments.enumerated() {
-      guard let tempo = segment.nowPlaying.track.tempo else { continue }
+      guard let tempo = segment.nowPlaying.tempo else { continue }
       let end = min(anchor.ring, index + 1 < segments.count ? segments[index + 1].startFrame : .max)
       let from = max(after + 1, segment.startFrame)
       guard from < end else { continue }

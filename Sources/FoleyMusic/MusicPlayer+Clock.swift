@@ -85,7 +85,7 @@ extension MusicPlayer {
   private func schedule(
     for moment: MusicMoment, engine: AudioEngine
   ) throws(MusicTimingError) -> ScheduledStart {
-    guard let clock = clock() else { throw isPlaying ? .noTempo : .noMusic }
+    guard let clock = clock() else { throw isPlaying ? .notStarted : .noMusic }
     guard let frame = clock.frame(of: moment, atOrAfter: engine.audioFrame.index) else {
       if case .cue(let name) = moment {
         throw .noSuchCue(name, clock.stream.position?.segment.nowPlaying.track.name ?? "")
@@ -139,7 +139,10 @@ extension MusicPlayer {
   /// poller); the music thread's own news covers games that drain the mailbox less often.
   func updateBeatPoller() {
     let keepsTime =
-      (!liveStreams.isEmpty && playQueue.tracks.contains { $0.tempo != nil }) || !stemFades.isEmpty
+      (!liveStreams.isEmpty
+        && (playQueue.tracks.contains { $0.tempo != nil }
+          || heardStream?.position?.segment.nowPlaying.tempo != nil))
+      || !stemFades.isEmpty
     if keepsTime, beatPoller == nil {
       beatPoller = mailbox.addPoller { [weak self] in self?.deliverEvents() }
     } else if !keepsTime, let poller = beatPoller {
@@ -155,6 +158,9 @@ public enum MusicTimingError: Error, Sendable, Hashable, CustomStringConvertible
   case noMusic
   /// What plays has no ``TempoMap``: it has no beats or bars.
   case noTempo
+  /// The music was asked for but has not begun to play yet (its track is still being checked
+  /// and opened): its beats are not on the output's clock yet.
+  case notStarted
   /// No cue of that name in the track's tempo map (or it has passed and the track does not loop).
   case noSuchCue(String, String)
   /// The track declares no length, so its end is not known ahead.
@@ -164,6 +170,7 @@ public enum MusicTimingError: Error, Sendable, Hashable, CustomStringConvertible
     switch self {
     case .noMusic: "no music plays"
     case .noTempo: "the music that plays has no tempo map: it has no beats or bars"
+    case .notStarted: "the music has not begun to play yet: its beats are not on the clock yet"
     case .noSuchCue(let cue, let track): "'\(track)' has no cue '\(cue)' ahead"
     case .noKnownEnd: "the music that plays does not say how long it is"
     }

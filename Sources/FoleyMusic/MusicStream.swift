@@ -190,7 +190,7 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
     }
     guard !segmentNews.0 else { return true }
     // A beat mixed since the last look is news too (for games that drain the mailbox rarely).
-    guard let segment = segmentNews.1, let tempo = segment.nowPlaying.track.tempo else { return false }
+    guard let segment = segmentNews.1, let tempo = segment.nowPlaying.tempo else { return false }
     let beat = tempo.beat(
       at: segment.trackTime + Double(frame - segment.startFrame) / Double(format.sampleRate)
     ).beat

@@ -18,7 +18,7 @@ public import Foundation
 /// music.play(battle)
 /// print(music.musicalTime ?? "no tempo")    // 5:3.25 — bar 5, beat 3, a quarter on
 /// ```
-public struct TempoMap: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct TempoMap: Sendable, Hashable, CustomStringConvertible {
   /// Beats to the bar, and the note value of a beat (for display; the tempo counts beats).
   public struct Meter: Sendable, Hashable, Codable, CustomStringConvertible {
     public var beatsPerBar: Int

@@ -82,6 +82,10 @@ public struct NowPlaying: Sendable, Hashable {
   public var loopRegion: Range<Double>?
   /// The format's name ("OGG Vorbis", "FLAC", ...).
   public var format: String
+  /// Where its beats and bars fall: the track's ``Track/tempo``, else a `BPM` tag in the file
+  /// (Vorbis comments: Ogg Vorbis, Opus, FLAC) read as 4/4 from the first sample; nil when
+  /// neither says.
+  public var tempo: TempoMap?
 }
 
 /// Something that happened to the music, delivered on the game thread (the main actor) when it is

@@ -113,11 +113,18 @@ package final class TrackReader {
     passesLeft = max(-1, track.loopCount)
     let region: Range<Double>? =
       hasRegion || track.loopCount != 0 ? end.map { Double(start) / rate..<(Double($0) / rate) } : nil
+    // A file that says its tempo (a BPM tag) keeps time in 4/4 from its first sample, unless the
+    // game gave the track a tempo map of its own.
+    var tempo = track.tempo
+    if tempo == nil, let text = opened.tag("BPM"), let bpm = Double(text.trimmingCharacters(in: .whitespaces))
+    {
+      tempo = try? TempoMap(bpm: bpm)
+    }
     nowPlaying = NowPlaying(
       track: track, title: track.title ?? opened.tag("TITLE") ?? track.name,
       artist: opened.tag("ARTIST"), album: opened.tag("ALBUM"),
       duration: length.map { Double($0) / rate }, loopRegion: region,
-      format: String(cString: foley_format_name(info.format)))
+      format: String(cString: foley_format_name(info.format)), tempo: tempo)
   }
 
   /// The shortest loop region a track may have: 20 ms.

@@ -331,3 +331,40 @@ extension MusicClockTests {
     #expect(music.levels == [1, 1])
   }
 }
+
+extension MusicClockTests {
+  @Test("a FLAC file's BPM tag gives it bars: a stinger lands on its second bar line")
+  func tempoFromTag() throws {
+    let capture = try captureDiskOutput { engine, _ in
+      let block = try engine.sound(data: Self.block)
+      let music = engine.music
+      music.play(Track(url: fixture("bars-120bpm.flac")))
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.5 })
+      #expect(music.nowPlaying?.tempo?.sections.first?.bpm == 120)
+      #expect(music.musicalTime?.bar == 1)
+      let voice = try music.playStinger(block, at: .nextBar)
+      #expect(waitUntil { voice.isFinished })
+    }
+    let left = capture.left.samples
+    let start = try #require(left.firstIndex { $0 != 0 })
+    let stinger = try #require(left.firstIndex { abs($0 - 0.125) < 1e-4 || abs($0 - 0.625) < 1e-4 })
+    #expect(stinger - start == 96_000)
+    #expect(abs(left[stinger] - 0.625) < 1e-4, "on the click of the second bar")
+  }
+
+  @Test("asking for a moment of music without beats, or with nothing playing, is a typed error")
+  func timingErrors() throws {
+    _ = try captureDiskOutput { engine, _ in
+      let block = try engine.sound(data: Self.block)
+      let music = engine.music
+      #expect(throws: MusicTimingError.noMusic) { try music.playStinger(block, at: .nextBar) }
+      music.play(Track(data: Self.clicks(at: [0], count: 96_000), name: "plain.wav"))
+      #expect(waitUntil { (music.currentTime ?? 0) > 0.1 })
+      #expect(throws: MusicTimingError.noTempo) { try music.playStinger(block, at: .nextBeat) }
+      #expect(music.frame(of: .end) != nil, "a plain track still has an end")
+      #expect(throws: MusicTimingError.noSuchCue("x", "other.wav")) {
+        try music.transition(to: Track(data: Self.block, name: "other.wav"), at: .nextBar, entry: "x")
+      }
+    }
+  }
+}

@@ -101,6 +101,7 @@ typedef struct {
   char title[256];
   char artist[256];
   char album[256];
+  char bpm[32];       // the BPM tag (Vorbis comments: Ogg Vorbis, Opus, FLAC), as written
 } foley_decode_result;
 
 // The bytes a whole decode of at most `max_seconds` can produce in `target` (an upper bound).
