@@ -104,7 +104,7 @@ let package = Package(
     .target(
       name: "FoleySoundMap",
       dependencies: [
-        "FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleySession",
+        "FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleySession", "FoleyMusic",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings

@@ -12,6 +12,7 @@ extension SoundMap {
   @discardableResult
   package func handle(_ event: GameEvent, in scene: Scene?) -> [PlayedSound] {
     statistics.posted += 1
+    if definition.events[event.name] == nil, handleMusic(event) { return [] }
     guard let entry = definition.events[event.name] else {
       let count = statistics.unknown[event.name, default: 0]
       statistics.unknown[event.name] = count + 1
@@ -198,6 +199,9 @@ extension SoundMap {
     package var items: [ObjectIdentifier: ItemState] = [:]
     package var voices: [String: [Voice]] = [:]
     package var lastTrigger: [String: Double] = [:]
+    /// The music state last asked for, and the game parameters' last values.
+    package var musicState: String?
+    package var parameters: [String: Double] = [:]
   }
 
   package static var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }

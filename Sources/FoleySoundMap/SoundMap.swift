@@ -90,6 +90,8 @@ public final class SoundMap {
   package var definition: SoundMapDefinition
   package var sounds: [String: Sound] = [:]
   package var signatures: [String: FileSignature] = [:]
+  /// The music section's files, found in the map's folder.
+  package var musicFiles: [String: URL] = [:]
   package var mapSignature: FileSignature?
   package let folder: URL
   package var random: SeededRandomGenerator
@@ -286,6 +288,7 @@ public final class SoundMap {
         }
       }
     }
+    errors += locateMusic(loaded.music, in: roots).errors
     guard errors.isEmpty else { throw SoundMapError(errors: errors) }
     return (loaded, decoded, signatures)
   }
@@ -306,6 +309,7 @@ public final class SoundMap {
       if low != 0 || high != 0 { variants.render(sound, steps: Array(low...high)) }
     }
     if let mix = loaded.mix { applyMix(mix) }
+    musicFiles = locateMusic(loaded.music, in: AssetRoots([folder])).found
     if watchesFile { updateWatch() }
   }
 

@@ -9,6 +9,8 @@ package struct SoundMapDefinition {
   package var files: [(name: String, path: String)] = []
   /// The buses' effects, sends and volumes, and the reverb (the map's `mix` section).
   package var mix: MixDefinition?
+  /// The music's tracks and states (the map's `music` section).
+  package var music: MusicDefinition?
 }
 
 /// What one event does.
@@ -90,8 +92,9 @@ package struct SoundMapParser {
       errors.append("the map must be a JSON object with \"version\" and \"events\"")
       return nil
     }
-    unknownKeys(in: root, allowed: ["version", "events", "mix"], at: "")
+    unknownKeys(in: root, allowed: ["version", "events", "mix", "music"], at: "")
     if let mix = root["mix"] { definition.mix = self.mix(mix, at: "mix") }
+    if let music = root["music"] { definition.music = self.music(music, at: "music") }
     if let version = root["version"] {
       if Self.number(version) != 1 { errors.append("version: must be 1") }
     } else {
@@ -101,7 +104,7 @@ package struct SoundMapParser {
       errors.append("events: missing, or not an object of event names")
       return nil
     }
-    if events.isEmpty { errors.append("events: empty") }
+    if events.isEmpty, root["music"] == nil { errors.append("events: empty (a map needs events, or music)") }
     for name in events.keys.sorted() {
       let path = "events[\"\(name)\"]"
       guard let object = events[name] as? [String: Any] else {
