@@ -368,3 +368,98 @@ extension MusicClockTests {
     }
   }
 }
+
+extension MusicClockTests {
+  @Test(
+    "a prepared track transitions on the next beat at 240 bpm without missing it; prepare reports a bad track"
+  )
+  func preparedTransition() throws {
+    var old = Track(data: Self.clicks(at: [0], count: 480_000), name: "old.wav")
+    old.tempo = try TempoMap(bpm: 240)
+    let new = Track(url: fixture("loop-chirp.ogg"))
+    let bad = Track(data: Data("not audio".utf8), name: "bad.ogg")
+    var failures: [String] = []
+    _ = try captureDiskOutput { engine, _ in
+      let music = engine.music
+      music.prepare([new, bad]) { failed in failures = failed.map { $0.0.name } }
+      #expect(
+        waitUntil {
+          engine.session.mailbox.drain()
+          return failures == ["bad.ogg"]
+        })
+      #expect(music.isPrepared(new) && !music.isPrepared(bad))
+      music.play(old)
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.3 })
+      var moved: [MusicEvent] = []
+      music.addObserver { if case .momentMoved = $0 { moved.append($0) } }
+      try music.transition(to: new, at: .nextBeat)
+      #expect(waitUntil { music.nowPlaying?.track == new })
+      #expect(engine.statistics.lateStarts == 0 && moved.isEmpty)
+    }
+  }
+}
+
+extension MusicClockTests {
+  @Test(
+    "a start that reaches the mixer after its frame moves to the next moment its rule gives, on that sample")
+  func lateStartMovesToNextMoment() throws {
+    var started = 0
+    var planned = 0
+    var latency = 0
+    let capture = try captureDiskOutput { engine, output in
+      let block = try engine.sound(data: Self.block)
+      latency = engine.masterMeter.latencyFrames
+      #expect(output.waitForMore(frames: 4_800))
+      // Frame 10 is long mixed: the rule moves it to the next multiple of 7,919 frames after
+      // where the mix has reached.
+      let voice = engine.play(
+        block, volume: 1,
+        schedule: ScheduledStart(frame: 10, whenLate: { reached in (reached / 7_919 + 2) * 7_919 }))
+      #expect(waitUntil { voice.isFinished })
+      started = voice.startFrame?.index ?? -1
+      planned = started
+      #expect(engine.statistics.lateStarts == 1)
+    }
+    #expect(started % 7_919 == 0 && started > 10)
+    let left = capture.left.samples
+    let start = try #require(left.firstIndex { $0 != 0 })
+    #expect((start - planned - latency) % 512 == 0, "on its frame, past the file's lead of whole buffers")
+  }
+}
+
+extension MusicClockTests {
+  @Test(
+    "a 44.1 kHz track resampled to the 48 kHz device: the stinger lands on the resampled bar line's click")
+  func stingerOnResampledTrack() throws {
+    var samples = [Float](repeating: 0, count: 44_100 * 5)
+    for bar in stride(from: 0, to: samples.count, by: 88_200) { samples[bar] = 0.5 }
+    var track = Track(data: makeFloatWAV(samples: samples, sampleRate: 44_100, channels: 1), name: "44k.wav")
+    track.tempo = try TempoMap(bpm: 120)
+    let capture = try captureDiskOutput { engine, _ in
+      // A stinger that is one sample of 0.125, then silence: the click's shape stays readable.
+      var one = [Float](repeating: 0, count: 64)
+      one[0] = 0.125
+      let tick = try engine.sound(data: makeFloatWAV(samples: one, sampleRate: 48_000, channels: 1))
+      let music = engine.music
+      music.play(track)
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.6 })
+      let voice = try music.playStinger(tick, at: .nextBar)
+      #expect(waitUntil { voice.isFinished })
+      #expect(waitUntil { (music.currentTime ?? 0) >= 4.3 })
+    }
+    let left = capture.left.samples
+    // The music's clicks: the largest sample of each bar's neighbourhood.
+    func peak(near index: Int) -> Int {
+      (max(0, index - 200)..<min(left.count, index + 200)).max { abs(left[$0]) < abs(left[$1]) } ?? index
+    }
+    let first = peak(near: try #require(left.firstIndex { abs($0) > 0.05 }))
+    let second = peak(near: first + 96_000)
+    #expect(second - first == 96_000, "the resampled bars are \(second - first) frames apart")
+    let third = peak(near: first + 192_000)
+    #expect(third - first == 192_000, "the third bar is \(third - first - 192_000) frames off")
+    // The stinger's one sample sits on the second click's peak frame: the same click shape as
+    // the first bar's, plus 0.125 there and nowhere else.
+    #expect(abs(left[second] - left[first] - 0.125) < 1e-5, "\(left[second]) against \(left[first])")
+    #expect(abs(left[second + 1] - left[first + 1]) < 1e-5 && abs(left[second - 1] - left[third - 1]) < 1e-5)
+  }
+}

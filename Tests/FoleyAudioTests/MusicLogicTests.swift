@@ -64,7 +64,7 @@ struct MusicLogicTests {
     #expect(audio.engine.statistics.activeVoices == 0)
   }
 
-  @Test("a resampled track keeps its last milliseconds (SDL's stream holds them back on flush)")
+  @Test("a resampled track keeps its last milliseconds (the resampler is flushed at its end)")
   func resampledTailIsKept() throws {
     let audio = try EmbeddedAudio(limiter: false)
     let music = audio.engine.music

@@ -13,6 +13,7 @@ import FoleySpeech
 @MainActor final class HUD { var title = "" }
 @MainActor final class Subtitle { var text = "" }
 struct Analytics { func log(_ name: String) {} }
+@MainActor final class TempoHUD { func flash(bar: Int) {} }
 
 // README-BLOCK 2
 @MainActor func play() throws {
@@ -144,8 +145,35 @@ scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, crossfade: 1.5
 // README-BLOCK-END
 }
 
-@MainActor func readmeEvents(engine: AudioEngine, scene: Scene, player: Node, analytics: Analytics) throws {
+@MainActor func readmeMusicInTime(
+  engine: AudioEngine, music: MusicPlayer, hud: TempoHUD, fanfare: Sound, clap: Sound, drums: Track, bass: Track,
+  strings: Track
+) throws {
 // README-BLOCK 9
+var combat = Track(named: "Music/combat.ogg", loopCount: -1)
+combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["drop": 27.68])
+music.prepare([combat])                                    // checked ahead: no waiting at the bar line
+try music.transition(to: combat, at: .nextBar, fade: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
+try music.playStinger(fanfare, at: .nextBeat)              // a one-shot that lands on the beat
+music.addObserver { event in
+  if case .beat(let beat) = event, beat.isDownbeat { hud.flash(bar: beat.time.bar) }   // .cue, .momentMoved too
+}
+print(music.musicalTime ?? "no tempo")                     // "5:3.25": bar 5, beat 3, a quarter on
+try music.play(stems: [drums, bass, strings], levels: [1, 1, 0])   // sample-together, looping together
+music.setLevel(1, ofStem: 2, fade: 4)                      // the strings come in with the danger
+engine.play(clap, at: engine.audioFrame + engine.frames(forSeconds: 0.5))   // any sound, on any frame
+// README-BLOCK-END
+}
+
+@MainActor func readmeMusicStates(scene: Scene) {
+// README-BLOCK 10
+scene.events.post("music.state", parameters: ["state": "combat"])   // on the next bar line
+scene.events.post("music.intensity", parameters: ["danger": 0.5])   // the strings come in over 2 s
+// README-BLOCK-END
+}
+
+@MainActor func readmeEvents(engine: AudioEngine, scene: Scene, player: Node, analytics: Analytics) throws {
+// README-BLOCK 11
 scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)   // FoleyScene
 scene.events.subscribe("player.*") { event in analytics.log(event.name) }                // anyone may listen
 
@@ -155,7 +183,7 @@ engine.use(map, for: scene)
 }
 
 @MainActor func readmeSpeech(engine: AudioEngine, subtitle: Subtitle, guide: Node, gate: Point) {
-// README-BLOCK 10
+// README-BLOCK 12
 let speech = SpeechSynthesizer(engine: engine)             // or SpeechSynthesizer.shared(for: engine)
 speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
 var line = Utterance(string: "The bridge is out. Take the river path.")
@@ -171,7 +199,7 @@ guide.run(.sequence([.speak(Utterance(string: "Follow me.")), .move(to: gate, du
 }
 
 @MainActor func readmeSession(engine: AudioEngine) {
-// README-BLOCK 11
+// README-BLOCK 13
 // 1. Foley's event pump (the demo does this): every polled event goes to the session first.
 let pump = EventPump(sceneHeight: 600, session: engine.session)
 
@@ -192,7 +220,7 @@ engine.resumeAllVoices()   // or stopAllVoices(fadeOut:): these reach the voices
 }
 
 @MainActor func readmeRecording(url: URL) throws {
-// README-BLOCK 12
+// README-BLOCK 14
 let recorder = try AudioRecorder(url: URL(fileURLWithPath: "take.wav"),            // refuses to replace a file…
                                  format: RecordingFormat(sampleRate: 48_000, channels: 1, sampleFormat: .signed16),
                                  options: [])                                     // …unless [.overwrite]
@@ -205,7 +233,7 @@ try WAVFile.repair(at: url)                   // for a file whose process died b
 }
 
 @MainActor func readmeOffline(scene: Scene) throws {
-// README-BLOCK 13
+// README-BLOCK 15
 let renderer = try OfflineRenderer()                  // an engine on an embedded mixer: no device
 renderer.engine.attach(to: scene)                     // load sounds, attach scenes, play music as a game does
 let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.wav")) { step in

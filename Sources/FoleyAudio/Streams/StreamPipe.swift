@@ -1,4 +1,5 @@
 internal import CFoleySDL2
+internal import CFoleySamplerate
 import FoleySession
 import Foundation
 package import Synchronization
@@ -31,8 +32,16 @@ package import Synchronization
   private(set) var converterStartFrame = 0
   /// Frames taken out of the converter since it began.
   private var framesOutOfConverter = 0
-  /// After a resampling flush: the frames still to take (the rest is the silence fed after).
-  private var tailFramesLeft: Int?
+  /// The resampler was told its input ended (until the converter starts over).
+  private var resamplerFlushed = false
+  /// The resampler, when the source's rate is not the mix's: libsamplerate, whose output keeps
+  /// time with its input to the sample. SDL 2's stream (which then only converts channels and
+  /// sample format) rounds each put's output down, losing a fraction of a frame per put (57 ppm
+  /// at 44.1 kHz: 11 frames by the fourth second), and its filter is off-centre by most of a
+  /// frame; the music's beats would drift from its samples.
+  private var resampler: OpaquePointer?
+  /// The resampler's output before it goes to SDL's stream.
+  private var resampled: [Float] = []
   /// The ring total at the last seek (what came before it will be skipped, so it is not
   /// counted as buffered).
   private var seekMarkFrame = 0
@@ -67,6 +76,7 @@ package import Synchronization
 
   deinit {
     if let converter { SDL_FreeAudioStream(converter) }
+    if let resampler { src_delete(resampler) }
   }
 
   /// Frames written to the ring.
@@ -93,7 +103,7 @@ package import Synchronization
     let target = format.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
     guard
       let made = SDL_NewAudioStream(
-        CFoleySDL2_AUDIO_F32SYS(), UInt8(channels), Int32(rate), target, UInt8(format.channels),
+        CFoleySDL2_AUDIO_F32SYS(), UInt8(channels), Int32(format.sampleRate), target, UInt8(format.channels),
         Int32(format.sampleRate))
     else {
       converter = nil
@@ -102,9 +112,21 @@ package import Synchronization
     converter = made
     converterRate = rate
     converterChannels = channels
+    if let resampler { src_delete(resampler) }
+    resampler = nil
+    if rate != format.sampleRate {
+      var error: Int32 = 0
+      guard let made = src_new(Int32(SRC_SINC_MEDIUM_QUALITY), Int32(channels), &error) else {
+        SDL_FreeAudioStream(converter)
+        self.converter = nil
+        throw SoundError(
+          .undecodable, asset: name, message: "no resampler: \(String(cString: src_strerror(error)))")
+      }
+      resampler = made
+    }
     framesIntoConverter = 0
     framesOutOfConverter = 0
-    tailFramesLeft = nil
+    resamplerFlushed = false
     converterStartFrame = framesWritten
   }
 
@@ -113,39 +135,70 @@ package import Synchronization
     converter != nil && converterRate == rate && converterChannels == channels
   }
 
-  /// Hands source frames to the converter.
+  /// Hands source frames to the converter (through the resampler when there is one).
   package func convert(_ samples: UnsafePointer<Float>, frames: Int) {
     guard let converter, frames > 0 else { return }
-    _ = SDL_AudioStreamPut(converter, samples, Int32(frames * converterChannels * 4))
     framesIntoConverter += frames
+    guard resampler != nil else {
+      _ = SDL_AudioStreamPut(converter, samples, Int32(frames * converterChannels * 4))
+      return
+    }
+    resample(samples, frames: frames, ending: false)
   }
 
-  /// Pushes the converter's last frames out (the stream ended, or the format changes).
-  ///
-  /// SDL 2's stream keeps its resampler's last ~530 input frames back even when flushed
-  /// (measured: 3,072 output frames short at 8 kHz, 581 at 44.1 kHz): each track would lose its
-  /// last 12 ms. So when it resamples it is fed silence first, and exactly the frames the
-  /// source's length makes are taken out.
+  /// Runs `frames` source frames (none, ending: the resampler's last) through the resampler
+  /// into SDL's stream.
+  private func resample(_ samples: UnsafePointer<Float>?, frames: Int, ending: Bool) {
+    guard let resampler, let converter else { return }
+    let ratio = Double(format.sampleRate) / Double(converterRate)
+    let room = Int(Double(frames) * ratio) + 64
+    if resampled.count < room * converterChannels {
+      resampled = [Float](repeating: 0, count: room * converterChannels)
+    }
+    var consumed = 0
+    // libsamplerate wants an input pointer even when there is no input (the end's flush).
+    let none = [Float](repeating: 0, count: converterChannels)
+    while true {
+      var data = SRC_DATA()
+      data.input_frames = samples == nil ? 0 : frames - consumed
+      data.end_of_input = ending ? 1 : 0
+      data.src_ratio = ratio
+      let produced = resampled.withUnsafeMutableBufferPointer { buffer -> Int in
+        data.data_out = buffer.baseAddress
+        let input = samples.map { $0 + consumed * converterChannels }
+        return none.withUnsafeBufferPointer { silence -> Int in
+          data.data_in = input ?? silence.baseAddress
+          data.output_frames = buffer.count / converterChannels
+          guard src_process(resampler, &data) == 0 else { return 0 }
+          _ = SDL_AudioStreamPut(
+            converter, buffer.baseAddress!, Int32(Int(data.output_frames_gen) * converterChannels * 4))
+          return Int(data.output_frames_gen)
+        }
+      }
+      consumed += Int(data.input_frames_used)
+      // Done when the input is used up and nothing more comes out.
+      if produced == 0 && (samples == nil || consumed >= frames) { break }
+    }
+  }
+
+  /// Pushes the converter's last frames out (the stream ended, or the format changes): the
+  /// resampler is told its input has ended, and gives the rest of its output, so a resampled
+  /// track loses none of its end.
   package func flushConverter() {
     guard let converter else { return }
-    if converterRate != format.sampleRate, tailFramesLeft == nil {
-      let silence = [Float](repeating: 0, count: Self.tailFrames * converterChannels)
-      _ = SDL_AudioStreamPut(converter, silence, Int32(silence.count * 4))
-      let expected = Int(
-        (Double(framesIntoConverter) * Double(format.sampleRate) / Double(converterRate)).rounded())
-      tailFramesLeft = max(0, expected - framesOutOfConverter)
+    if resampler != nil, !resamplerFlushed {
+      resample(nil, frames: 0, ending: true)
+      resamplerFlushed = true
     }
     _ = SDL_AudioStreamFlush(converter)
   }
 
-  /// Silence fed to the resampler before a flush: more than it holds back at any rate.
-  package static let tailFrames = 4_096
-
   /// Forgets what the converter holds and marks everything in the ring as old (a seek).
   package func startOver() {
     if let converter { SDL_AudioStreamClear(converter) }
+    if let resampler { src_reset(resampler) }
     framesOutOfConverter = 0
-    tailFramesLeft = nil
+    resamplerFlushed = false
     ring.markSeek()
     seekMarkFrame = framesWritten
     framesIntoConverter = 0
@@ -156,21 +209,14 @@ package import Synchronization
   /// Bytes the converter has ready.
   package var converted: Int {
     guard let converter else { return 0 }
-    let available = Int(SDL_AudioStreamAvailable(converter))
-    return tailFramesLeft.map { min(available, $0 * format.bytesPerFrame) } ?? available
+    return Int(SDL_AudioStreamAvailable(converter))
   }
 
   /// Takes up to `count` converted bytes into `buffer`.
   package func takeConverted(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
     guard let converter else { return 0 }
-    let limit = tailFramesLeft.map { min(count, $0 * format.bytesPerFrame) } ?? count
-    let got = max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(limit))))
+    let got = max(0, Int(SDL_AudioStreamGet(converter, buffer, Int32(count))))
     framesOutOfConverter += got / format.bytesPerFrame
-    if let left = tailFramesLeft {
-      tailFramesLeft = left - got / format.bytesPerFrame
-      // The rest is the silence fed to push the tail out.
-      if tailFramesLeft == 0 { SDL_AudioStreamClear(converter) }
-    }
     return got
   }
 
