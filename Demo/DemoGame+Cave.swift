@@ -52,6 +52,7 @@ extension DemoGame {
   /// tune the thud to the ball's speed: faster, higher.
   func collide(_ ball: SpriteNode, with surface: String, speed: Double) {
     report.collisions += 1
+    if surface == "player" { stingOnHit() }
     scene.events.post(
       "ball.hit", parameters: ["surface": .string(surface), "speed": .number(speed)], from: ball)
     engine.newestVoice(of: ball)?.setPlaybackRate(min(1.35, max(0.75, 0.75 + speed / 500)))

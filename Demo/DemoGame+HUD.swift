@@ -38,7 +38,7 @@ extension DemoGame {
       line +=
         "   MUSIC: \(now.title.uppercased())  \(minutes):"
         + String(format: "%04.1f", time - Double(minutes * 60))
-        + (music.isPlaying ? "" : "  (HELD)")
+        + musicalLine + (music.isPlaying ? "" : "  (HELD)")
     }
     canvas.drawText(line, x: 10, y: 56, scale: 1, color: dim)
     canvas.drawText(busMeterLine, x: 10, y: 70, scale: 1, color: dim)

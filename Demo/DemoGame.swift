@@ -26,11 +26,13 @@ final class DemoGame {
   var ambience: AudioNode?
   var ambienceOn = true
   var ambienceSound: Sound?
-  /// The two pieces of background music; N crossfades from one to the other.
-  let musicTracks = [
-    Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/tense.ogg", loopCount: -1),
-  ]
+  /// The two pieces of background music, in time (see `DemoGame+Music.swift`); N moves from one
+  /// to the other on the next bar.
+  let musicPieces = DemoGame.makeMusicPieces()
   var musicIndex = 0
+  /// The stinger a ball sounds when it hits the player, on the music's next beat.
+  var stinger: Sound?
+  var stingerVoice: Voice?
   /// T reads the audio state aloud; the word being said shows as a subtitle.
   var speech: SpeechSynthesizer?
   var subtitle: (line: String, word: Range<String.Index>?)?
@@ -108,29 +110,6 @@ final class DemoGame {
     }
   }
 
-  /// Background music: streamed, looping, crossfaded by N; its events go to the report (the
-  /// attached scene delivers them each frame).
-  private func startMusic() {
-    let music = engine.music
-    music.volume = 0.6
-    music.addObserver { [weak self] event in
-      guard let self else { return }
-      switch event {
-      case .trackChanged(let now): self.report.music.tracks.append(now.title)
-      case .looped: self.report.music.loops += 1
-      case .failed(let track, let error): self.report.errors.append("music \(track.name): \(error)")
-      case .finished, .beat, .cue, .momentMoved: break
-      }
-    }
-    music.play(musicTracks[musicIndex])
-  }
-
-  /// Crossfades to the other piece of music over two seconds, both heard at once.
-  func crossfadeMusic() {
-    musicIndex = (musicIndex + 1) % musicTracks.count
-    engine.music.crossfade(to: musicTracks[musicIndex], duration: 2)
-  }
-
   private func loadSounds() {
     for name in ["ambience.wav"] {
       do {
@@ -182,7 +161,7 @@ final class DemoGame {
         toggleAmbience()
       case "n":
         scene.events.post("ui.toggle")
-        crossfadeMusic()
+        changeMusic()
       case "t": speakStatus()
       case "o": switchOutput()
       case "h": showsHelp.toggle()
@@ -192,11 +171,6 @@ final class DemoGame {
     case .mouseDown(let x, let y): addBall(at: Point(x: x, y: y), index: balls.count)
     default: break
     }
-  }
-
-  /// Three notes in rhythm: what they are is the sound map's business (a continuous sequence).
-  private func playRhythm() {
-    scene.events.post("rhythm", from: player)
   }
 
   func toggleAmbience() {
@@ -294,6 +268,7 @@ final class DemoGame {
     player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
     moveBalls(deltaTime)
     updateCave()
+    updateIntensity()
     if recorder?.state == .stopped { stopRecording() }
     scene.update(deltaTime: deltaTime)  // drains the game-thread mailbox: session, music, speech
     noteChannelPolicy()

@@ -61,6 +61,11 @@ struct DemoReport: Codable {
     var loops = 0
     /// Frames of silence because decoding fell behind.
     var underruns = 0
+    /// Bar lines heard (beat events on a downbeat), stingers asked for, and musical moments that
+    /// were missed and moved to their next occurrence.
+    var bars = 0
+    var stingers = 0
+    var momentsMoved = 0
   }
 
   struct Speech: Codable {

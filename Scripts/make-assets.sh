@@ -51,4 +51,13 @@ sox "$work/t.wav" "$work/t.wav" "$work/t.wav" "$work/t12.wav"
 sox -n -r 48000 -c 2 -b 16 "$work/bass.wav" synth 12 square A1 vol 0.25 tremolo 4 90 lowpass 300
 sox -m "$work/t12.wav" "$work/bass.wav" "$work/tense.wav"
 oggenc --quiet -q 2 -t "Tension" -a "Foley" -l "Foley demo" -o "$out/Music/tense.ogg" "$work/tense.wav"
+# "Calm Waters (pulse)": the calm piece's intensity stem, a kick on every beat and a hat between, at
+# its tempo (120 bpm, 4/4) and with its length and loop region, so the two loop sample-together.
+command -v flac >/dev/null || { echo "make-assets: needs flac (apt-get install flac)" >&2; exit 1; }
+sox -n -r 48000 -c 2 -b 16 "$work/beat.wav" synth 0.12 sine 90:45 fade q 0.002 0.12 0.1 vol 0.5 pad 0 0.38
+sox -n -r 48000 -c 2 -b 16 "$work/hat.wav" synth 0.04 whitenoise highpass 6000 fade q 0.001 0.04 0.035 vol 0.1 pad 0 0.46
+sox "$work/beat.wav" "$work/hat.wav" "$work/beat.wav" "$work/hat.wav" "$work/bar.wav"
+sox "$work/bar.wav" "$work/bar.wav" "$work/bar.wav" "$work/bar.wav" "$work/bar.wav" "$work/bar.wav" "$work/bar.wav" "$work/pulse.wav"
+flac --silent --force -T LOOPSTART=96000 -T LOOPLENGTH=576000 -T TITLE="Calm Waters (pulse)" \
+  -o "$out/Music/calm-pulse.flac" "$work/pulse.wav"
 echo "make-assets: wrote $(ls "$out" "$out/Music" | grep -v README | tr '\n' ' ')"

@@ -344,13 +344,16 @@ struct ScriptedRunTests {
     #expect(run.figure("frames") == 360)
   }
 
-  @Test("background music streams from the start; N crossfades to the other piece; no underruns")
+  @Test(
+    "background music streams from the start in time; N changes to the other piece on the next bar; no underruns"
+  )
   func backgroundMusic() throws {
     // In real time (not --fast): the first piece must have been heard before N replaces it (its
-    // file is checked first, which takes longer on a busy machine: N comes at 2 s).
+    // file is checked first, which takes longer on a busy machine: N comes at 2 s). The change
+    // waits for the next bar line (2 s at most at 120 bpm), so the run lasts 5 s.
     let run = try runDemo(
       script: [
-        "duration": 3.5,
+        "duration": 5.0,
         "events": [
           ["at": 2.0, "event": "key", "key": "n"], ["at": 2.1, "event": "key", "key": "n", "up": true],
         ],
@@ -360,6 +363,9 @@ struct ScriptedRunTests {
     let music = run.report?["music"] as? [String: Any]
     #expect(music?["tracks"] as? [String] == ["Calm Waters", "Tension"])
     #expect(music?["underruns"] as? Int == 0)
+    // A bar line every 2 s of music: at least one before N, one after.
+    #expect((music?["bars"] as? Int ?? 0) >= 2, "\(music ?? [:])")
+    #expect(music?["momentsMoved"] as? Int == 0)
   }
 
   @Test("`play --at`: a file placed in space, with the distance, gain and pan it is heard at")
