@@ -404,7 +404,11 @@ static int stop_service(service_state *service, int kill_it) {
 static int start_service(service_state *service, size_t memory_limit) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return -1;
-  enum { SERVICE_FD = 199 };
+  // The socket becomes fd 3 in the service and every other descriptor above 2 is closed there:
+  // a service lives as long as the game, so any descriptor it inherited (a pipe the game had just
+  // made for a child process of its own, say) would stay open as long, and whoever reads that
+  // pipe would wait for ever for its end.
+  enum { SERVICE_FD = 3 };
   char variable[96];
   snprintf(variable, sizeof variable, "FOLEY_DECODER_SERVICE=%d:%ld:%llu", SERVICE_FD, (long)getpid(),
            (unsigned long long)memory_limit);
@@ -425,6 +429,7 @@ static int start_service(service_state *service, size_t memory_limit) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pair[1], SERVICE_FD);  // dup2 leaves the copy open across exec
+  posix_spawn_file_actions_addclosefrom_np(&actions, SERVICE_FD + 1);
   char *arguments[] = {"foley-decoder", NULL};
   pid_t pid = 0;
   int failed = posix_spawn(&pid, "/proc/self/exe", &actions, NULL, arguments, environment);

@@ -69,6 +69,40 @@ struct DecodingServiceTests {
     #expect(foley_service_pid() != before && foley_service_pid() > 0)
   }
 
+  @Test("a new service keeps none of the game's descriptors open: a pipe the game made is not held by it")
+  func serviceInheritsNoDescriptors() throws {
+    let audio = try EmbeddedAudio()
+    // A pipe the game holds (not close-on-exec, as Foundation's Pipe makes them) when the service
+    // starts: before, the service kept it open for its life, and a reader of the pipe never saw
+    // its end (a test of a child process hung on it).
+    var ends: [Int32] = [0, 0]
+    #expect(pipe(&ends) == 0)
+    defer {
+      close(ends[0])
+      close(ends[1])
+    }
+    func target(_ path: String) -> String? {
+      var buffer = [CChar](repeating: 0, count: 256)
+      let count = readlink(path, &buffer, buffer.count - 1)
+      return count > 0
+        ? String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+    }
+    let pipeName = try #require(target("/proc/self/fd/\(ends[1])"))
+    // Crash the running service so the next decode starts a new one with the pipe open.
+    withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
+      _ = try? Sound(
+        data: Data("FOLEY-FAULT:SEGV".utf8) + makeToneWAV(frequency: 440, duration: 0.1), name: "crash.wav",
+        engine: audio.engine)
+    }
+    _ = try audio.engine.sound(data: makeToneWAV(frequency: 520, duration: 0.05), name: "fresh.wav")
+    let service = foley_service_pid()
+    #expect(service > 0)
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service)/fd")) ?? []
+    #expect(!descriptors.isEmpty)
+    let held = descriptors.filter { target("/proc/\(service)/fd/\($0)") == pipeName }
+    #expect(held.isEmpty, "the service holds the game's pipe as fd \(held)")
+  }
+
   @Test("the service dies with the game: killed mid-decode, a foley-demo leaves no decoder behind")
   func serviceDiesWithTheGame() throws {
     let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
