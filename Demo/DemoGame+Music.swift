@@ -4,7 +4,9 @@ import Foundation
 /// The demo's music, in time: both pieces are 120 bpm in 4/4. N moves from one to the other on the
 /// next bar line; a ball that hits the player sounds a stinger on the next beat; the calm piece's
 /// pulse stem comes in with the number of balls; Space's three notes start on the next beat; the
-/// HUD shows bar and beat.
+/// HUD shows bar and beat. The pieces, their tempo and their states are the sound map's `music`
+/// section (Assets/sounds.json): the game posts `music.state` and `music.intensity`. Without a
+/// map that has them, the same pieces are played from code.
 extension DemoGame {
   /// Calm Waters (with its pulse stem) and Tension, with their tempo maps.
   static func makeMusicPieces() -> [[Track]] {
@@ -38,7 +40,12 @@ extension DemoGame {
       }
     }
     music.prepare(musicPieces.flatMap { $0 })
-    play(piece: musicIndex, at: .now)
+    if usesMapMusic {
+      postIntensity()
+      scene.events.post("music.state", parameters: ["state": .string(Self.mapStates[musicIndex])])
+    } else {
+      play(piece: musicIndex, at: .now)
+    }
     do {
       stinger = try engine.sound(named: "chime.ogg")
     } catch {
@@ -64,10 +71,20 @@ extension DemoGame {
     }
   }
 
+  /// The map's music states for the two pieces.
+  static let mapStates = ["calm", "tense"]
+
+  /// Whether the sound map has the demo's music states.
+  var usesMapMusic: Bool { Set(Self.mapStates).isSubset(of: soundMap?.musicStates ?? []) }
+
   /// N: the other piece, from the next bar line, crossfading over two seconds.
   func changeMusic() {
     musicIndex = (musicIndex + 1) % musicPieces.count
-    play(piece: musicIndex, at: .nextBar)
+    if usesMapMusic {
+      scene.events.post("music.state", parameters: ["state": .string(Self.mapStates[musicIndex])])
+    } else {
+      play(piece: musicIndex, at: .nextBar)
+    }
   }
 
   /// A ball hit the player: the stinger, on the next beat (one at a time).
@@ -79,8 +96,16 @@ extension DemoGame {
 
   /// The pulse stem follows the balls in play.
   func updateIntensity() {
-    guard engine.music.stemCount == 2, abs(engine.music.levels[1] - intensity) > 0.001 else { return }
-    engine.music.setLevel(intensity, ofStem: 1, fade: 1)
+    if usesMapMusic {
+      if postedIntensity != intensity { postIntensity() }
+    } else if engine.music.stemCount == 2, abs(engine.music.levels[1] - intensity) > 0.001 {
+      engine.music.setLevel(intensity, ofStem: 1, fade: 1)
+    }
+  }
+
+  private func postIntensity() {
+    postedIntensity = intensity
+    scene.events.post("music.intensity", parameters: ["balls": .number(intensity)])
   }
 
   /// Space: three notes (the sound map's business: a continuous sequence), starting on the next

@@ -33,6 +33,8 @@ final class DemoGame {
   /// The stinger a ball sounds when it hits the player, on the music's next beat.
   var stinger: Sound?
   var stingerVoice: Voice?
+  /// The intensity last posted to the map's music.
+  var postedIntensity = -1.0
   /// T reads the audio state aloud; the word being said shows as a subtitle.
   var speech: SpeechSynthesizer?
   var subtitle: (line: String, word: Range<String.Index>?)?

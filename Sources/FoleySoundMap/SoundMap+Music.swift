@@ -9,6 +9,9 @@ extension SoundMap {
   /// The state the map's music is in (the last `music.state` that moved it); nil before one.
   public var musicState: String? { runtime.musicState }
 
+  /// The music states the map names, for `music.state`.
+  public var musicStates: [String] { definition.music?.states.keys.sorted() ?? [] }
+
   /// Handles `music.state` (parameter `state`) and `music.intensity` (the piece's intensity
   /// parameter, 0…1); false for any other event.
   package func handleMusic(_ event: GameEvent) -> Bool {

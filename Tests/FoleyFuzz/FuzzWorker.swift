@@ -112,6 +112,14 @@ enum FuzzWorker {
           scene.events.post(name, parameters: ["speed": 3, "surface": "grass"])
           scene.update(deltaTime: 1.0 / 60.0)
         }
+        // Its music: each of its first states, a parameter for any intensity.
+        for state in map.musicStates.prefix(2) {
+          scene.events.post("music.state", parameters: ["state": .string(state)])
+          scene.events.post("music.intensity", parameters: ["balls": 0.6, "danger": 2])
+          mixer.advance(frames: 1_024)
+          scene.update(deltaTime: 1.0 / 60.0)
+        }
+        engine.music.stop()
         engine.stopUsing(map, for: scene)
       } catch {
         outcome = "invalid"
