@@ -157,7 +157,7 @@ let package = Package(
     .executableTarget(
       name: "FoleyBench",
       dependencies: [
-        "Foley", "FoleyAudioTesting", "FoleyOffline", "CFoleyCodecs", "CFoleyAllocCounter",
+        "Foley", "FoleyAudioTesting", "FoleyOffline", "CFoleyCodecs", "CFoleyAllocCounter", "CFoleySDL2",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/FoleyBench",

@@ -84,6 +84,6 @@ enum MusicBenchmarks {
     return [
       "music_decode_cpu_percent_per_stream": cpu, "music_underrun_frames_8_streams": Double(underruns),
       "music_rss_growth_kib_10_minutes": try tenMinutes(logger: logger),
-    ]
+    ].merging(try ResampleBenchmarks.figures(quick: quick)) { first, _ in first }
   }
 }

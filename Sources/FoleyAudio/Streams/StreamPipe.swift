@@ -60,6 +60,18 @@ package import Synchronization
     /// The stream's voice, pending until the filler starts it.
     package var voice: Voice
     package var category: SoundCategory
+
+    package init(
+      format: AudioDeviceFormat, bufferedSeconds: Double, declickFrames: Int, wake: WakeSignal, voice: Voice,
+      category: SoundCategory
+    ) {
+      self.format = format
+      self.bufferedSeconds = bufferedSeconds
+      self.declickFrames = declickFrames
+      self.wake = wake
+      self.voice = voice
+      self.category = category
+    }
   }
 
   package init(_ setup: Setup) {
