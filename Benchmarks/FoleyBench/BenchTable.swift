@@ -113,6 +113,13 @@ struct BenchTable {
       "music_resample_sdl_cpu_percent_per_stream", number("music_resample_sdl_cpu_percent_per_stream"), nil,
       "reference, same run: SDL 2's stream resampling alone (drifts 57 ppm: 11 frames by 4 s), reported", nil)
     row(
+      "music_play_to_first_sample_ms", number("music_play_to_first_sample_ms"), nil,
+      "wall ms, play → first frame mixed, the demo's 14 s Vorbis piece, not checked before (reported)", nil)
+    row(
+      "music_prepared_play_to_first_sample_ms", number("music_prepared_play_to_first_sample_ms"), nil,
+      "≤ 42.7 (two 1,024-frame buffers at 48 kHz: well inside a beat at 120 bpm), after prepare",
+      number("music_prepared_play_to_first_sample_ms").map { $0 <= 42.7 })
+    row(
       "music_underrun_frames_8_streams", number("music_underrun_frames_8_streams"), nil, "= 0",
       number("music_underrun_frames_8_streams").map { $0 == 0 })
     row(

@@ -79,11 +79,41 @@ enum MusicBenchmarks {
     return Clocks.residentKiB - before
   }
 
+  /// Milliseconds of wall time from `play` to the first frame of the demo's calm piece being
+  /// mixed (a fresh engine each time, so its check has not run), without and with `prepare`
+  /// first; the least of `rounds` interleaved rounds.
+  static func playToFirstSample(rounds: Int, logger: Logger) throws -> (cold: Double, prepared: Double) {
+    var cold: [Double] = []
+    var prepared: [Double] = []
+    for _ in 0..<rounds {
+      for isPrepared in [false, true] {
+        let engine = try AudioEngine(
+          configuration: AudioConfiguration(), session: AudioSession(), logger: logger)
+        defer { engine.close() }
+        let music = engine.music
+        let track = Track(url: Self.track, loopCount: -1)
+        if isPrepared {
+          music.prepare([track])
+          while !music.isPrepared(track) { Clocks.sleep(seconds: 0.001) }
+        }
+        let start = Clocks.wallNanoseconds
+        music.play(track)
+        while (music.currentTime ?? 0) <= 0 { Clocks.sleep(seconds: 0.0005) }
+        let milliseconds = Double(Clocks.wallNanoseconds - start) / 1e6
+        if isPrepared { prepared.append(milliseconds) } else { cold.append(milliseconds) }
+        music.stop()
+      }
+    }
+    return (cold.min() ?? 0, prepared.min() ?? 0)
+  }
+
   static func figures(quick: Bool, logger: Logger) throws -> [String: Any] {
+    let (cold, prepared) = try playToFirstSample(rounds: quick ? 1 : 3, logger: logger)
     let (cpu, underruns) = try streams(8, seconds: quick ? 3 : 8, logger: logger)
     return [
       "music_decode_cpu_percent_per_stream": cpu, "music_underrun_frames_8_streams": Double(underruns),
       "music_rss_growth_kib_10_minutes": try tenMinutes(logger: logger),
+      "music_play_to_first_sample_ms": cold, "music_prepared_play_to_first_sample_ms": prepared,
     ].merging(try ResampleBenchmarks.figures(quick: quick)) { first, _ in first }
   }
 }
