@@ -4,7 +4,8 @@ import Foundation
 
 /// `foley-demo music FILE... [--crossfade S] [--seek S] [--loop N] [--seconds S]
 /// [--tempo BPM [--meter 4/4] [--offset S] [--beats] [--stinger FILE@S[:beat|bar]]
-/// [--transition FILE@S[:beat|bar]]]`: streams a playlist through the engine's music player,
+/// [--transition FILE@S[:beat|bar]]] [--stems FILE,FILE…]`: streams a playlist (or the stems of one
+/// piece) through the engine's music player,
 /// printing a line per event, and exits when the music has finished (or after --seconds).
 struct MusicCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -17,7 +18,13 @@ struct MusicCommand: AsyncParsableCommand {
       """)
 
   @Argument(help: "Music files, played in order.")
-  var files: [String]
+  var files: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Files of one length played as the stems of one piece: started on one sample, looping together.",
+      valueName: "FILE,FILE…"))
+  var stems: String?
 
   @Option(help: "Seconds each next track overlaps the end of the one before (both heard). 0: gapless.")
   var crossfade: Double = 0
@@ -97,6 +104,12 @@ struct MusicCommand: AsyncParsableCommand {
     }
     guard seek.isFinite, seek >= 0 else { throw ValidationError("--seek must be 0 or more seconds") }
     guard loop >= -1 else { throw ValidationError("--loop must be -1 (for ever), 0 or more") }
+    guard files.isEmpty != (stems == nil) else {
+      throw ValidationError("give music files, or --stems FILE,FILE…, not both")
+    }
+    if let stems, stemFiles(stems).count < 2 {
+      throw ValidationError("--stems needs two files or more, comma-separated")
+    }
     if let seconds, !(seconds.isFinite && seconds > 0) { throw ValidationError("--seconds must be positive") }
     if tempo != nil {
       _ = try tempoMap()
@@ -105,6 +118,10 @@ struct MusicCommand: AsyncParsableCommand {
     }
     for text in stinger { _ = try TimedRequest(text, option: "stinger") }
     for text in transition { _ = try TimedRequest(text, option: "transition") }
+  }
+
+  func stemFiles(_ list: String) -> [String] {
+    list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
   }
 
   /// The tempo map the options describe (nil without --tempo).
@@ -164,7 +181,17 @@ struct MusicCommand: AsyncParsableCommand {
       track.tempo = tempo
       return track
     }
-    music.play(tracks, from: seek)
+    if let stems {
+      let pieces = stemFiles(stems).map {
+        var track = Track(url: URL(fileURLWithPath: $0), loopCount: loop)
+        track.tempo = tempo
+        return track
+      }
+      try music.play(stems: pieces)
+      say("stems: \(pieces.map(\.name).joined(separator: ", ")), started on one frame")
+    } else {
+      music.play(tracks, from: seek)
+    }
     var stingers = try stinger.map { try TimedRequest($0, option: "stinger") }
     var transitions = try transition.map { try TimedRequest($0, option: "transition") }
     var stopping = false

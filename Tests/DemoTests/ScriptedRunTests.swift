@@ -569,4 +569,31 @@ struct ScriptedRunTests {
     #expect(run.output.hasSuffix("finished\n"))
     #expect(!run.output.contains("underruns"))
   }
+
+  @Test(
+    "`music --tempo --beats --stinger`: a line per beat with its frame, and the stinger lands on a bar's frame"
+  )
+  func musicCommandInTime() throws {
+    let run = try runDemoCommand([
+      "music", fixture("bars-120bpm.flac").path, "--tempo", "240", "--beats", "--stinger",
+      "\(fixture("tone-s16.wav").path)@0.3:bar", "--seconds", "2.2",
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    let lines = run.output.split(separator: "\n").map(String.init)
+    let beats = lines.filter { $0.hasPrefix("beat ") }
+    #expect(
+      beats.prefix(5).map { $0.split(separator: " ")[1] } == ["1:1", "1:2", "1:3", "1:4", "2:1"],
+      "\(run.output)")
+    // At 240 bpm a beat is 12,000 frames: every line's frame is the first one's plus that.
+    let frames = beats.compactMap { Int($0.split(separator: " ").last ?? "") }
+    #expect(
+      frames.count >= 8 && zip(frames, frames.dropFirst()).allSatisfy { $1 - $0 == 12_000 }, "\(frames)")
+    let stinger = try #require(lines.first { $0.hasPrefix("stinger ") })
+    let landed = try #require(Int(stinger.split(separator: " ").last ?? ""))
+    #expect(
+      beats.contains("beat 2:1 at frame \(landed)"), "\(stinger) is not on bar 2's frame:\n\(run.output)")
+    #expect(
+      try runDemoCommand(["music", fixture("tone-s16.wav").path, "--beats"]).errors.contains(
+        "need the music's --tempo"))
+  }
 }
