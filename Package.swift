@@ -53,6 +53,7 @@ let package = Package(
     systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
     systemLibrary("CFoleyEspeak", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
     systemLibrary("CFoleySamplerate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
+    systemLibrary("CFoleyEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
     systemLibrary("CFoleyCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
@@ -83,7 +84,7 @@ let package = Package(
     .target(
       name: "FoleyAudio",
       dependencies: [
-        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleySamplerate",
+        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleySamplerate", "CFoleyEBUR128",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings

@@ -9,7 +9,7 @@ struct FoleyDemo: AsyncParsableCommand {
     abstract: "The Foley demo: a scene with sound, and tools that exercise the sound system.",
     subcommands: [
       RunScene.self, PlayCommand.self, MusicCommand.self, SayCommand.self, SoundMapCommand.self,
-      RecordCommand.self, RenderCommand.self, DevicesCommand.self,
+      RecordCommand.self, RenderCommand.self, DevicesCommand.self, LoudnessCommand.self,
     ],
     defaultSubcommand: RunScene.self
   )

@@ -60,6 +60,11 @@ struct PlayCommand: AsyncParsableCommand {
   @Option(help: "Each voice's send to the reverb (0…1).")
   var send: Double?
 
+  @Option(
+    parsing: .unconditional,
+    help: "Play each file at this loudness in LUFS (-70…0; true peak held at -1 dBTP).")
+  var normalize: Double?
+
   enum ModelArgument: String, ExpressibleByArgument {
     case none, inverse, linear, exponential
   }
@@ -93,6 +98,9 @@ struct PlayCommand: AsyncParsableCommand {
 
   func validate() throws {
     guard gap.isFinite, gap >= 0 else { throw ValidationError("--gap must be 0 or more seconds") }
+    if let normalize, !AudioEngine.loudnessTargets.contains(normalize) {
+      throw ValidationError("--normalize must be between -70 and 0 LUFS")
+    }
     guard reference.isFinite, reference > 0 else { throw ValidationError("--reference must be positive") }
     guard panWidth.isFinite, panWidth > 0 else { throw ValidationError("--pan-width must be positive") }
     for (name, value) in [("--rate", rate), ("--rate-to", rateTo)] {
@@ -173,7 +181,18 @@ struct PlayCommand: AsyncParsableCommand {
         }
       }
       do {
-        let sound = try Sound(contentsOf: URL(fileURLWithPath: file), engine: engine)
+        var settings = SoundSettings()
+        if let normalize {
+          try engine.setLoudnessTarget(normalize, for: settings.category)
+          settings.normalizesLoudness = true
+        }
+        let sound = try Sound(contentsOf: URL(fileURLWithPath: file), engine: engine, settings: settings)
+        if let normalize {
+          print(
+            String(
+              format: "%@: %@; normalised to %.1f LUFS: %+.1f dB", file, "\(sound.loudness)", normalize,
+              sound.loudness.gain(toReach: normalize)))
+        }
         let channels = sound.source.channels == 1 ? "mono" : "\(sound.source.channels) channels"
         if let at {
           let node = Node()

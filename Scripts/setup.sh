@@ -5,12 +5,13 @@ set -euo pipefail
 
 # Build and test needs: SDL2 and SDL_mixer headers, the decoders' headers (libvorbisfile,
 # libopusfile, libFLAC, libmpg123; SDL_mixer pulls them in too, but Foley links them itself),
-# libsamplerate (BSD) for real-time playback rates, pkg-config to find them, git and CA
+# libsamplerate (BSD) for real-time playback rates, libebur128 (MIT) for loudness, pkg-config to
+# find them, git and CA
 # certificates for SwiftPM to fetch dependencies. espeak-ng (GPL-3.0-or-later) for FoleySpeech
 # and the demo, which link it; games using only `Foley` do not.
 # sox regenerates Assets/ (Scripts/make-assets.sh); the committed assets do not need it.
 packages=(pkg-config libsdl2-dev libsdl2-mixer-dev libvorbis-dev libopusfile-dev libflac-dev libmpg123-dev
-  libsamplerate0-dev libssl-dev libespeak-ng-dev espeak-ng-data git ca-certificates)
+  libsamplerate0-dev libebur128-dev libssl-dev libespeak-ng-dev espeak-ng-data git ca-certificates)
 # FOLEY_EXTRA_PACKAGES: more packages, space-separated (bench.sh adds pygame for its baseline).
 read -r -a extra <<<"${FOLEY_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

@@ -150,6 +150,9 @@ extension SoundMap {
     var settings = SoundSettings()
     settings.category = entry.category
     settings.priority = entry.priority
+    settings.normalizesLoudness = entry.normalize
+    // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
+    if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
     let sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)
     guard
       let voice = SceneVoices.start(

@@ -322,6 +322,7 @@ public final class SoundMap {
       do {
         if let send = bus.reverbSend { try engine.setReverbSend(send, for: category) }
         if let parent = bus.parent { try engine.route(category, to: parent) }
+        if let lufs = bus.loudness { try engine.setLoudnessTarget(lufs, for: category) }
         try engine.setEffects(bus.effects.map { $0.make() }, on: category)
       } catch {
         lastErrors.append("mix.buses[\"\(category)\"]: \(error)")

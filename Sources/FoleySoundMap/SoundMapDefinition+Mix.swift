@@ -19,6 +19,8 @@ package struct MixDefinition {
     package var effects: [EffectSpec] = []
     package var reverbSend: Double?
     package var volumeDecibels: Double?
+    /// The loudness its normalizing sounds play at, in LUFS.
+    package var loudness: Double?
     /// The category's bus it sums into (nil: the master).
     package var parent: SoundCategory?
   }
@@ -97,7 +99,8 @@ extension SoundMapParser {
   }
 
   private mutating func bus(_ object: [String: Any], at path: String) -> MixDefinition.Bus {
-    unknownKeys(in: object, allowed: ["effects", "reverbSend", "volumeDb", "parent"], at: path)
+    unknownKeys(
+      in: object, allowed: ["effects", "reverbSend", "volumeDb", "parent", "loudnessLufs"], at: path)
     var bus = MixDefinition.Bus()
     if let parent = object["parent"] {
       if let name = parent as? String, !name.isEmpty, name != "master", name != "reverb" {
@@ -108,6 +111,7 @@ extension SoundMapParser {
     }
     bus.reverbSend = number(object["reverbSend"], at: "\(path).reverbSend", in: 0...1)
     bus.volumeDecibels = number(object["volumeDb"], at: "\(path).volumeDb", in: -100...12)
+    bus.loudness = number(object["loudnessLufs"], at: "\(path).loudnessLufs", in: -70...0)
     if let effects = object["effects"] {
       guard let list = effects as? [Any] else {
         errors.append("\(path).effects: must be a list of effects")

@@ -28,6 +28,8 @@ package struct EventEntry {
   package var priority = 0
   package var category: SoundCategory = .effects
   package var positional = false
+  /// Plays at its category's loudness target (`mix.buses[…].loudnessLufs`).
+  package var normalize = false
   package var loops = false
 }
 
@@ -72,7 +74,7 @@ package struct SoundMapParser {
   package static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
   package static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   package static let limitKeys: Set<String> = [
-    "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop",
+    "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
   ]
   package static let optionKeys: [String: Set<String>] = [
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
@@ -167,6 +169,7 @@ package struct SoundMapParser {
       }
     }
     entry.positional = flag(object["positional"], at: "\(path).positional") ?? false
+    entry.normalize = flag(object["normalize"], at: "\(path).normalize") ?? false
     entry.loops = flag(object["loop"], at: "\(path).loop") ?? false
     return entry
   }

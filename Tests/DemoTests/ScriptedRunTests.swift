@@ -596,4 +596,18 @@ struct ScriptedRunTests {
       try runDemoCommand(["music", fixture("tone-s16.wav").path, "--beats"]).errors.contains(
         "need the music's --tempo"))
   }
+
+  @Test(
+    "`loudness`: each file's LUFS, range and true peak, the gain to a target; a bad file gets a line and exit 1"
+  )
+  func loudnessCommand() throws {
+    let run = try runDemoCommand([
+      "loudness", fixture("tone-s16.wav").path, "/nonexistent/x.wav", "--target", "-20",
+    ])
+    #expect(run.status == 1)
+    // The fixture: a 440 Hz tone at -6 dBFS, mono, a quarter of a second.
+    #expect(run.output.contains("tone-s16.wav: -9."), "\(run.output)")
+    #expect(run.output.contains("true peak -6.0 dBTP; to -20.0 LUFS: -10."), "\(run.output)")
+    #expect(run.errors.contains("x.wav"))
+  }
 }

@@ -112,3 +112,32 @@ public struct MasterMeter: Sendable, Hashable {
     gain >= 1 ? 0 : 20 * log10(Double(max(gain, 1e-8)))
   }
 }
+
+// Loudness targets: a category's sounds that normalize play at its target.
+extension AudioEngine {
+  /// Loudness targets accepted, in LUFS.
+  public static let loudnessTargets: ClosedRange<Double> = -70...0
+
+  /// Makes `category`'s sounds that normalize (``SoundSettings/normalizesLoudness``, or
+  /// `"normalize": true` in the sound map) play at `lufs` from their next play; nil removes the
+  /// target. A value outside ``loudnessTargets`` (or not finite) is refused.
+  ///
+  /// ```swift
+  /// engine.setLoudnessTarget(-16, for: .music)
+  /// var settings = SoundSettings(); settings.category = .music; settings.normalizesLoudness = true
+  /// let sting = try Sound(data: bytes, name: "sting.ogg", engine: engine, settings: settings)
+  /// _ = sting.loudness                  // measured now, not at its first play
+  /// ```
+  /// - Throws: ``AudioEffectError/outOfRange(_:)`` naming the value.
+  public func setLoudnessTarget(_ lufs: Double?, for category: SoundCategory) throws(AudioEffectError) {
+    if let lufs, !(lufs.isFinite && Self.loudnessTargets.contains(lufs)) {
+      throw .outOfRange("loudness target \(lufs) LUFS is outside -70…0")
+    }
+    core.loudnessTargets.withLock { $0[category] = lufs }
+  }
+
+  /// `category`'s loudness target, if it has one.
+  public func loudnessTarget(for category: SoundCategory) -> Double? {
+    core.loudnessTargets.withLock { $0[category] }
+  }
+}

@@ -17,6 +17,8 @@ public enum AudioEffectError: Error, Sendable, Equatable, CustomStringConvertibl
   case noBusLeft(SoundCategory)
   /// Routing the first category into the second would make a loop of buses.
   case loop(SoundCategory, into: SoundCategory)
+  /// A bus setting outside what it accepts (a loudness target beyond -70…0 LUFS, say).
+  case outOfRange(String)
 
   public var description: String {
     switch self {
@@ -24,6 +26,7 @@ public enum AudioEffectError: Error, Sendable, Equatable, CustomStringConvertibl
       "the effect is already on a bus of another engine; make a new one for this engine"
     case .loop(let category, let parent):
       "routing '\(category)' into '\(parent)' would make a loop: '\(parent)' already sums into '\(category)'"
+    case .outOfRange(let what): what
     case .noBusLeft(let category):
       "no bus left for category '\(category)': \(VoiceMixer.busCapacity - 2) categories already have buses"
     }

@@ -1,4 +1,5 @@
 import FoleySession
+import Foundation
 
 // The front of the mixer core: what any thread may call (the game thread's plays). It touches
 // only the locked request list, the session's flag and atomics, never the queue's state.
@@ -24,6 +25,12 @@ extension MixerCore {
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     if rate != 1 { voice.startRate(rate) }
     if let schedule { voice.schedule.withLock { $0 = schedule } }
+    if case .sound(let sound) = source, sound.settings.normalizesLoudness,
+      let target = loudnessTargets.withLock({ $0[sound.settings.category] })
+    {
+      // Measured the first time (on this thread; `Sound.loudness` at load time pays it ahead).
+      voice.normalization = pow(10, sound.buffer.loudness.gain(toReach: target) / 20)
+    }
     // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
     let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
     let needsSchedule = requests.withLock { pending in

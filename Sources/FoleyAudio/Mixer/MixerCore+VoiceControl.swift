@@ -144,7 +144,8 @@ extension MixerCore {
     let voice = slot.voice
     let sound = slot.sound
     let volume =
-      sound.settings.volume * voice.volume * voice.groupVolume * Double(slot.sessionMode.gain)
+      sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
+      * Double(slot.sessionMode.gain)
       * appliedBuses.gain(for: slot.category)
     guard let placement = slot.placement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)

@@ -28,6 +28,8 @@ package final class MixerCore: @unchecked Sendable {
   package let queue: DispatchQueue
   package let backend: any MixerBackend
   package let counters = AudioCounters()
+  /// Each category's loudness target in LUFS, for sounds that normalize (any thread).
+  package let loudnessTargets = Locked<[SoundCategory: Double]>([:])
   package let session: AudioSession
   package let logger: Logger
   package let configuration: AudioConfiguration

@@ -33,6 +33,9 @@ public final class Sound: Sendable {
   public var duration: Double { buffer.duration }
   /// What the file declared: format, rate, channels (1 for mono), loop points and tags.
   public var source: SourceDescription { buffer.source }
+  /// Its loudness (BS.1770 / EBU R128, with libebur128), measured the first time it is asked for
+  /// and kept with the decoded samples.
+  public var loudness: Loudness { buffer.loudness }
 
   /// Decodes `data` for `engine` (or reuses the samples already decoded from the same bytes).
   /// - Parameter name: the asset's name for errors and logs.

@@ -13,6 +13,8 @@ package final class SoundBuffer: Sendable {
   package let source: SourceDescription
   /// Voices playing from these samples right now; a cache keeps buffers with live voices.
   package let liveVoices = Atomic<Int>(0)
+  /// The loudness, once measured (see `loudness`).
+  let measuredLoudness = Mutex<Loudness?>(nil)
   private let releaser: ChunkReleaser
 
   package init(

@@ -22,6 +22,10 @@ public struct SoundSettings: Sendable, Hashable {
   public var minimumInterval: Double = 0
   /// The kind of sound, which picks its ``SessionPolicy`` (``AudioEngine/setSessionPolicy(_:for:)``).
   public var category: SoundCategory = .effects
+  /// Plays at its category's loudness target (``AudioEngine/setLoudnessTarget(_:for:)``): a gain
+  /// from its measured loudness, lowered to keep its true peak at or under -1 dBTP. Off by
+  /// default; without a target for its category it changes nothing.
+  public var normalizesLoudness = false
 
   public init() {}
 }

@@ -46,6 +46,12 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
   package let initialPlacement: SpatialPlacement?
+  /// The gain that brings its sound to its bus's loudness target (1 when it does not normalize).
+  private let rawNormalization = Atomic<UInt64>(Double(1).bitPattern)
+  package var normalization: Double {
+    get { Double(bitPattern: rawNormalization.load(ordering: .relaxed)) }
+    set { rawNormalization.store(newValue.bitPattern, ordering: .relaxed) }
+  }
   /// The start the game scheduled, until the audio queue starts the voice.
   package let schedule = Mutex<ScheduledStart?>(nil)
   private let rawStartFrame = Atomic<Int>(-1)
