@@ -58,7 +58,9 @@ let package = Package(
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
       name: "CFoleyCodecs",
-      dependencies: ["CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123"]
+      dependencies: [
+        "CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123", "CFoleyEBUR128",
+      ]
     ),
     // The offline renderer: a scene and its engine on the embedded mixer, stepped with a fixed
     // time step, written to WAV with its SHA-256.

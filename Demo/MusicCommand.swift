@@ -49,6 +49,11 @@ struct MusicCommand: AsyncParsableCommand {
     case off, one, all
   }
 
+  @Option(
+    parsing: .unconditional,
+    help: "Play each track at this loudness in LUFS (-70…0), from the loudness its check measured.")
+  var normalize: Double?
+
   @Option(help: "The music's tempo in beats per minute: gives it bars and beats.")
   var tempo: Double?
 
@@ -111,6 +116,9 @@ struct MusicCommand: AsyncParsableCommand {
       throw ValidationError("--stems needs two files or more, comma-separated")
     }
     if let seconds, !(seconds.isFinite && seconds > 0) { throw ValidationError("--seconds must be positive") }
+    if let normalize, !AudioEngine.loudnessTargets.contains(normalize) {
+      throw ValidationError("--normalize must be between -70 and 0 LUFS")
+    }
     if tempo != nil {
       _ = try tempoMap()
     } else if beats || !stinger.isEmpty || !transition.isEmpty {
@@ -144,6 +152,10 @@ struct MusicCommand: AsyncParsableCommand {
     say(engine.deviceLine)
     let music = engine.music
     music.crossfadeDuration = crossfade
+    if let normalize {
+      try engine.setLoudnessTarget(normalize, for: .music)
+      music.normalizesLoudness = true
+    }
     music.isShuffled = shuffle
     music.repeatMode = [.off: .off, .one: .one, .all: .all][self.repeat]!
     var failures = 0
@@ -158,7 +170,9 @@ struct MusicCommand: AsyncParsableCommand {
         let length = now.duration.map { String(format: "%.2f s", $0) } ?? "length unknown"
         let loop =
           now.loopRegion.map { String(format: ", loop %.3f–%.3f s", $0.lowerBound, $0.upperBound) } ?? ""
-        say("now playing: \(now.title) (\(length), \(now.format)\(loop))")
+        let loudness =
+          normalize != nil ? now.loudness.map { ", \($0.description.split(separator: ",")[0])" } ?? "" : ""
+        say("now playing: \(now.title) (\(length), \(now.format)\(loop)\(loudness))")
       case .looped(let now, let pass):
         say("loop \(pass): \(now.title)")
       case .failed(let track, let error):

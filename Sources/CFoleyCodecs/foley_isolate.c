@@ -10,7 +10,9 @@
 #include "codec_internal.h"
 #include "foley_service.h"
 #include <SDL2/SDL.h>
+#include <ebur128.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -90,8 +92,27 @@ static void check_stream(const void *bytes, size_t length, const char *path, fol
     return;
   }
   float *scratch = malloc(sizeof(float) * 8192 * (size_t)result->info.channels);
+  // The track is read to its end anyway: its loudness is measured on the way (BS.1770).
+  ebur128_state *meter = ebur128_init((unsigned)result->info.channels, (unsigned long)result->info.sample_rate,
+                                      EBUR128_MODE_I | EBUR128_MODE_TRUE_PEAK);
   int64_t frames = 0, got = 0;
-  while (scratch && (got = foley_source_read(source, scratch, 8192)) > 0) frames += got;
+  while (scratch && (got = foley_source_read(source, scratch, 8192)) > 0) {
+    frames += got;
+    if (meter) ebur128_add_frames_float(meter, scratch, (size_t)got);
+  }
+  if (meter && got == 0 && frames > 0) {
+    double loudness = -HUGE_VAL, peak = 0;
+    if (ebur128_loudness_global(meter, &loudness) == EBUR128_SUCCESS) {
+      for (int channel = 0; channel < result->info.channels; channel++) {
+        double value = 0;
+        if (ebur128_true_peak(meter, (unsigned)channel, &value) == EBUR128_SUCCESS && value > peak) peak = value;
+      }
+      result->has_loudness = 1;
+      result->loudness = loudness;
+      result->true_peak = peak;
+    }
+  }
+  if (meter) ebur128_destroy(&meter);
   // Streaming seeks (to the loop start, and wherever the game asks): a decoder that survives a
   // linear read can still fail after a seek, so the check seeks too, and reads a little after each.
   if (scratch && got == 0 && frames > 0) {

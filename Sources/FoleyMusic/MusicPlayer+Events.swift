@@ -52,7 +52,9 @@ extension MusicPlayer {
     guard !failuresOnly else { return }
     for segment in news.segments {
       switch segment.kind {
-      case .start: pendingEvents.append(.trackChanged(segment.nowPlaying))
+      case .start:
+        pendingEvents.append(.trackChanged(segment.nowPlaying))
+        applyNormalization(to: stream, playing: segment.nowPlaying)
       case .loop(let pass): pendingEvents.append(.looped(segment.nowPlaying, pass: pass))
       case .seek: break
       }

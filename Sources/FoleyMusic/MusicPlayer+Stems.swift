@@ -160,3 +160,42 @@ extension MusicPlayer {
     return true
   }
 }
+
+// Loudness: tracks at the music's bus's loudness target.
+extension MusicPlayer {
+  /// Whether tracks play at the loudness target of the music's category
+  /// (``AudioEngine/setLoudnessTarget(_:for:)``), from the loudness their check measured (a gain,
+  /// lowered to keep the true peak at or under -1 dBTP). Off by default. A track that starts a
+  /// stream is normalised from its first sample; the next track of a queue (gapless or
+  /// crossfaded by the queue) changes level when it begins to be heard, with a de-click ramp.
+  ///
+  /// ```swift
+  /// try engine.setLoudnessTarget(-16, for: .music)
+  /// music.normalizesLoudness = true
+  /// ```
+  public var normalizesLoudness: Bool {
+    get { normalizes }
+    set {
+      normalizes = newValue
+      for stream in liveStreams {
+        stream.loudnessTarget = loudnessTarget
+        if let playing = stream.position?.segment.nowPlaying {
+          applyNormalization(to: stream, playing: playing)
+        }
+      }
+    }
+  }
+
+  /// The target tracks play at now (nil: as they are).
+  var loudnessTarget: Double? { normalizes ? engine?.loudnessTarget(for: category) : nil }
+
+  /// Sets `stream`'s gain for the track now heard on it.
+  func applyNormalization(to stream: MusicStream, playing: NowPlaying) {
+    let gain =
+      loudnessTarget.flatMap { target in playing.loudness.map { pow(10, $0.gain(toReach: target) / 20) } }
+      ?? 1
+    guard abs(stream.voice.normalization - gain) > 1e-9 else { return }
+    stream.voice.normalization = gain
+    stream.voice.volume = stream.voice.volume  // the gain stage takes it up
+  }
+}

@@ -70,6 +70,8 @@ public final class MusicPlayer {
   var stemStreams: [MusicStream] = []
   var stemLevels: [Double] = [1]
   var stemFades: [StemFade] = []
+  /// Tracks play at the category's loudness target (see `normalizesLoudness`).
+  var normalizes = false
   var observers = ObserverList<MusicEvent>()
   /// Events collected and not yet handed to the observers.
   var pendingEvents: [MusicEvent] = []
@@ -335,6 +337,7 @@ public final class MusicPlayer {
     }
     let rate = playQueue.settings.rate
     if rate != 1 { stream.voice.setPlaybackRate(rate) }
+    stream.loudnessTarget = loudnessTarget
     if let schedule {
       stream.voice.schedule.withLock { $0 = schedule }
       // What plays goes on until the new track's frame, where the schedule fades or cuts it.

@@ -75,6 +75,12 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   package var followsQueue: Bool { !isHandedOver && !isLetGo.load(ordering: .acquiring) }
   /// The game paused the music: a successor starts paused too.
   package var startsPaused = false
+  /// The loudness its tracks play at (nil: as they are): the player sets it, the filler reads it.
+  package var loudnessTarget: Double? {
+    get { target.withLock { $0 } }
+    set { target.withLock { $0 = newValue } }
+  }
+  private let target = Mutex<Double?>(nil)
   /// The stems it starts sample-together with (the filler's).
   package var stemGroup: StemGroup?
   /// The check every track passes before it streams (the engine's, shared by its players).

@@ -150,6 +150,11 @@ extension StreamFiller {
       if opening.startTime > 0 { _ = reader.seek(to: Int(opening.startTime * Double(reader.sampleRate))) }
       stream.opening = nil
       stream.take(reader, queuePosition: opening.queuePosition, as: .start)
+      // Its first track's normalisation is in place before its first sample (later tracks of the
+      // queue change it when they are heard: the player does that).
+      if let target = stream.loudnessTarget, let loudness = reader.nowPlaying.loudness {
+        stream.voice.normalization = pow(10, loudness.gain(toReach: target) / 20)
+      }
       if opening.fadeIn > 0 {
         stream.effect.requestFade(.fadeIn, frames: Int(opening.fadeIn * Double(stream.format.sampleRate)))
       }

@@ -86,6 +86,10 @@ public struct NowPlaying: Sendable, Hashable {
   /// (Vorbis comments: Ogg Vorbis, Opus, FLAC) read as 4/4 from the first sample; nil when
   /// neither says.
   public var tempo: TempoMap?
+  /// Its integrated loudness and true peak, measured by the check that reads every track to its
+  /// end before it streams (range not measured: 0); nil when tracks are not checked
+  /// (`isolatesDecoders` off).
+  public var loudness: Loudness?
 }
 
 /// Something that happened to the music, delivered on the game thread (the main actor) when it is

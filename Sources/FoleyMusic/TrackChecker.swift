@@ -103,7 +103,12 @@ package final class TrackChecker: Sendable {
       bytes.buffer.baseAddress, bytes.buffer.count, nil, Int32(timeout * 1_000),
       SoundDecoder.childMemoryLimit,
       &report)
-    guard status != Int32(FOLEY_OK.rawValue) else { return .passed(bytes) }
+    guard status != Int32(FOLEY_OK.rawValue) else {
+      if report.has_loudness != 0 {
+        bytes.keepLoudness(integrated: report.loudness, truePeak: report.true_peak)
+      }
+      return .passed(bytes)
+    }
     let message = withUnsafeBytes(of: report.message) {
       String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
     }

@@ -1,6 +1,7 @@
 internal import CFoleyCodecs
 @_spi(FoleyStreams) package import FoleyAudio
 package import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -124,7 +125,7 @@ package final class TrackReader {
       track: track, title: track.title ?? opened.tag("TITLE") ?? track.name,
       artist: opened.tag("ARTIST"), album: opened.tag("ALBUM"),
       duration: length.map { Double($0) / rate }, loopRegion: region,
-      format: String(cString: foley_format_name(info.format)), tempo: tempo)
+      format: String(cString: foley_format_name(info.format)), tempo: tempo, loudness: bytes.loudness)
   }
 
   /// The shortest loop region a track may have: 20 ms.
@@ -193,6 +194,21 @@ package final class TrackBytes: @unchecked Sendable {
   package let buffer: UnsafeRawBufferPointer
   /// The memfd behind `buffer`, or -1 when the bytes are in ordinary memory.
   package let fd: Int32
+  /// The loudness the check measured on its way through the track (nil: not checked).
+  package var loudness: Loudness? { measured.withLock { $0 } }
+  private let measured = Mutex<Loudness?>(nil)
+
+  /// Keeps the check's measurement (from the service's report, so taken only within reason).
+  package func keepLoudness(integrated: Double, truePeak: Double) {
+    guard !integrated.isNaN, integrated < 50, truePeak.isFinite, truePeak >= 0, truePeak < 1_000 else {
+      return
+    }
+    measured.withLock {
+      $0 = Loudness(
+        integrated: integrated.isFinite && integrated > -70 ? integrated : -.infinity, range: 0,
+        truePeak: truePeak > 0 ? 20 * log10(truePeak) : -.infinity)
+    }
+  }
 
   package init(_ data: Data) {
     let size = max(1, data.count)

@@ -1,4 +1,5 @@
 import FoleyAudio
+import FoleyMusic
 import FoleySession
 import FoleySoundMap
 import FoleyTestSupport
@@ -161,5 +162,31 @@ struct LoudnessTests {
     let output = Self.integratedLoudness(
       left: Array(capture.left.samples[range]), right: Array(capture.right.samples[range]))
     #expect(abs(output - -24) <= 0.5, "played at \(output) LUFS")
+  }
+}
+
+extension LoudnessTests {
+  @Test(
+    "a quiet track with normalizesLoudness plays at the music bus's -16 LUFS target from its first block (disk driver)"
+  )
+  func musicNormalised() throws {
+    let quiet = Self.noise(seconds: 4, amplitude: 0.02, seed: 12)
+    let capture = try captureDiskOutput { engine, _ in
+      try engine.setLoudnessTarget(-16, for: .music)
+      let music = engine.music
+      music.normalizesLoudness = true
+      music.play(Track(data: quiet, name: "quiet.wav"))
+      #expect(waitUntil { music.nowPlaying?.loudness != nil && (music.currentTime ?? 0) > 3.5 })
+      #expect((music.nowPlaying?.loudness?.integrated ?? 0) < -30)
+    }
+    let range = try #require(capture.left.audibleRange(threshold: 0))
+    let heard = (range.lowerBound)..<(range.lowerBound + 48_000 * 3)
+    let output = Self.integratedLoudness(
+      left: Array(capture.left.samples[heard]), right: Array(capture.right.samples[heard]))
+    #expect(abs(output - -16) <= 0.5, "played at \(output) LUFS")
+    // From its first samples: the first 50 ms are as loud as the rest.
+    let head = capture.left.rms(in: range.lowerBound..<(range.lowerBound + 2_400))
+    let body = capture.left.rms(in: (range.lowerBound + 48_000)..<(range.lowerBound + 96_000))
+    #expect(abs(20 * log10(head / body)) < 1, "the start is \(20 * log10(head / body)) dB off")
   }
 }
