@@ -36,13 +36,17 @@ public enum WAVFile {
     /// The RIFF size the header says, and the one the file's length calls for.
     var riffSize = 0
     var expectedRIFFSize = 0
+    /// Bytes at the file's end, fewer than a chunk header, that may be a chunk cut short or a
+    /// partial frame: a RIFF size may count them or not.
+    var unclaimedTail = 0
     public var duration: Double { Double(frames) / Double(format.sampleRate) }
     /// True when the header's sizes match the file: it was finalised (or repaired). Chunks after
     /// the samples (`LIST`, `id3 `, …) are part of a whole file, not samples.
     public var isConsistent: Bool {
       declaredDataBytes == framesOnDisk * format.bytesPerFrame
         // Writers differ on whether the RIFF size counts a last odd chunk's pad byte.
-        && abs(riffSize - expectedRIFFSize) <= 1 && (factCount.map { $0 == framesOnDisk } ?? true)
+        && (expectedRIFFSize - unclaimedTail - 1...expectedRIFFSize + 1).contains(riffSize)
+        && (factCount.map { $0 == framesOnDisk } ?? true)
     }
 
     public var description: String { String(format: "%.3f s, ", duration) + format.description }
@@ -195,12 +199,17 @@ public enum WAVFile {
         let onDisk = max(0, samplesEnd - dataOffset) / frameBytes
         let isFloat = format.sampleFormat == .float32
         let trailing = samplesEnd == declaredEnd ? fileLength : dataOffset + onDisk * frameBytes
+        // A repaired file that ended in a partial frame keeps those bytes after its samples; if
+        // they happen to begin a known chunk's id they read as a chunk cut short. Either way they
+        // are not samples, and a RIFF size that ends before them is as right as one that counts them.
+        let tail =
+          samplesEnd == declaredEnd && fileLength - declaredEnd < 8 ? max(0, fileLength - declaredEnd) : 0
         return Info(
           format: format, frames: min(size / frameBytes, onDisk), dataOffset: dataOffset,
           framesOnDisk: onDisk,
           factCountOffset: isFloat ? factCountOffset : nil,
           factCount: isFloat ? factCountOffset.flatMap { $0 + 4 <= head.count ? u32($0) : nil } : nil,
-          declaredDataBytes: size, riffSize: u32(4), expectedRIFFSize: trailing - 8)
+          declaredDataBytes: size, riffSize: u32(4), expectedRIFFSize: trailing - 8, unclaimedTail: tail)
       }
       offset += 8 + size + (size & 1)
     }

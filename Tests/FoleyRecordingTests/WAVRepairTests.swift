@@ -162,4 +162,25 @@ struct WAVRepairTests {
       #expect(try WAVFile.info(at: url).isConsistent)
     }
   }
+
+  @Test(
+    "a float file cut two bytes into a frame: once repaired it reads whole, even when those bytes look like a chunk's id"
+  )
+  func repairedPartialFrameStaysWhole() throws {
+    // The case the property check above found (seed rQ8nzuX/…): float mono, 73 frames, cut at
+    // 47.26% of the samples. The two bytes of the cut frame that stay after the repaired data
+    // begin a known chunk id, so a re-read took them for a chunk cut short and called the RIFF size
+    // wrong by two.
+    let (file, dataOffset, format) = Self.build(true, 1, 73, 53_256, [], [])
+    let length = dataOffset + Int(0.4726027397260274 * Double(file.count - dataOffset))
+    let url = try Self.write(Array(file[..<length]))
+    defer { try? FileManager.default.removeItem(at: url) }
+    let repaired = try WAVFile.repair(at: url)
+    #expect(repaired.frames == (length - dataOffset) / format.bytesPerFrame)
+    #expect(try WAVFile.info(at: url).isConsistent)
+    // And repairing it again writes nothing.
+    let before = try Data(contentsOf: url)
+    _ = try WAVFile.repair(at: url)
+    #expect(try Data(contentsOf: url) == before)
+  }
 }
