@@ -413,9 +413,11 @@ struct ScriptedRunTests {
 
   @Test("T reads the audio state aloud: the words are heard in order, and the report lists them")
   func talkKey() throws {
+    // Long enough for the whole line to be heard on a slow run (ThreadSanitizer: the line ends
+    // after 3.5 s there).
     let run = try runDemo(
       script: [
-        "duration": 3.5,
+        "duration": 6.0,
         "events": [
           ["at": 0.2, "event": "key", "key": "t"], ["at": 0.25, "event": "key", "key": "t", "up": true],
         ],
