@@ -158,6 +158,13 @@ package import Synchronization
     resample(samples, frames: frames, ending: false)
   }
 
+  /// What the resampler's input points at when there is none: never read (0 frames) nor written.
+  nonisolated(unsafe) private static let noInput: UnsafeMutablePointer<Float> = {
+    let pointer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    pointer.initialize(to: 0)
+    return pointer
+  }()
+
   /// Runs `frames` source frames (none, ending: the resampler's last) through the resampler
   /// into SDL's stream.
   private func resample(_ samples: UnsafePointer<Float>?, frames: Int, ending: Bool) {
@@ -168,8 +175,6 @@ package import Synchronization
       resampled = [Float](repeating: 0, count: room * converterChannels)
     }
     var consumed = 0
-    // libsamplerate wants an input pointer even when there is no input (the end's flush).
-    let none = [Float](repeating: 0, count: converterChannels)
     while true {
       var data = SRC_DATA()
       data.input_frames = samples == nil ? 0 : frames - consumed
@@ -177,15 +182,13 @@ package import Synchronization
       data.src_ratio = ratio
       let produced = resampled.withUnsafeMutableBufferPointer { buffer -> Int in
         data.data_out = buffer.baseAddress
-        let input = samples.map { $0 + consumed * converterChannels }
-        return none.withUnsafeBufferPointer { silence -> Int in
-          data.data_in = input ?? silence.baseAddress
-          data.output_frames = buffer.count / converterChannels
-          guard src_process(resampler, &data) == 0 else { return 0 }
-          _ = SDL_AudioStreamPut(
-            converter, buffer.baseAddress!, Int32(Int(data.output_frames_gen) * converterChannels * 4))
-          return Int(data.output_frames_gen)
-        }
+        // libsamplerate wants an input pointer even when there is no input (the end's flush).
+        data.data_in = samples.map { $0 + consumed * converterChannels } ?? UnsafePointer(Self.noInput)
+        data.output_frames = buffer.count / converterChannels
+        guard src_process(resampler, &data) == 0 else { return 0 }
+        _ = SDL_AudioStreamPut(
+          converter, buffer.baseAddress!, Int32(Int(data.output_frames_gen) * converterChannels * 4))
+        return Int(data.output_frames_gen)
       }
       consumed += Int(data.input_frames_used)
       // Done when the input is used up and nothing more comes out.
