@@ -106,6 +106,9 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   /// Frames mixed since the device first opened.
   public var framesMixed: UInt64 { state.withLock { $0.framesMixed } }
 
+  /// The mixer channels the engine has allocated (as `Mix_AllocateChannels` counts them).
+  public var allocatedChannels: Int { state.withLock { $0.channels } }
+
   /// Mixes `frames` frames, one device buffer at a time. Before each buffer it waits for the work
   /// already handed to the engine's queue; after it, it runs the engine's service when the mix
   /// signalled (a channel finished, a ramp reached silence) or a deadline passed, as SDL's thread

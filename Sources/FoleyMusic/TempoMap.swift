@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where a track's beats and bars fall: its tempo, its meter, where its first downbeat is, the
 /// bars where tempo or meter change, and named cues. The music's clock reads it to say which bar

@@ -1,4 +1,4 @@
-package import FoleyAudio
+import FoleyAudio
 import FoleyMusic
 package import FoleyScene
 import Foundation

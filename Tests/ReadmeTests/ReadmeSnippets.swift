@@ -99,7 +99,21 @@ fire.run(.sequence([.changeVolume(to: 0.3, duration: 2), .stereoPan(by: -0.2, du
 // README-BLOCK-END
 }
 
+@MainActor func readmeVirtual() throws {
 // README-BLOCK 7
+var configuration = AudioConfiguration()
+configuration.maximumAudibleVoices = 32                        // the 32 that rank first are mixed; the rest are virtual
+let engine = try AudioEngine(configuration: configuration)
+try engine.setMaximumAudibleVoices(6, for: .ambience)          // and at most 6 of the ambience bus
+let torch = AudioNode(fileNamed: "torch.ogg")                  // a thousand of these cost what the heard ones cost
+let away = torch.voice?.isVirtual                              // true while it plays in time without a channel
+let census = engine.voiceCensus()                              // census.audible, census.virtual
+let figures = engine.statistics                                // figures.virtualVoices, figures.virtualizations
+// README-BLOCK-END
+  _ = (away, census, figures)
+}
+
+// README-BLOCK 8
 final class GameScene: Scene {  // SKScene
   let hero = SpriteNode(color: .green, size: Size(width: 32, height: 32))
   let campfire = AudioNode(fileNamed: "fire.ogg")  // SKAudioNode: loops, positional
@@ -130,7 +144,7 @@ final class GameScene: Scene {  // SKScene
 // README-BLOCK-END
 
 @MainActor func readmePort() throws {
-// README-BLOCK 8
+// README-BLOCK 9
 let engine = try AudioEngine()                 // SpriteKit's audio engine is implicit; here you open one…
 let view = SceneView()
 let scene = GameScene(size: Size(width: 800, height: 600))
@@ -141,7 +155,7 @@ view.presentScene(scene)                       // calls didMove(to:)
 }
 
 @MainActor func readmeMusic(engine: AudioEngine, scene: Scene, hud: HUD, bossURL: URL, bossTrack: Track) {
-// README-BLOCK 9
+// README-BLOCK 10
 let music = engine.music                                   // the engine's player (or MusicPlayer(engine:category:))
 music.play([Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/boss.ogg")])
 music.crossfadeDuration = 3                                // queued tracks overlap by 3 s; 0 = gapless
@@ -160,7 +174,7 @@ scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, crossfade: 1.5
   engine: AudioEngine, music: MusicPlayer, hud: TempoHUD, fanfare: Sound, clap: Sound, drums: Track, bass: Track,
   strings: Track
 ) throws {
-// README-BLOCK 10
+// README-BLOCK 11
 var combat = Track(named: "Music/combat.ogg", loopCount: -1)
 combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["drop": 27.68])
 music.prepare([combat])                                    // checked ahead: no waiting at the bar line
@@ -177,14 +191,14 @@ engine.play(clap, at: engine.audioFrame + engine.frames(forSeconds: 0.5))   // a
 }
 
 @MainActor func readmeMusicStates(scene: Scene) {
-// README-BLOCK 11
+// README-BLOCK 12
 scene.events.post("music.state", parameters: ["state": "combat"])   // on the next bar line
 scene.events.post("music.intensity", parameters: ["danger": 0.5])   // the strings come in over 2 s
 // README-BLOCK-END
 }
 
 @MainActor func readmeEvents(engine: AudioEngine, scene: Scene, player: Node, analytics: Analytics) throws {
-// README-BLOCK 12
+// README-BLOCK 13
 scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)   // FoleyScene
 scene.events.subscribe("player.*") { event in analytics.log(event.name) }                // anyone may listen
 
@@ -194,7 +208,7 @@ engine.use(map, for: scene)
 }
 
 @MainActor func readmeSpeech(engine: AudioEngine, subtitle: Subtitle, guide: Node, gate: Point) {
-// README-BLOCK 13
+// README-BLOCK 14
 let speech = SpeechSynthesizer(engine: engine)             // or SpeechSynthesizer.shared(for: engine)
 speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
 var line = Utterance(string: "The bridge is out. Take the river path.")
@@ -210,7 +224,7 @@ guide.run(.sequence([.speak(Utterance(string: "Follow me.")), .move(to: gate, du
 }
 
 @MainActor func readmeSession(engine: AudioEngine) {
-// README-BLOCK 14
+// README-BLOCK 15
 // 1. Foley's event pump (the demo does this): every polled event goes to the session first.
 let pump = EventPump(sceneHeight: 600, session: engine.session)
 
@@ -231,7 +245,7 @@ engine.resumeAllVoices()   // or stopAllVoices(fadeOut:): these reach the voices
 }
 
 @MainActor func readmeRecording(url: URL) throws {
-// README-BLOCK 15
+// README-BLOCK 16
 let recorder = try AudioRecorder(url: URL(fileURLWithPath: "take.wav"),            // refuses to replace a file…
                                  format: RecordingFormat(sampleRate: 48_000, channels: 1, sampleFormat: .signed16),
                                  options: [])                                     // …unless [.overwrite]
@@ -244,7 +258,7 @@ try WAVFile.repair(at: url)                   // for a file whose process died b
 }
 
 @MainActor func readmeOffline(scene: Scene) throws {
-// README-BLOCK 16
+// README-BLOCK 17
 let renderer = try OfflineRenderer()                  // an engine on an embedded mixer: no device
 renderer.engine.attach(to: scene)                     // load sounds, attach scenes, play music as a game does
 let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.wav")) { step in

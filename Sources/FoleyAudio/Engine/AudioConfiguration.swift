@@ -30,6 +30,21 @@ public struct AudioConfiguration: Sendable, Hashable {
   /// The most sounds that may play at once, 1…4,096; at the cap each sound's ``ChannelPolicy``
   /// decides.
   public var maximumChannels: Int = 256
+  /// The most voices mixed at once (nil, the default: no budget); the rest are virtual
+  /// (``Voice/isVirtual``): they give their channel back, keep their place in time, and come
+  /// back when they rank again. Voices rank by their sound's priority, then by how loud they are
+  /// after volume, distance, bus and session (a voice already heard counts 3 dB louder, so one
+  /// at the edge does not flap). 1…4,096. Per bus: ``AudioEngine/setMaximumAudibleVoices(_:for:)``.
+  ///
+  /// ```swift
+  /// configuration.maximumAudibleVoices = 32      // 5,000 torches, the 32 nearest heard
+  /// ```
+  public var maximumAudibleVoices: Int?
+  /// Whether a voice nobody could hear (gain under -80 dB after volume, distance, bus and
+  /// session: beyond ``SpatialAudio/maximumDistance``, at zero volume, on a muted bus) goes
+  /// virtual (the default), without any budget. Off, it keeps its channel and is mixed silent.
+  /// Streamed voices (music) never go virtual.
+  public var virtualizesInaudibleVoices = true
   /// How long stops, pauses and steals take to ramp the gain to silence (per sample, no clicks),
   /// 0.5…100 ms.
   public var declickDuration: Double = 0.005
@@ -66,6 +81,11 @@ public struct AudioConfiguration: Sendable, Hashable {
     try check((1...8).contains(channels), "channels \(channels) is not in 1...8")
     try check((64...16_384).contains(bufferFrames), "bufferFrames \(bufferFrames) is not in 64...16384")
     try check((1...4_096).contains(maximumChannels), "maximumChannels \(maximumChannels) is not in 1...4096")
+    if let maximumAudibleVoices {
+      try check(
+        (1...4_096).contains(maximumAudibleVoices),
+        "maximumAudibleVoices \(maximumAudibleVoices) is not in 1...4096")
+    }
     try check(initialChannels >= 0, "initialChannels \(initialChannels) is negative")
     try check(
       declickDuration.isFinite && (0.0005...0.1).contains(declickDuration),

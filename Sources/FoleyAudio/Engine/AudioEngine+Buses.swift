@@ -141,3 +141,33 @@ extension AudioEngine {
     core.loudnessTargets.withLock { $0[category] }
   }
 }
+
+extension AudioEngine {
+  /// The most voices of `category` mixed at once (nil removes the bus's own budget); the rest of
+  /// its voices are virtual (``Voice/isVirtual``) and come back, at the frame their clock has
+  /// reached, when they rank again. Works with the global
+  /// ``AudioConfiguration/maximumAudibleVoices``: a voice is heard when it fits both. Outside
+  /// 1…4,096 is refused.
+  ///
+  /// ```swift
+  /// try engine.setMaximumAudibleVoices(8, for: .ambience)   // the 8 loudest torches
+  /// ```
+  /// - Throws: ``AudioEffectError/outOfRange(_:)`` naming the value.
+  public func setMaximumAudibleVoices(_ count: Int?, for category: SoundCategory) throws(AudioEffectError) {
+    if let count, !(1...4_096).contains(count) {
+      throw .outOfRange("maximumAudibleVoices \(count) is outside 1…4096")
+    }
+    core.audibleLimits.withLock { $0[category] = count }
+    core.queue.async { [core] in
+      guard core.isOpen else { return }
+      core.allGainsChanged(category: nil)
+      core.rebalanceVoices()
+      core.scheduleFallbackWake()
+    }
+  }
+
+  /// `category`'s own voice budget, if it has one.
+  public func maximumAudibleVoices(for category: SoundCategory) -> Int? {
+    core.audibleLimits.withLock { $0[category] }
+  }
+}

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The engine's clock: frames of output, to the sample.
 extension AudioEngine {

@@ -9,7 +9,7 @@ package import Synchronization
 public struct AudioStatistics: Sendable, Hashable, Codable {
   /// Plays asked for, by actions or by `play(_:)`.
   public var requested = 0
-  /// Plays that reached a mixer channel.
+  /// Plays that started: on a mixer channel, or virtual (``Voice/isVirtual``).
   public var started = 0
   /// Plays dropped because the session was inactive.
   public var suppressed = 0
@@ -28,6 +28,11 @@ public struct AudioStatistics: Sendable, Hashable, Codable {
   /// Scheduled plays whose frame was already mixed when they reached the mixer: they started
   /// at once, or on the next occurrence of their musical moment.
   public var lateStarts = 0
+  /// Voices virtual right now: playing, in time, without a mixer channel (``Voice/isVirtual``).
+  public var virtualVoices = 0
+  /// Times a voice went virtual (it gave its channel back); a voice that comes back and goes
+  /// again counts again.
+  public var virtualizations = 0
 }
 
 /// The live counters behind ``AudioStatistics``: atomics, bumped from the game thread and the
@@ -43,6 +48,8 @@ package final class AudioCounters: Sendable {
   package let peakVoices = Atomic<Int>(0)
   package let decodes = Atomic<Int>(0)
   package let lateStarts = Atomic<Int>(0)
+  package let virtualVoices = Atomic<Int>(0)
+  package let virtualizations = Atomic<Int>(0)
 
   /// The outcomes a play request can be counted under.
   package enum Outcome {
@@ -78,6 +85,8 @@ package final class AudioCounters: Sendable {
       suppressed: suppressed.load(ordering: .relaxed), rejected: rejected.load(ordering: .relaxed),
       stolen: stolen.load(ordering: .relaxed), failed: failed.load(ordering: .relaxed),
       activeVoices: activeVoices.load(ordering: .relaxed), peakVoices: peakVoices.load(ordering: .relaxed),
-      decodes: decodes.load(ordering: .relaxed), lateStarts: lateStarts.load(ordering: .relaxed))
+      decodes: decodes.load(ordering: .relaxed), lateStarts: lateStarts.load(ordering: .relaxed),
+      virtualVoices: virtualVoices.load(ordering: .relaxed),
+      virtualizations: virtualizations.load(ordering: .relaxed))
   }
 }

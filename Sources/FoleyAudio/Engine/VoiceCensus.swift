@@ -5,8 +5,11 @@
 /// hud.text = "\(census.audible) playing, \(census.pausedBySession) held by the session"
 /// ```
 public struct VoiceCensus: Sendable, Hashable, Codable {
-  /// Voices being heard, at full level or ducked.
+  /// Voices being heard, at full level or ducked (on a mixer channel).
   public var audible = 0
+  /// Voices playing in time without a channel, because nobody could hear them or the voice
+  /// budget left them out (``Voice/isVirtual``); they come back when they are heard again.
+  public var virtual = 0
   /// Of the audible voices, those lowered by a ``SessionPolicy/duck(decibels:)`` policy.
   public var ducked = 0
   /// Voices the game paused (``Voice/pause()``).

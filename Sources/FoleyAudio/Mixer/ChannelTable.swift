@@ -41,6 +41,12 @@ package struct ChannelTable {
 
   package mutating func takeFreeChannel() -> Int? { free.popLast() }
 
+  /// Returns a channel taken with ``takeFreeChannel()`` that nothing was placed on.
+  package mutating func giveBack(_ channel: Int) {
+    guard slots[channel] == nil, !free.contains(channel) else { return }
+    free.append(channel)
+  }
+
   /// Puts a counted voice on `channel` (taken from ``takeFreeChannel()``).
   package mutating func place(_ slot: Slot, on channel: Int) {
     slots[channel] = slot

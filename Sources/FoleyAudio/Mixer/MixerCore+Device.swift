@@ -1,4 +1,3 @@
-internal import CFoleySDL2
 import Dispatch
 package import FoleySession
 
@@ -26,39 +25,38 @@ extension MixerCore {
 
   private func closeDeviceKeepingVoices() {
     processFinishedChannels()
-    for channel in table.occupiedChannels {
-      guard let slot = table[channel], !slot.isReleasing else { continue }
-      let frames = slot.sound.buffer.frames
-      if slot.stream != nil {
+    // Where every lane is, read at one instant of the mix.
+    let channels = table.occupiedChannels
+    let progress = backend.withAudioLock { channels.map { mixer.progress(of: $0) } }
+    for (channel, progress) in zip(channels, progress) {
+      guard var kept = table[channel], !kept.isReleasing else { continue }
+      if kept.stream != nil {
         // A stream's place is in its ring, which waits untouched: the carrier just starts again.
-        var kept = slot
-        kept.chunkOffset = 0
         kept.loops = -1
-        kept.ownedChunk = nil
         orphans.append(kept)
         continue
       }
-      guard
-        let (position, passesAfter) = RestorePoint.after(
-          playedFrames: table.gains[channel].playedFrames, of: slot, soundFrames: frames)
-      else {
+      guard let progress else {
+        // Its lane ended before the device went; nobody collected it yet.
         counters.activeVoices.subtract(1, ordering: .relaxed)
-        slot.voice.setState(.finished)
+        kept.voice.setState(.finished)
         continue
       }
-      var kept = slot
-      kept.chunkOffset = position
-      kept.loops = passesAfter
-      kept.ownedChunk = nil  // freed with the channels below
+      if progress.hasStarted {
+        guard progress.frame < kept.sound.buffer.frames || progress.loops != 0 else {
+          counters.activeVoices.subtract(1, ordering: .relaxed)
+          kept.voice.setState(.finished)
+          continue
+        }
+        kept.position = progress.frame
+        kept.loops = progress.loops
+      }
       orphans.append(kept)
     }
     // Closing stops the channels without reporting them: they are kept, not finished.
     backend.close()
     for channel in table.occupiedChannels {
-      if let slot = table[channel] {
-        if let owned = slot.ownedChunk { backend.freeChunk(owned) }
-        slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
-      }
+      table[channel]?.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
     }
     table.removeAll()
     releases.removeAll()
@@ -129,68 +127,16 @@ extension MixerCore {
     return true
   }
 
+  /// Puts a kept voice on a channel, continuing at its `position` (a lane can start mid-sound,
+  /// and a voice looping for ever simply goes round from there).
   private func restore(_ orphan: Slot) -> Bool {
     guard let channel = freeChannel() else { return false }
     let paused = orphan.voice.state == .paused || orphan.sessionMode == .paused
-    let position = orphan.chunkOffset
-    let chunk = orphan.sound.buffer.chunk
-    guard position > 0 else {
-      return play(orphan, on: channel, chunk: chunk, loops: orphan.loops, paused: paused)
-    }
-    let offset = position * format.bytesPerFrame
-    let length = chunk.byteCount
-    let rest: MixChunk
-    let loops: Int
-    if orphan.loops < 0 {
-      // Looping forever: a copy of the sound rotated to start here loops on seamlessly (a
-      // separate chunk for the rest of the pass would leave a gap while the queue restarts it).
-      guard let buffer = SDL_malloc(length) else { return false }
-      buffer.copyMemory(from: chunk.samples + offset, byteCount: length - offset)
-      (buffer + (length - offset)).copyMemory(from: chunk.samples, byteCount: offset)
-      guard let rotated = MixChunk.owning(buffer, byteCount: length) else {
-        SDL_free(buffer)
-        return false
-      }
-      rest = rotated
-      loops = -1
-    } else {
-      // Continue mid-sound: a chunk that views the rest of the sound's samples (no copy); the
-      // whole passes still to play follow when it finishes.
-      guard let view = MixChunk.view(of: chunk.samples + offset, byteCount: length - offset) else {
-        return false
-      }
-      rest = view
-      loops = 0
-    }
-    var slot = orphan
-    slot.ownedChunk = rest
-    guard play(slot, on: channel, chunk: rest, loops: loops, paused: paused) else {
-      backend.freeChunk(rest)
+    guard play(orphan, on: channel, chunk: orphan.sound.buffer.chunk, loops: orphan.loops, paused: paused)
+    else {
+      table.giveBack(channel)
       return false
     }
     return true
-  }
-}
-
-/// Where a voice is within its sound after `playedFrames` frames on its current chunk: the frame
-/// to continue from and the whole passes left after the current one (-1 for ever), or nil when it
-/// has ended.
-package enum RestorePoint {
-  package static func after(playedFrames played: Int, of slot: Slot, soundFrames frames: Int) -> (Int, Int)? {
-    guard frames > 0 else { return nil }
-    if slot.chunkOffset == 0 {
-      let passesDone = played / frames
-      let passesAfter = slot.loops < 0 ? -1 : slot.loops - passesDone
-      if slot.loops >= 0 && passesAfter < 0 { return nil }
-      return (played % frames, passesAfter)
-    }
-    if slot.loops < 0 {
-      // A rotated copy looping for ever: positions wrap.
-      return ((slot.chunkOffset + played) % frames, -1)
-    }
-    let position = slot.chunkOffset + played
-    if position < frames { return (position, slot.loops) }
-    // The partial pass ended; the next whole pass starts from the beginning.
-    return slot.loops == 0 ? nil : (0, slot.loops - 1)
   }
 }

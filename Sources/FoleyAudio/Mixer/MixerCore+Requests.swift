@@ -23,6 +23,7 @@ extension MixerCore {
       case .decoding: break
       }
     }
+    rebalanceVoices()
     scheduleFallbackWake()
   }
 
@@ -98,6 +99,7 @@ extension MixerCore {
       case .failure: finish(request.voice, counting: .failed)
       }
     }
+    rebalanceVoices()
     scheduleFallbackWake()
   }
 

@@ -28,6 +28,21 @@ extension MixerCore {
         orphans[index].voice.setState(.paused)
       }
     }
+    for (id, entry) in virtual.voices {
+      let voice = entry.slot.voice
+      if !resumingPausedVoices, entry.slot.sessionMode == .paused {
+        virtual.voices[id]?.slot.sessionMode = .normal
+        voice.setState(.paused)
+        continue
+      }
+      guard voice.state == .playing else { continue }
+      let target = mode(for: entry.slot.category)
+      guard target != entry.slot.sessionMode else { continue }
+      virtual.voices[id]?.slot.sessionMode = target
+      // A virtual voice the session holds stops its clock, as a held channel stops its lane.
+      setFrozen(voice, target == .paused)
+    }
+    allGainsChanged(category: nil)
     guard hasDevice else { return }
     processFinishedChannels()
     for channel in table.occupiedChannels {
@@ -50,6 +65,7 @@ extension MixerCore {
         retarget(channel, table[channel]!)
       }
     }
+    rebalanceVoices()
     scheduleFallbackWake()
   }
 
@@ -62,6 +78,11 @@ extension MixerCore {
     appliedBuses = settings
     master.setVolume(Float(settings.masterGain))
     guard isOpen, hasDevice else { return }
+    for category in Set(virtual.voices.values.map(\.slot.category))
+    where before.gain(for: category) != settings.gain(for: category) {
+      allGainsChanged(category: category)
+    }
+    defer { rebalanceVoices() }
     for channel in table.occupiedChannels {
       guard let slot = table[channel], !slot.isReleasing, slot.voice.state == .playing,
         slot.sessionMode != .paused
@@ -75,6 +96,7 @@ extension MixerCore {
       let distance = max(abs(left - current.left), abs(right - current.right))
       let frames = Float(max(fade, configuration.declickDuration) * Double(format.sampleRate))
       table.gains[channel].setTarget(left: left, right: right, step: max(distance / frames, 1e-7))
+      gainChanged(slot.voice, channel: channel)
     }
   }
 
@@ -91,6 +113,15 @@ extension MixerCore {
     processFinishedChannels()
     var census = VoiceCensus()
     census.waitingForDevice = orphans.count
+    for entry in virtual.voices.values {
+      if entry.slot.voice.state == .paused {
+        census.pausedByGame += 1
+      } else if entry.slot.sessionMode == .paused {
+        census.pausedBySession += 1
+      } else {
+        census.virtual += 1
+      }
+    }
     for channel in table.occupiedChannels {
       guard let slot = table[channel] else { continue }
       if slot.isReleasing {

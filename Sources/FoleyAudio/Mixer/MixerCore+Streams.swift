@@ -59,7 +59,7 @@ extension MixerCore {
           slot, on: channel, chunk: slot.sound.buffer.chunk, loops: -1,
           paused: paused || slot.sessionMode == .paused)
       else {
-        table.vacate(channel)
+        table.giveBack(channel)
         finish(voice, counting: .failed)
         return
       }

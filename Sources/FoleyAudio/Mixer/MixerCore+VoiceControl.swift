@@ -14,6 +14,10 @@ extension MixerCore {
   }
 
   private func stopOnQueue(_ voice: Voice, fadeOut: Double) {
+    if virtualEntry(of: voice) != nil {
+      finishVirtual(voice)
+      return
+    }
     if let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
       orphans.remove(at: orphan)
       counters.activeVoices.subtract(1, ordering: .relaxed)
@@ -38,6 +42,13 @@ extension MixerCore {
   }
 
   private func pauseOnQueue(_ voice: Voice) {
+    if let entry = virtualEntry(of: voice) {
+      // The game's pause wins over the session's, as on a channel; its clock stops.
+      virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = .normal
+      voice.setState(.paused)
+      if entry.slot.sessionMode != .paused { setFrozen(voice, true) }
+      return
+    }
     if orphans.contains(where: { $0.voice === voice }) {
       voice.setState(.paused)
       return
@@ -59,6 +70,16 @@ extension MixerCore {
   }
 
   private func resumeOnQueue(_ voice: Voice) {
+    if let entry = virtualEntry(of: voice) {
+      voice.setState(.playing)
+      let mode = mode(for: entry.slot.category)
+      virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = mode
+      if mode != .paused {
+        setFrozen(voice, false)
+        rebalanceVoices()
+      }
+      return
+    }
     if orphans.contains(where: { $0.voice === voice }) {
       voice.setState(.playing)
       return
@@ -80,7 +101,7 @@ extension MixerCore {
       processFinishedChannels()
       let voices =
         table.occupiedChannels.compactMap { table[$0] }.filter { !$0.isReleasing }.map(\.voice)
-        + orphans.map(\.voice)
+        + orphans.map(\.voice) + virtual.voices.values.map(\.slot.voice)
       for voice in voices where category == nil || matches(voice, category!) {
         stopOnQueue(voice, fadeOut: fade)
       }
@@ -92,7 +113,9 @@ extension MixerCore {
   package func resumeAll(category: SoundCategory?) {
     queue.async { [self] in
       guard isOpen else { return }
-      let voices = table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + orphans.map(\.voice)
+      let voices =
+        table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + orphans.map(\.voice)
+        + virtual.voices.values.map(\.slot.voice)
       for voice in voices where voice.state == .paused && (category == nil || matches(voice, category!)) {
         resumeOnQueue(voice)
       }
@@ -101,16 +124,23 @@ extension MixerCore {
 
   private func matches(_ voice: Voice, _ category: SoundCategory) -> Bool {
     if let channel = table.channel(of: voice) { return table[channel]?.category == category }
+    if let entry = virtualEntry(of: voice) { return entry.slot.category == category }
     return orphans.first { $0.voice === voice }?.category == category
   }
 
   package func updateGain(of voice: Voice) {
     queue.async { [self] in
-      guard isOpen, voice.state == .playing, let channel = table.channel(of: voice),
-        let slot = table[channel],
-        !slot.isReleasing, slot.sessionMode != .paused
-      else { return }
-      retarget(channel, slot)
+      guard isOpen, voice.state == .playing else { return }
+      if voice.isVirtual {
+        gainChanged(voice, channel: nil)
+      } else {
+        guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing,
+          slot.sessionMode != .paused
+        else { return }
+        retarget(channel, slot)
+        gainChanged(voice, channel: channel)
+      }
+      rebalanceVoices()
     }
   }
 
@@ -165,7 +195,12 @@ extension MixerCore {
       guard isOpen else { return }
       let span = Float(max(1, frames))
       for (voice, placement) in moves {
-        if let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
+        if voice.isVirtual, virtual.voices[ObjectIdentifier(voice)] != nil {
+          virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
+          gainChanged(voice, channel: nil)
+          continue
+        }
+        if !orphans.isEmpty, let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
           orphans[orphan].placement = placement
           continue
         }
@@ -178,7 +213,9 @@ extension MixerCore {
         let reached = table.gains[channel].current
         let distance = max(abs(left - reached.left), abs(right - reached.right))
         table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
+        gainChanged(voice, channel: channel)
       }
+      rebalanceVoices()
     }
   }
 }

@@ -31,6 +31,18 @@ extension MixerCore {
       }
       steal(channel: victim)
     }
+    let candidate = Slot(
+      voice: voice, sound: sound, order: startOrder + 1, loops: loops,
+      sessionMode: mode(for: settings.category),
+      placement: voice.initialPlacement)
+    if startsVirtual(candidate) {
+      // Nobody would hear it, or the budget is full: it plays in time without a channel.
+      startOrder += 1
+      if settings.minimumInterval > 0 { lastStartOfSound[key] = now }
+      startVirtual(candidate)
+      return
+    }
+    if hasVoiceBudget { virtual.needsPass = true }
     if table.countedVoices >= configuration.maximumChannels {
       let victim: Int?
       switch settings.policy {
@@ -49,11 +61,9 @@ extension MixerCore {
       return
     }
     startOrder += 1
-    var slot = Slot(
-      voice: voice, sound: sound, order: startOrder, loops: loops, sessionMode: mode(for: settings.category))
-    slot.placement = voice.initialPlacement
+    let slot = candidate
     guard play(slot, on: channel, chunk: sound.buffer.chunk, loops: loops, paused: false) else {
-      table.vacate(channel)
+      table.giveBack(channel)
       finish(voice, counting: .failed)
       return
     }
@@ -79,7 +89,8 @@ extension MixerCore {
     }
     var start = LaneStart(
       chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
-      bus: bus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0)
+      bus: bus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0,
+      position: slot.position)
     do {
       var attempts = 0
       while true {
@@ -177,18 +188,11 @@ extension MixerCore {
 
   /// The mix reported `channel` finished (played out, or halted).
   package func channelFinished(_ channel: Int) {
-    guard var slot = table[channel] else { return }  // already collected
+    guard let slot = table[channel] else { return }  // already collected
     releases.cancel(on: channel)
-    if let owned = slot.ownedChunk { backend.freeChunk(owned) }
-    if !slot.isReleasing, slot.chunkOffset > 0, slot.loops != 0 {
-      // A looping voice restored mid-pass finished that pass: carry on with whole passes.
-      slot.chunkOffset = 0
-      slot.ownedChunk = nil
-      slot.loops = slot.loops < 0 ? -1 : slot.loops - 1
-      if play(slot, on: channel, chunk: slot.sound.buffer.chunk, loops: slot.loops, paused: false) { return }
-    }
     table.vacate(channel)
     slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
+    if !virtual.candidates.isEmpty { virtual.needsPass = true }
     if !slot.isReleasing {
       counters.activeVoices.subtract(1, ordering: .relaxed)
       slot.voice.setState(.finished)

@@ -30,6 +30,8 @@ package final class MixerCore: @unchecked Sendable {
   package let counters = AudioCounters()
   /// Each category's loudness target in LUFS, for sounds that normalize (any thread).
   package let loudnessTargets = Locked<[SoundCategory: Double]>([:])
+  /// Each category's own voice budget (any thread; the queue reads it in its passes).
+  package let audibleLimits = Locked<[SoundCategory: Int]>([:])
   package let session: AudioSession
   package let logger: Logger
   package let configuration: AudioConfiguration
@@ -120,7 +122,7 @@ package final class MixerCore: @unchecked Sendable {
     package var releases: ReleaseScheduler
   #endif
   /// Voices kept while there is no device, as the slots they will be restored into: each one's
-  /// `chunkOffset` is where to continue and `loops` the whole passes after that.
+  /// `position` is where to continue and `loops` the whole passes after that.
   #if DEBUG
     package var orphans: [Slot] {
       _read { yield orphansBox.value }
@@ -156,6 +158,16 @@ package final class MixerCore: @unchecked Sendable {
     private var lastStartOfSoundBox: QueueBound<[ObjectIdentifier: UInt64]>
   #else
     package var lastStartOfSound: [ObjectIdentifier: UInt64]
+  #endif
+  /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
+  #if DEBUG
+    package var virtual: VirtualVoices {
+      _read { yield virtualBox.value }
+      _modify { yield &virtualBox.value }
+    }
+    private var virtualBox: QueueBound<VirtualVoices>
+  #else
+    package var virtual: VirtualVoices
   #endif
   /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
   #if DEBUG
@@ -268,6 +280,11 @@ package final class MixerCore: @unchecked Sendable {
       lastStartOfSound = [:]
     #endif
     #if DEBUG
+      virtualBox = QueueBound(VirtualVoices(), on: queue)
+    #else
+      virtual = VirtualVoices()
+    #endif
+    #if DEBUG
       carriersBox = QueueBound([:], on: queue)
     #else
       carriers = [:]
@@ -331,6 +348,7 @@ package final class MixerCore: @unchecked Sendable {
     awaitingDecode.removeAll()
     for orphan in orphans { orphan.voice.setState(.finished) }
     orphans.removeAll()
+    for entry in virtual.voices.values { finishVirtual(entry.slot.voice) }
     if hasDevice { backend.close() }
     backend.detach()
     hasDevice = false
@@ -368,12 +386,16 @@ package final class MixerCore: @unchecked Sendable {
     }
     if !due.isEmpty { processFinishedChannels() }
     haltDrainedStreams()
+    expireVirtualVoices()
+    rebalanceVoices()
     scheduleFallbackWake()
   }
 
   /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
   package func scheduleFallbackWake() {
-    backend.scheduleService(at: releases.earliestDeadline)
+    let virtualEnd = earliestVirtualEnd
+    let release = releases.earliestDeadline
+    backend.scheduleService(at: virtualEnd.map { min($0, release ?? $0) } ?? release)
   }
 
   /// Applies what the mix reported finished since the last look.

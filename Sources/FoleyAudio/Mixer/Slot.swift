@@ -4,22 +4,32 @@ package struct Slot {
   package let sound: Sound
   /// When it started, among all starts of this engine (for "steal the oldest").
   package let order: UInt64
-  /// `Mix_PlayChannel`'s loops for the chunk on the channel (-1: forever); for a play resumed
-  /// mid-sound, the whole passes still to play after it.
+  /// The whole passes to play after the first (-1: for ever).
   package var loops: Int
   package var sessionMode: SessionMode
   /// Stopped or stolen: no longer counted, ramping to silence before its channel is halted.
   package var isReleasing = false
-  /// Where the channel's chunk starts within the sound, in frames (non-zero after a restore).
-  package var chunkOffset = 0
-  /// A chunk made for a restore (a view into the sound's samples, or a rotated copy of them)
-  /// that the slot must free.
-  package var ownedChunk: MixChunk?
+  /// The frame of the sound its first pass starts from: non-zero for a voice that continues
+  /// mid-sound (restored on a new device, or back from virtual). Later passes start at 0.
+  package var position = 0
   /// For a streamed voice (music): the effect that writes the stream over the silent carrier.
   /// Streamed voices are never stolen and do not count against the voice cap.
   package var stream: StreamEffect?
   /// For a positional voice: where the scene last placed it (distance gain and pan).
   package var placement: SpatialPlacement?
+
+  package init(
+    voice: Voice, sound: Sound, order: UInt64, loops: Int, sessionMode: SessionMode,
+    stream: StreamEffect? = nil, placement: SpatialPlacement? = nil
+  ) {
+    self.voice = voice
+    self.sound = sound
+    self.order = order
+    self.loops = loops
+    self.sessionMode = sessionMode
+    self.stream = stream
+    self.placement = placement
+  }
 
   package var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
   package var category: SoundCategory { sound.settings.category }

@@ -13,10 +13,13 @@ package struct LaneStart {
   package var paused: Bool
   /// The mix frame (``VoiceMixer/framesMixed``) it starts on; 0: at once.
   package var startFrame: UInt64
+  /// The frame of the chunk its first pass starts from (a virtual voice coming back mid-sound);
+  /// later passes start from the beginning.
+  package var position: Int
 
   package init(
     chunk: MixChunk, loops: Int, gain: ChannelGain, stream: StreamEffect?, voice: Voice, bus: Int,
-    paused: Bool, startFrame: UInt64 = 0
+    paused: Bool, startFrame: UInt64 = 0, position: Int = 0
   ) {
     self.chunk = chunk
     self.loops = loops
@@ -26,7 +29,18 @@ package struct LaneStart {
     self.bus = bus
     self.paused = paused
     self.startFrame = startFrame
+    self.position = position
   }
+}
+
+/// Where a lane is in its chunk, read under the audio lock: the frame it plays next, the whole
+/// passes after the current one (-1: for ever), and the mix frame that frame will be heard on
+/// (the next one mixed). A lane still waiting for its start frame has not started.
+package struct LaneProgress: Equatable {
+  package var frame: Int
+  package var loops: Int
+  package var clock: UInt64
+  package var hasStarted: Bool
 }
 
 /// Foley's own mix, run on SDL_mixer's post-mix hook: every voice is read from its samples (or
@@ -198,7 +212,7 @@ package final class VoiceMixer: @unchecked Sendable {
     lane.isPaused = start.paused
     lane.samples = UnsafeRawPointer(start.chunk.samples)
     lane.byteCount = start.chunk.byteCount
-    lane.position = 0
+    lane.position = min(max(0, start.position) * bytesPerFrame, start.chunk.byteCount)
     lane.loops = start.loops
     lane.gain = .passUnretained(start.gain)
     lane.stream = start.stream.map { .passUnretained($0) }
@@ -253,6 +267,15 @@ package final class VoiceMixer: @unchecked Sendable {
   package func setPaused(_ channel: Int, _ paused: Bool) {
     guard channel < laneCount, lanes[channel].isArmed else { return }
     lanes[channel].isPaused = paused
+  }
+
+  /// Where `channel`'s lane is; nil when it is not playing.
+  package func progress(of channel: Int) -> LaneProgress? {
+    guard channel < laneCount, lanes[channel].isArmed else { return nil }
+    let start = lanes[channel].startFrame
+    return LaneProgress(
+      frame: lanes[channel].position / bytesPerFrame, loops: lanes[channel].loops, clock: clock,
+      hasStarted: start == 0 || start < clock)
   }
 
   package func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }

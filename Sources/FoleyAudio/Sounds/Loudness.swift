@@ -1,6 +1,6 @@
 internal import CFoleyEBUR128
-public import Foundation
-package import Synchronization
+import Foundation
+import Synchronization
 
 /// How loud a sound is, as ITU-R BS.1770 / EBU R128 measure it (with libebur128): its integrated
 /// loudness, its loudness range and its true peak. Measured once per decoded sound, on the

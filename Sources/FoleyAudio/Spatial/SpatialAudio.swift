@@ -7,7 +7,7 @@ import Foundation
 /// var spatial = SpatialAudio()
 /// spatial.distanceModel = .inverse(reference: 80, rolloff: 1)   // -6 dB at 160 points
 /// spatial.panWidth = 300                                         // full left/right 300 points aside
-/// spatial.maximumDistance = 1_200                                // silent (still playing) beyond
+/// spatial.maximumDistance = 1_200                                // virtual (still in time) beyond
 /// engine.attach(to: scene, positional: true, spatial: spatial)
 /// ```
 ///
@@ -31,7 +31,8 @@ public struct SpatialAudio: Sendable, Hashable {
   public var distanceModel: DistanceModel = .inverse(reference: 100, rolloff: 1)
   /// The horizontal distance from the listener at which a sound is fully left or right.
   public var panWidth: Double = 400
-  /// Beyond this distance a sound is silent (it keeps playing and comes back when it is nearer).
+  /// Beyond this distance a sound is silent: its voice goes virtual (``Voice/isVirtual``: no
+  /// channel, no mixing, its clock running) and comes back on its sample when it is nearer.
   public var maximumDistance: Double = .infinity
   /// Stop sounds beyond ``maximumDistance`` instead of keeping them silent.
   public var stopsBeyondMaximumDistance = false

@@ -55,6 +55,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// The start the game scheduled, until the audio queue starts the voice.
   package let schedule = Mutex<ScheduledStart?>(nil)
   private let rawStartFrame = Atomic<Int>(-1)
+  private let rawVirtual = Atomic<Bool>(false)
 
   package init(
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
@@ -103,6 +104,16 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// True while the voice is starting or playing; false once it is paused or finished (as
   /// `AVAudioPlayer.isPlaying`).
   public var isPlaying: Bool { state == .pending || state == .playing }
+  /// True while the voice is virtual: nobody could hear it (beyond
+  /// ``SpatialAudio/maximumDistance``, at zero gain, on a muted bus) or the voice budget
+  /// (``AudioConfiguration/maximumAudibleVoices``) left it out, so it gave its mixer channel back
+  /// and costs no mixing. It keeps its place in time, and when it is heard again it continues at
+  /// the frame its clock has reached, ramped in over the de-click time. Its ``state`` stays
+  /// `.playing` (or `.paused`): being virtual is the engine's business, not the game's.
+  public var isVirtual: Bool { rawVirtual.load(ordering: .relaxed) }
+
+  package func setVirtual(_ virtual: Bool) { rawVirtual.store(virtual, ordering: .relaxed) }
+
   /// True once the voice has ended for good: played out, stopped, stolen, rejected, suppressed
   /// or failed. A paused voice is not finished.
   public var isFinished: Bool { state == .finished }

@@ -1,0 +1,369 @@
+import Dispatch
+import FoleySession
+
+/// A voice playing without a channel: where it was in its sound, and on which mix frame.
+package struct VirtualVoice {
+  /// Its slot as it would go back on a channel: `position` and `loops` are where it was at
+  /// `anchor`.
+  package var slot: Slot
+  /// The mix frame on which it was at `slot.position`.
+  package var anchor: UInt64
+  /// Paused (by the game or the session): time does not move it.
+  package var isFrozen = false
+}
+
+/// The virtual voices and what the next pass must look at (queue-owned).
+package struct VirtualVoices {
+  package var voices: [ObjectIdentifier: VirtualVoice] = [:]
+  /// Virtual voices that may be heard again: their gain changed since the last pass, or the
+  /// budget left them out.
+  package var candidates: Set<ObjectIdentifier> = []
+  /// Channels whose voice's gain changed since the last pass.
+  package var changedChannels: [Int] = []
+  /// Virtual voices that end (not looping for ever); they finish when their clock says so.
+  package var ending: Set<ObjectIdentifier> = []
+  package var needsPass = false
+  /// Whether every real voice is ranked at the next pass (a budget applies and something that
+  /// ranks them changed), not only the changed ones.
+  package var needsFullPass = false
+}
+
+/// Where a voice is in its sound `elapsed` frames after it was at `frame` with `loops` whole
+/// passes after the current one (-1: for ever); nil when it has ended by then.
+package enum VirtualClock {
+  package static func advance(
+    frame: Int, loops: Int, by elapsed: Int, frames: Int
+  ) -> (frame: Int, loops: Int)? {
+    guard frames > 0 else { return nil }
+    let position = frame + max(0, elapsed)
+    if position < frames { return (position, loops) }
+    let beyond = position - frames
+    if loops < 0 { return (beyond % frames, -1) }
+    let passesBegun = beyond / frames + 1
+    guard passesBegun <= loops else { return nil }
+    return (beyond % frames, loops - passesBegun)
+  }
+}
+
+/// Virtual voices: a voice nobody can hear, or that the voice budget leaves out, gives its
+/// channel back and keeps its place in time; when it ranks again it goes back on a channel at
+/// the frame its clock has reached, ramped in over the de-click time.
+///
+/// Passes run on the queue after whatever changed a gain (a start, a move, a volume, a bus, the
+/// session). Without a budget a pass looks only at what changed; with one it ranks every real
+/// voice and every virtual voice that could be heard, by priority and then by loudness.
+extension MixerCore {
+  /// Below -80 dB a voice is not heard; a virtual one comes back above -74 dB (hysteresis).
+  static let silentGain: Float = 1e-4
+  static let audibleGain: Float = 2e-4
+  /// A voice already heard ranks 3 dB louder than it is, so one at the budget's edge does not flap.
+  static let heardBonus: Float = 1.4125
+
+  var hasVoiceBudget: Bool {
+    configuration.maximumAudibleVoices != nil || !audibleLimits.withLock { $0.isEmpty }
+  }
+
+  /// How loud `slot` is heard: the louder side of its gain pair.
+  func audibility(of slot: Slot) -> Float {
+    let (left, right) = gainPair(for: slot)
+    return max(left, right)
+  }
+
+  /// Whether a voice about to start goes straight to virtual: silent, or beyond the budget.
+  /// Sounds that limit their instances never go virtual (their limit counts real voices).
+  func startsVirtual(_ slot: Slot) -> Bool {
+    guard slot.isCounted, !slot.isLimited else { return false }
+    if configuration.virtualizesInaudibleVoices, audibility(of: slot) < Self.silentGain { return true }
+    guard let budget = configuration.maximumAudibleVoices else { return false }
+    return table.countedVoices >= budget
+  }
+
+  /// Starts `slot` without a channel, on its scheduled frame or the next one mixed.
+  func startVirtual(_ slot: Slot) {
+    let voice = slot.voice
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    let scheduled = voice.schedule.withLock { schedule in
+      defer { schedule = nil }
+      return schedule
+    }
+    let anchor = max(scheduled?.frame ?? 0, reached)
+    scheduled?.willStart?(anchor)
+    voice.noteStart(atFrame: anchor)
+    keepVirtual(VirtualVoice(slot: slot, anchor: anchor))
+    virtual.candidates.insert(ObjectIdentifier(voice))
+    virtual.needsPass = true
+    voice.setState(.playing)
+    counters.bump(.started)
+    counters.voiceStarted()
+  }
+
+  private func keepVirtual(_ entry: VirtualVoice) {
+    let voice = entry.slot.voice
+    let id = ObjectIdentifier(voice)
+    virtual.voices[id] = entry
+    if entry.slot.loops >= 0 { virtual.ending.insert(id) }
+    entry.slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+    voice.channel = -1
+    voice.setVirtual(true)
+    counters.virtualVoices.add(1, ordering: .relaxed)
+    counters.virtualizations.add(1, ordering: .relaxed)
+  }
+
+  /// Takes `voice` out of the virtual voices (it goes back on a channel, or ends).
+  private func forgetVirtual(_ id: ObjectIdentifier) -> VirtualVoice? {
+    guard let entry = virtual.voices.removeValue(forKey: id) else { return nil }
+    virtual.ending.remove(id)
+    virtual.candidates.remove(id)
+    entry.slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
+    entry.slot.voice.setVirtual(false)
+    counters.virtualVoices.subtract(1, ordering: .relaxed)
+    return entry
+  }
+
+  /// The virtual voice `voice` is, if it is one.
+  func virtualEntry(of voice: Voice) -> VirtualVoice? {
+    guard voice.isVirtual else { return nil }
+    return virtual.voices[ObjectIdentifier(voice)]
+  }
+
+  /// Ends a virtual voice for good (stopped, or its clock ran out).
+  func finishVirtual(_ voice: Voice) {
+    guard forgetVirtual(ObjectIdentifier(voice)) != nil else { return }
+    counters.activeVoices.subtract(1, ordering: .relaxed)
+    voice.setState(.finished)
+  }
+
+  /// Where a virtual voice is on mix frame `frame`: its sound frame and the whole passes after.
+  func place(of entry: VirtualVoice, at frame: UInt64) -> (frame: Int, loops: Int)? {
+    let slot = entry.slot
+    guard !entry.isFrozen, frame > entry.anchor else { return (slot.position, slot.loops) }
+    let elapsed = Int(frame &- entry.anchor)
+    let rate = Double(
+      RampRequest(packed: slot.voice.rateRequest.load(ordering: .relaxed)).target
+        * RampRequest(packed: slot.voice.dopplerRequest.load(ordering: .relaxed)).target)
+    // At rate 1 the clock is exact; shaped voices advance by their rate as it is now.
+    let advanced = rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
+    return VirtualClock.advance(
+      frame: slot.position, loops: slot.loops, by: advanced, frames: slot.sound.buffer.frames)
+  }
+
+  /// Stops (or restarts) a virtual voice's clock: it pauses or resumes.
+  func setFrozen(_ voice: Voice, _ frozen: Bool) {
+    let id = ObjectIdentifier(voice)
+    guard var entry = virtual.voices[id], entry.isFrozen != frozen else { return }
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    if frozen {
+      guard let (frame, loops) = place(of: entry, at: reached) else {
+        finishVirtual(voice)
+        return
+      }
+      entry.slot.position = frame
+      entry.slot.loops = loops
+      entry.isFrozen = true
+    } else {
+      entry.anchor = reached
+      entry.isFrozen = false
+      virtual.candidates.insert(id)
+      virtual.needsPass = true
+    }
+    virtual.voices[id] = entry
+  }
+
+  /// Marks what changed for the next pass: `voice`'s gain (real or virtual).
+  func gainChanged(_ voice: Voice, channel: Int?) {
+    if let channel {
+      virtual.changedChannels.append(channel)
+    } else if voice.isVirtual {
+      virtual.candidates.insert(ObjectIdentifier(voice))
+    } else {
+      return
+    }
+    virtual.needsPass = true
+  }
+
+  /// Marks every voice of `category` (nil: all) changed: a bus, the session, a budget.
+  func allGainsChanged(category: SoundCategory?) {
+    for (id, entry) in virtual.voices where category == nil || entry.slot.category == category {
+      virtual.candidates.insert(id)
+    }
+    virtual.needsPass = true
+    virtual.needsFullPass = true
+  }
+
+  // MARK: - Passes
+
+  /// Sends voices nobody hears (or the budget leaves out) virtual, and brings back those heard
+  /// again, if anything changed since the last pass.
+  package func rebalanceVoices() {
+    guard virtual.needsPass, isOpen, hasDevice else { return }
+    let full = virtual.needsFullPass
+    virtual.needsPass = false
+    virtual.needsFullPass = false
+    let global = configuration.maximumAudibleVoices
+    let limits = audibleLimits.withLock { $0 }
+    let budgeted = global != nil || !limits.isEmpty
+    let silenceCounts = configuration.virtualizesInaudibleVoices
+    var demote: [Int] = []
+    var promote: [ObjectIdentifier] = []
+
+    struct Entry {
+      var priority: Int
+      var score: Float
+      var category: SoundCategory
+      var channel: Int
+      var id: ObjectIdentifier?
+    }
+    var ranked: [Entry] = []
+    // Real voices: the changed ones, or all of them when a budget ranks them.
+    let channels = budgeted || full ? table.occupiedChannels : virtual.changedChannels
+    virtual.changedChannels.removeAll(keepingCapacity: true)
+    for channel in channels {
+      guard let slot = table[channel], mayGoVirtual(slot) else { continue }
+      let loudness = audibility(of: slot)
+      if silenceCounts, loudness < Self.silentGain {
+        demote.append(channel)
+      } else if budgeted {
+        ranked.append(
+          Entry(
+            priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
+            channel: channel))
+      }
+    }
+    // Virtual voices that may be heard again.
+    for id in virtual.candidates {
+      guard let entry = virtual.voices[id], !entry.isFrozen, entry.slot.voice.state == .playing,
+        entry.slot.sessionMode != .paused
+      else {
+        virtual.candidates.remove(id)
+        continue
+      }
+      let loudness = audibility(of: entry.slot)
+      if silenceCounts, loudness < Self.audibleGain {
+        virtual.candidates.remove(id)  // until its gain changes again
+      } else if budgeted {
+        ranked.append(
+          Entry(
+            priority: entry.slot.priority, score: loudness, category: entry.slot.category, channel: -1, id: id
+          ))
+      } else {
+        promote.append(id)
+      }
+    }
+    if budgeted {
+      ranked.sort { $0.priority != $1.priority ? $0.priority > $1.priority : $0.score > $1.score }
+      var heard = 0
+      var heardOnBus: [SoundCategory: Int] = [:]
+      for entry in ranked {
+        let fits =
+          (global.map { heard < $0 } ?? true)
+          && (limits[entry.category].map { heardOnBus[entry.category, default: 0] < $0 } ?? true)
+        if fits {
+          heard += 1
+          heardOnBus[entry.category, default: 0] += 1
+          if let id = entry.id { promote.append(id) }
+        } else if entry.id == nil {
+          demote.append(entry.channel)
+        }
+      }
+    }
+    for channel in demote { virtualize(channel: channel) }
+    for id in promote where revive(id) { virtual.candidates.remove(id) }
+  }
+
+  /// Whether the voice on a channel could go virtual: counted, playing, not paused by the
+  /// session, not releasing; sounds that limit their instances stay real.
+  private func mayGoVirtual(_ slot: Slot) -> Bool {
+    slot.isCounted && !slot.isLimited && !slot.isReleasing && slot.voice.state == .playing
+      && slot.sessionMode != .paused
+  }
+
+  /// Takes the voice on `channel` off it: it remembers where its lane is (read under the audio
+  /// lock, with the mix frame that position is heard on), and the channel ramps out and is
+  /// halted like a stopped voice's.
+  func virtualize(channel: Int) {
+    guard let slot = table[channel], mayGoVirtual(slot),
+      let progress = backend.withAudioLock({ mixer.progress(of: channel) }), progress.hasStarted,
+      progress.frame < slot.sound.buffer.frames || progress.loops != 0
+    else { return }
+    var kept = slot
+    kept.position = progress.frame
+    kept.loops = progress.loops
+    table.stopCounting(channel)
+    releases.cancel(on: channel)
+    table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
+    releases.schedule(.halt, on: channel, deadline: deadline(after: 0))
+    keepVirtual(VirtualVoice(slot: kept, anchor: progress.clock))
+    scheduleFallbackWake()
+  }
+
+  /// Puts a virtual voice back on a channel, starting a device buffer ahead of the mix at the
+  /// frame its clock will have reached, its gain ramping up from silence. False when there is
+  /// no channel for it (it stays virtual).
+  func revive(_ id: ObjectIdentifier) -> Bool {
+    guard let entry = virtual.voices[id] else { return true }
+    guard table.countedVoices < configuration.maximumChannels, let channel = freeChannel() else {
+      return false
+    }
+    let slot = entry.slot
+    let gain = table.gains[channel]
+    gain.reset(left: 0, right: 0)
+    if slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
+    var placed = slot
+    while true {
+      let reached = mixer.framesMixed.load(ordering: .acquiring)
+      let target = max(reached &+ UInt64(format.bufferFrames), entry.anchor)
+      guard let (frame, loops) = place(of: entry, at: target) else {
+        // Its clock ran out while it was virtual.
+        table.giveBack(channel)
+        finishVirtual(slot.voice)
+        return true
+      }
+      placed.position = frame
+      placed.loops = loops
+      let start = LaneStart(
+        chunk: slot.sound.buffer.chunk, loops: loops, gain: gain, stream: nil, voice: slot.voice,
+        bus: bus(for: slot.category), paused: false, startFrame: target, position: frame)
+      do {
+        // Nil: the mix reached `target` before the lane was armed; pick a later frame.
+        if try backend.play(start, on: channel) != nil { break }
+      } catch {
+        logger.error("cannot bring back '\(slot.sound.name)': \(error.message)")
+        table.giveBack(channel)
+        return false
+      }
+    }
+    _ = forgetVirtual(id)
+    slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+    table.place(placed, on: channel)
+    let (left, right) = gainPair(for: placed)
+    gain.setTarget(left: left, right: right, step: declickStep)
+    return true
+  }
+
+  /// Ends the virtual voices whose clock has run out by now.
+  func expireVirtualVoices() {
+    guard !virtual.ending.isEmpty else { return }
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    for id in virtual.ending {
+      guard let entry = virtual.voices[id], place(of: entry, at: reached) == nil else { continue }
+      finishVirtual(entry.slot.voice)
+    }
+  }
+
+  /// When the first virtual voice that ends will have ended (uptime ns), for the fallback wake.
+  var earliestVirtualEnd: UInt64? {
+    guard !virtual.ending.isEmpty else { return nil }
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    var earliest: UInt64?
+    for id in virtual.ending {
+      guard let entry = virtual.voices[id], !entry.isFrozen else { continue }
+      let frames = entry.slot.sound.buffer.frames
+      let left = (frames - entry.slot.position) + max(0, entry.slot.loops) * frames
+      let end = entry.anchor &+ UInt64(max(0, left))
+      earliest = min(earliest ?? end, end)
+    }
+    guard let earliest else { return nil }
+    let ahead = earliest > reached ? Double(earliest - reached) / Double(format.sampleRate) : 0
+    return now &+ UInt64((ahead + format.bufferDuration) * 1e9)
+  }
+}

@@ -1,0 +1,245 @@
+import FoleyAudio
+import FoleyAudioTesting
+import FoleyScene
+import FoleySceneAudio
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Virtual voices and the voice budget: a voice nobody hears gives its channel back and keeps
+/// its place in time; back on a channel it continues on the sample its clock reached.
+@MainActor
+@Suite("Virtual voices", .serialized)
+struct VirtualVoiceTests {
+  /// `count` frames of mono noise in ±0.05…0.25 (never zero, so a frame out of place shows).
+  static func noise(frames count: Int, seed: UInt32 = 12_345) -> Data {
+    var state = seed
+    var samples: [Float] = []
+    samples.reserveCapacity(count)
+    for _ in 0..<count {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      let unit = Float(state >> 8) / Float(1 << 24)  // 0..<1
+      let magnitude = 0.05 + 0.2 * unit
+      samples.append(state & 1 == 0 ? magnitude : -magnitude)
+    }
+    return makeFloatWAV(samples: samples, sampleRate: 48_000, channels: 1)
+  }
+
+  /// Plays the same sound twice from one frame, hard left (left alone) and hard right (sent
+  /// virtual by its volume and brought back); returns the capture and the right voice's gap.
+  func leftAgainstRight(frames: Int, loops: Int) throws -> (DiskCapture, AudioStatistics?, VoiceCensus) {
+    var statistics: AudioStatistics?
+    var census = VoiceCensus()
+    let capture = try captureDiskOutput { engine, output in
+      let sound = try engine.sound(data: Self.noise(frames: frames), name: "noise.wav")
+      #expect(output.waitForMore(frames: 4_800))
+      let first = engine.audioFrame + 9_600
+      let reference = engine.play(sound, at: first, pan: -1, loops: loops)
+      let wanderer = engine.play(sound, at: first, pan: 1, loops: loops)
+      #expect(waitUntil { wanderer.startFrame != nil && engine.audioFrame.index > first.index })
+      #expect(output.waitForMore(seconds: 0.2))
+      wanderer.volume = 0
+      #expect(waitUntil { wanderer.isVirtual })
+      census = engine.voiceCensus()
+      // Away for longer than a pass of the sound, so the clock wraps while it is virtual.
+      #expect(output.waitForMore(seconds: 0.45))
+      wanderer.volume = 1
+      #expect(waitUntil { !wanderer.isVirtual })
+      #expect(output.waitForMore(seconds: 0.3))
+      statistics = engine.statistics
+      #expect(reference.isPlaying && wanderer.isPlaying)
+    }
+    return (capture, statistics, census)
+  }
+
+  /// The right channel equals the left, sample for sample, before the voice left and from 5 ms
+  /// after it came back to the end of the capture; in between it was silent for a while.
+  func expectContinuity(_ capture: DiskCapture) throws {
+    let left = capture.left.samples
+    let right = capture.right.samples
+    let start = try #require(left.firstIndex { $0 != 0 })
+    #expect(right[start] == left[start])
+    // Where the right channel fell silent (the voice went virtual) and came back.
+    let silent = try #require((start..<right.count).first { right[$0] == 0 && right[$0 + 1] == 0 })
+    let back = try #require((silent..<right.count).first { right[$0] != 0 })
+    #expect(back - silent > 9_600, "virtual for \(back - silent) frames")
+    // Before: identical up to the fade-out (the de-click ramp at most 240 frames before).
+    let before = start..<max(start, silent - 480)
+    #expect(before.count > 4_800)
+    #expect(before.allSatisfy { right[$0] == left[$0] }, "the two differ before the voice went virtual")
+    // After the 5 ms ramp-in (240 frames) the wanderer is where the reference is: 0 samples off.
+    let after = (back + 240)..<(left.lastIndex { $0 != 0 } ?? back)
+    #expect(after.count > 4_800)
+    let mismatches = after.filter { right[$0] != left[$0] }.count
+    #expect(mismatches == 0, "\(mismatches) of \(after.count) samples differ after the return")
+    // During the ramp the voice is already on its frame: each sample is a fraction of the left's.
+    let ramp = back..<(back + 240)
+    #expect(ramp.allSatisfy { left[$0] == 0 ? right[$0] == 0 : (0...1.0001).contains(right[$0] / left[$0]) })
+  }
+
+  @Test("a looping voice that goes virtual and comes back continues on the predicted frame: 0 samples off")
+  func loopComesBackOnTheSample() throws {
+    // 0.25 s of noise looping; virtual for 0.45 s, so its clock wraps.
+    let (capture, statistics, census) = try leftAgainstRight(frames: 12_000, loops: -1)
+    #expect(census.virtual == 1 && census.audible == 1)
+    #expect(statistics?.virtualizations == 1 && statistics?.virtualVoices == 0)
+    try expectContinuity(capture)
+  }
+
+  @Test("a one-shot that goes virtual and comes back continues on the predicted frame: 0 samples off")
+  func oneShotComesBackOnTheSample() throws {
+    let (capture, statistics, _) = try leftAgainstRight(frames: 96_000, loops: 0)
+    #expect(statistics?.virtualizations == 1)
+    try expectContinuity(capture)
+  }
+
+  @Test("a one-shot that starts unheard never takes a channel, and ends when its clock runs out")
+  func silentOneShotEndsOnTime() throws {
+    _ = try captureDiskOutput { engine, output in
+      let sound = try engine.sound(data: Self.noise(frames: 14_400), name: "short.wav")
+      #expect(output.waitForMore(frames: 2_400))
+      let voice = engine.play(sound, volume: 0)
+      #expect(waitUntil { voice.isVirtual })
+      #expect(engine.voiceCensus().virtual == 1)
+      let started = Date()
+      #expect(waitUntil { voice.isFinished })
+      // 0.3 s of sound: it ends then, give or take the queue's wake and a buffer.
+      #expect(Date().timeIntervalSince(started) < 2)
+      #expect(!voice.isVirtual && engine.voiceCensus().virtual == 0)
+      #expect(engine.statistics.activeVoices == 0 && engine.statistics.virtualVoices == 0)
+    }
+  }
+
+  @Test("a budget of two: the two loudest are mixed, the rest virtual; a quiet one turned up takes a place")
+  func budgetRanksByLoudness() throws {
+    var configuration = AudioConfiguration()
+    configuration.maximumAudibleVoices = 2
+    let capture = try captureDiskOutput(configuration: configuration) { engine, output in
+      let sound = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
+      #expect(output.waitForMore(frames: 2_400))
+      // Two on the left, loud; two on the right, quiet.
+      let voices = [0.8, 0.6, 0.3, 0.2].enumerated().map { index, volume in
+        engine.play(sound, volume: volume, pan: index < 2 ? -1 : 1, loops: -1)
+      }
+      #expect(waitUntil { voices[2].isVirtual && voices[3].isVirtual })
+      #expect(!voices[0].isVirtual && !voices[1].isVirtual)
+      #expect(engine.voiceCensus().virtual == 2 && engine.voiceCensus().audible == 2)
+      #expect(output.waitForMore(seconds: 0.3))
+      // Within 3 dB of the quieter heard voice is not enough to take its place (no flapping)...
+      voices[2].volume = 0.7
+      #expect(output.waitForMore(seconds: 0.1))
+      #expect(voices[2].isVirtual && !voices[1].isVirtual)
+      // ...well above it is.
+      voices[3].volume = 1
+      #expect(waitUntil { !voices[3].isVirtual && voices[1].isVirtual })
+      #expect(engine.voiceCensus().virtual == 2)
+      #expect(output.waitForMore(seconds: 0.2))
+    }
+    let right = capture.right.samples
+    let left = capture.left.samples
+    let heardLeft = try #require(left.firstIndex { $0 != 0 })
+    // The quiet pair on the right was not heard while the loud pair played: 0.25 s of silence.
+    #expect(right[heardLeft..<(heardLeft + 12_000)].allSatisfy { $0 == 0 })
+    // Later the one turned up is heard there.
+    #expect(right.suffix(4_800).contains { abs($0) > 0.04 })
+  }
+
+  @Test("a bus's own budget: two ambience loops, one heard; other buses untouched; out of range refused")
+  func busBudget() throws {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    #expect(throws: AudioEffectError.self) { try engine.setMaximumAudibleVoices(0, for: .ambience) }
+    #expect(throws: AudioEffectError.self) { try engine.setMaximumAudibleVoices(5_000, for: .ambience) }
+    try engine.setMaximumAudibleVoices(1, for: .ambience)
+    #expect(engine.maximumAudibleVoices(for: .ambience) == 1)
+    var ambience = SoundSettings()
+    ambience.category = .ambience
+    let wind = try Sound(
+      data: Self.noise(frames: 4_800), name: "wind.wav", engine: engine, settings: ambience)
+    let hit = try engine.sound(data: Self.noise(frames: 48_000), name: "hit.wav")
+    let loud = engine.play(wind, volume: 0.9, loops: -1)
+    let soft = engine.play(wind, volume: 0.4, loops: -1)
+    let effects = [engine.play(hit, volume: 0.1), engine.play(hit, volume: 0.1)]
+    mixer.advance(seconds: 0.05)
+    #expect(!loud.isVirtual && soft.isVirtual && effects.allSatisfy { !$0.isVirtual })
+    // Lifting the bus's budget brings the soft one back.
+    try engine.setMaximumAudibleVoices(nil, for: .ambience)
+    mixer.advance(seconds: 0.05)
+    #expect(!soft.isVirtual && engine.voiceCensus().virtual == 0)
+  }
+
+  @Test("a muted bus sends its voices virtual; unmuted they come back; stopping a virtual voice ends it")
+  func mutedBusAndStop() throws {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    let sound = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
+    let voices = (0..<3).map { _ in engine.play(sound, volume: 0.5, loops: -1) }
+    mixer.advance(seconds: 0.05)
+    #expect(voices.allSatisfy { !$0.isVirtual })
+    engine.setVolume(0, for: .effects)
+    mixer.advance(seconds: 0.05)
+    #expect(voices.allSatisfy { $0.isVirtual })
+    #expect(engine.voiceCensus().virtual == 3 && engine.voiceCensus().audible == 0)
+    // Paused while virtual: counted as paused, and its clock stops.
+    voices[0].pause()
+    mixer.advance(seconds: 0.05)
+    #expect(voices[0].state == .paused && engine.voiceCensus().pausedByGame == 1)
+    engine.setVolume(1, for: .effects)
+    mixer.advance(seconds: 0.05)
+    #expect(!voices[1].isVirtual && !voices[2].isVirtual && voices[0].isVirtual)
+    voices[0].resume()
+    mixer.advance(seconds: 0.05)
+    #expect(!voices[0].isVirtual && voices[0].isPlaying)
+    engine.setVolume(0, for: .effects)
+    mixer.advance(seconds: 0.05)
+    voices[1].stop()
+    engine.stopAllVoices()
+    mixer.advance(seconds: 0.05)
+    #expect(voices.allSatisfy { $0.isFinished })
+    #expect(engine.statistics.activeVoices == 0 && engine.statistics.virtualVoices == 0)
+  }
+
+  @Test(
+    "5,000 looping emitters beyond the maximum distance take no channel; walking up to one brings it back")
+  func fieldOfEmitters() throws {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    let scene = Scene(size: Size(width: 800, height: 600))
+    let listener = Node()
+    listener.position = Point(x: 0, y: 0)
+    scene.addChild(listener)
+    scene.listener = listener
+    var spatial = SpatialAudio()
+    spatial.maximumDistance = 300
+    engine.attach(to: scene, positional: true, spatial: spatial)
+    let torch = try engine.sound(data: Self.noise(frames: 4_800), name: "torch.wav")
+    var nodes: [AudioNode] = []
+    for index in 0..<5_000 {
+      let node = AudioNode(sound: torch)
+      node.position = Point(x: 1_000 + Double(index % 100) * 50, y: Double(index / 100) * 50)
+      scene.addChild(node)
+      nodes.append(node)
+    }
+    scene.update(deltaTime: 1.0 / 60)
+    scene.update(deltaTime: 1.0 / 60)
+    mixer.advance(seconds: 0.05)
+    #expect(engine.voiceCensus().virtual == 5_000)
+    #expect(engine.voiceCensus().audible == 0)
+    #expect(mixer.allocatedChannels <= AudioConfiguration().initialChannels)
+    // The listener walks to the first torch.
+    listener.position = Point(x: 1_000, y: 0)
+    scene.update(deltaTime: 1.0 / 60)
+    mixer.advance(seconds: 0.05)
+    let heard = nodes.filter { $0.voice.map { !$0.isVirtual } ?? false }
+    // Torches within 300 points: (0,0), (50,0)…(250,0) and the same rows up to 250 points away.
+    #expect(!heard.isEmpty && heard.count < 40)
+    #expect(heard.contains { $0 === nodes[0] })
+    #expect(engine.voiceCensus().audible == heard.count)
+    #expect(engine.voiceCensus().virtual == 5_000 - heard.count)
+    #expect(mixer.takeOutput().contains { $0 != 0 })
+  }
+}
