@@ -21,7 +21,7 @@ extension DemoGame {
     let statistics = engine.statistics
     let census = engine.voiceCensus()
     canvas.drawText(
-      "VOICES \(census.audible) PLAYING, \(census.pausedBySession) HELD  PEAK \(statistics.peakVoices)  "
+      "VOICES \(census.audible) PLAYING, \(census.virtual) VIRTUAL, \(census.pausedBySession) HELD  "
         + "SUPPRESSED \(statistics.suppressed)  STOLEN \(statistics.stolen)"
         + (engine.isSilent ? "  (SILENT)" : ""),
       x: 10, y: 26, color: white)

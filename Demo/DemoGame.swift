@@ -94,6 +94,7 @@ final class DemoGame {
     loadSounds()
     loadSoundMap(mapURL ?? engine.assetRoot.appendingPathComponent("sounds.json"))
     startAmbience()
+    scatterEmbers()
     startMusic()
     startSpeech()
   }
@@ -346,6 +347,7 @@ final class DemoGame {
     let statistics = engine.statistics
     report.sounds = DemoReport.Sounds(statistics)
     report.peakVoices = statistics.peakVoices
+    report.virtualVoices = engine.voiceCensus().virtual
     report.device = DemoReport.Device(engine.deviceFormat)
     engine.session.mailbox.drain()
     report.music.underruns = engine.music.underrunFrames

@@ -28,6 +28,8 @@ struct DemoReport: Codable {
     var rejected = 0
     var stolen = 0
     var failed = 0
+    /// Times a voice went virtual (gave its channel back, kept its time).
+    var virtualizations = 0
 
     init() {}
 
@@ -38,6 +40,7 @@ struct DemoReport: Codable {
       rejected = statistics.rejected
       stolen = statistics.stolen
       failed = statistics.failed
+      virtualizations = statistics.virtualizations
     }
   }
 
@@ -87,6 +90,8 @@ struct DemoReport: Codable {
   var speech = Speech()
   var sounds = Sounds()
   var peakVoices = 0
+  /// Voices virtual at the end: the embers too far to be among the six heard.
+  var virtualVoices = 0
   var session: [Transition] = []
   var recordings: [Recording] = []
   var errors: [String] = []
@@ -108,7 +113,8 @@ struct DemoReport: Codable {
   var summary: String {
     "\(frames) frames, \(collisions) collisions; sounds: \(sounds.requested) requested, \(sounds.started) started, "
       + "\(sounds.suppressed) suppressed, \(sounds.rejected) rejected, \(sounds.stolen) stolen, "
-      + "\(sounds.failed) failed; peak voices \(peakVoices); \(session.count) session transitions; "
+      + "\(sounds.failed) failed; peak voices \(peakVoices), \(virtualVoices) virtual at the end "
+      + "(\(sounds.virtualizations) times a voice went virtual); \(session.count) session transitions; "
       + "\(recordings.count) recordings; \(errors.count) errors"
   }
 }
