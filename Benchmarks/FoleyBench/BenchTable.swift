@@ -168,6 +168,17 @@ struct BenchTable {
       "≥ 20 (seconds of audio per second: 60 s, 64 moving positional voices and music, offline)",
       number("offline_render_speed").map { $0 >= 20 })
     row(
+      "virtual_emitters_cpu_ratio", number("virtual_emitters_cpu_ratio"), nil,
+      "≤ 1.1 (5,000 looping positional emitters, 32 heard, vs the same scene whose 4,968 others are silent nodes)",
+      number("virtual_emitters_cpu_ratio").map { $0 <= 1.1 })
+    row(
+      "virtual_emitters_cpu_ratio_32_alone", number("virtual_emitters_cpu_ratio_32_alone"), nil,
+      "reference: the same vs the 32 emitters alone in an empty scene (the scene's own 4,968 nodes included)", nil)
+    row(
+      "virtual_emitters_cpu_percent", number("virtual_emitters_cpu_percent"), nil,
+      "% of a core, the field (silent nodes: \(number("silent_nodes_cpu_percent").map { String(format: "%.3f", $0) } ?? "null"))",
+      nil)
+    row(
       "audio_thread_allocations", number("audio_thread_allocations"), nil,
       "= 0 (inside the render, all of the shaping group's runs)",
       number("audio_thread_allocations").map { $0 == 0 })

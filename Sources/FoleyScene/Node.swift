@@ -29,11 +29,43 @@ open class Node {
   /// A name for lookups with ``childNode(withName:)`` and `Action.run(_:onChildWithName:)`.
   public var name: String?
   /// Position in the parent's coordinate system.
-  @exclusivity(unchecked) public var position = Point.zero
+  @exclusivity(unchecked) public var position = Point.zero {
+    didSet { transformChanged() }
+  }
   /// Rotation in radians, counter-clockwise.
-  @exclusivity(unchecked) public var zRotation: Double = 0
-  @exclusivity(unchecked) public var xScale: Double = 1
-  @exclusivity(unchecked) public var yScale: Double = 1
+  @exclusivity(unchecked) public var zRotation: Double = 0 {
+    didSet { transformChanged() }
+  }
+  @exclusivity(unchecked) public var xScale: Double = 1 {
+    didSet { transformChanged() }
+  }
+  @exclusivity(unchecked) public var yScale: Double = 1 {
+    didSet { transformChanged() }
+  }
+  /// Counts changes to any node's place (position, rotation, scale, parent), and the count at
+  /// this node's last: a node whose stamp, and its ancestors', is not newer than a reading of the
+  /// clock has not moved in its scene since (the sound of a still emitter is not placed again).
+  @exclusivity(unchecked) package private(set) static var transformClock: UInt64 = 0
+  @exclusivity(unchecked) package private(set) var transformStamp: UInt64 = 0
+
+  @inline(__always)
+  private func transformChanged() {
+    Node.transformClock &+= 1
+    transformStamp = Node.transformClock
+  }
+
+  /// The newest stamp on the way to the root: the last time this node's place in its scene
+  /// changed.
+  package var sceneTransformStamp: UInt64 {
+    var newest = transformStamp
+    // Unretained: the walk is read-only and its nodes are kept by their children's parents.
+    unowned(unsafe) var current = parent
+    while let node = current {
+      newest = max(newest, node.transformStamp)
+      current = node.parent
+    }
+    return newest
+  }
   /// Opacity in 0...1; renderers multiply it down the tree.
   @exclusivity(unchecked) public var alpha: Double = 1
   public var isHidden = false
@@ -42,7 +74,12 @@ open class Node {
   /// Multiplies the clock of this node's actions and of its whole subtree.
   @exclusivity(unchecked) public var speed: Double = 1
   /// A paused node runs no actions, and neither does any node below it.
-  @exclusivity(unchecked) public var isPaused = false
+  @exclusivity(unchecked) public var isPaused = false {
+    didSet { Node.pauseClock &+= 1 }
+  }
+  /// Counts changes to any node's `isPaused` or parent: while it holds still, no node's paused
+  /// state in its tree has changed (audio nodes are not asked again).
+  @exclusivity(unchecked) package private(set) static var pauseClock: UInt64 = 0
 
   @exclusivity(unchecked) public private(set) var children: [Node] = [] {
     didSet { childrenGeneration &+= 1 }
@@ -50,7 +87,7 @@ open class Node {
   /// The node this one is a child of. Not a weak reference (every node with children would then
   /// pay for a side table on every retain): a parent clears its children's link when it goes
   /// (see `deinit`), and removing a child clears it at once.
-  public private(set) unowned(unsafe) var parent: Node?
+  @exclusivity(unchecked) public private(set) unowned(unsafe) var parent: Node?
   /// Changes with every change to `children`: while it holds still during an update, every child
   /// the update took is still a child, and no weak `parent` needs loading to know it.
   @exclusivity(unchecked) private var childrenGeneration = 0
@@ -164,6 +201,8 @@ open class Node {
     }
     node.removeFromParent()
     node.parent = self
+    node.transformChanged()
+    Node.pauseClock &+= 1
     children.insert(node, at: min(max(0, index), children.count))
     if let scene { node.announce(entering: scene) }
   }
@@ -175,6 +214,8 @@ open class Node {
     if let scene = parent.scene { announce(leaving: scene) }
     parent.children.removeAll { $0 === self }
     self.parent = nil
+    transformChanged()
+    Node.pauseClock &+= 1
   }
 
   public func removeAllChildren() {

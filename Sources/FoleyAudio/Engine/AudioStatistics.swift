@@ -50,6 +50,8 @@ package final class AudioCounters: Sendable {
   package let lateStarts = Atomic<Int>(0)
   package let virtualVoices = Atomic<Int>(0)
   package let virtualizations = Atomic<Int>(0)
+  /// Voices that have finished, for anyone who keeps voices and wants to know when to look.
+  package let finishedVoices = Atomic<Int>(0)
 
   /// The outcomes a play request can be counted under.
   package enum Outcome {

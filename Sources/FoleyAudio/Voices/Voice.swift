@@ -98,7 +98,11 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   }
 
   package func setState(_ state: State) {
-    rawState.store(state.rawValue, ordering: .releasing)
+    let was = rawState.exchange(state.rawValue, ordering: .acquiringAndReleasing)
+    // Counted after the state is stored: whoever sees the count sees the voice finished.
+    if state == .finished, was != State.finished.rawValue {
+      core?.counters.finishedVoices.add(1, ordering: .releasing)
+    }
   }
 
   /// True while the voice is starting or playing; false once it is paused or finished (as
