@@ -242,4 +242,49 @@ struct VirtualVoiceTests {
     #expect(engine.voiceCensus().virtual == 5_000 - heard.count)
     #expect(mixer.takeOutput().contains { $0 != 0 })
   }
+
+  @Test(
+    "an emitter carried by a moving parent, and the listener walking a long way: still emitters are placed again when either moves"
+  )
+  func stillEmittersNoticeMoves() throws {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    let scene = Scene(size: Size(width: 800, height: 600))
+    let listener = Node()
+    scene.addChild(listener)
+    scene.listener = listener
+    var spatial = SpatialAudio()
+    spatial.maximumDistance = 300
+    engine.attach(to: scene, positional: true, spatial: spatial)
+    let loop = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
+    let cart = Node()
+    cart.position = Point(x: 2_000, y: 0)
+    scene.addChild(cart)
+    let carried = AudioNode(sound: loop)
+    carried.position = Point(x: 10, y: 0)
+    cart.addChild(carried)
+    let far = AudioNode(sound: loop)
+    far.position = Point(x: 0, y: 1_000)
+    scene.addChild(far)
+    func frame() {
+      scene.update(deltaTime: 1.0 / 60)
+      mixer.advance(seconds: 1.0 / 60)
+    }
+    for _ in 0..<3 { frame() }
+    #expect(carried.voice?.isVirtual == true && far.voice?.isVirtual == true)
+    // The cart (not the emitter) moves next to the listener: its child is heard.
+    cart.position = Point(x: 50, y: 0)
+    for _ in 0..<3 { frame() }
+    #expect(carried.voice?.isVirtual == false)
+    // The listener walks towards the far one in small steps (each far less than its 700-point
+    // slack): it is heard once within 300 points, not before.
+    var heardAt: Double?
+    for step in 1...100 {
+      listener.position = Point(x: 0, y: Double(step) * 10)
+      frame()
+      if heardAt == nil, far.voice?.isVirtual == false { heardAt = Double(step) * 10 }
+    }
+    #expect(heardAt.map { (700...720).contains($0) } == true, "heard at \(String(describing: heardAt))")
+  }
 }
