@@ -173,7 +173,8 @@ struct BenchTable {
       number("virtual_emitters_cpu_ratio").map { $0 <= 1.1 })
     row(
       "virtual_emitters_cpu_ratio_32_alone", number("virtual_emitters_cpu_ratio_32_alone"), nil,
-      "reference: the same vs the 32 emitters alone in an empty scene (the scene's own 4,968 nodes included)", nil)
+      "reference: the same vs the 32 emitters alone in an empty scene (the scene's own 4,968 nodes included)",
+      nil)
     row(
       "virtual_emitters_cpu_percent", number("virtual_emitters_cpu_percent"), nil,
       "% of a core, the field (silent nodes: \(number("silent_nodes_cpu_percent").map { String(format: "%.3f", $0) } ?? "null"))",

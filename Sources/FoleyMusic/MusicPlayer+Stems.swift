@@ -164,7 +164,7 @@ extension MusicPlayer {
 // Loudness: tracks at the music's bus's loudness target.
 extension MusicPlayer {
   /// Whether tracks play at the loudness target of the music's category
-  /// (``AudioEngine/setLoudnessTarget(_:for:)``), from the loudness their check measured (a gain,
+  /// (`AudioEngine/setLoudnessTarget(_:for:)`), from the loudness their check measured (a gain,
   /// lowered to keep the true peak at or under -1 dBTP). Off by default. A track that starts a
   /// stream is normalised from its first sample; the next track of a queue (gapless or
   /// crossfaded by the queue) changes level when it begins to be heard, with a de-click ramp.

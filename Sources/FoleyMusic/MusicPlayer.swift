@@ -4,18 +4,18 @@ import FoleySession
 import Foundation
 import Synchronization
 
-/// Streams music through an ``AudioEngine``: a queue of tracks played gaplessly or with
+/// Streams music through an `AudioEngine`: a queue of tracks played gaplessly or with
 /// overlapping equal-power crossfades, loop points and loop counts, shuffle and repeat, pause,
 /// exact seeking, now-playing and events.
 ///
-/// Each track plays on its own streamed voice of the player's category (``SoundCategory/music``
+/// Each track plays on its own streamed voice of the player's category (`SoundCategory/music`
 /// by default), so the category's bus volume and session policy apply: by default the music
 /// pauses when the window loses focus and resumes at the sample it reached. A crossfade is two
 /// voices heard at once, the outgoing one fading out on a cosine and the incoming one fading in on
 /// a sine, so their summed power stays level. Only about half a second of each track is decoded
 /// ahead, on the engine's music thread, whatever the track's length. Before a track is streamed,
 /// a child process decodes it once to check that it cannot crash the game (see
-/// ``AudioConfiguration/isolatesDecoders``).
+/// `AudioConfiguration.isolatesDecoders`).
 ///
 /// ```swift
 /// let music = engine.music                                   // or MusicPlayer(engine: engine)

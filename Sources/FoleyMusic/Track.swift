@@ -117,7 +117,7 @@ public enum MusicEvent: Sendable, Hashable {
 public struct MusicBeat: Sendable, Hashable, CustomStringConvertible {
   /// Its bar and beat (fraction 0).
   public var time: MusicalTime
-  /// The frame of output it falls on (``AudioEngine/audioFrame``'s count).
+  /// The frame of output it falls on (`AudioEngine/audioFrame`'s count).
   public var frame: AudioFrame
   /// The first beat of a bar.
   public var isDownbeat: Bool { time.beat == 1 && time.bar > 0 }

@@ -9,7 +9,7 @@ public import Logging
 /// Renders a game's sound without a device, as fast as the machine goes, and the same bytes on
 /// every run: for trailers, replays, golden-file tests and a sound designer's preview.
 ///
-/// The renderer owns an engine on an ``EmbeddedMixer`` and a session of its own (no window focus
+/// The renderer owns an engine on an `EmbeddedMixer` and a session of its own (no window focus
 /// can silence it). You load sounds, attach scenes and start music on ``engine`` as a game
 /// would; ``render(seconds:step:to:update:)`` then calls your `update` with a fixed time step
 /// (step your scenes there), waits until the engine has served everything asked of it (decodes,
@@ -54,7 +54,7 @@ public final class OfflineRenderer {
   }
 
   /// Opens an engine on an embedded mixer at `sampleRate` (8,000…192,000 Hz), float32 stereo.
-  /// - Throws: ``AudioEngineError`` when the engine cannot open (a configuration out of range).
+  /// - Throws: `AudioEngineError` when the engine cannot open (a configuration out of range).
   public init(
     sampleRate: Int = 48_000, configuration: AudioConfiguration = AudioConfiguration(),
     assetRoots: [URL] = AudioEngine.defaultAssetRoots, logger: Logger = Logger(label: "foley.offline")

@@ -32,7 +32,7 @@ public final class Canvas {
   let renderer: OpaquePointer
   private var isClosed = false
 
-  /// - Throws: ``SDLError`` when the window, surface or renderer cannot be created.
+  /// - Throws: `SDLError` when the window, surface or renderer cannot be created.
   public init(title: String, width: Int32, height: Int32, presentation: Presentation) throws {
     self.width = width
     self.height = height
@@ -97,7 +97,7 @@ public final class Canvas {
   }
 
   /// Writes the last drawn frame as a BMP file.
-  /// - Throws: ``SDLError`` when the pixels cannot be read or the file cannot be written.
+  /// - Throws: `SDLError` when the pixels cannot be read or the file cannot be written.
   public func saveScreenshot(to path: String) throws {
     guard
       let shot = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32, SDL_PIXELFORMAT_ARGB8888.rawValue)

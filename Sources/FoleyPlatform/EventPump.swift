@@ -78,7 +78,7 @@ extension EventPump {
   /// try EventPump.push(.windowFocusLost)
   /// _ = pump.poll()          // the session is now inactive
   /// ```
-  /// - Throws: ``SDLError`` when SDL's event queue is not running or refuses the event.
+  /// - Throws: `SDLError` when SDL's event queue is not running or refuses the event.
   public static func push(_ event: PlatformEvent) throws {
     var raw = SDL_Event()
     switch event {

@@ -41,9 +41,12 @@ public final class SDLContext {
   public private(set) var isRunning: Bool
 
   /// Initialises SDL.
-  /// - Parameter hints: extra SDL hints (`SDL_HINT_*` names and values), applied before init at
-  ///   normal priority, so environment variables still win.
-  /// - Throws: ``SDLError`` with SDL's message when a subsystem cannot start.
+  /// - Parameters:
+  ///   - subsystems: the SDL subsystems to start (video, events, audio, …).
+  ///   - mode: how the video is presented: a window, or off screen.
+  ///   - hints: extra SDL hints (`SDL_HINT_*` names and values), applied before init at
+  ///     normal priority, so environment variables still win.
+  /// - Throws: `SDLError` with SDL's message when a subsystem cannot start.
   public init(subsystems: Subsystems, mode: Mode = .windowed, hints: [String: String] = [:]) throws {
     self.subsystems = subsystems
     self.mode = mode

@@ -27,7 +27,7 @@ import Synchronization
 /// print(summary.duration, summary.error as Any)
 /// ```
 ///
-/// With an ``AudioSession``, recording pauses while the session is inactive (unless
+/// With an `AudioSession`, recording pauses while the session is inactive (unless
 /// ``Options/keepsRecordingWhenInactive``) and resumes with it; nothing captured is lost.
 ///
 /// Invariant behind `@unchecked Sendable`: the `var`s are touched only on `queue`; what other
@@ -92,9 +92,12 @@ public final class AudioRecorder: @unchecked Sendable {
   /// Opens the capture device (paused) for a recording to `url`. The file is created by the
   /// first ``record()``.
   /// - Parameters:
+  ///   - url: the WAV file to write (streamed: its header is kept valid as it grows).
+  ///   - options: `.overwrite` to replace an existing file; by default one is never replaced.
   ///   - format: the format to record in; SDL converts from whatever the hardware delivers.
   ///   - deviceName: a name from ``captureDevices()``, or nil for the default device.
   ///   - session: the session to follow (pause while inactive); nil to ignore sessions.
+  ///   - logger: where the recorder logs (label `foley.recording`).
   /// - Throws: ``RecordingError`` when the file exists (without `.overwrite`), the format is
   ///   unusable, the named device does not exist, or no capture device opens.
   public init(

@@ -16,6 +16,7 @@ extension Action {
   /// ```
   ///
   /// - Parameters:
+  ///   - data: the sound's bytes, decoded once per engine and then reused.
   ///   - name: the asset's name for logs and errors.
   ///   - waitForCompletion: true to finish when the sound ends (seen at the next scene update);
   ///     false to finish at once.
@@ -36,7 +37,7 @@ extension Action {
     .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: nil))
   }
 
-  /// Plays an already decoded ``Sound``.
+  /// Plays an already decoded `Sound`.
   public static func play(_ sound: Sound, waitForCompletion: Bool = false) -> Action {
     .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: nil))
   }
@@ -53,7 +54,7 @@ extension Action {
     .behavior(NodeAudioChangeBehavior(property: .volume, target: delta, relative: true, duration: duration))
   }
 
-  /// Plays `track` on the engine's music player (``AudioEngine/music``) in place of what plays,
+  /// Plays `track` on the engine's music player (`AudioEngine/music`) in place of what plays,
   /// crossfading over `crossfade` seconds (both heard at once, on equal-power curves). The action
   /// finishes at once; the music plays on.
   ///
@@ -62,8 +63,11 @@ extension Action {
   /// scene.run(.sequence([.wait(forDuration: 2), .playMusic(boss, crossfade: 1.5)]))
   /// ```
   ///
-  /// - Parameter engine: the engine whose music it is; by default the one attached to the
-  ///   node's scene. Without one the action does nothing.
+  /// - Parameters:
+  ///   - track: what to play.
+  ///   - crossfade: seconds over which the new track comes in as the old one goes.
+  ///   - engine: the engine whose music it is; by default the one attached to the
+  ///     node's scene. Without one the action does nothing.
   public static func playMusic(
     _ track: Track, crossfade: TimeInterval = 0, engine: AudioEngine? = nil
   ) -> Action {
@@ -119,7 +123,7 @@ extension Action {
       NodeAudioChangeBehavior(property: .playbackRate, target: delta, relative: true, duration: duration))
   }
 
-  /// Changes how much of the node's voices goes to the engine's reverb (``AudioEngine/reverb``),
+  /// Changes how much of the node's voices goes to the engine's reverb (`AudioEngine/reverb`),
   /// 0…1, over `duration` seconds: SpriteKit's `changeReverb(to:duration:)`.
   ///
   /// ```swift

@@ -13,8 +13,9 @@ extension AudioEngine {
   /// ```
   ///
   /// - Parameters:
+  ///   - scene: the scene whose actions and audio nodes play through this engine.
   ///   - positional: sounds started by actions follow their node: quieter with distance from the
-  ///     scene's ``FoleyScene/Scene/listener`` and panned to its side, updated every frame.
+  ///     scene's `FoleyScene/Scene/listener` and panned to its side, updated every frame.
   ///     (``AudioNode``s are positional on their own, by ``AudioNode/isPositional``.)
   ///   - spatial: the distance model and pan width positional sounds use.
   ///   - pausesSceneWhenInactive: the scene pauses while the session is inactive and unpauses when

@@ -4,7 +4,7 @@ public import Foundation
 
 /// A node that plays a sound where it is: SpriteKit's `SKAudioNode`. By default it loops its
 /// sound from the moment it is in a scene whose engine is attached, is heard from its place
-/// relative to the scene's ``FoleyScene/Scene/listener`` (quieter with distance, panned to its
+/// relative to the scene's `FoleyScene/Scene/listener` (quieter with distance, panned to its
 /// side, updated every frame), pauses while its scene (or an ancestor) is paused, and stops with a
 /// short ramp when it leaves the scene.
 ///

@@ -106,7 +106,11 @@ public final class SoundMap {
   package static let maximumMapFileSize = 16 << 20
 
   /// Loads the map at `url`, decoding every file it names through `engine`.
-  /// - Parameter seed: fixes the random choices (tests, replays); random by default.
+  /// - Parameters:
+  ///   - url: the map's JSON file; the files it names are found beside it.
+  ///   - engine: the engine its sounds are decoded for and played through.
+  ///   - seed: fixes the random choices (tests, replays); random by default.
+  ///   - pitchBudget: the most bytes of pitched variants kept decoded at once.
   /// - Throws: ``SoundMapError`` with every problem found.
   public convenience init(
     contentsOf url: URL, engine: AudioEngine, seed: UInt64? = nil, pitchBudget: Int = 32 << 20
@@ -221,7 +225,7 @@ public final class SoundMap {
   }
 
   /// Plays what `name` maps to, as if posted in `scene` from `node` (the map's own entry point;
-  /// ``AudioEngine/use(_:for:)`` routes a scene's posts here). Returns what it started now.
+  /// `AudioEngine/use(_:for:)` routes a scene's posts here). Returns what it started now.
   @discardableResult
   public func post(
     _ name: String, parameters: [String: EventValue] = [:], from node: Node? = nil, in scene: Scene? = nil

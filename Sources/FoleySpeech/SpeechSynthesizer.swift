@@ -47,10 +47,10 @@ extension SpeechSynthesizerDelegate {
   public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance) {}
 }
 
-/// Speaks utterances through an ``AudioEngine``: AVSpeechSynthesizer for games, on espeak-ng.
+/// Speaks utterances through an `AudioEngine`: AVSpeechSynthesizer for games, on espeak-ng.
 ///
 /// Utterances queue and are spoken one after another. Each is synthesised ahead (off the game
-/// thread) and plays as a streamed voice of category ``FoleyAudio/SoundCategory/speech``: its
+/// thread) and plays as a streamed voice of category `FoleyAudio/SoundCategory/speech`: its
 /// bus volume and session policy apply (by default it pauses when the window loses focus and
 /// resumes at the same sample), and so does the master limiter. It can pause at a word's end and
 /// go on with the next word, and it reports each word as it is about to be heard.

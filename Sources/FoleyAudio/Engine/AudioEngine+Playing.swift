@@ -3,6 +3,9 @@ public import Foundation
 extension AudioEngine {
   /// Plays `sound` on a channel of its own and returns its voice at once.
   /// - Parameters:
+  ///   - sound: what to play, decoded for this engine.
+  ///   - volume: this play's gain in 0...1 (multiplied with the sound's own volume).
+  ///   - pan: this play's stereo position in -1 (left) ... 1 (right), added to the sound's own.
   ///   - loops: extra passes after the first; -1 loops until the voice is stopped.
   ///   - rate: the playback rate it starts at (0.25…4; see ``Voice/setPlaybackRate(_:over:)``).
   @discardableResult

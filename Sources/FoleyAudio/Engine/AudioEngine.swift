@@ -10,7 +10,7 @@ package import Synchronization
 /// starts it, so a frame never waits on the mixer. The mix runs in float32 by default, so voices
 /// stack without saturating, and a master limiter keeps the output under its ceiling (and leaves
 /// it untouched below it). Every ``SoundCategory`` is a bus with a ramped volume. Plays are gated
-/// by an ``AudioSession``: while it is inactive they are dropped and counted as suppressed.
+/// by an `AudioSession`: while it is inactive they are dropped and counted as suppressed.
 ///
 /// If no device can be opened, the engine logs one warning and runs silent: every API works,
 /// nothing is heard (``isSilent``), and a device that appears later is picked up.
@@ -71,6 +71,8 @@ public final class AudioEngine: Sendable {
   ///   - session: the flag that gates sound; by default the process's shared session.
   ///   - assetRoots: where named sounds are found, in order; by default ``defaultAssetRoots``.
   ///     A package that ships sounds passes `Bundle.module.resourceURL!` (or a folder in it).
+  ///   - logger: where the engine logs (its label is `foley.audio`); pass one at `.warning` to
+  ///     keep the engine's info lines out of a game's log.
   /// - Throws: ``AudioEngineError`` when another engine (or the host) has SDL_mixer open, a
   ///   configuration value is out of range, or SDL's audio cannot start at all.
   public convenience init(

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a category of sound does while the ``AudioSession`` is inactive for an "unfocused"
+/// What a category of sound does while the `AudioSession` is inactive for an "unfocused"
 /// reason (focus lost, minimised, background, or the host's own). Interruptions and device loss
 /// pause every category whatever its policy.
 ///

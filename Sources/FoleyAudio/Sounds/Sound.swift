@@ -38,7 +38,11 @@ public final class Sound: Sendable {
   public var loudness: Loudness { buffer.loudness }
 
   /// Decodes `data` for `engine` (or reuses the samples already decoded from the same bytes).
-  /// - Parameter name: the asset's name for errors and logs.
+  /// - Parameters:
+  ///   - data: the file's bytes (WAV, AIFF, Ogg Vorbis, Opus, FLAC or MP3).
+  ///   - name: the asset's name for errors and logs.
+  ///   - engine: the engine whose format the sound is decoded for.
+  ///   - settings: level, pan, priority and limits for every play of it.
   /// - Throws: ``SoundError`` when the bytes are empty, cannot be decoded or are too long.
   public convenience init(
     data: Data, name: String = "sound data", engine: AudioEngine, settings: SoundSettings = SoundSettings()
