@@ -42,29 +42,43 @@ open class Node {
   @exclusivity(unchecked) public var yScale: Double = 1 {
     didSet { transformChanged() }
   }
-  /// Counts changes to any node's place (position, rotation, scale, parent), and the count at
-  /// this node's last: a node whose stamp, and its ancestors', is not newer than a reading of the
-  /// clock has not moved in its scene since (the sound of a still emitter is not placed again).
-  @exclusivity(unchecked) package private(set) static var transformClock: UInt64 = 0
-  @exclusivity(unchecked) package private(set) var transformStamp: UInt64 = 0
+  /// Watchers of this node's place in its scene (a positional voice follows it), and watched
+  /// nodes in its subtree, itself included. A node with watched nodes below it reports its
+  /// moves (position, rotation, scale, parent) to its scene (``Scene/takeMovedNodes()``), so the
+  /// sound of thousands of still emitters is not looked at each frame; any other node's move
+  /// costs one compare.
+  @exclusivity(unchecked) package private(set) var watchers = 0
+  @exclusivity(unchecked) package private(set) var watchedInSubtree = 0
+
+  /// One more watcher of this node's place (see ``watchers``).
+  package func watch() {
+    watchers += 1
+    if watchers == 1 { adjustWatched(by: 1) }
+  }
+
+  /// One watcher fewer.
+  package func unwatch() {
+    guard watchers > 0 else { return }
+    watchers -= 1
+    if watchers == 0 { adjustWatched(by: -1) }
+  }
+
+  private func adjustWatched(by delta: Int) {
+    // Unretained: a read-and-count walk up a tree whose nodes hold their parents' places.
+    unowned(unsafe) var current: Node? = self
+    while let node = current {
+      node.watchedInSubtree += delta
+      current = node.parent
+    }
+  }
 
   @inline(__always)
   private func transformChanged() {
-    Node.transformClock &+= 1
-    transformStamp = Node.transformClock
-  }
-
-  /// The newest stamp on the way to the root: the last time this node's place in its scene
-  /// changed.
-  package var sceneTransformStamp: UInt64 {
-    var newest = transformStamp
-    // Unretained: the walk is read-only and its nodes are kept by their children's parents.
-    unowned(unsafe) var current = parent
-    while let node = current {
-      newest = max(newest, node.transformStamp)
-      current = node.parent
-    }
-    return newest
+    guard watchedInSubtree > 0 else { return }
+    unowned(unsafe) var root: Node = self
+    while let up = root.parent { root = up }
+    guard root.isSceneRoot else { return }
+    unsafeDowncast(root, to: Scene.self).noteMoved(self)
   }
   /// Opacity in 0...1; renderers multiply it down the tree.
   @exclusivity(unchecked) public var alpha: Double = 1
@@ -201,6 +215,7 @@ open class Node {
     }
     node.removeFromParent()
     node.parent = self
+    if node.watchedInSubtree > 0 { adjustWatched(by: node.watchedInSubtree) }
     node.transformChanged()
     Node.pauseClock &+= 1
     children.insert(node, at: min(max(0, index), children.count))
@@ -213,13 +228,14 @@ open class Node {
     guard let parent else { return }
     if let scene = parent.scene { announce(leaving: scene) }
     parent.children.removeAll { $0 === self }
+    if watchedInSubtree > 0 { parent.adjustWatched(by: -watchedInSubtree) }
     self.parent = nil
-    transformChanged()
     Node.pauseClock &+= 1
   }
 
   public func removeAllChildren() {
     if let scene { for child in children { child.announce(leaving: scene) } }
+    for child in children where child.watchedInSubtree > 0 { adjustWatched(by: -child.watchedInSubtree) }
     for child in children { child.parent = nil }
     children.removeAll()
   }

@@ -47,6 +47,27 @@ open class Scene: Node {
   public var random: SeededRandomGenerator
 
   private var services: [ObjectIdentifier: AnyObject] = [:]
+  /// Nodes with watched nodes below them that moved since ``takeMovedNodes()`` was last called
+  /// (kept only while ``tracksMoves``).
+  private var movedNodes: [Node] = []
+  /// Whether moves of watched nodes are kept for ``takeMovedNodes()`` (an attached audio engine
+  /// turns it on, and takes them every update).
+  package var tracksMoves = false {
+    didSet { if !tracksMoves { movedNodes.removeAll() } }
+  }
+
+  func noteMoved(_ node: Node) {
+    guard tracksMoves else { return }
+    movedNodes.append(node)
+  }
+
+  /// The nodes with watched nodes below them that moved since the last call (a node may be
+  /// there more than once).
+  package func takeMovedNodes() -> [Node] {
+    guard !movedNodes.isEmpty else { return [] }
+    defer { movedNodes.removeAll(keepingCapacity: true) }
+    return movedNodes
+  }
   private var updateObservers: [(id: Int, phase: UpdatePhase, block: @MainActor (TimeInterval) -> Void)] = []
   private var nextObserverID = 0
 

@@ -20,24 +20,30 @@ package final class SceneAudioLink {
   package let pausesSceneWhenInactive: Bool
   package var observerTokens: [Int] = []
   private var pausedScene = false
-  /// Positional voices, the nodes they follow and where they were last placed; finished ones are
-  /// dropped each update.
-  private var placed: [(node: Node, voice: Voice)] = []
-  /// Beside each entry of `placed`: its node, unretained (kept alive by `placed`), and where it
-  /// was placed; plain values, so a pass over thousands of still emitters retains nothing.
-  private var placedNodes: [Unmanaged<Node>] = []
-  private var placedVoices: [Unmanaged<Voice>] = []
-  /// The engine's count of finished voices when `placed` was last swept.
+  /// Positional voices and the nodes they follow, in slots that keep their index while they are
+  /// used (a finished voice's slot is freed and reused): the nodes and voices held strongly, and
+  /// beside them unretained references and the placement state, plain values, so a pass over
+  /// thousands of still emitters retains nothing and touches no node.
+  private var slotNodes: [Node?] = []
+  private var slotVoices: [Voice?] = []
+  private var slotNodeRefs: [Unmanaged<Node>?] = []
+  private var slotVoiceRefs: [Unmanaged<Voice>?] = []
+  private var slotState: [PlacedState] = []
+  private var freeSlots: [Int] = []
+  private var liveSlots = 0
+  /// The slots of each followed node (a node may carry several voices).
+  private var slotsOfNode: [ObjectIdentifier: [Int]] = [:]
+  /// The engine's count of finished voices when the slots were last swept.
   private var finishedVoicesSeen = -1
-  private var placedState: [PlacedState] = []
-  /// Where a positional voice was placed, when its node last moved in the scene (its
-  /// ``FoleyScene/Node/sceneTransformStamp``), and how far the listener may travel before it can
-  /// be heard (beyond the maximum distance, at least the distance past it).
+  /// Where a positional voice was placed, whether its node (or an ancestor) moved since, and how
+  /// far the listener may travel before it must be placed again: at once within the maximum
+  /// distance, and beyond it only once the listener could have come within it.
   private struct PlacedState {
-    var placement: SpatialPlacement
-    var distance: Double
-    var stamp: UInt64
-    var recheckAtTravel: Double
+    var placement = SpatialPlacement(gain: 0, pan: 0)
+    var distance = 0.0
+    var recheckAtTravel = 0.0
+    var isDirty = false
+    var isLive = false
   }
   /// How far the listener has moved, in all, since the link was made.
   private var listenerTravel = 0.0
@@ -64,6 +70,7 @@ package final class SceneAudioLink {
     self.positionalActions = positional
     self.spatial = spatial
     self.pausesSceneWhenInactive = pausesSceneWhenInactive
+    scene.tracksMoves = true
   }
 
   /// The scene's slot for its link (its node audio state, as any node's, has a slot of its own).
@@ -150,77 +157,105 @@ package final class SceneAudioLink {
   /// Places `voice` at `node` from now on, each update.
   package func follow(_ voice: Voice, of node: Node) {
     let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listenerPosition)
-    placed.append((node, voice))
-    placedNodes.append(.passUnretained(node))
-    placedVoices.append(.passUnretained(voice))
-    placedState.append(
-      PlacedState(
-        placement: voice.initialPlacement ?? placement, distance: distance, stamp: node.sceneTransformStamp,
-        recheckAtTravel: listenerTravel + slack(atDistance: distance)))
+    let slot: Int
+    if let free = freeSlots.popLast() {
+      slot = free
+    } else {
+      slot = slotState.count
+      slotNodes.append(nil)
+      slotVoices.append(nil)
+      slotNodeRefs.append(nil)
+      slotVoiceRefs.append(nil)
+      slotState.append(PlacedState())
+    }
+    slotNodes[slot] = node
+    slotVoices[slot] = voice
+    slotNodeRefs[slot] = .passUnretained(node)
+    slotVoiceRefs[slot] = .passUnretained(voice)
+    slotState[slot] = PlacedState(
+      placement: voice.initialPlacement ?? placement, distance: distance,
+      recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true)
+    slotsOfNode[ObjectIdentifier(node), default: []].append(slot)
+    liveSlots += 1
+    node.watch()
   }
 
-  /// Moves every positional voice to where its node is now, ramping over one update.
+  private func free(_ slot: Int) {
+    guard slotState[slot].isLive, let node = slotNodes[slot] else { return }
+    node.unwatch()
+    let key = ObjectIdentifier(node)
+    slotsOfNode[key]?.removeAll { $0 == slot }
+    if slotsOfNode[key]?.isEmpty == true { slotsOfNode[key] = nil }
+    slotNodes[slot] = nil
+    slotVoices[slot] = nil
+    slotNodeRefs[slot] = nil
+    slotVoiceRefs[slot] = nil
+    slotState[slot].isLive = false
+    freeSlots.append(slot)
+    liveSlots -= 1
+  }
+
+  /// Marks the voices of `node` and of the watched nodes below it as moved.
+  private func markMoved(_ node: Node) {
+    if node.watchers > 0, let slots = slotsOfNode[ObjectIdentifier(node)] {
+      for slot in slots { slotState[slot].isDirty = true }
+    }
+    guard node.watchedInSubtree > node.watchers else { return }
+    for child in node.children where child.watchedInSubtree > 0 { markMoved(child) }
+  }
+
+  /// Moves every positional voice whose node moved, or that the listener's move may change, to
+  /// where it is heard now, ramping over one update.
   private func placeVoices() {
-    guard !placed.isEmpty else { return }
-    var anyFinished = false
+    let moved = scene.takeMovedNodes()
+    guard liveSlots > 0 else { return }
     let finishedVoices = core.counters.finishedVoices.load(ordering: .acquiring)
-    // Only when a voice has finished somewhere since the last sweep.
-    for entry in placedVoices where finishedVoices != finishedVoicesSeen {
-      unowned(unsafe) let voice = entry.takeUnretainedValue()
-      if voice.isFinished {
-        anyFinished = true
-        break
+    if finishedVoices != finishedVoicesSeen {
+      // A voice finished somewhere since the last sweep: free the slots of ours that did.
+      finishedVoicesSeen = finishedVoices
+      for slot in slotVoiceRefs.indices {
+        guard let reference = slotVoiceRefs[slot] else { continue }
+        unowned(unsafe) let voice = reference.takeUnretainedValue()
+        if voice.isFinished { free(slot) }
       }
     }
-    finishedVoicesSeen = finishedVoices
-    if anyFinished {
-      let kept = placed.indices.filter { !placed[$0].voice.isFinished }
-      placedNodes = kept.map { placedNodes[$0] }
-      placedVoices = kept.map { placedVoices[$0] }
-      placedState = kept.map { placedState[$0] }
-      placed = kept.map { placed[$0] }
-    }
+    for node in moved { markMoved(node) }
     var moves: [(Voice, SpatialPlacement)] = []
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
-    // When the listener holds still, a node that did too changes nothing (and costs a compare).
     let placesAll = lastListener == nil
     if let last = lastListener {
       let moved = listener - last
       listenerTravel += (moved.dx * moved.dx + moved.dy * moved.dy).squareRoot()
     }
     lastListener = listener
-    for index in placedNodes.indices {
-      // Kept alive by `placed`: looked at without a retain (no closure either, which would be
-      // checked for the main actor on every call).
-      unowned(unsafe) let node = placedNodes[index].takeUnretainedValue()
-      guard node.parent === scene || node.scene === scene else { continue }
-      // A node that has not moved, with the listener no nearer than it could be heard from,
-      // keeps its placement (a field of emitters costs a compare each).
-      let stamp = node.sceneTransformStamp
-      if !placesAll, !doppler, stamp == placedState[index].stamp,
-        listenerTravel <= placedState[index].recheckAtTravel
-      {
-        continue
-      }
-      let position = node.positionInScene
-      let voice = placed[index].voice
-      let (old, oldDistance) = (placedState[index].placement, placedState[index].distance)
-      let (placement, distance) = placementAndDistance(at: position, listener: listener)
-      placedState[index].stamp = stamp
-      placedState[index].recheckAtTravel = listenerTravel + slack(atDistance: distance)
+    for slot in slotState.indices {
+      // A voice whose node has not moved, with the listener no nearer than it could be heard
+      // from, keeps its placement: a field of still emitters costs a look at two plain values.
+      guard slotState[slot].isLive,
+        placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
+        let reference = slotNodeRefs[slot]
+      else { continue }
+      slotState[slot].isDirty = false
+      // Held by `slotNodes`: looked at without a retain.
+      unowned(unsafe) let node = reference.takeUnretainedValue()
+      guard node.parent === scene || node.scene === scene, let voice = slotVoices[slot] else { continue }
+      let old = slotState[slot].placement
+      let oldDistance = slotState[slot].distance
+      let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)
+      slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
+      slotState[slot].distance = distance
       if doppler {
         // Approaching is positive: the distance shrank over the step.
         let factor = spatial.dopplerFactor(approachingAt: (oldDistance - distance) / step)
         voice.setDoppler(factor, overFrames: frameLength)
       }
-      placedState[index].distance = distance
       if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
         voice.stop(fadeOut: 0.05)
         continue
       }
       guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { continue }
-      placedState[index].placement = placement
+      slotState[slot].placement = placement
       moves.append((voice, placement))
     }
     if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
@@ -250,6 +285,8 @@ package final class SceneAudioLink {
 
   /// The scene is going (detached, or deallocated): its audio nodes' sounds stop.
   package func stopAudioNodes() {
+    scene.tracksMoves = false
+    for slot in slotState.indices where slotState[slot].isLive { free(slot) }
     for node in audioNodes { node.sceneWentAway() }
     audioNodes.removeAll()
     audioNodeSet.removeAll()
