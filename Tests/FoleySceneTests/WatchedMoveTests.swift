@@ -1,0 +1,52 @@
+import FoleyScene
+import Testing
+
+/// Watched nodes: the counts per subtree follow the tree, and the scene hears of the moves that
+/// concern a watched node (its own, an ancestor's, a reparenting), and of no other.
+@MainActor
+@Suite("Watched moves")
+struct WatchedMoveTests {
+  @Test("moves of watched nodes and their ancestors reach the scene; others do not")
+  func movesReachTheScene() {
+    let scene = Scene(size: Size(width: 100, height: 100))
+    scene.tracksMoves = true
+    let cart = Node()
+    let torch = Node()
+    let bystander = Node()
+    scene.addChild(cart)
+    cart.addChild(torch)
+    scene.addChild(bystander)
+    torch.watch()
+    #expect(torch.watchedInSubtree == 1 && cart.watchedInSubtree == 1 && scene.watchedInSubtree == 1)
+    _ = scene.takeMovedNodes()
+    bystander.position = Point(x: 5, y: 5)
+    #expect(scene.takeMovedNodes().isEmpty)
+    cart.position = Point(x: 10, y: 0)
+    torch.zRotation = 1
+    #expect(
+      scene.takeMovedNodes().map(ObjectIdentifier.init) == [ObjectIdentifier(cart), ObjectIdentifier(torch)])
+    // Moved under the bystander: counts follow, and the move is reported.
+    bystander.addChild(torch)
+    #expect(cart.watchedInSubtree == 0 && bystander.watchedInSubtree == 1 && scene.watchedInSubtree == 1)
+    #expect(scene.takeMovedNodes().contains { $0 === torch })
+    // Two watchers, then none: the counts go back to zero and moves are no longer noted.
+    torch.watch()
+    torch.unwatch()
+    #expect(scene.watchedInSubtree == 1)
+    torch.unwatch()
+    torch.unwatch()  // one too many does nothing
+    #expect(scene.watchedInSubtree == 0 && bystander.watchedInSubtree == 0)
+    torch.position = Point(x: 1, y: 1)
+    #expect(scene.takeMovedNodes().isEmpty)
+    // Removing a watched subtree takes its count away; a scene that does not track keeps nothing.
+    torch.watch()
+    bystander.removeFromParent()
+    #expect(scene.watchedInSubtree == 0 && bystander.watchedInSubtree == 1)
+    scene.addChild(bystander)
+    scene.tracksMoves = false
+    torch.position = Point(x: 2, y: 2)
+    #expect(scene.takeMovedNodes().isEmpty)
+    scene.removeAllChildren()
+    #expect(scene.watchedInSubtree == 0)
+  }
+}
