@@ -227,7 +227,10 @@ let package = Package(
     // README.md's examples, compiled (ReadmeSnippets.swift) and checked word for word.
     .testTarget(
       name: "ReadmeTests",
-      dependencies: ["Foley", "FoleySpeech", "FoleyOffline", "CFoleySDL2", "FoleySoundMap"],
+      dependencies: [
+        "Foley", "FoleySpeech", "FoleyOffline", "CFoleySDL2", "FoleySoundMap",
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

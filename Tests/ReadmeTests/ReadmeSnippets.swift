@@ -8,6 +8,7 @@ import CFoleySDL2
 import Foley
 import FoleyOffline
 import FoleySpeech
+import Logging
 
 /// What the snippets take as given.
 @MainActor final class HUD { var title = "" }
@@ -19,7 +20,12 @@ struct Analytics { func log(_ name: String) {} }
 @MainActor func play() throws {
   let sdl = try SDLContext(subsystems: [.video, .audio, .events])  // quits only what it started
   defer { sdl.shutdown() }
+  var log = Logger(label: "foley.audio")
+  log.logLevel = .warning                                  // keeps the engine's info lines out of your log
+  let engine = try AudioEngine(logger: log)
+  defer { engine.close() }
   let scene = Scene(size: Size(width: 800, height: 600))
+  engine.attach(to: scene, positional: true)
   let ship = SpriteNode(color: .green, size: Size(width: 32, height: 32))
   scene.addChild(ship)
   ship.run(.repeatForever(.sequence([
@@ -27,12 +33,19 @@ struct Analytics { func log(_ name: String) {} }
     .move(by: Vector(dx: -100, dy: 0), duration: 0.5),
   ])), withKey: "patrol")
 
-  let pump = EventPump(sceneHeight: 600)
+  let pump = EventPump(sceneHeight: 600, session: engine.session)  // focus loss pauses the sound
+  let clock = ContinuousClock()
+  let frame = Duration.seconds(1) / 60
+  var last = clock.now
   var running = true
   while running {
+    let start = clock.now
     for event in pump.poll() where event == .quit { running = false }
-    scene.update(deltaTime: 1.0 / 60.0)  // time is yours to hand in
-    // draw with your renderer, or with Foley's Canvas
+    scene.update(deltaTime: (start - last) / .seconds(1))  // time is yours to hand in: the real step
+    last = start
+    // draw with your renderer, or with Foley's Canvas; then wait out the frame (or present with vsync)
+    let spent = clock.now - start
+    if spent < frame { Thread.sleep(forTimeInterval: (frame - spent) / .seconds(1)) }
   }
 }
 // README-BLOCK-END

@@ -34,7 +34,7 @@ struct ReadmeTests {
     #expect(blocks.count >= 13)
     let compiled = try String(
       contentsOf: Self.root.appendingPathComponent("Tests/ReadmeTests/ReadmeSnippets.swift"), encoding: .utf8)
-    for (index, block) in blocks.enumerated() where !block.contains(".package(url:") {
+    for (index, block) in blocks.enumerated() where !block.contains(".package(") {
       let number = index + 1
       let body = block.split(separator: "\n", omittingEmptySubsequences: false)
         .filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
