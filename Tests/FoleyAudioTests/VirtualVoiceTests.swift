@@ -26,6 +26,19 @@ struct VirtualVoiceTests {
     return makeFloatWAV(samples: samples, sampleRate: 48_000, channels: 1)
   }
 
+  /// A scene with its listener at the origin, attached to `engine` with positional actions and
+  /// sounds silent (so virtual) beyond `distance`.
+  static func sceneHeardWithin(_ distance: Double, through engine: AudioEngine) -> (Scene, Node) {
+    let scene = Scene(size: Size(width: 800, height: 600))
+    let listener = Node()
+    scene.addChild(listener)
+    scene.listener = listener
+    var spatial = SpatialAudio()
+    spatial.maximumDistance = distance
+    engine.attach(to: scene, positional: true, spatial: spatial)
+    return (scene, listener)
+  }
+
   /// Plays the same sound twice from one frame, hard left (left alone) and hard right (sent
   /// virtual by its volume and brought back); returns the capture and the right voice's gap.
   func leftAgainstRight(frames: Int, loops: Int) throws -> (DiskCapture, AudioStatistics?, VoiceCensus) {
@@ -208,14 +221,7 @@ struct VirtualVoiceTests {
     let mixer = EmbeddedMixer()
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
-    let scene = Scene(size: Size(width: 800, height: 600))
-    let listener = Node()
-    listener.position = Point(x: 0, y: 0)
-    scene.addChild(listener)
-    scene.listener = listener
-    var spatial = SpatialAudio()
-    spatial.maximumDistance = 300
-    engine.attach(to: scene, positional: true, spatial: spatial)
+    let (scene, listener) = Self.sceneHeardWithin(300, through: engine)
     let torch = try engine.sound(data: Self.noise(frames: 4_800), name: "torch.wav")
     var nodes: [AudioNode] = []
     for index in 0..<5_000 {
@@ -250,13 +256,7 @@ struct VirtualVoiceTests {
     let mixer = EmbeddedMixer()
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
-    let scene = Scene(size: Size(width: 800, height: 600))
-    let listener = Node()
-    scene.addChild(listener)
-    scene.listener = listener
-    var spatial = SpatialAudio()
-    spatial.maximumDistance = 300
-    engine.attach(to: scene, positional: true, spatial: spatial)
+    let (scene, listener) = Self.sceneHeardWithin(300, through: engine)
     let loop = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
     let cart = Node()
     cart.position = Point(x: 2_000, y: 0)
