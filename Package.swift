@@ -143,9 +143,16 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The demo's scripted runs, parsed: a target of its own so the fuzzer can feed it too.
+    .target(
+      name: "FoleyDemoScript",
+      dependencies: ["FoleyAudio", "FoleyScene", "FoleySoundMap", "FoleyPlatform"],
+      swiftSettings: swiftSettings
+    ),
     .executableTarget(
       name: "FoleyDemo",
       dependencies: [
+        "FoleyDemoScript",
         // FoleySpeech links espeak-ng (GPL-3.0-or-later): so does the demo, which is why the
         // speech product is separate from the `Foley` umbrella games link.
         "Foley", "FoleySpeech", "FoleyAudioTesting", "FoleyOffline",
@@ -173,6 +180,7 @@ let package = Package(
     .executableTarget(
       name: "FoleyFuzz",
       dependencies: [
+        "FoleyDemoScript", "FoleyPlatform",
         "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyRecording",
         "FoleyScene", "FoleySession", "CFoleyCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foley
+import FoleyDemoScript
 import FoleyOffline
 import Foundation
 import Logging

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foley
+import FoleyDemoScript
 import Foundation
 import Logging
 
@@ -157,27 +158,20 @@ struct RunScene: AsyncParsableCommand {
 
   @MainActor
   private func perform(_ event: DemoScript.Event, game: DemoGame, engine: AudioEngine) throws {
+    if let pushed = event.platformEvent(outputDevice: engine.deviceID ?? 0) {
+      try EventPump.push(pushed)
+      return
+    }
     switch event {
-    case .key(let name, let up):
-      try EventPump.push(up ? .keyUp(Key(name: name)) : .keyDown(Key(name: name), isRepeat: false))
-    case .click(let x, let y): try EventPump.push(.mouseDown(x: x, y: y))
-    case .focusLost: try EventPump.push(.windowFocusLost)
-    case .focusGained: try EventPump.push(.windowFocusGained)
-    case .minimized: try EventPump.push(.windowMinimized)
-    case .restored: try EventPump.push(.windowRestored)
-    case .willEnterBackground: try EventPump.push(.appWillEnterBackground)
-    case .didEnterForeground: try EventPump.push(.appDidEnterForeground)
-    case .deviceRemoved:
-      try EventPump.push(.audioDeviceRemoved(deviceID: engine.deviceID ?? 0, isCapture: false))
-    case .deviceAdded: try EventPump.push(.audioDeviceAdded(index: 0, isCapture: false))
     case .playSound(let file): game.playFile(file)
     case .record(let file): game.toggleRecording(to: file)
     case .stopRecording: game.stopRecording()
     case .post(let name, let parameters):
       game.scene.events.post(name, parameters: parameters, from: game.player)
-    case .quit: try EventPump.push(.quit)
+    default: break
     }
   }
+
 }
 
 enum DemoEnvironment {

@@ -46,7 +46,7 @@ struct FoleyFuzz: ParsableCommand {
 
   @Option(
     help:
-      "What the blobs go through: sounds (the three sound entry points), music (a track played with loops and seeks), repair (WAVFile.info and repair), maps (a sound map built and posted)."
+      "What the blobs go through: sounds (the three sound entry points), music (a track played with loops and seeks), repair (WAVFile.info and repair), maps (a sound map built and posted), scripts (a demo script parsed and its events pushed to SDL)."
   )
   var target: FuzzTarget = .sounds
 
@@ -115,5 +115,5 @@ struct FoleyFuzz: ParsableCommand {
 
 /// What a fuzz run feeds its blobs through.
 enum FuzzTarget: String, ExpressibleByArgument, Codable {
-  case sounds, music, repair, maps
+  case sounds, music, repair, maps, scripts
 }

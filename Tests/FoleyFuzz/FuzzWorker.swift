@@ -1,7 +1,9 @@
 import CFoleyCodecs
 import FoleyAudio
 import FoleyAudioTesting
+import FoleyDemoScript
 import FoleyMusic
+import FoleyPlatform
 import FoleyRecording
 import FoleyScene
 import FoleySceneAudio
@@ -27,6 +29,7 @@ enum FuzzWorker {
     case .music: try music(mutator: mutator, start: start, count: count, isolated: isolated)
     case .repair: try repair(mutator: mutator, start: start, count: count)
     case .maps: try maps(mutator: mutator, start: start, count: count, folder: folder)
+    case .scripts: try scripts(mutator: mutator, start: start, count: count)
     }
   }
 
@@ -131,6 +134,42 @@ enum FuzzWorker {
       emit("end \(index) \(outcome)")
     }
     emit("rss \(peakKiB(RUSAGE_SELF)) \(max(peakKiB(RUSAGE_CHILDREN), serviceRSSKiB()))")
+  }
+
+  /// Each blob as a demo script's JSON (`foley-demo --script`): parsed, and when valid, the run
+  /// it asks for worked out as the runner does (a bounded number of steps) and every event that is
+  /// an SDL event pushed through SDL's queue and read back, as the runner pushes them.
+  static func scripts(mutator: Mutator, start: Int, count: Int) throws {
+    let sdl = try SDLContext(subsystems: [.events], mode: .headless)
+    defer { sdl.shutdown() }
+    let pump = EventPump(sceneHeight: 600)
+    let mostSteps = (DemoScript.longestRun / DemoScript.shortestStep).rounded(.up)
+    for index in start..<(start + count) {
+      emit("start \(index)")
+      var outcome = "ok"
+      let json = JSONMutator(seeds: mutator.seeds, runSeed: mutator.runSeed).blob(index)
+      do {
+        let script = try DemoScript(json: json, name: "blob \(index)")
+        let steps = (script.duration / script.step).rounded(.up)
+        if !(steps.isFinite && steps >= 1 && steps <= mostSteps) {
+          outcome = "violation-unbounded-run"
+        } else if script.events.contains(where: { !$0.at.isFinite || $0.at < 0 }) {
+          outcome = "violation-event-time"
+        } else {
+          for timed in script.events {
+            guard let event = timed.event.platformEvent(outputDevice: 1) else { continue }
+            try EventPump.push(event)
+          }
+          _ = pump.poll()
+        }
+      } catch is DemoScript.ScriptError {
+        outcome = "invalid"
+      } catch {
+        outcome = "refused"
+      }
+      emit("end \(index) \(outcome)")
+    }
+    emit("rss \(peakKiB(RUSAGE_SELF)) 0")
   }
 
   static func openEngine(isolated: Bool) throws -> (AudioEngine, EmbeddedMixer) {

@@ -1,12 +1,15 @@
-import Foley
-import Foundation
+import FoleyAudio
+package import FoleyPlatform
+package import FoleyScene
+import FoleySoundMap
+package import Foundation
 
 /// A scripted run: `{"duration": s, "step": s?, "events": [{"at": s, "event": "...", ...}]}`.
 ///
 /// Parsing checks everything before anything runs: an unknown event or a missing or mistyped
 /// field is a ``ScriptError`` naming the event's index and the field.
-struct DemoScript {
-  enum Event: Equatable {
+package struct DemoScript {
+  package enum Event: Equatable {
     case key(String, up: Bool)
     case click(x: Double, y: Double)
     case focusLost, focusGained, minimized, restored, willEnterBackground, didEnterForeground
@@ -19,32 +22,39 @@ struct DemoScript {
     case quit
   }
 
-  struct TimedEvent {
-    let at: Double
-    let event: Event
+  package struct TimedEvent {
+    package let at: Double
+    package let event: Event
+
+    package init(at: Double, event: Event) {
+      self.at = at
+      self.event = event
+    }
   }
 
-  struct ScriptError: Error, CustomStringConvertible {
-    let description: String
+  package struct ScriptError: Error, CustomStringConvertible {
+    package let description: String
+
+    package init(description: String) { self.description = description }
   }
 
-  var duration: Double
-  var step: Double
-  var events: [TimedEvent]
+  package var duration: Double
+  package var step: Double
+  package var events: [TimedEvent]
 
-  static let eventNames = [
+  package static let eventNames = [
     "key", "click", "focusLost", "focusGained", "minimized", "restored", "willEnterBackground",
     "didEnterForeground", "deviceRemoved", "deviceAdded", "playSound", "record", "stopRecording", "post",
     "quit",
   ]
 
-  init(duration: Double, step: Double = 1.0 / 60.0, events: [TimedEvent]) {
+  package init(duration: Double, step: Double = 1.0 / 60.0, events: [TimedEvent]) {
     self.duration = duration
     self.step = step
     self.events = events
   }
 
-  init(contentsOf path: String) throws {
+  package init(contentsOf path: String) throws {
     let data: Data
     do {
       // A regular file of at most 16 MiB, checked before it is read (a FIFO never blocks the run).
@@ -52,6 +62,11 @@ struct DemoScript {
     } catch {
       throw ScriptError(description: "cannot read script \(path): \(error.message)")
     }
+    try self.init(json: data, name: path)
+  }
+
+  /// Parses a script's JSON (`name` is what errors call it).
+  package init(json data: Data, name path: String) throws {
     let root: Any
     do {
       root = try JSONSerialization.jsonObject(with: data)
@@ -88,18 +103,18 @@ struct DemoScript {
 
   /// The longest scripted run (a day) and the shortest step (1 ms): a run is at most 86.4 million
   /// steps, and a script can neither trap the runner nor spin it for ever.
-  static let longestRun = 86_400.0
-  static let shortestStep = 0.001
+  package static let longestRun = 86_400.0
+  package static let shortestStep = 0.001
 
   /// A JSON number as a finite Double; nil for anything else (JSON's `true` is not 1).
-  static func number(_ value: Any?) -> Double? {
+  package static func number(_ value: Any?) -> Double? {
     // The sound map's rule for what JSONSerialization hands over as a number.
     guard let value, let number = SoundMapParser.number(value) else { return nil }
     return number.isFinite ? number : nil
   }
 
   /// A value as a message shows it, with control characters escaped (a NUL once went out raw).
-  static func show(_ value: Any?) -> String {
+  package static func show(_ value: Any?) -> String {
     guard let value else { return "nothing" }
     let text: String
     if let number = number(value) {
@@ -185,7 +200,7 @@ struct DemoScript {
   }
 
   /// The script `demo.sh` runs where there is no display: a little of everything.
-  static let tour = DemoScript(
+  package static let tour = DemoScript(
     duration: 6,
     events: [
       TimedEvent(at: 0.5, event: .key("space", up: false)),
@@ -201,4 +216,26 @@ struct DemoScript {
       TimedEvent(at: 5.0, event: .key("space", up: false)),
       TimedEvent(at: 5.1, event: .key("space", up: true)),
     ])
+}
+
+extension DemoScript.Event {
+  /// The SDL event a script's event is pushed as (`EventPump.push`), so the game sees it as it
+  /// would a player's; nil for what the runner asks the game for itself (a file played, a
+  /// recording, a posted game event). `outputDevice` is the device a `deviceRemoved` names.
+  package func platformEvent(outputDevice: UInt32) -> PlatformEvent? {
+    switch self {
+    case .key(let name, let up): up ? .keyUp(Key(name: name)) : .keyDown(Key(name: name), isRepeat: false)
+    case .click(let x, let y): .mouseDown(x: x, y: y)
+    case .focusLost: .windowFocusLost
+    case .focusGained: .windowFocusGained
+    case .minimized: .windowMinimized
+    case .restored: .windowRestored
+    case .willEnterBackground: .appWillEnterBackground
+    case .didEnterForeground: .appDidEnterForeground
+    case .deviceRemoved: .audioDeviceRemoved(deviceID: outputDevice, isCapture: false)
+    case .deviceAdded: .audioDeviceAdded(index: 0, isCapture: false)
+    case .quit: .quit
+    case .playSound, .record, .stopRecording, .post: nil
+    }
+  }
 }
