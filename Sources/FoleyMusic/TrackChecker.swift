@@ -13,7 +13,8 @@ package import Foundation
 ///
 /// Files are read only if they are regular and at most ``maximumFileSize`` bytes (a FIFO or a
 /// huge file is refused at once). The verdict and the bytes are remembered per file (path, size
-/// and modification time) or per data, for the last ``rememberedTracks`` tracks. Checks run one at
+/// and modification time) or per data, for the last ``rememberedTracks`` tracks and within
+/// ``rememberedBytes`` of them (a stream that plays keeps its own bytes). Checks run one at
 /// a time on their own queue, never on the filler's, so a slow check does not starve the streams
 /// that play. With `AudioConfiguration.isolatesDecoders` off the bytes are read the same way and
 /// pass unchecked.
@@ -32,6 +33,9 @@ package final class TrackChecker: Sendable {
   package static let maximumFileSize = 512 << 20
   /// Tracks whose bytes and verdicts are kept; older ones are read and checked again if played.
   package static let rememberedTracks = 32
+  /// The most bytes of checked tracks kept for their next play (256 MiB by default); past it the
+  /// least recently asked-for are forgotten first (the newest is always kept).
+  package let rememberedBytes: Int
 
   package let isolated: Bool
   /// How long a check may take: a whole track is decoded, so more than a sound's decode.
@@ -40,9 +44,10 @@ package final class TrackChecker: Sendable {
   /// Each track's verdict (nil while its check runs) and when it was last asked for.
   private let verdicts = Locked<(entries: [Key: (verdict: Verdict?, use: Int)], clock: Int)>(([:], 0))
 
-  package init(isolated: Bool, timeout: Double) {
+  package init(isolated: Bool, timeout: Double, rememberedBytes: Int = 256 << 20) {
     self.isolated = isolated
     self.timeout = timeout
+    self.rememberedBytes = rememberedBytes
   }
 
   /// The verdict on `track` (at `url`, for files and names), or nil while its check runs; the
@@ -69,7 +74,17 @@ package final class TrackChecker: Sendable {
       queue.async { [self] in
         let verdict = run(track, at: url)
         verdicts.withLock { table in
-          if let entry = table.entries[key] { table.entries[key] = (verdict, entry.use) }
+          guard let entry = table.entries[key] else { return }
+          table.entries[key] = (verdict, entry.use)
+          // Within the byte budget: the least recently asked-for go first, never this one.
+          var kept = table.entries.values.reduce(0) { $0 + Self.size(of: $1.verdict) }
+          while kept > rememberedBytes,
+            let oldest = table.entries.filter({ $0.key != key && Self.size(of: $0.value.verdict) > 0 })
+              .min(by: { $0.value.use < $1.value.use })
+          {
+            kept -= Self.size(of: oldest.value.verdict)
+            table.entries.removeValue(forKey: oldest.key)
+          }
         }
       }
     }
@@ -114,6 +129,18 @@ package final class TrackChecker: Sendable {
     }
     return .failed(
       SoundError(SoundDecoder.code(for: UInt32(bitPattern: status)), asset: track.name, message: message))
+  }
+
+  /// The bytes a verdict keeps.
+  private static func size(of verdict: Verdict?) -> Int {
+    guard case .passed(let bytes) = verdict else { return 0 }
+    return bytes.buffer.count
+  }
+
+  /// Whether `track`'s verdict is remembered (its check has run and was not forgotten since).
+  package func remembers(_ track: Track, at url: URL?) -> Bool {
+    let key = Self.key(for: track, at: url)
+    return verdicts.withLock { $0.entries[key]?.verdict != nil }
   }
 
   private static func key(for track: Track, at url: URL?) -> Key {

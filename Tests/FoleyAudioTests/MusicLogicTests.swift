@@ -412,4 +412,26 @@ struct MusicLogicTests {
     #expect(music.isPlaying && music.nowPlaying?.title == "music.wav")
     #expect(audio.left.power(atFrequency: 440, in: (audio.frames - 2_400)..<audio.frames) > 0.1)
   }
+
+  @Test("checked tracks' bytes are kept within their byte budget: the least recently asked-for go first")
+  func checkedBytesAreBudgeted() throws {
+    // Three tracks of 38,444 bytes each (0.1 s of float stereo) and room for two.
+    let tracks = (0..<3).map { index in
+      Track(data: Self.ramp(from: Float(index) * 0.1, frames: 4_800).0, name: "track-\(index)")
+    }
+    let size = Self.ramp(from: 0, frames: 4_800).0.count
+    let checker = TrackChecker(isolated: false, timeout: 5, rememberedBytes: 2 * size + size / 2)
+    for track in tracks {
+      guard case .passed = checker.check(track, at: nil) else {
+        Issue.record("\(track.name) did not pass")
+        return
+      }
+    }
+    #expect(!checker.remembers(tracks[0], at: nil))
+    #expect(checker.remembers(tracks[1], at: nil) && checker.remembers(tracks[2], at: nil))
+    // Asked for again, the first is checked again and the least recently asked-for now goes.
+    _ = checker.check(tracks[0], at: nil)
+    #expect(checker.remembers(tracks[0], at: nil) && checker.remembers(tracks[2], at: nil))
+    #expect(!checker.remembers(tracks[1], at: nil))
+  }
 }
