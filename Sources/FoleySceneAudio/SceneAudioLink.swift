@@ -80,7 +80,9 @@ package final class SceneAudioLink {
   package static func of(_ scene: Scene) -> SceneAudioLink? { scene[storage: storageKey] }
 
   package func sceneWillUpdate(_ scene: Scene, step: Double) {
-    frameLength = min(max(64, Int(step * Double(core.format.sampleRate))), core.format.sampleRate / 10)
+    // Held within 64 frames…0.1 s in Double first: a step of 1e308 (or infinity) must not trap.
+    let rate = Double(core.format.sampleRate)
+    frameLength = Int((step.isFinite ? step * rate : rate).clamped(to: 64...max(64, rate / 10), or: 800))
     self.step = step
     // The session's transitions and every engine-side event (music, sound maps, speech).
     engine.session.mailbox.drain()

@@ -287,4 +287,20 @@ struct VirtualVoiceTests {
     }
     #expect(heardAt.map { (700...720).contains($0) } == true, "heard at \(String(describing: heardAt))")
   }
+
+  @Test("a scene stepped by a huge, infinite or NaN time with positional voices plays on: no trap")
+  func hugeStepsDoNotTrap() throws {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    let (scene, _) = Self.sceneHeardWithin(300, through: engine)
+    let torch = AudioNode(sound: try engine.sound(data: Self.noise(frames: 4_800), name: "torch.wav"))
+    torch.position = Point(x: 100, y: 0)
+    scene.addChild(torch)
+    for step in [1.0 / 60, 1e308, .infinity, .nan, -1, 0, 1.0 / 60] {
+      scene.update(deltaTime: step)
+      mixer.advance(frames: 512)
+    }
+    #expect(torch.voice?.isPlaying == true)
+  }
 }
