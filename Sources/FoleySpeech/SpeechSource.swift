@@ -18,8 +18,9 @@ final class SpeechSource: PCMSource, @unchecked Sendable {
   init(_ feed: SpeechFeed, before: Double, after: Double) {
     self.feed = feed
     sampleRate = feed.sampleRate
-    leadingFrames = Int(max(0, before) * Double(sampleRate))
-    trailingFrames = Int(max(0, after) * Double(sampleRate))
+    // Held within an hour (NaN: none), so an infinite delay cannot trap.
+    leadingFrames = Int(before.clamped(to: 0...3_600, or: 0) * Double(sampleRate))
+    trailingFrames = Int(after.clamped(to: 0...3_600, or: 0) * Double(sampleRate))
   }
 
   func read(into buffer: UnsafeMutablePointer<Float>, count: Int) -> Int {

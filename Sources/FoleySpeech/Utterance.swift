@@ -20,9 +20,9 @@ public struct Utterance: Sendable, Hashable {
   public var volume: Double = 1
   /// The voice; nil speaks with the backend's default (espeak-ng: English).
   public var voice: SpeechVoice?
-  /// Seconds of silence before the utterance starts.
+  /// Seconds of silence before the utterance starts (held within 0…3,600; NaN is none).
   public var preUtteranceDelay: TimeInterval = 0
-  /// Seconds of silence after it, before the next one.
+  /// Seconds of silence after it, before the next one (held within 0…3,600; NaN is none).
   public var postUtteranceDelay: TimeInterval = 0
   /// Tells this utterance apart from an equal one spoken again.
   public let id = UUID()

@@ -68,6 +68,27 @@ struct SpeechLogicTests {
   }
 }
 
+extension SpeechLogicTests {
+  @Test(
+    "infinite, huge and NaN delays around an utterance are held within an hour: no trap, and a stop ends it")
+  func extremeDelays() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    let speech = SpeechSynthesizer.shared(for: audio.engine)
+    for (before, after) in [(Double.infinity, Double.nan), (1e308, -.infinity), (.nan, 1e19)] {
+      var line = Utterance(string: "Hold.")
+      line.preUtteranceDelay = before
+      line.postUtteranceDelay = after
+      speech.speak(line)
+      #expect(audio.advance(until: { speech.isSpeaking }, stepping: scene))
+      audio.advance(seconds: 0.1, stepping: scene)
+      _ = speech.stopSpeaking(at: .immediate)
+      #expect(audio.advance(until: { !speech.isSpeaking }, limit: 5, stepping: scene))
+    }
+  }
+}
+
 /// Long texts: synthesised a piece at a time, a bounded amount ahead of what is heard.
 @MainActor
 @Suite("Speech in pieces (embedded mixer)", .serialized)
