@@ -1,4 +1,5 @@
 import FoleyAudio
+import FoleyAudioTesting
 import FoleyMusic
 import FoleySession
 import FoleyTestSupport
@@ -53,6 +54,21 @@ struct MusicClockTests {
     #expect(throws: TempoMapError.badCue("x")) { try TempoMap(bpm: 100, cues: ["x": -2]) }
     #expect(TempoMap.Meter("6/8") == .init(6, 8))
     #expect(TempoMap.Meter("7/5") == nil && TempoMap.Meter("x") == nil && TempoMap.Meter("99/4") == nil)
+  }
+
+  @Test("frame arithmetic saturates instead of trapping; seconds of any size become a bounded frame count")
+  func frameArithmeticIsBounded() throws {
+    #expect((AudioFrame(Int.max) + 1).index == Int.max)
+    #expect((AudioFrame(5) - Int.max).index == 0)
+    #expect((AudioFrame(5) + Int.min).index == 0)
+    #expect((AudioFrame(5) - Int.min).index == Int.max)
+    #expect((AudioFrame(10) + 5).index == 15 && (AudioFrame(10) - 15).index == 0)
+    let engine = try AudioEngine(embedded: EmbeddedMixer(), session: AudioSession())
+    defer { engine.close() }
+    #expect(engine.frames(forSeconds: 1e308) == 1 << 62)
+    #expect(engine.frames(forSeconds: -1e308) == -(1 << 62))
+    #expect(engine.frames(forSeconds: .infinity) == 0 && engine.frames(forSeconds: .nan) == 0)
+    #expect(engine.frames(forSeconds: 0.5) == 24_000)
   }
 
   // MARK: - Exact frames (disk driver)

@@ -19,9 +19,17 @@ public struct AudioFrame: Hashable, Comparable, Sendable, Codable, CustomStringC
   public init(integerLiteral value: Int) { self.init(value) }
 
   public static func < (lhs: AudioFrame, rhs: AudioFrame) -> Bool { lhs.index < rhs.index }
-  /// The frame `frames` later (earlier when negative; never before frame 0).
-  public static func + (lhs: AudioFrame, frames: Int) -> AudioFrame { AudioFrame(lhs.index + frames) }
-  public static func - (lhs: AudioFrame, frames: Int) -> AudioFrame { AudioFrame(lhs.index - frames) }
+  /// The frame `frames` later (earlier when negative; never before frame 0, never past
+  /// `Int.max`: it saturates rather than traps).
+  public static func + (lhs: AudioFrame, frames: Int) -> AudioFrame {
+    let (sum, overflow) = lhs.index.addingReportingOverflow(frames)
+    return AudioFrame(overflow ? (frames > 0 ? Int.max : 0) : sum)
+  }
+  /// The frame `frames` earlier (saturating, as `+`).
+  public static func - (lhs: AudioFrame, frames: Int) -> AudioFrame {
+    let (difference, overflow) = lhs.index.subtractingReportingOverflow(frames)
+    return AudioFrame(overflow ? (frames > 0 ? 0 : Int.max) : difference)
+  }
   /// Frames from `rhs` to `lhs`.
   public static func - (lhs: AudioFrame, rhs: AudioFrame) -> Int { lhs.index - rhs.index }
 

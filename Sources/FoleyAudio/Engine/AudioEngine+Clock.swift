@@ -11,7 +11,9 @@ extension AudioEngine {
   /// How many frames of output last `seconds` at the device's rate (rounded to the nearest).
   public func frames(forSeconds seconds: Double) -> Int {
     guard seconds.isFinite else { return 0 }
-    return Int((seconds * Double(deviceFormat.sampleRate)).rounded())
+    // Held within ±2^62 frames in Double first: 1e308 seconds must not trap.
+    let frames = (seconds * Double(deviceFormat.sampleRate)).rounded()
+    return Int(frames.clamped(to: -0x1p62...0x1p62, or: 0))
   }
 
   /// Plays `sound` starting exactly on `frame` of the output, mid-buffer if need be, and returns
