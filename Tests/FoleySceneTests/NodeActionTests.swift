@@ -195,4 +195,21 @@ struct ColorTests {
       [Color.cyan, .magenta, .purple, .brown, .darkGray, .lightGray].count
         == Set([Color.cyan, .magenta, .purple, .brown, .darkGray, .lightGray]).count)
   }
+
+  @Test(
+    "a repeat of an instant action with a huge count runs 10,000 per step instead of hanging; small counts run at once"
+  )
+  func hugeInstantRepeatDoesNotHang() {
+    let (scene, node) = makeSceneWithNode()
+    var runs = 0
+    node.run(.repeat(.run { runs += 1 }, count: Int.max))
+    scene.update(deltaTime: 1.0 / 60)
+    #expect(runs == 10_000)
+    scene.update(deltaTime: 1.0 / 60)
+    #expect(runs == 20_000)
+    var few = 0
+    node.run(.repeat(.run { few += 1 }, count: 3))
+    scene.update(deltaTime: 1.0 / 60)
+    #expect(few == 3)
+  }
 }

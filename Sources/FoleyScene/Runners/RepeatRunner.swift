@@ -11,6 +11,9 @@ final class RepeatRunner: ActionRunner {
   /// Whether `current` has finished a repetition and must restart before it runs again.
   @exclusivity(unchecked) private var needsRestart = false
 
+  /// The most repetitions that take no time run in one step (the rest in the steps after).
+  static let instantRepetitionsPerStep = 10_000
+
   init(action: Action, count: Int?) {
     self.action = action
     self.count = count
@@ -18,6 +21,7 @@ final class RepeatRunner: ActionRunner {
 
   func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
+    var instantRepetitions = 0
     while count.map({ completed < $0 }) ?? true {
       if needsRestart, let runner = current, !runner.restart(on: node) { current = nil }
       needsRestart = false
@@ -33,7 +37,15 @@ final class RepeatRunner: ActionRunner {
       completed += 1
       if node.isAdvancingActionRemoved { return nil }
       // A repetition that took no time would spin forever within one step: run it once per step.
-      if count == nil && leftover >= remaining { return nil }
+      // A finite repeat runs them all at once, as SpriteKit does, but at most
+      // `instantRepetitionsPerStep` per step (a count of Int.max would otherwise hang the game).
+      if leftover >= remaining {
+        if count == nil { return nil }
+        instantRepetitions += 1
+        if instantRepetitions >= Self.instantRepetitionsPerStep, count.map({ completed < $0 }) ?? true {
+          return nil
+        }
+      }
       remaining = leftover
     }
     return remaining
