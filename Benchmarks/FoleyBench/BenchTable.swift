@@ -172,6 +172,9 @@ struct BenchTable {
       "≤ 1.1 (5,000 looping positional emitters, 32 heard, vs the same scene whose 4,968 others are silent nodes)",
       number("virtual_emitters_cpu_ratio").map { $0 <= 1.1 })
     row(
+      "virtual_emitters_cpu_ratio_same_objects", number("virtual_emitters_cpu_ratio_same_objects"), nil,
+      "reference: vs the same scene whose 4,968 others are the same AudioNodes, not playing", nil)
+    row(
       "virtual_emitters_cpu_ratio_32_alone", number("virtual_emitters_cpu_ratio_32_alone"), nil,
       "reference: the same vs the 32 emitters alone in an empty scene (the scene's own 4,968 nodes included)",
       nil)

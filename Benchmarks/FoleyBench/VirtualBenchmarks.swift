@@ -12,7 +12,9 @@ enum VirtualBenchmarks {
   /// Process CPU seconds over `seconds` with `heard` emitters in range and `unheard` beyond it
   /// (or `plain` looping voices and an empty scene).
   static func cpu(
-    heard: Int, unheard: Int, plain: Bool, silentNodes: Bool = false, sound: Data, seconds: Double,
+    heard: Int, unheard: Int, plain: Bool, silentNodes: Bool = false, silentAudioNodes: Bool = false,
+    sound: Data,
+    seconds: Double,
     logger: Logger
   ) throws
     -> (cpu: Double, virtual: Int, audible: Int)
@@ -34,7 +36,15 @@ enum VirtualBenchmarks {
       for index in 0..<heard { voices.append(engine.play(torch, pan: MixBenchmarks.pan(index), loops: -1)) }
     } else {
       for index in 0..<(heard + unheard) {
-        let node = index >= heard && silentNodes ? Node() : AudioNode(sound: torch)
+        let node: Node
+        if index >= heard && silentNodes {
+          node = Node()
+        } else {
+          let emitter = AudioNode(sound: torch)
+          // The same objects, not playing: what the scene costs without their voices.
+          if index >= heard && silentAudioNodes { emitter.autoplayLooped = false }
+          node = emitter
+        }
         // The heard ones on a circle of 200 points; the rest from 1,000 points out.
         let angle = Double(index) * 2.399
         let radius = index < heard ? 200 : 1_000 + Double(index) * 2
@@ -66,6 +76,7 @@ enum VirtualBenchmarks {
     var alone: [Double] = []
     var plain: [Double] = []
     var sameScene: [Double] = []
+    var sameObjects: [Double] = []
     var census = (virtual: 0, audible: 0)
     for _ in 0..<rounds {
       let many = try cpu(
@@ -79,6 +90,11 @@ enum VirtualBenchmarks {
           heard: 32, unheard: 4_968, plain: false, silentNodes: true, sound: long, seconds: seconds,
           logger: logger
         ).cpu)
+      sameObjects.append(
+        try cpu(
+          heard: 32, unheard: 4_968, plain: false, silentAudioNodes: true, sound: long, seconds: seconds,
+          logger: logger
+        ).cpu)
       plain.append(
         try cpu(heard: 32, unheard: 0, plain: true, sound: long, seconds: seconds, logger: logger).cpu)
     }
@@ -87,6 +103,8 @@ enum VirtualBenchmarks {
       "virtual_emitters_cpu_ratio": median(field) / median(sameScene),
       "virtual_emitters_cpu_ratio_32_alone": median(field) / median(alone),
       "silent_nodes_cpu_percent": median(sameScene) / seconds * 100,
+      "virtual_emitters_cpu_ratio_same_objects": median(field) / median(sameObjects),
+      "silent_audio_nodes_cpu_percent": median(sameObjects) / seconds * 100,
       "virtual_emitters_cpu_ratio_plain": median(field) / median(plain),
       "virtual_emitters_cpu_percent": median(field) / seconds * 100,
       "audible_emitters_cpu_percent": median(alone) / seconds * 100,
