@@ -47,39 +47,9 @@ open class Node {
   /// moves (position, rotation, scale, parent) to its scene (``Scene/takeMovedNodes()``), so the
   /// sound of thousands of still emitters is not looked at each frame; any other node's move
   /// costs one compare.
-  @exclusivity(unchecked) package private(set) var watchers = 0
-  @exclusivity(unchecked) package private(set) var watchedInSubtree = 0
+  @exclusivity(unchecked) package internal(set) var watchers = 0
+  @exclusivity(unchecked) package internal(set) var watchedInSubtree = 0
 
-  /// One more watcher of this node's place (see ``watchers``).
-  package func watch() {
-    watchers += 1
-    if watchers == 1 { adjustWatched(by: 1) }
-  }
-
-  /// One watcher fewer.
-  package func unwatch() {
-    guard watchers > 0 else { return }
-    watchers -= 1
-    if watchers == 0 { adjustWatched(by: -1) }
-  }
-
-  private func adjustWatched(by delta: Int) {
-    // Unretained: a read-and-count walk up a tree whose nodes hold their parents' places.
-    unowned(unsafe) var current: Node? = self
-    while let node = current {
-      node.watchedInSubtree += delta
-      current = node.parent
-    }
-  }
-
-  @inline(__always)
-  private func transformChanged() {
-    guard watchedInSubtree > 0 else { return }
-    unowned(unsafe) var root: Node = self
-    while let up = root.parent { root = up }
-    guard root.isSceneRoot else { return }
-    unsafeDowncast(root, to: Scene.self).noteMoved(self)
-  }
   /// Opacity in 0...1; renderers multiply it down the tree.
   @exclusivity(unchecked) public var alpha: Double = 1
   public var isHidden = false

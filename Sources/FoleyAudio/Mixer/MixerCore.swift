@@ -190,13 +190,13 @@ package final class MixerCore: @unchecked Sendable {
     var awaitingDecode: [DecodeKey: [PlayRequest]]
   #endif
   #if DEBUG
-    private var finishedChannels: [Int] {
+    var finishedChannels: [Int] {
       _read { yield finishedChannelsBox.value }
       _modify { yield &finishedChannelsBox.value }
     }
     private var finishedChannelsBox: QueueBound<[Int]>
   #else
-    private var finishedChannels: [Int]
+    var finishedChannels: [Int]
   #endif
   /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
   /// system call, and a burst of steals would read it per voice); nil outside a batch.
@@ -360,52 +360,6 @@ package final class MixerCore: @unchecked Sendable {
   package func syncOnQueue<T>(_ work: () throws -> T) rethrows -> T {
     dispatchPrecondition(condition: .notOnQueue(queue))
     return try queue.sync(execute: work)
-  }
-
-  // MARK: - What the mix reports
-
-  /// Runs when the mix signals (a channel finished, a ramp reached silence) or a fallback
-  /// deadline passes.
-  package func service() {
-    dispatchPrecondition(condition: .onQueue(queue))
-    _ = inbox.wake.takePending()
-    guard isOpen, hasDevice else { return }
-    processFinishedChannels()
-    let due = releases.takeDue(now: now) { table.gains[$0].isSilent }
-    for operation in due {
-      switch operation.kind {
-      case .halt: backend.halt(operation.channel)
-      case .pause:
-        backend.pause(operation.channel)
-        // A paused stream gives back what it played silent after its ramp: it resumes at the
-        // first sample that was not heard. (The channel is paused, so its effect is not running.)
-        if let stream = table[operation.channel]?.stream {
-          stream.rewind(frames: table.gains[operation.channel].framesMutedSinceSilent)
-        }
-      }
-    }
-    if !due.isEmpty { processFinishedChannels() }
-    haltDrainedStreams()
-    expireVirtualVoices()
-    rebalanceVoices()
-    scheduleFallbackWake()
-  }
-
-  /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
-  package func scheduleFallbackWake() {
-    let virtualEnd = earliestVirtualEnd
-    let release = releases.earliestDeadline
-    backend.scheduleService(at: virtualEnd.map { min($0, release ?? $0) } ?? release)
-  }
-
-  /// Applies what the mix reported finished since the last look.
-  package func processFinishedChannels() {
-    finishedChannels.removeAll(keepingCapacity: true)
-    if inbox.drain(into: &finishedChannels) {
-      // Reports were lost to a full inbox: ask the mixer about every busy channel.
-      finishedChannels += table.occupiedChannels.filter { !backend.isPlaying($0) }
-    }
-    for channel in finishedChannels where channel < table.channelCount { channelFinished(channel) }
   }
 }
 

@@ -1,0 +1,49 @@
+import Dispatch
+
+/// What the mix reports: finished channels, ramps that reached silence, and the fallback wake
+/// while a ramp (or a virtual voice's end) is due.
+extension MixerCore {
+  /// Runs when the mix signals (a channel finished, a ramp reached silence) or a fallback
+  /// deadline passes.
+  package func service() {
+    dispatchPrecondition(condition: .onQueue(queue))
+    _ = inbox.wake.takePending()
+    guard isOpen, hasDevice else { return }
+    processFinishedChannels()
+    let due = releases.takeDue(now: now) { table.gains[$0].isSilent }
+    for operation in due {
+      switch operation.kind {
+      case .halt: backend.halt(operation.channel)
+      case .pause:
+        backend.pause(operation.channel)
+        // A paused stream gives back what it played silent after its ramp: it resumes at the
+        // first sample that was not heard. (The channel is paused, so its effect is not running.)
+        if let stream = table[operation.channel]?.stream {
+          stream.rewind(frames: table.gains[operation.channel].framesMutedSinceSilent)
+        }
+      }
+    }
+    if !due.isEmpty { processFinishedChannels() }
+    haltDrainedStreams()
+    expireVirtualVoices()
+    rebalanceVoices()
+    scheduleFallbackWake()
+  }
+
+  /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
+  package func scheduleFallbackWake() {
+    let virtualEnd = earliestVirtualEnd
+    let release = releases.earliestDeadline
+    backend.scheduleService(at: virtualEnd.map { min($0, release ?? $0) } ?? release)
+  }
+
+  /// Applies what the mix reported finished since the last look.
+  package func processFinishedChannels() {
+    finishedChannels.removeAll(keepingCapacity: true)
+    if inbox.drain(into: &finishedChannels) {
+      // Reports were lost to a full inbox: ask the mixer about every busy channel.
+      finishedChannels += table.occupiedChannels.filter { !backend.isPlaying($0) }
+    }
+    for channel in finishedChannels where channel < table.channelCount { channelFinished(channel) }
+  }
+}

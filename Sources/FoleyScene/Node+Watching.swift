@@ -1,0 +1,34 @@
+/// Watched nodes (see ``Node/watchers``): counting them per subtree as the tree changes, and
+/// telling the scene when one of them (or an ancestor) moves.
+extension Node {
+  /// One more watcher of this node's place (see ``watchers``).
+  package func watch() {
+    watchers += 1
+    if watchers == 1 { adjustWatched(by: 1) }
+  }
+
+  /// One watcher fewer.
+  package func unwatch() {
+    guard watchers > 0 else { return }
+    watchers -= 1
+    if watchers == 0 { adjustWatched(by: -1) }
+  }
+
+  func adjustWatched(by delta: Int) {
+    // Unretained: a read-and-count walk up a tree whose nodes hold their parents' places.
+    unowned(unsafe) var current: Node? = self
+    while let node = current {
+      node.watchedInSubtree += delta
+      current = node.parent
+    }
+  }
+
+  @inline(__always)
+  func transformChanged() {
+    guard watchedInSubtree > 0 else { return }
+    unowned(unsafe) var root: Node = self
+    while let up = root.parent { root = up }
+    guard root.isSceneRoot else { return }
+    unsafeDowncast(root, to: Scene.self).noteMoved(self)
+  }
+}
