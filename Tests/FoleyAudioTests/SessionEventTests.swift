@@ -135,7 +135,21 @@ struct SessionEventTests {
     }
     let recovered = try DiskCapture(contentsOf: third, format: .float32)
     let range = try #require(recovered.left.audibleRange())
-    #expect(abs(recovered.left.frequency(in: range) - 440) < 3)
+    // Away from the ends (the ramp in after the restore, the halt at close): one voice, at 440 Hz
+    // and its own level, continuous. Two copies, or a jump, would show in the level or the steps.
+    let middle = (range.lowerBound + 1_200)..<(range.upperBound - 1_200)
+    try #require(middle.count > 4_800, "recovered for \(range.count) frames only")
+    let frequency = recovered.left.frequency(in: middle)
+    let level = Float(Int16(0.5 * 32_767)) / 32_768
+    if abs(frequency - 440) >= 3 {
+      // Kept for a look: this failed once under load and was not reproduced.
+      try? FileManager.default.copyItem(
+        atPath: third.path, toPath: "/tmp/foley-recovered-\(UUID().uuidString).raw")
+    }
+    #expect(abs(frequency - 440) < 3, "\(frequency) Hz over \(middle)")
+    #expect(abs(recovered.left.peak(in: middle) - level) < 0.01)
+    // A 440 Hz sine at 0.5 moves at most 2π·440/48000·0.5 = 0.029 per sample.
+    #expect(recovered.left.largestStep(in: middle) < 0.035)
   }
 
   @Test("10,000 focus flips while actions trigger sounds: nothing is audible while inactive")
