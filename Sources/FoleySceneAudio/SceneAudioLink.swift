@@ -21,16 +21,13 @@ package final class SceneAudioLink {
   package var observerTokens: [Int] = []
   private var pausedScene = false
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
-  /// used (a finished voice's slot is freed and reused): the nodes and voices held strongly, and
-  /// beside them unretained references and the placement state, plain values, so a pass over
-  /// thousands of still emitters retains nothing and touches no node.
+  /// used (a finished voice's slot is freed and reused); beside them the placement state, plain
+  /// values, so a pass over thousands of still emitters reads only those and touches no node.
   private var slotNodes: [Node?] = []
   private var slotVoices: [Voice?] = []
-  private var slotNodeRefs: [Unmanaged<Node>?] = []
-  private var slotVoiceRefs: [Unmanaged<Voice>?] = []
   private var slotState: [PlacedState] = []
   private var freeSlots: [Int] = []
-  private var liveSlots = 0
+  private var liveSlots: Int { slotState.count - freeSlots.count }
   /// The slots of each followed node (a node may carry several voices).
   private var slotsOfNode: [ObjectIdentifier: [Int]] = [:]
   /// The engine's count of finished voices when the slots were last swept.
@@ -166,19 +163,14 @@ package final class SceneAudioLink {
       slot = slotState.count
       slotNodes.append(nil)
       slotVoices.append(nil)
-      slotNodeRefs.append(nil)
-      slotVoiceRefs.append(nil)
       slotState.append(PlacedState())
     }
     slotNodes[slot] = node
     slotVoices[slot] = voice
-    slotNodeRefs[slot] = .passUnretained(node)
-    slotVoiceRefs[slot] = .passUnretained(voice)
     slotState[slot] = PlacedState(
       placement: voice.initialPlacement ?? placement, distance: distance,
       recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true)
     slotsOfNode[ObjectIdentifier(node), default: []].append(slot)
-    liveSlots += 1
     node.watch()
   }
 
@@ -190,11 +182,8 @@ package final class SceneAudioLink {
     if slotsOfNode[key]?.isEmpty == true { slotsOfNode[key] = nil }
     slotNodes[slot] = nil
     slotVoices[slot] = nil
-    slotNodeRefs[slot] = nil
-    slotVoiceRefs[slot] = nil
     slotState[slot].isLive = false
     freeSlots.append(slot)
-    liveSlots -= 1
   }
 
   /// Marks the voices of `node` and of the watched nodes below it as moved.
@@ -215,11 +204,7 @@ package final class SceneAudioLink {
     if finishedVoices != finishedVoicesSeen {
       // A voice finished somewhere since the last sweep: free the slots of ours that did.
       finishedVoicesSeen = finishedVoices
-      for slot in slotVoiceRefs.indices {
-        guard let reference = slotVoiceRefs[slot] else { continue }
-        unowned(unsafe) let voice = reference.takeUnretainedValue()
-        if voice.isFinished { free(slot) }
-      }
+      for slot in slotVoices.indices where slotVoices[slot]?.isFinished == true { free(slot) }
     }
     for node in moved { markMoved(node) }
     var moves: [(Voice, SpatialPlacement)] = []
@@ -236,12 +221,10 @@ package final class SceneAudioLink {
       // from, keeps its placement: a field of still emitters costs a look at two plain values.
       guard slotState[slot].isLive,
         placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
-        let reference = slotNodeRefs[slot]
+        let node = slotNodes[slot], let voice = slotVoices[slot]
       else { continue }
       slotState[slot].isDirty = false
-      // Held by `slotNodes`: looked at without a retain.
-      unowned(unsafe) let node = reference.takeUnretainedValue()
-      guard node.parent === scene || node.scene === scene, let voice = slotVoices[slot] else { continue }
+      guard node.parent === scene || node.scene === scene else { continue }
       let old = slotState[slot].placement
       let oldDistance = slotState[slot].distance
       let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)

@@ -288,10 +288,7 @@ extension MixerCore {
     var kept = slot
     kept.position = progress.frame
     kept.loops = progress.loops
-    table.stopCounting(channel)
-    releases.cancel(on: channel)
-    table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
-    releases.schedule(.halt, on: channel, deadline: deadline(after: 0))
+    release(channel: channel, fadeOut: 0, voiceGoesOn: true)
     keepVirtual(VirtualVoice(slot: kept, anchor: progress.clock))
     scheduleFallbackWake()
   }

@@ -159,11 +159,12 @@ extension MixerCore {
   }
 
   /// Stops counting the voice on `channel` and ramps it out over `fadeOut` seconds (at least the
-  /// de-click time) before it is halted.
-  package func release(channel: Int, fadeOut: Double) {
+  /// de-click time) before it is halted. A voice that goes on without its channel (virtual) stays
+  /// active.
+  package func release(channel: Int, fadeOut: Double, voiceGoesOn: Bool = false) {
     guard let slot = table[channel], !slot.isReleasing else { return }
     table.stopCounting(channel)
-    counters.activeVoices.subtract(1, ordering: .relaxed)
+    if !voiceGoesOn { counters.activeVoices.subtract(1, ordering: .relaxed) }
     releases.cancel(on: channel)
     if backend.isPaused(channel) {
       // A paused channel is already silent: halting it cannot click.
