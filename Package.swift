@@ -57,6 +57,9 @@ let package = Package(
     systemLibrary("CFoleySamplerate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
     systemLibrary("CFoleyEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
     systemLibrary("CFoleyCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+    // kissfft without pkg-config: its .pc file only adds -D flags (the float build, which the shim
+    // defines itself) that SwiftPM would warn about on every build.
+    .systemLibrary(name: "CFoleyKissFFT", providers: [.apt(["libkissfft-dev"])]),
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
       name: "CFoleyCodecs",
@@ -89,7 +92,7 @@ let package = Package(
       name: "FoleyAudio",
       dependencies: [
         "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleySamplerate", "CFoleyEBUR128",
-        .product(name: "Logging", package: "swift-log"),
+        "CFoleyKissFFT", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),

@@ -11,7 +11,7 @@ set -euo pipefail
 # and the demo, which link it; games using only `Foley` do not.
 # sox regenerates Assets/ (Scripts/make-assets.sh); the committed assets do not need it.
 packages=(pkg-config libsdl2-dev libsdl2-mixer-dev libvorbis-dev libopusfile-dev libflac-dev libmpg123-dev
-  libsamplerate0-dev libebur128-dev libssl-dev libespeak-ng-dev espeak-ng-data git ca-certificates)
+  libsamplerate0-dev libebur128-dev libkissfft-dev libssl-dev libespeak-ng-dev espeak-ng-data git ca-certificates)
 # FOLEY_EXTRA_PACKAGES: more packages, space-separated (bench.sh adds pygame for its baseline).
 read -r -a extra <<<"${FOLEY_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")

@@ -23,11 +23,15 @@ extension VoiceMixer {
     }
     var done = 0
     for bus in 0..<Self.busCapacity { peaks[bus] = 0 }
+    isTapping = tap.isEnabled.load(ordering: .relaxed)
     while done < frames {
       let count = min(Self.blockFrames, frames - done)
       let (played, running) = renderBlock(frames: count)
       master.process(float: buses[0].buffer, frames: count, silent: played == 0 && running == 0)
       peaks[0] = max(peaks[0], peak(of: buses[0].buffer, count: count * channels))
+      if isTapping {
+        tap.push(bus: 0, clock: clock, samples: buses[0].buffer, frames: count, channels: channels)
+      }
       write(buses[0].buffer, frames: count, to: stream + done * bytesPerFrame)
       done += count
       clock &+= UInt64(count)
@@ -109,6 +113,9 @@ extension VoiceMixer {
       running += 1
       runEffects(bus, frames: frames)
       peaks[bus] = max(peaks[bus], peak(of: buses[bus].buffer, count: samples))
+      if isTapping {
+        tap.push(bus: bus, clock: clock, samples: buses[bus].buffer, frames: frames, channels: channels)
+      }
       sendBus(bus, frames: frames)
       let parent = buses[bus].parent
       addSamples(
@@ -121,6 +128,9 @@ extension VoiceMixer {
       running += 1
       runEffects(reverb, frames: frames)
       peaks[reverb] = max(peaks[reverb], peak(of: buses[reverb].buffer, count: samples))
+      if isTapping {
+        tap.push(bus: reverb, clock: clock, samples: buses[reverb].buffer, frames: frames, channels: channels)
+      }
       addSamples(buses[reverb].buffer, into: buses[0].buffer, count: samples)
       buses[reverb].touched = false
     }

@@ -132,6 +132,10 @@ package final class VoiceMixer: @unchecked Sendable {
   /// Each bus's peak in the last callback (after its effects; bus 0: the master after the
   /// limiter), for meters.
   package let meters = BusMeters(count: busCapacity)
+  /// Copies of every bus that ran, for the inspector (only while one reads).
+  package let tap = InspectorTap()
+  /// Whether this callback copies into ``tap`` (mixing thread).
+  var isTapping = false
   /// Frames mixed so far: the index, in the device's output, of the next frame to be mixed
   /// (mixing thread; the queue reads it under the audio lock).
   var clock: UInt64 = 0
@@ -307,6 +311,11 @@ package final class VoiceMixer: @unchecked Sendable {
   package func setSend(_ request: RampRequest, on bus: Int) {
     guard bus > Self.reverbBus, bus < Self.busCapacity else { return }
     buses[bus].sendRequest = request.packed
+  }
+
+  /// The effect chain of `bus`, in order (under the audio lock).
+  package func effects(on bus: Int) -> [AudioEffect] {
+    chains.indices.contains(bus) ? chains[bus] : []
   }
 
   /// Replaces the effect chain of `bus` (ringing tails of removed effects stop).

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What the inspector asks of the queue: every voice it keeps, with where each is, read
+/// together with the mix clock under one audio lock.
+extension MixerCore {
+  package func inspectVoices() -> (clock: UInt64, voices: [VoiceSnapshot]) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    processFinishedChannels()
+    let channels = table.occupiedChannels
+    var progress: [LaneProgress?] = []
+    progress.reserveCapacity(channels.count)
+    var clock: UInt64 = 0
+    backend.withAudioLock {
+      clock = mixer.framesMixed.load(ordering: .acquiring)
+      for channel in channels { progress.append(mixer.progress(of: channel)) }
+    }
+    let rate = Double(format.sampleRate)
+    var voices: [VoiceSnapshot] = []
+    voices.reserveCapacity(channels.count + virtual.voices.count + orphans.count)
+    for (index, channel) in channels.enumerated() {
+      guard let slot = table[channel] else { continue }
+      let state: VoiceSnapshot.State =
+        slot.isReleasing
+        ? .releasing
+        : slot.voice.state == .paused ? .paused : slot.sessionMode == .paused ? .held : .playing
+      var entry = describe(slot, state: state, clock: clock)
+      if slot.stream == nil, let lane = progress[index] {
+        entry.position = Double(lane.frame) / rate
+        entry.passesLeft = lane.loops
+      }
+      voices.append(entry)
+    }
+    for virtualVoice in virtual.voices.values {
+      let slot = virtualVoice.slot
+      let state: VoiceSnapshot.State =
+        slot.voice.state == .paused ? .paused : slot.sessionMode == .paused ? .held : .virtual
+      var entry = describe(slot, state: state, clock: clock)
+      let elapsed = virtualVoice.isFrozen ? 0 : Int(clamping: clock &- min(clock, virtualVoice.anchor))
+      if let now = VirtualClock.advance(
+        frame: slot.position, loops: slot.loops, by: elapsed, frames: slot.sound.buffer.frames)
+      {
+        entry.position = Double(now.frame) / rate
+        entry.passesLeft = now.loops
+      }
+      voices.append(entry)
+    }
+    for slot in orphans { voices.append(describe(slot, state: .waiting, clock: clock)) }
+    voices.sort { $0.id < $1.id }
+    return (clock, voices)
+  }
+
+  private func describe(_ slot: Slot, state: VoiceSnapshot.State, clock: UInt64) -> VoiceSnapshot {
+    let voice = slot.voice
+    let (left, right) = gainPair(for: slot)
+    let gain = Double(max(left, right))
+    let age = voice.startFrame.flatMap { start -> Double? in
+      let now = Int(clamping: clock)
+      guard start.index <= now else { return nil }
+      return Double(now - start.index) / Double(format.sampleRate)
+    }
+    return VoiceSnapshot(
+      id: voice.id, sound: slot.sound.name, bus: slot.category.name, state: state, volume: voice.volume,
+      pan: min(max((slot.placement?.pan ?? 0) + voice.pan, -1), 1),
+      gainDecibels: gain > 0
+        ? max(AudioSnapshot.floorDecibels, 20 * log10(gain)) : AudioSnapshot.floorDecibels,
+      rate: voice.playbackRate,
+      position: slot.stream == nil ? Double(slot.position) / Double(format.sampleRate) : nil,
+      passesLeft: slot.loops, age: age, isPositional: slot.placement != nil)
+  }
+
+  /// Each bus's effect chain, by bus index (under the audio lock, on the queue).
+  package func inspectEffects() -> [[AudioEffect]] {
+    dispatchPrecondition(condition: .onQueue(queue))
+    return backend.withAudioLock { (0..<VoiceMixer.busCapacity).map { mixer.effects(on: $0) } }
+  }
+}
