@@ -34,6 +34,9 @@ let package = Package(
     // Speech on espeak-ng, which is GPL-3: its own product, outside the `Foley` umbrella, so a
     // game that does not import it links none of it.
     .library(name: "FoleySpeech", targets: ["FoleySpeech"]),
+    // The browser inspector: an HTTP server (FlyingFox) in the game's process, so its own product,
+    // outside the `Foley` umbrella: a game that does not import it links none of it.
+    .library(name: "FoleyInspector", targets: ["FoleyInspector"]),
     .executable(name: "foley-demo", targets: ["FoleyDemo"]),
     .executable(name: "foley-bench", targets: ["FoleyBench"]),
     .executable(name: "foley-fuzz", targets: ["FoleyFuzz"]),
@@ -44,6 +47,9 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     // `swift package generate-documentation` (Scripts/docs.sh); a plugin, linked into nothing.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // The inspector's HTTP and WebSocket server: small, Swift Concurrency only, no SwiftNIO (a
+    // clean build of Hummingbird and its NIO stack takes minutes on CI's two cores).
+    .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
   ],
   targets: [
     // C boundary: Debian's -dev packages, found through pkg-config.
@@ -158,7 +164,7 @@ let package = Package(
         "FoleyDemoScript",
         // FoleySpeech links espeak-ng (GPL-3.0-or-later): so does the demo, which is why the
         // speech product is separate from the `Foley` umbrella games link.
-        "Foley", "FoleySpeech", "FoleyAudioTesting", "FoleyOffline",
+        "Foley", "FoleySpeech", "FoleyAudioTesting", "FoleyOffline", "FoleyInspector",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -247,6 +253,21 @@ let package = Package(
     .testTarget(
       name: "SpriteKitPortTests",
       dependencies: ["Foley", "FoleyTestSupport"],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "FoleyInspector",
+      dependencies: [
+        "FoleyAudio", "FoleyMusic", "FoleySoundMap", "FoleySession",
+        .product(name: "FlyingFox", package: "FlyingFox"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FoleyInspectorTests",
+      dependencies: [
+        "FoleyInspector", "FoleyAudio", "FoleySoundMap", "FoleySession", "FoleyTestSupport",
+      ],
       swiftSettings: swiftSettings
     ),
     .target(

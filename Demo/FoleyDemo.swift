@@ -13,4 +13,16 @@ struct FoleyDemo: AsyncParsableCommand {
     ],
     defaultSubcommand: RunScene.self
   )
+
+  /// `--inspector` may come without its port (any free one): ArgumentParser's options always take
+  /// a value, so a bare one gets "0" before parsing.
+  static func main() async {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    if let index = arguments.firstIndex(of: "--inspector"),
+      index + 1 == arguments.count || UInt16(arguments[index + 1]) == nil
+    {
+      arguments.insert("0", at: index + 1)
+    }
+    await main(arguments)
+  }
 }

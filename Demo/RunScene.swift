@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foley
 import FoleyDemoScript
+import FoleyInspector
 import Foundation
 import Logging
 
@@ -40,6 +41,12 @@ struct RunScene: AsyncParsableCommand {
 
   @Option(help: "The sound map (JSON) the game's events play through; sounds.json in the assets by default.")
   var soundMap: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Serve the browser inspector on 127.0.0.1 at this port (0, or no value: any free port); prints its address.",
+      valueName: "port"))
+  var inspector: UInt16?
 
   @MainActor
   func run() async throws {
@@ -91,6 +98,21 @@ struct RunScene: AsyncParsableCommand {
       size: Size(width: 800, height: 600), engine: engine,
       recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true),
       soundMap: soundMap.map { URL(fileURLWithPath: $0) }, logger: logger)
+    // The demo is the game that enables the page's controls: its whole point is to be played with.
+    let server = inspector.map {
+      InspectorServer(engine: engine, soundMap: game.soundMap, options: .init(port: $0, allowsControl: true))
+    }
+    defer { server?.stop() }
+    if let server {
+      do {
+        // Written straight to the descriptor: a tool reading the address from a pipe gets it now,
+        // not when stdout's buffer fills.
+        FileHandle.standardOutput.write(Data("inspector: \(try server.start())\n".utf8))
+      } catch {
+        FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
+        throw ExitCode(1)
+      }
+    }
     if windowed {
       print(
         "foley-demo: windowed (video \(context.videoDriver ?? "?"), audio \(engine.deviceFormat)); H shows the keys"

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/setup.sh
+# chromium: the browser inspector's tests load its page in a real headless browser.
+FOLEY_EXTRA_PACKAGES="${FOLEY_EXTRA_PACKAGES:-} chromium" Scripts/setup.sh
 
 export SDL_AUDIODRIVER="${SDL_AUDIODRIVER:-dummy}"
 export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-dummy}"

@@ -11,32 +11,38 @@ extension SoundMap {
 
   @discardableResult
   package func handle(_ event: GameEvent, in scene: Scene?) -> [PlayedSound] {
+    let (outcome, played) = outcome(of: event, in: scene)
+    log.append(PostedEvent(name: event.name, time: event.time, outcome: outcome, sounds: played))
+    return played
+  }
+
+  private func outcome(of event: GameEvent, in scene: Scene?) -> (PostedEvent.Outcome, [PlayedSound]) {
     statistics.posted += 1
-    if definition.events[event.name] == nil, handleMusic(event) { return [] }
+    if definition.events[event.name] == nil, handleMusic(event) { return (.music, []) }
     guard let entry = definition.events[event.name] else {
       let count = statistics.unknown[event.name, default: 0]
       statistics.unknown[event.name] = count + 1
       if count == 0 {
         engine.core.logger.info("sound map: no event \"\(event.name)\" (counted, logged once)")
       }
-      return []
+      return (.unknown, [])
     }
     switch entry.effect {
     case .stop(let target, let fadeOut):
       for voice in runtime.voices[target] ?? [] { voice.stop(fadeOut: fadeOut) }
       runtime.voices[target] = nil
-      return []
+      return (.stopped, [])
     case .play(let item):
       if entry.cooldown > 0, let last = runtime.lastTrigger[event.name], event.time - last < entry.cooldown {
         statistics.cooledDown += 1
-        return []
+        return (.cooledDown, [])
       }
       var live = (runtime.voices[event.name] ?? []).filter { !$0.isFinished }
       if let limit = entry.maxInstances, live.count >= limit {
         guard entry.stealsOldest else {
           statistics.limited += 1
           runtime.voices[event.name] = live
-          return []
+          return (.limited, [])
         }
         while live.count >= limit {
           live.removeFirst().stop(fadeOut: 0.02)
@@ -67,7 +73,7 @@ extension SoundMap {
         }
         played.append(record)
       }
-      return played
+      return (.played, played)
     }
   }
 

@@ -46,7 +46,7 @@ import Synchronization
 @MainActor
 public final class SoundMap {
   /// What a post of an event played.
-  public struct PlayedSound: Sendable, Hashable, CustomStringConvertible {
+  public struct PlayedSound: Sendable, Hashable, Codable, CustomStringConvertible {
     public var event: String
     /// The file, as the map names it.
     public var file: String
@@ -98,6 +98,8 @@ public final class SoundMap {
   package let variants: PitchVariants
   package var runtime = Runtime()
   package var observers = ObserverList<PlayedSound>()
+  /// The latest posts, for ``recentEvents``.
+  package var log = EventLog()
   /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
   private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
   package let watch = SoundMapWatch()

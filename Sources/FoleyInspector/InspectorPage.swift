@@ -1,0 +1,194 @@
+/// The inspector's one page: meters per bus (with the page's volume and mute controls), the
+/// spectrum, the voice list, the music and the event log, drawn from `/snapshot.json` once and
+/// then from the reports the WebSocket streams (or, where a WebSocket cannot open, from
+/// `/snapshot.json` polled).
+///
+/// For scripted checks (a headless browser), `#set=BUS:VOLUME` in the address moves that bus's
+/// slider once the first report has drawn it, through the same handler a drag uses.
+enum InspectorPage {
+  static let html = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <title>Foley inspector</title>
+    <style>
+    body { font: 13px/1.4 system-ui, sans-serif; margin: 0; background: #15171c; color: #dde; }
+    header { padding: 8px 14px; background: #22252d; display: flex; gap: 18px; align-items: baseline; }
+    header h1 { font-size: 15px; margin: 0; }
+    main { display: grid; grid-template-columns: minmax(420px, 1fr) minmax(380px, 1fr); gap: 12px; padding: 12px; }
+    section { background: #1d2027; border-radius: 6px; padding: 8px 10px; }
+    h2 { font-size: 13px; margin: 0 0 6px; color: #9ab; text-transform: uppercase; letter-spacing: .05em; }
+    table { border-collapse: collapse; width: 100%; }
+    td, th { padding: 2px 6px; text-align: left; white-space: nowrap; }
+    th { color: #889; font-weight: normal; }
+    tr:nth-child(even) td { background: #20242c; }
+    .bus { display: grid; grid-template-columns: 90px 1fr 120px 52px; gap: 8px; align-items: center; margin: 3px 0; }
+    .meter { position: relative; height: 14px; background: #0d0f13; border-radius: 2px; overflow: hidden; }
+    .meter div { position: absolute; left: 0; height: 7px; background: linear-gradient(90deg, #3c6 70%, #dc3 88%, #e44); }
+    .meter .r { top: 7px; }
+    .num { font-variant-numeric: tabular-nums; color: #aab; font-size: 12px; }
+    .state-virtual { color: #778; } .state-held, .state-paused { color: #db8; } .state-releasing { color: #977; }
+    .muted { opacity: .5; }
+    #status.live { color: #6d6; } #status.down { color: #e66; }
+    input[type=range] { width: 110px; }
+    </style>
+    </head>
+    <body>
+    <header><h1>Foley inspector</h1><span id="status">connecting…</span><span id="clock" class="num"></span>
+    <span id="limiter" class="num"></span><span id="census" class="num"></span></header>
+    <main>
+    <section><h2>Buses</h2><div id="buses"></div></section>
+    <section><h2>Spectrum <span id="spectrumBus"></span></h2><canvas id="spectrum" width="520" height="170"></canvas></section>
+    <section><h2>Voices <span id="voiceCount" class="num"></span></h2>
+    <table><thead><tr><th>id</th><th>sound</th><th>bus</th><th>state</th><th>gain dB</th><th>pan</th><th>rate</th><th>position</th></tr></thead>
+    <tbody id="voices"></tbody></table></section>
+    <section><h2>Music</h2><div id="music" class="num">—</div>
+    <h2 style="margin-top:10px">Events</h2>
+    <form id="postForm"><input id="eventName" placeholder="event name" size="24"> <button>post</button> <span id="reply" class="num"></span></form>
+    <table><tbody id="events"></tbody></table></section>
+    </main>
+    <script>
+    "use strict";
+    const token = new URLSearchParams(location.search).get("token") || "";
+    const q = "token=" + encodeURIComponent(token);
+    const $ = (id) => document.getElementById(id);
+    const text = (value) => document.createTextNode(String(value));
+    let socket = null, controls = false, pendingSet = null;
+    const hash = location.hash.match(/^#set=([^:]+):([0-9.]+)$/);
+    if (hash) pendingSet = { bus: decodeURIComponent(hash[1]), volume: Number(hash[2]) };
+
+    function send(command) {
+      const body = JSON.stringify(command);
+      if (socket && socket.readyState === 1) { socket.send(body); return; }
+      fetch("/control?" + q, { method: "POST", body }).then(r => r.text()).then(t => $("reply").textContent = t.trim());
+    }
+    function width(db) { return Math.max(0, Math.min(100, (db + 60) / 60 * 100)) + "%"; }
+    function fmt(value, digits) { return value === null || value === undefined ? "—" : Number(value).toFixed(digits); }
+
+    function drawBuses(buses) {
+      const box = $("buses");
+      for (const bus of buses) {
+        let row = box.querySelector(`[data-bus="${CSS.escape(bus.name)}"]`);
+        if (!row) {
+          row = document.createElement("div");
+          row.className = "bus"; row.dataset.bus = bus.name;
+          row.innerHTML = `<span class="name"></span><div class="meter"><div class="l"></div><div class="r"></div></div>
+            <span><input type="range" min="0" max="1" step="0.01"> <span class="vol num"></span></span>
+            <label><input type="checkbox" class="mute"> mute</label>`;
+          row.querySelector(".name").appendChild(text(bus.name));
+          const slider = row.querySelector("input[type=range]");
+          slider.addEventListener("input", () => { slider.dataset.touched = Date.now(); send({ type: "volume", bus: bus.name, volume: Number(slider.value) }); });
+          row.querySelector(".mute").addEventListener("change", (e) => send({ type: "mute", bus: bus.name, muted: e.target.checked }));
+          box.appendChild(row);
+        }
+        const peaks = bus.peakDecibels;
+        row.querySelector(".l").style.width = width(peaks[0]);
+        row.querySelector(".r").style.width = width(peaks[peaks.length > 1 ? 1 : 0]);
+        row.title = `peak ${peaks.map(p => fmt(p, 1)).join(" / ")} dBFS, rms ${bus.rmsDecibels.map(p => fmt(p, 1)).join(" / ")} dBFS, ` +
+          `M ${fmt(bus.momentaryLoudness, 1)} LUFS, S ${fmt(bus.shortTermLoudness, 1)} LUFS` +
+          (bus.effects.length ? ", effects: " + bus.effects.map(e => e.kind).join(" → ") : "");
+        const slider = row.querySelector("input[type=range]");
+        slider.disabled = !controls; row.querySelector(".mute").disabled = !controls;
+        if (!slider.dataset.touched || Date.now() - slider.dataset.touched > 1000) slider.value = bus.volume;
+        row.querySelector(".vol").textContent = Number(bus.volume).toFixed(2);
+        row.querySelector(".mute").checked = bus.isMuted;
+        row.classList.toggle("muted", bus.isMuted);
+      }
+      if (pendingSet) {
+        const row = box.querySelector(`[data-bus="${CSS.escape(pendingSet.bus)}"]`);
+        if (row && controls) {
+          const slider = row.querySelector("input[type=range]");
+          slider.value = pendingSet.volume;
+          slider.dispatchEvent(new Event("input"));
+          document.body.dataset.set = pendingSet.bus + ":" + pendingSet.volume;
+          pendingSet = null;
+        }
+      }
+    }
+
+    function drawSpectrum(spectrum) {
+      const canvas = $("spectrum"), g = canvas.getContext("2d");
+      g.fillStyle = "#0d0f13"; g.fillRect(0, 0, canvas.width, canvas.height);
+      if (!spectrum) return;
+      $("spectrumBus").textContent = "(" + spectrum.bus + ")";
+      const n = spectrum.levels.length, w = canvas.width / n;
+      spectrum.levels.forEach((db, i) => {
+        const h = Math.max(0, (db + 90) / 90) * canvas.height;
+        g.fillStyle = `hsl(${200 - i / n * 160}, 70%, 55%)`;
+        g.fillRect(i * w + 1, canvas.height - h, w - 2, h);
+      });
+      g.fillStyle = "#667"; g.font = "10px sans-serif";
+      for (const hz of [100, 1000, 10000]) {
+        const i = spectrum.frequencies.findIndex(f => f >= hz);
+        if (i >= 0) g.fillText(hz >= 1000 ? hz / 1000 + "k" : String(hz), i * w, 10);
+      }
+    }
+
+    function drawVoices(voices) {
+      $("voiceCount").textContent = voices.length;
+      const body = document.createElement("tbody"); body.id = "voices";
+      for (const voice of voices.slice(0, 300)) {
+        const row = body.insertRow();
+        row.className = "voice state-" + voice.state;
+        for (const value of [voice.id, voice.sound, voice.bus, voice.state, fmt(voice.gainDecibels, 1), fmt(voice.pan, 2), fmt(voice.rate, 2), fmt(voice.position, 2)]) {
+          row.insertCell().appendChild(text(value));
+        }
+      }
+      $("voices").replaceWith(body);
+    }
+
+    function drawEvents(events) {
+      const body = document.createElement("tbody"); body.id = "events";
+      for (const event of events.slice().reverse().slice(0, 30)) {
+        const row = body.insertRow(); row.className = "event";
+        row.insertCell().appendChild(text(fmt(event.time, 2)));
+        row.insertCell().appendChild(text(event.name));
+        row.insertCell().appendChild(text(event.outcome === "played" ? event.sounds.map(s => s.file).join(", ") : event.outcome));
+      }
+      $("events").replaceWith(body);
+    }
+
+    function draw(report) {
+      if (report.ok !== undefined || report.error !== undefined) { $("reply").textContent = report.ok || report.error; return; }
+      controls = report.controlsEnabled;
+      const audio = report.audio;
+      $("clock").textContent = fmt(audio.time, 2) + " s";
+      $("limiter").textContent = "limiter " + fmt(audio.limiter.gainReductionDecibels, 1) + " dB";
+      const c = audio.census;
+      $("census").textContent = `${c.audible} playing, ${c.virtual} virtual, ${c.pausedBySession} held`;
+      drawBuses(audio.buses); drawSpectrum(audio.spectrum); drawVoices(audio.voices); drawEvents(report.events);
+      const m = report.music;
+      $("music").textContent = m && m.track ? `${m.track} ${fmt(m.time, 1)} / ${fmt(m.duration, 1)} s` +
+        (m.musicalTime ? ` bar ${m.musicalTime}` : "") + (m.isPlaying ? "" : " (stopped)") : "—";
+      $("postForm").querySelector("button").disabled = !controls;
+      document.body.dataset.frame = audio.frame;
+    }
+
+    function poll() {
+      fetch("/snapshot.json?" + q).then(r => r.json()).then(report => {
+        $("status").textContent = "live (polling)"; $("status").className = "live"; draw(report);
+      }).catch(() => { $("status").textContent = "disconnected"; $("status").className = "down"; })
+        .finally(() => setTimeout(poll, 250));
+    }
+
+    function connect() {
+      let opened = false;
+      try {
+        socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/stream?" + q);
+      } catch (e) { poll(); return; }
+      socket.onopen = () => { opened = true; $("status").textContent = "live"; $("status").className = "live"; };
+      socket.onmessage = (message) => draw(JSON.parse(message.data));
+      socket.onclose = () => { socket = null; if (opened) { $("status").textContent = "disconnected"; $("status").className = "down"; setTimeout(connect, 1000); } else poll(); };
+      setTimeout(() => { if (!opened && socket) { socket.onclose = null; socket.close(); socket = null; poll(); } }, 1500);
+    }
+
+    $("postForm").addEventListener("submit", (e) => { e.preventDefault(); const name = $("eventName").value.trim(); if (name) send({ type: "post", event: name }); });
+    // The first report over plain HTTP (drawn at once, and something a headless browser's
+    // virtual time waits for), then the live stream.
+    fetch("/snapshot.json?" + q).then(r => r.json()).then(draw).catch(() => {}).finally(connect);
+    </script>
+    </body>
+    </html>
+    """#
+}

@@ -1,0 +1,335 @@
+import FlyingFox
+import FlyingSocks
+public import FoleyAudio
+import FoleyMusic
+import FoleySession
+public import FoleySoundMap
+public import Foundation
+import Synchronization
+
+/// The browser inspector: an HTTP server in the game's process that serves one page showing every
+/// voice, bus meter, the spectrum, the music and the sound map's event log of the running game,
+/// streamed live over a WebSocket, and lets a sound designer move bus volumes and mutes and post
+/// sound-map events from the page when the game allows it.
+///
+/// It listens on 127.0.0.1 only (unless the game binds elsewhere explicitly) and answers only
+/// requests that carry its token, a random 128-bit value in the URL it prints. It is built on
+/// FlyingFox (Swift Concurrency, no SwiftNIO: small and quick to build), and is its own product:
+/// a game that does not import `FoleyInspector` links none of it.
+///
+/// ```swift
+/// let inspector = InspectorServer(engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
+/// let url = try inspector.start()
+/// print("inspector: \(url)")          // http://127.0.0.1:8765/?token=…
+/// // … the game runs; its scene (or EventPump) drains the engine's mailbox each frame …
+/// inspector.stop()
+/// ```
+///
+/// Routes (each needs `?token=`): `/` the page, `/snapshot.json` one ``InspectorReport``,
+/// `/stream` a WebSocket that sends a report every ``Options/interval`` seconds and takes
+/// ``InspectorCommand``s, `POST /control` one command. Requests without the right token get 403,
+/// from another address than loopback (when bound to loopback) 403, bad commands an error
+/// message and nothing else: the game plays on.
+public final class InspectorServer: Sendable {
+  /// Where and how it serves.
+  public struct Options: Sendable {
+    /// The port; 0 picks a free one (read it from the URL ``start()`` returns).
+    public var port: UInt16
+    /// The IPv4 address it binds: loopback unless the game explicitly wants it reachable from
+    /// elsewhere (the token is then all that guards it).
+    public var host: String
+    /// Whether the page may change bus volumes and mutes and post events.
+    public var allowsControl: Bool
+    /// Seconds between the reports the WebSocket sends (0.05…5).
+    public var interval: Double
+
+    public init(
+      port: UInt16 = 0, host: String = "127.0.0.1", allowsControl: Bool = false, interval: Double = 0.1
+    ) {
+      self.port = port
+      self.host = host
+      self.allowsControl = allowsControl
+      self.interval = interval
+    }
+  }
+
+  /// The token every request must carry (`?token=`).
+  public let token: String
+  public let options: Options
+  private let engine: AudioEngine
+  private let soundMap: SoundMap?
+  private let gameThreadView = Locked<GameThreadView>(GameThreadView())
+  private let running = Locked<Running?>(nil)
+  private let hasWaitedForGameThread = Atomic<Bool>(false)
+
+  /// What only the game thread may read (the music player, the sound map), as it last read it.
+  private struct GameThreadView: Sendable {
+    var music: MusicSnapshot?
+    var events: [PostedEvent] = []
+    var isRefreshing = false
+    var hasBeenRead = false
+  }
+
+  private struct Running: Sendable {
+    let server: HTTPServer
+    let task: Task<Void, any Error>
+    let url: URL
+  }
+
+  public init(engine: AudioEngine, soundMap: SoundMap? = nil, options: Options = Options()) {
+    self.engine = engine
+    self.soundMap = soundMap
+    self.options = options
+    var random = SystemRandomNumberGenerator()
+    token = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &random)) }
+      .joined()
+  }
+
+  /// The page's address with its token, once started.
+  public var url: URL? { running.withLock { $0?.url } }
+
+  /// Starts serving (on a task of its own) and returns the page's address, with its token.
+  /// - Throws: ``InspectorError/cannotStart(_:)`` when the address is not an IPv4 address or
+  ///   the port cannot be bound.
+  @discardableResult
+  public func start() throws(InspectorError) -> URL {
+    if let url { return url }
+    let address: sockaddr_in
+    do {
+      address = try .inet(ip4: options.host, port: options.port)
+    } catch {
+      throw .cannotStart("\"\(options.host)\" is not an IPv4 address")
+    }
+    let server = HTTPServer(address: address, timeout: 15, logger: .disabled)
+    let started = StartResult()
+    let task = Task {
+      await server.appendRoute("GET /", to: guarded { [self] _ in page() })
+      await server.appendRoute("GET /snapshot.json", to: guarded { [self] _ in try json(report()) })
+      await server.appendRoute("POST /control", to: guarded { [self] request in try await control(request) })
+      await server.appendRoute(
+        "GET /stream",
+        to: guarded { request in
+          try await WebSocketHTTPHandler.webSocket(StreamHandler(inspector: self)).handleRequest(request)
+        })
+      try await server.run()
+    }
+    let listening = Task {
+      do {
+        try await server.waitUntilListening(timeout: 5)
+        started.finish(await server.listeningAddress)
+      } catch {
+        started.finish(nil)
+      }
+    }
+    guard case .ip4(_, let port)? = started.wait() else {
+      task.cancel()
+      listening.cancel()
+      throw .cannotStart("nothing listens on \(options.host):\(options.port) (is the port taken?)")
+    }
+    let url = URL(string: "http://\(options.host):\(port)/?token=\(token)")!
+    running.withLock { $0 = Running(server: server, task: task, url: url) }
+    return url
+  }
+
+  /// Stops serving and closes every connection.
+  public func stop() {
+    guard
+      let running = running.withLock({ state -> Running? in
+        defer { state = nil }
+        return state
+      })
+    else { return }
+    running.task.cancel()
+  }
+
+  deinit { running.withLock { $0?.task.cancel() } }
+
+  // MARK: - Requests
+
+  /// Wraps a route's handler in the token and address checks.
+  private func guarded(
+    _ body: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+  ) -> ClosureHTTPHandler {
+    ClosureHTTPHandler { [self] request in
+      guard accepts(request) else {
+        return HTTPResponse(statusCode: .forbidden, body: Data("forbidden: a token is needed\n".utf8))
+      }
+      return try await body(request)
+    }
+  }
+
+  /// The token matches (compared in constant time), and a loopback-bound server answers only
+  /// loopback peers.
+  func accepts(_ request: HTTPRequest) -> Bool {
+    let given = Array((request.query["token"] ?? "").utf8)
+    let wanted = Array(token.utf8)
+    var difference = given.count ^ wanted.count
+    for index in wanted.indices {
+      difference |= Int(wanted[index] ^ (index < given.count ? given[index] : 0))
+    }
+    guard difference == 0 else { return false }
+    guard options.host == "127.0.0.1" else { return true }
+    switch request.remoteAddress {
+    case .ip4(let host, _)?: return host.hasPrefix("127.")
+    case .ip6(let host, _)?: return host == "::1" || host.hasPrefix("::ffff:127.")
+    default: return false
+    }
+  }
+
+  private func page() -> HTTPResponse {
+    HTTPResponse(
+      statusCode: .ok,
+      headers: [.contentType: "text/html; charset=utf-8", .init("Cache-Control"): "no-store"],
+      body: Data(InspectorPage.html.utf8))
+  }
+
+  private func json(_ report: InspectorReport) throws -> HTTPResponse {
+    HTTPResponse(
+      statusCode: .ok, headers: [.contentType: "application/json", .init("Cache-Control"): "no-store"],
+      body: try JSONEncoder().encode(report))
+  }
+
+  private func control(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let body = try await request.bodyData
+    do throws(InspectorError) {
+      let reply = try perform(try InspectorCommand(json: body.prefix(InspectorCommand.maximumSize + 1)))
+      return HTTPResponse(statusCode: .ok, body: Data((reply + "\n").utf8))
+    } catch {
+      return HTTPResponse(statusCode: .badRequest, body: Data((error.description + "\n").utf8))
+    }
+  }
+
+  /// The engine's snapshot now, with the game thread's part as last read (a fresh read is
+  /// asked for: it arrives at the game's next mailbox drain). The first report waits for that
+  /// read (up to half a second, once), so a page does not start without the music and events.
+  func report() -> InspectorReport {
+    refreshGameThreadView()
+    if !hasWaitedForGameThread.exchange(true, ordering: .relaxed) {
+      let deadline = DispatchTime.now() + 0.5
+      while gameThreadView.withLock({ !$0.hasBeenRead }), DispatchTime.now() < deadline {
+        usleep(2_000)
+      }
+    }
+    let view = gameThreadView.withLock { $0 }
+    return InspectorReport(
+      audio: engine.inspector.snapshot(), music: view.music, events: view.events,
+      controlsEnabled: options.allowsControl)
+  }
+
+  private func refreshGameThreadView() {
+    let asked = gameThreadView.withLock { view in
+      defer { view.isRefreshing = true }
+      return !view.isRefreshing
+    }
+    guard asked else { return }
+    engine.session.mailbox.post { [engine, soundMap, gameThreadView] in
+      let music = engine.musicState.player.withLock { $0 }?.inspection
+      let events = soundMap?.recentEvents ?? []
+      gameThreadView.withLock {
+        $0 = GameThreadView(music: music, events: events, isRefreshing: false, hasBeenRead: true)
+      }
+    }
+  }
+
+  /// Carries out `command`; returns what it did.
+  /// - Throws: ``InspectorError/controlsDisabled`` unless the game allows control,
+  ///   ``InspectorError/badCommand(_:)`` for a bus that does not exist.
+  @discardableResult
+  public func perform(_ command: InspectorCommand) throws(InspectorError) -> String {
+    guard options.allowsControl else { throw .controlsDisabled }
+    switch command {
+    case .volume(let bus, let volume):
+      try checkBus(bus)
+      if bus == "master" {
+        engine.masterVolume = volume
+      } else {
+        engine.setVolume(volume, for: SoundCategory(bus))
+      }
+      return "volume of \(bus): \(volume)"
+    case .mute(let bus, let muted):
+      try checkBus(bus)
+      if bus == "master" { engine.isMuted = muted } else { engine.setMuted(muted, for: SoundCategory(bus)) }
+      return "\(bus) \(muted ? "muted" : "unmuted")"
+    case .post(let event):
+      guard let soundMap else {
+        throw .badCommand("no sound map is inspected: nothing to post \"\(event)\" to")
+      }
+      engine.session.mailbox.post { soundMap.post(event) }
+      return "posted \(event)"
+    }
+  }
+
+  /// Only buses that exist: a name from the page never makes one.
+  private func checkBus(_ name: String) throws(InspectorError) {
+    guard name == "master" || engine.core.busIndices.withLock({ $0[SoundCategory(name)] != nil }) else {
+      throw .badCommand("no bus named \"\(name)\"")
+    }
+  }
+}
+
+/// One WebSocket client: a report every interval out, commands in.
+private struct StreamHandler: WSMessageHandler {
+  let inspector: InspectorServer
+
+  func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
+    let (messages, output) = AsyncStream<WSMessage>.makeStream()
+    let interval = Duration.milliseconds(Int(inspector.options.interval.clamped(to: 0.05...5) * 1_000))
+    let sender = Task { [inspector] in
+      let encoder = JSONEncoder()
+      while !Task.isCancelled {
+        if let data = try? encoder.encode(inspector.report()) {
+          output.yield(.text(String(decoding: data, as: UTF8.self)))
+        }
+        try? await Task.sleep(for: interval)
+      }
+    }
+    Task { [inspector] in
+      for await message in client {
+        let reply: String
+        switch message {
+        case .text(let text):
+          do throws(InspectorError) {
+            reply =
+              "{\"ok\":" + quoted(try inspector.perform(try InspectorCommand(json: Array(text.utf8)))) + "}"
+          } catch {
+            reply = "{\"error\":" + quoted(error.description) + "}"
+          }
+        case .data:
+          reply = "{\"error\":" + quoted("commands are JSON text, not binary") + "}"
+        case .close:
+          continue
+        }
+        output.yield(.text(reply))
+      }
+      sender.cancel()
+      output.finish()
+    }
+    return messages
+  }
+
+  private func quoted(_ text: String) -> String {
+    String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+  }
+}
+
+/// The listening address, handed from the task that waits for it to the caller of `start()`.
+private final class StartResult: Sendable {
+  private let result = Locked<(done: Bool, address: Socket.Address?)>((false, nil))
+  private let semaphore = DispatchSemaphore(value: 0)
+
+  func finish(_ address: Socket.Address?) {
+    result.withLock { $0 = (true, address) }
+    semaphore.signal()
+  }
+
+  func wait() -> Socket.Address? {
+    semaphore.wait()
+    return result.withLock { $0.address }
+  }
+}
+
+extension Double {
+  fileprivate func clamped(to range: ClosedRange<Double>) -> Double {
+    isFinite ? Swift.min(Swift.max(self, range.lowerBound), range.upperBound) : range.lowerBound
+  }
+}

@@ -1,0 +1,56 @@
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// `foley-demo --inspector`: a running headless demo, looked at from a real browser.
+@Suite("The demo's browser inspector", .serialized)
+struct InspectorDemoTests {
+  @Test(
+    "The page, in headless chromium, shows the voices, music and events of a running headless demo",
+    .enabled(if: HeadlessBrowser.isInstalled, "chromium is not installed (Scripts/test.sh installs it)"))
+  func pageShowsTheDemo() throws {
+    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("foley-demo")
+    let script = temporaryFile("inspected.json")
+    defer { try? FileManager.default.removeItem(at: script) }
+    // Paced to the wall clock (no --fast): the game runs while the browser looks.
+    try Data(#"{"duration": 8, "step": 0.0166667, "events": []}"#.utf8).write(to: script)
+    let process = Process()
+    process.executableURL = demo
+    process.arguments = ["--headless", "--script", script.path, "--inspector"]
+    process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_AUDIODRIVER"] = "dummy"
+    environment["SDL_VIDEODRIVER"] = "dummy"
+    process.environment = environment
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    // The address comes first, written as soon as the server listens.
+    var printed = ""
+    #expect(
+      waitUntil(timeout: 30) {
+        let chunk = out.fileHandleForReading.availableData
+        printed += String(decoding: chunk, as: UTF8.self)
+        return printed.contains("inspector: http://127.0.0.1:") || chunk.isEmpty
+      })
+    let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("inspector: ") })
+    let url = String(line.dropFirst("inspector: ".count))
+    #expect(url.contains("?token=") && url.count > 60)
+    let dom = try HeadlessBrowser.dumpDOM(url)
+    #expect(HeadlessBrowser.count(#"class="voice state-"#, in: dom) >= 10, "voices on the page")
+    #expect(HeadlessBrowser.count(#"data-bus="music""#, in: dom) == 1)
+    #expect(dom.contains("Calm Waters"), "the music's title")
+    #expect(HeadlessBrowser.count(#"class="event""#, in: dom) >= 1, "the sound map's posts")
+    #expect(dom.contains(#"id="status" class="live""#))
+    // Without the token the same server refuses.
+    let withoutToken = url.replacingOccurrences(of: "?token=", with: "?nothing=")
+    #expect(!(try HeadlessBrowser.dumpDOM(withoutToken, budget: 500)).contains("class=\"voice"))
+    process.waitUntilExit()
+    let rest = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 0, "\(printed)\(rest)")
+  }
+}

@@ -1,0 +1,155 @@
+import FoleyAudio
+import FoleyInspector
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// The browser inspector on a real engine (SDL's disk driver) and a real server: what it serves,
+/// what it refuses, and a real headless browser moving a bus slider.
+@MainActor
+@Suite("Browser inspector", .serialized)
+struct InspectorServerTests {
+  /// A looping tone on `bus`, and an inspector serving it; `body` gets both and the port.
+  func withServer(
+    allowsControl: Bool = true, bus: SoundCategory = "music",
+    _ body: (AudioEngine, InspectorServer, UInt16, Voice, DiskOutput) throws -> Void
+  ) throws -> DiskCapture {
+    try captureDiskOutput { engine, output in
+      var settings = SoundSettings()
+      settings.category = bus
+      let tone = try Sound(
+        data: makeToneWAV(frequency: 441, duration: 1, amplitude: 0.5), name: "hum", engine: engine,
+        settings: settings)
+      let voice = engine.play(tone, loops: -1)
+      #expect(waitUntil { voice.startFrame != nil })
+      let server = InspectorServer(engine: engine, options: .init(allowsControl: allowsControl))
+      defer { server.stop() }
+      let url = try server.start()
+      #expect(url.host == "127.0.0.1" && url.query == "token=\(server.token)")
+      try body(engine, server, UInt16(try #require(url.port)), voice, output)
+    }
+  }
+
+  @Test("Without the token nothing is served; with it, the snapshot shows the voice playing")
+  func token() throws {
+    _ = try withServer { engine, server, port, voice, _ in
+      for path in [
+        "/", "/snapshot.json", "/snapshot.json?token=",
+        "/snapshot.json?token=\(server.token.dropLast())\(server.token.hasSuffix("0") ? "1" : "0")",
+      ] {
+        #expect(RawConnection.request(port: port, path: path)?.status == 403, "\(path)")
+      }
+      let page = try #require(RawConnection.request(port: port, path: "/?token=\(server.token)"))
+      #expect(page.status == 200 && page.body.contains("Foley inspector"))
+      let reply = try #require(
+        RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)"))
+      #expect(reply.status == 200)
+      let report = try JSONDecoder().decode(InspectorReport.self, from: Data(reply.body.utf8))
+      #expect(report.audio.voices.map(\.id) == [voice.id])
+      #expect(report.audio.voices.first?.state == .playing && report.audio.voices.first?.bus == "music")
+      #expect(report.controlsEnabled)
+      #expect(voice.isPlaying)
+    }
+  }
+
+  @Test("Bad commands, junk and malformed WebSocket frames are refused, and the game plays on")
+  func refusals() throws {
+    _ = try withServer { engine, server, port, voice, output in
+      let control = "/control?token=\(server.token)"
+      let bad: [String] = [
+        "", "not json", "[]", #"{"type":"volume","bus":"music","volume":7}"#,
+        #"{"type":"volume","bus":"music","volume":"loud"}"#, #"{"type":"volume","bus":"nope","volume":0.5}"#,
+        #"{"type":"explode"}"#, #"{"type":"mute","bus":"music"}"#, #"{"type":"post","event":"x"}"#,
+        #"{"type":"post","event":"a\u0000b"}"#, String(repeating: " ", count: 10_000),
+      ]
+      for body in bad {
+        let reply = try #require(
+          RawConnection.request(port: port, method: "POST", path: control, body: Array(body.utf8)))
+        #expect(reply.status == 400, "\(body.prefix(40)) → \(reply.status) \(reply.body)")
+        #expect(reply.body.hasPrefix("bad command"))
+      }
+      #expect(engine.volume(for: "music") == 1)
+      // Junk that is not HTTP, then a WebSocket that sends a malformed command and then a frame
+      // a client may not send (unmasked).
+      // (The server answers junk with nothing and drops it at its own 15 s timeout; a second
+      // is enough to know the junk went in.)
+      let junk = try #require(RawConnection(port: port, timeout: 1))
+      junk.send([0x16, 0x03, 0x01, 0xff, 0x00] + Array(repeating: 0xAB, count: 3_000))
+      _ = junk.receive()
+      let socket = try #require(RawConnection(port: port))
+      socket.send(
+        Array(
+          ("GET /stream?token=\(server.token) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
+      #expect(String(decoding: socket.receive(), as: UTF8.self).hasPrefix("HTTP/1.1 101"))
+      socket.send(
+        RawConnection.maskedFrame(opcode: 1, payload: Array(#"{"type":"volume","bus":"music"}"#.utf8)))
+      var replies = ""
+      #expect(
+        waitUntil(timeout: 10) {
+          replies += String(decoding: socket.receive(), as: UTF8.self)
+          return replies.contains(#"{"error":"bad command"#)
+        })
+      // A continuation with nothing to continue: a protocol error, the connection closes.
+      socket.send(RawConnection.maskedFrame(opcode: 0, payload: Array("hello".utf8)))
+      #expect(waitUntil(timeout: 10) { socket.receive().isEmpty })
+      // Still serving, still playing.
+      #expect(RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)")?.status == 200)
+      #expect(output.waitForMore(seconds: 0.1))
+      #expect(voice.isPlaying && engine.volume(for: "music") == 1)
+      let good = RawConnection.request(
+        port: port, method: "POST", path: control,
+        body: Array(#"{"type":"volume","bus":"music","volume":0.5}"#.utf8))
+      #expect(good?.status == 200)
+      #expect(engine.volume(for: "music") == 0.5)
+    }
+  }
+
+  @Test("Controls are refused unless the game enables them")
+  func controlsDisabled() throws {
+    _ = try withServer(allowsControl: false) { engine, server, port, _, _ in
+      let reply = RawConnection.request(
+        port: port, method: "POST", path: "/control?token=\(server.token)",
+        body: Array(#"{"type":"mute","bus":"music","muted":true}"#.utf8))
+      #expect(reply?.status == 400 && reply?.body.contains("not enabled") == true)
+      #expect(!engine.isMuted("music"))
+    }
+  }
+
+  @Test(
+    "A loopback server cannot be reached from another address",
+    .enabled(if: nonLoopbackAddress() != nil, "this machine has no address but loopback"))
+  func loopbackOnly() throws {
+    _ = try withServer { _, server, port, _, _ in
+      let elsewhere = try #require(nonLoopbackAddress())
+      #expect(RawConnection(host: elsewhere, port: port) == nil, "connected through \(elsewhere)")
+      #expect(RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)")?.status == 200)
+    }
+  }
+
+  @Test(
+    "In a real browser the page shows the voice, and its slider turns the bus down in the output",
+    .enabled(if: HeadlessBrowser.isInstalled, "chromium is not installed (Scripts/test.sh installs it)"))
+  func browserSlider() throws {
+    var before = 0..<0
+    var after = 0..<0
+    var dom = ""
+    let capture = try withServer { engine, server, _, _, output in
+      #expect(output.waitForMore(seconds: 0.3))
+      let start = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      before = start..<output.framesWritten
+      let url = try #require(server.url)
+      dom = try HeadlessBrowser.dumpDOM(url.absoluteString + "#set=music:0.25")
+      #expect(waitUntil(timeout: 20) { engine.volume(for: "music") == 0.25 })
+      #expect(output.waitForMore(seconds: 0.3))
+      let settled = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      after = settled..<output.framesWritten
+    }
+    #expect(HeadlessBrowser.count(#"class="voice state-playing""#, in: dom) == 1)
+    #expect(dom.contains(#"data-set="music:0.25""#))
+    let ratio = capture.left.rms(in: after) / capture.left.rms(in: before)
+    #expect(abs(20 * log10(ratio) - 20 * log10(0.25)) < 0.2, "the bus moved by \(20 * log10(ratio)) dB")
+  }
+}
