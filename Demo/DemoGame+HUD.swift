@@ -73,10 +73,11 @@ extension DemoGame {
         canvas.drawText(text, x: x, y: y, color: dim)
       }
     }
+    if showsInspector { drawInspector(on: canvas) }
     if showsHelp {
       let lines = [
-        "ARROWS MOVE   SPACE RHYTHM   R RECORD   P PLAY TAKE",
-        "M WIND  N NEXT MUSIC  T TALK  O OUTPUT  H HELP  ESC QUIT  CLICK: BALL",
+        "ARROWS MOVE  SPACE RHYTHM  R RECORD  P PLAY TAKE  CLICK BALL",
+        "M WIND  N MUSIC  T TALK  O OUTPUT  I INSPECTOR  H HELP  ESC QUIT",
         "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
       ]
       for (index, line) in lines.enumerated() {

@@ -43,6 +43,9 @@ final class DemoGame {
   var recordingStartedAt: ContinuousClock.Instant?
   var lastRecording: URL?
   var showsHelp = true
+  /// The inspector panel (I) and the snapshot it last drew.
+  var showsInspector = false
+  var inspectorSnapshot: AudioSnapshot?
   var gameTime = 0.0
   var policyNote = ""
   var lastStatistics: AudioStatistics?
@@ -168,6 +171,9 @@ final class DemoGame {
       case "t": speakStatus()
       case "o": switchOutput()
       case "h": showsHelp.toggle()
+      case "i":
+        showsInspector.toggle()
+        if !showsInspector { inspectorSnapshot = nil }
       default: break
       }
     case .keyUp(let key): heldKeys.remove(key)

@@ -13,7 +13,7 @@ struct RunScene: AsyncParsableCommand {
     abstract: "Play the demo game (the default), or run it headless from a script.",
     discussion: """
       Keys: arrows move, Space plays a rhythm, R records, P plays the last take, M toggles the \
-      wind, N changes the music on the next bar, T talks, H help, Esc quits. The game's sounds come from the \
+      wind, N changes the music on the next bar, T talks, I shows the inspector, H help, Esc quits. The game's sounds come from the \
       sound map (Assets/sounds.json): edit it while the game runs. A script is JSON: {"duration": s, "step": s, "events": \
       [{"at": s, "event": "key", "key": "space"}, ...]}.
       """)

@@ -54,3 +54,36 @@ struct InspectorDemoTests {
     #expect(process.terminationStatus == 0, "\(printed)\(rest)")
   }
 }
+
+@Suite("The demo's inspector panel", .serialized)
+struct InspectorPanelTests {
+  /// The distinct colours in the right-hand panel's area of a screenshot (800×600 BMP).
+  func panelColours(keys: [String]) throws -> Int {
+    let shot = temporaryFile("panel.bmp")
+    defer { try? FileManager.default.removeItem(at: shot) }
+    let events = keys.flatMap { key in
+      [["at": 0.1, "event": "key", "key": key], ["at": 0.15, "event": "key", "key": key, "up": true]]
+    }
+    let run = try runDemo(
+      script: ["duration": 2, "events": events], arguments: ["--fast", "--screenshot", shot.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let bmp = try Data(contentsOf: shot)
+    let offset = Int(bmp[10]) | Int(bmp[11]) << 8 | Int(bmp[12]) << 16
+    let pixels = bmp[(bmp.startIndex + offset)...].withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+    try #require(pixels.count == 800 * 600)
+    // Rows are bottom-up; the panel spans x 462…795 and y 90…530 from the top either way.
+    var colours = Set<UInt32>()
+    for row in 90..<530 {
+      for column in 462..<795 { colours.insert(pixels[(599 - row) * 800 + column] & 0xFF_FFFF) }
+    }
+    return colours.count
+  }
+
+  @Test("I shows the panel: bus meters, a spectrum in 64 hues, the voices and the events")
+  func panel() throws {
+    let without = try panelColours(keys: [])
+    let with = try panelColours(keys: ["i"])
+    #expect(without < 30, "\(without) colours where nothing but the scene is drawn")
+    #expect(with > without + 40, "\(with) colours with the panel (the spectrum's bands each have their own)")
+  }
+}
