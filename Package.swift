@@ -221,7 +221,7 @@ let package = Package(
       dependencies: [
         "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene",
         "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2", "CFoleySDL2Mixer",
-        "CFoleyCodecs", "FoleyOffline",
+        "CFoleyCodecs", "FoleyOffline", "CFoleyEBUR128",
       ],
       // A sound shipped as a package resource, found through Bundle.module.
       resources: [.copy("Resources")],

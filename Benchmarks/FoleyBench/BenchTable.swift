@@ -186,5 +186,16 @@ struct BenchTable {
       "audio_thread_allocations", number("audio_thread_allocations"), nil,
       "= 0 (inside the render, all of the shaping group's runs)",
       number("audio_thread_allocations").map { $0 == 0 })
+    row(
+      "inspector_cpu_percent_256", number("inspector_cpu_percent_256"), nil,
+      "≤ 1 (% of a core: 256 voices on four buses, 10 snapshots a second, minus the same not inspected)",
+      number("inspector_cpu_percent_256").map { $0 <= 1 })
+    row(
+      "inspector_cpu_percent_256_60hz", number("inspector_cpu_percent_256_60hz"), nil,
+      "reference: 60 snapshots a second (a panel redrawn every frame)", nil)
+    row(
+      "inspector_audio_thread_allocations", number("inspector_audio_thread_allocations"), nil,
+      "= 0 (inside the render while the buses are copied for the inspector)",
+      number("inspector_audio_thread_allocations").map { $0 == 0 })
   }
 }

@@ -24,16 +24,25 @@ struct InspectorTests {
   @Test("A bus meter's peak and RMS per channel are the output's over the same frames")
   func metersMatchOutput() throws {
     var snapshot: AudioSnapshot?
+    var start = 0
+    var latency = 0
     let capture = try captureDiskOutput { engine, output in
       let tone = try sound(engine, frequency: 441, seconds: 4)
       _ = engine.inspector.snapshot()  // starts copying
       // Left at full level, right at half (linear balance law).
-      engine.play(tone, pan: -0.5)
+      let voice = engine.play(tone, pan: -0.5)
+      #expect(waitUntil { voice.startFrame != nil })
+      start = voice.startFrame?.index ?? 0
+      latency = engine.masterMeter.latencyFrames
       #expect(output.waitForMore(seconds: 0.6))
       snapshot = engine.inspector.snapshot(window: 0.25)
     }
     let taken = try #require(snapshot)
-    let range = Int(taken.meterFrames.lowerBound)..<Int(taken.meterFrames.upperBound)
+    // The file's frames lag the mix's by the silence SDL wrote before the device was unpaused
+    // (see the next test); the tone starts at a zero crossing, so find its second sample.
+    let offset = try #require(capture.left.samples.firstIndex { $0 != 0 }) - 1 - (start + latency)
+    #expect(offset >= 0 && offset % 512 == 0)
+    let range = (Int(taken.meterFrames.lowerBound) + offset)..<(Int(taken.meterFrames.upperBound) + offset)
     #expect(range.count == 12_000)
     for (channel, signal) in [capture.left, capture.right].enumerated() {
       let peak = Double(signal.peak(in: range))
@@ -56,11 +65,13 @@ struct InspectorTests {
   func voicePositionMatchesOutput() throws {
     var snapshot: AudioSnapshot?
     var latency = 0
+    var start = 0
     let capture = try captureDiskOutput { engine, output in
       let level = try sound(engine, frequency: 0, seconds: 3)
       #expect(output.waitForMore(frames: 4_800))
       let voice = engine.play(level)
       #expect(waitUntil { voice.startFrame != nil })
+      start = voice.startFrame?.index ?? 0
       #expect(output.waitForMore(seconds: 0.5))
       snapshot = engine.inspector.snapshot()
       latency = engine.masterMeter.latencyFrames
@@ -70,7 +81,12 @@ struct InspectorTests {
     #expect(taken.voices.count == 1)
     #expect(voice.state == .playing && voice.sound == "tone-0" && voice.bus == "sfx" && voice.passesLeft == 0)
     let position = try #require(voice.position)
-    let heard = capture.left.samples[0..<Int(taken.frame)].count { $0 != 0 }
+    // SDL writes silence to the file before SDL_mixer unpauses the device: file frames lag mix
+    // frames by that much, found where the voice's first frame landed.
+    let first = try #require(capture.left.samples.firstIndex { $0 != 0 })
+    let offset = first - (start + latency)
+    #expect(offset >= 0 && offset % 512 == 0, "\(offset) frames of silence before the first mix")
+    let heard = capture.left.samples[0..<(Int(taken.frame) + offset)].count { $0 != 0 }
     // What the lane has read, less what the limiter's look-ahead still holds.
     #expect(Int((position * 48_000).rounded()) - latency == heard)
     #expect(heard > 20_000)

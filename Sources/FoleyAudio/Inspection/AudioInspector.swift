@@ -8,7 +8,7 @@ import Foundation
 /// (`FoleyInspector`), a test.
 ///
 /// The mixing thread only copies each bus's block into a fixed ring while someone inspects; the
-/// meters, the loudness (libebur128) and the spectrum (kissfft) are computed by the thread that
+/// meters, the loudness (``LoudnessMeter``, BS.1770) and the spectrum (kissfft) are computed by the thread that
 /// asks, from what was copied since it last asked. Copying starts with the first snapshot and
 /// stops with ``stop()``: a game that never inspects pays for one flag per buffer.
 ///
@@ -57,10 +57,12 @@ public final class AudioInspector: Sendable {
     var clock = core.mixer.framesMixed.load(ordering: .acquiring)
     var voices: [VoiceSnapshot] = []
     var effects: [[AudioEffect]] = []
+    var census = VoiceCensus()
     if !engine.isClosed {
-      (clock, voices, effects) = core.syncOnQueue {
+      // One hop to the audio queue for everything it owns.
+      (clock, voices, effects, census) = core.syncOnQueue {
         let (clock, voices) = core.inspectVoices()
-        return (clock, voices, core.inspectEffects())
+        return (clock, voices, core.inspectEffects(), core.census())
       }
     }
     let indices = core.busIndices.withLock { $0 }
@@ -142,7 +144,7 @@ public final class AudioInspector: Sendable {
         gainReductionDecibels: limiter.gainReductionDecibels,
         maximumGainReductionDecibels: limiter.maximumGainReductionDecibels),
       spectrum: spectrum, droppedBlocks: dropped, statistics: engine.statistics,
-      census: engine.voiceCensus())
+      census: census)
   }
 
   /// Stops copying the buses (the next snapshot starts again, its meters from silence).

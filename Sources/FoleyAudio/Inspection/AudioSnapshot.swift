@@ -100,7 +100,7 @@ public struct BusSnapshot: Sendable, Codable, Hashable {
   /// Peak and RMS level of each channel over the window, in dBFS.
   public var peakDecibels: [Double]
   public var rmsDecibels: [Double]
-  /// Momentary (400 ms) and short-term (3 s) loudness in LUFS (BS.1770, with libebur128); nil
+  /// Momentary (400 ms) and short-term (3 s) loudness in LUFS (BS.1770-4, K-weighted); nil
   /// until the bus has run that long while inspected.
   public var momentaryLoudness: Double?
   public var shortTermLoudness: Double?

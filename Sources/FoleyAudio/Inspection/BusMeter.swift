@@ -1,12 +1,12 @@
-internal import CFoleyEBUR128
 import Foundation
 
 /// One bus's meters as the inspector keeps them, fed with the blocks the mix copied: peak and
-/// sum of squares per channel for each block (a few seconds of them), libebur128's momentary and
-/// short-term loudness, and the latest frames summed to mono for the spectrum.
+/// sum of squares per channel for each block (a few seconds of them), momentary and short-term
+/// loudness (``LoudnessMeter``), and the latest frames for the spectrum.
 ///
 /// A bus that did not run for a while sent nothing for those frames: they were silence, and the
-/// meter is fed silence for them (at most 3 s), so loudness falls when a bus goes quiet.
+/// meter is fed silence for them, up to 3 s (the longest window); after that its loudness reads
+/// silence without being fed, so a bus that is quiet costs nothing.
 final class BusMeter {
   let channels: Int
   let sampleRate: Int
@@ -17,13 +17,14 @@ final class BusMeter {
   private var blockPeak: [Float]
   private var blockSquares: [Double]
   private var blocksWritten = 0
-  private var loudness: UnsafeMutablePointer<ebur128_state>?
-  /// Frames libebur128 has been given (momentary needs 400 ms, short-term 3 s).
-  private(set) var framesMeasured = 0
+  private var loudness: LoudnessMeter
+  /// Silent frames fed since the bus last ran (feeding stops at 3 s of them).
+  private var silentRun = 0
   /// The mix frame after the last one fed.
   private(set) var end: UInt64 = 0
-  private var mono = [Float](repeating: 0, count: spectrumFrames)
-  private var monoWritten = 0
+  /// The latest frames as they were (interleaved), a ring.
+  private var recent: [Float]
+  private var recentWritten = 0
   private static let silence = [Float](repeating: 0, count: 4_096 * 8)
 
   init(channels: Int, sampleRate: Int) {
@@ -31,11 +32,9 @@ final class BusMeter {
     self.sampleRate = sampleRate
     blockPeak = [Float](repeating: 0, count: Self.blockCapacity * channels)
     blockSquares = [Double](repeating: 0, count: Self.blockCapacity * channels)
-    loudness = ebur128_init(
-      UInt32(channels), UInt(sampleRate), Int32(EBUR128_MODE_M.rawValue | EBUR128_MODE_S.rawValue))
+    recent = [Float](repeating: 0, count: Self.spectrumFrames * channels)
+    loudness = LoudnessMeter(channels: channels, sampleRate: sampleRate)
   }
-
-  deinit { if loudness != nil { ebur128_destroy(&loudness) } }
 
   /// One block of the bus, starting on mix frame `clock`.
   func add(_ samples: UnsafeBufferPointer<Float>, at clock: UInt64) {
@@ -45,52 +44,88 @@ final class BusMeter {
     let slot = blocksWritten % Self.blockCapacity
     blockClock[slot] = clock
     blockFrames[slot] = frames
-    for channel in 0..<channels {
-      var peak: Float = 0
-      var squares: Double = 0
-      var index = channel
-      while index < samples.count {
-        let value = base[index]
-        peak = max(peak, abs(value))
-        squares += Double(value * value)
-        index += channels
-      }
-      blockPeak[slot * channels + channel] = peak
-      blockSquares[slot * channels + channel] = squares
-    }
+    measure(base, count: samples.count, into: slot)
     blocksWritten += 1
-    if let loudness { _ = ebur128_add_frames_float(loudness, base, frames) }
-    framesMeasured += frames
-    addMono(base, frames: frames)
+    loudness.add(base, frames: frames)
+    silentRun = 0
+    remember(base, frames: frames)
     end = clock + UInt64(frames)
   }
 
-  /// Feeds silence from ``end`` up to `clock` (at most 3 s of it).
+  /// Peak and sum of squares per channel of one block, eight samples at a time when the channels
+  /// divide eight (mono, stereo, quad: each lane then always holds the same channel).
+  private func measure(_ base: UnsafePointer<Float>, count: Int, into slot: Int) {
+    var index = 0
+    if 8 % channels == 0 {
+      var peak = SIMD8<Float>(repeating: 0)
+      var squares = SIMD8<Float>(repeating: 0)
+      let raw = UnsafeRawPointer(base)
+      while index + 8 <= count {
+        let block = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+        peak = pointwiseMax(peak, pointwiseMax(block, -block))
+        squares += block * block
+        index += 8
+      }
+      for channel in 0..<channels {
+        var largest: Float = 0
+        var sum: Double = 0
+        var lane = channel
+        while lane < 8 {
+          largest = max(largest, peak[lane])
+          sum += Double(squares[lane])
+          lane += channels
+        }
+        blockPeak[slot * channels + channel] = largest
+        blockSquares[slot * channels + channel] = sum
+      }
+    } else {
+      for channel in 0..<channels {
+        blockPeak[slot * channels + channel] = 0
+        blockSquares[slot * channels + channel] = 0
+      }
+    }
+    // What the lanes did not take (or every sample, for other channel counts).
+    while index < count {
+      let channel = index % channels
+      let value = base[index]
+      blockPeak[slot * channels + channel] = max(blockPeak[slot * channels + channel], abs(value))
+      blockSquares[slot * channels + channel] += Double(value * value)
+      index += 1
+    }
+  }
+
+  /// Feeds silence from ``end`` up to `clock`, until the bus has been silent for 3 s.
   func fillSilence(upTo clock: UInt64) {
     guard clock > end else { return }
-    var missing = Int(min(clock - end, UInt64(sampleRate * 3)))
+    let longest = sampleRate * 3
+    var missing = Int(min(clock - end, UInt64(longest)))
     end = clock
+    missing = min(missing, longest - silentRun)
+    guard missing > 0 else { return }
+    silentRun += missing
     let chunk = Self.silence.count / max(1, channels)
     while missing > 0 {
       let count = min(chunk, missing)
       Self.silence.withUnsafeBufferPointer { zeros in
-        if let loudness { _ = ebur128_add_frames_float(loudness, zeros.baseAddress, count) }
-        addMono(zeros.baseAddress!, frames: count)
+        loudness.add(zeros.baseAddress!, frames: count)
+        remember(zeros.baseAddress!, frames: count)
       }
-      framesMeasured += count
       missing -= count
     }
   }
 
-  private func addMono(_ samples: UnsafePointer<Float>, frames: Int) {
-    let scale = 1 / Float(channels)
-    // Only the last window's worth matters.
+  private func remember(_ samples: UnsafePointer<Float>, frames: Int) {
     let skip = max(0, frames - Self.spectrumFrames)
-    for frame in skip..<frames {
-      var sum: Float = 0
-      for channel in 0..<channels { sum += samples[frame * channels + channel] }
-      mono[monoWritten % Self.spectrumFrames] = sum * scale
-      monoWritten += 1
+    var frame = skip
+    while frame < frames {
+      let position = recentWritten % Self.spectrumFrames
+      let count = min(frames - frame, Self.spectrumFrames - position)
+      recent.withUnsafeMutableBufferPointer { ring in
+        (ring.baseAddress! + position * channels).update(
+          from: samples + frame * channels, count: count * channels)
+      }
+      recentWritten += count
+      frame += count
     }
   }
 
@@ -120,23 +155,24 @@ final class BusMeter {
 
   /// Momentary and short-term loudness in LUFS, each nil until enough has been measured.
   var momentaryAndShortTerm: (Double?, Double?) {
-    guard let loudness else { return (nil, nil) }
-    var momentary = -Double.infinity
-    var shortTerm = -Double.infinity
-    let success = Int32(EBUR128_SUCCESS.rawValue)
-    let hasMomentary =
-      framesMeasured >= sampleRate * 4 / 10 && ebur128_loudness_momentary(loudness, &momentary) == success
-    let hasShortTerm =
-      framesMeasured >= sampleRate * 3 && ebur128_loudness_shortterm(loudness, &shortTerm) == success
-    func finite(_ value: Double) -> Double { value.isFinite ? value : AudioSnapshot.floorDecibels }
-    return (hasMomentary ? finite(momentary) : nil, hasShortTerm ? finite(shortTerm) : nil)
+    func finite(_ value: Double?) -> Double? {
+      value.map { $0.isFinite ? max($0, AudioSnapshot.floorDecibels) : AudioSnapshot.floorDecibels }
+    }
+    // Three seconds of silence: the meter has stopped being fed, and reads silence.
+    if silentRun >= sampleRate * 3 { return (AudioSnapshot.floorDecibels, AudioSnapshot.floorDecibels) }
+    return (finite(loudness.loudness(over: 0.4)), finite(loudness.loudness(over: 3)))
   }
 
-  /// The latest ``spectrumFrames`` frames in mono, oldest first; nil until there are that many.
+  /// The latest ``spectrumFrames`` frames, channels summed, oldest first; false until there are
+  /// that many.
   func latestMono(into window: inout [Float]) -> Bool {
-    guard monoWritten >= Self.spectrumFrames else { return false }
+    guard recentWritten >= Self.spectrumFrames else { return false }
+    let scale = 1 / Float(channels)
     for index in 0..<Self.spectrumFrames {
-      window[index] = mono[(monoWritten + index) % Self.spectrumFrames]
+      let frame = (recentWritten + index) % Self.spectrumFrames
+      var sum: Float = 0
+      for channel in 0..<channels { sum += recent[frame * channels + channel] }
+      window[index] = sum * scale
     }
     return true
   }
