@@ -245,7 +245,7 @@ let package = Package(
     .testTarget(
       name: "ReadmeTests",
       dependencies: [
-        "Foley", "FoleySpeech", "FoleyOffline", "CFoleySDL2", "FoleySoundMap",
+        "Foley", "FoleySpeech", "FoleyOffline", "CFoleySDL2", "FoleySoundMap", "FoleyInspector",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings

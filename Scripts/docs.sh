@@ -14,7 +14,7 @@ Scripts/setup.sh >/dev/null
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
   modules=(Foley FoleyScene FoleySession FoleyAudio FoleyMusic FoleySceneAudio FoleySoundMap
-    FoleyAudioTesting FoleyRecording FoleyOffline FoleyPlatform FoleySpeech)
+    FoleyAudioTesting FoleyRecording FoleyOffline FoleyPlatform FoleySpeech FoleyInspector)
 fi
 mkdir -p .build/docs
 failed=0

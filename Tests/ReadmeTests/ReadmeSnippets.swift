@@ -6,6 +6,7 @@
 // Block 1 is a manifest line (Package.swift), not Swift a target can compile: it is not here.
 import CFoleySDL2
 import Foley
+import FoleyInspector
 import FoleyOffline
 import FoleySpeech
 import Logging
@@ -270,8 +271,20 @@ try WAVFile.repair(at: url)                   // for a file whose process died b
   _ = summary
 }
 
-@MainActor func readmeOffline(scene: Scene) throws {
+@MainActor func readmeInspector(engine: AudioEngine, map: SoundMap) throws {
 // README-BLOCK 17
+let snapshot = engine.inspector.snapshot(window: 0.3)   // any thread; the first one starts the copying
+for bus in snapshot.buses { print(bus.name, bus.peakDecibels, bus.momentaryLoudness ?? -.infinity) }
+for voice in snapshot.voices where voice.state == .virtual { print(voice.sound, voice.position ?? 0) }
+
+let server = InspectorServer(engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
+print("inspector: \(try server.start())")                // http://127.0.0.1:8765/?token=…
+// README-BLOCK-END
+  server.stop()
+}
+
+@MainActor func readmeOffline(scene: Scene) throws {
+// README-BLOCK 18
 let renderer = try OfflineRenderer()                  // an engine on an embedded mixer: no device
 renderer.engine.attach(to: scene)                     // load sounds, attach scenes, play music as a game does
 let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.wav")) { step in

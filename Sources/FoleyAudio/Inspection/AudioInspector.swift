@@ -8,7 +8,7 @@ import Foundation
 /// (`FoleyInspector`), a test.
 ///
 /// The mixing thread only copies each bus's block into a fixed ring while someone inspects; the
-/// meters, the loudness (``LoudnessMeter``, BS.1770) and the spectrum (kissfft) are computed by the thread that
+/// meters, the loudness (BS.1770-4, K-weighted) and the spectrum (kissfft) are computed by the thread that
 /// asks, from what was copied since it last asked. Copying starts with the first snapshot and
 /// stops with ``stop()``: a game that never inspects pays for one flag per buffer.
 ///
