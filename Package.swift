@@ -89,7 +89,7 @@ let package = Package(
     ),
     .target(
       name: "FoleySession",
-      dependencies: ["CFoleySDL2"],
+      dependencies: ["CFoleySDL2", .product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
     // The engine core: engine, mixer and voices, sounds and decoding, streams, the real-time
@@ -212,6 +212,7 @@ let package = Package(
       name: "FoleyTestSupport",
       dependencies: [
         "FoleyAudio", "FoleyAudioTesting", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording",
+        "CFoleySDL2",
       ],
       path: "Tests/FoleyTestSupport",
       swiftSettings: swiftSettings

@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 FOLEY_EXTRA_PACKAGES="${FOLEY_EXTRA_PACKAGES:-} chromium" Scripts/setup.sh
 
 export SDL_AUDIODRIVER="${SDL_AUDIODRIVER:-dummy}"
+# Engines the tests open without a logger of their own log at warning and above: the "audio open"
+# line each of a few hundred engines would print is not news (Logger.foley reads this).
+export FOLEY_LOG_LEVEL="${FOLEY_LOG_LEVEL:-warning}"
 export SDL_VIDEODRIVER="${SDL_VIDEODRIVER:-dummy}"
 flags=()
 if [ "${1:-}" = "--tsan" ]; then

@@ -18,7 +18,7 @@ extension AudioEngine {
   public convenience init(
     embedded mixer: EmbeddedMixer, configuration: AudioConfiguration = AudioConfiguration(),
     session: AudioSession = AudioSession(), assetRoots: [URL] = AudioEngine.defaultAssetRoots,
-    logger: Logger = Logger(label: "foley.audio")
+    logger: Logger = .foley("foley.audio")
   ) throws(AudioEngineError) {
     try self.init(
       backend: mixer, configuration: configuration, session: session, assetRoots: assetRoots, logger: logger)

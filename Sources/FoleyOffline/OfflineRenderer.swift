@@ -2,7 +2,7 @@ internal import CFoleyCrypto
 public import FoleyAudio
 public import FoleyAudioTesting
 import FoleyRecording
-import FoleySession
+public import FoleySession
 public import Foundation
 public import Logging
 
@@ -57,7 +57,7 @@ public final class OfflineRenderer {
   /// - Throws: `AudioEngineError` when the engine cannot open (a configuration out of range).
   public init(
     sampleRate: Int = 48_000, configuration: AudioConfiguration = AudioConfiguration(),
-    assetRoots: [URL] = AudioEngine.defaultAssetRoots, logger: Logger = Logger(label: "foley.offline")
+    assetRoots: [URL] = AudioEngine.defaultAssetRoots, logger: Logger = .foley("foley.offline")
   ) throws(AudioEngineError) {
     guard (8_000...192_000).contains(sampleRate) else {
       throw .invalidConfiguration("sampleRate \(sampleRate) is not in 8000...192000")

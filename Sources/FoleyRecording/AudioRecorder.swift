@@ -102,7 +102,7 @@ public final class AudioRecorder: @unchecked Sendable {
   ///   unusable, the named device does not exist, or no capture device opens.
   public init(
     url: URL, format: RecordingFormat = RecordingFormat(), deviceName: String? = nil, options: Options = [],
-    session: AudioSession? = .shared, logger: Logger = Logger(label: "foley.recording")
+    session: AudioSession? = .shared, logger: Logger = .foley("foley.recording")
   ) throws(RecordingError) {
     guard (1...8).contains(format.channels), (8_000...192_000).contains(format.sampleRate) else {
       throw .unsupportedFormat(format)

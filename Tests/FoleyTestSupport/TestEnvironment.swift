@@ -3,6 +3,7 @@ public import Foundation
 /// Runs `body` with environment variables set, then restores them. SDL reads its driver choice
 /// from the environment, which outranks hints.
 public func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
+  if values["SDL_AUDIODRIVER"] == "disk" { QuietSDL.silenceDiskDriverNotice() }
   var saved: [String: String?] = [:]
   for (name, value) in values {
     saved[name] = getenv(name).map { String(cString: $0) }

@@ -79,7 +79,7 @@ public final class AudioEngine: Sendable {
     configuration: AudioConfiguration = AudioConfiguration(),
     session: AudioSession = .shared,
     assetRoots: [URL] = AudioEngine.defaultAssetRoots,
-    logger: Logger = Logger(label: "foley.audio")
+    logger: Logger = .foley("foley.audio")
   ) throws(AudioEngineError) {
     let valid = try configuration.validated()
     let backend = try SDLMixerBackend()
@@ -93,7 +93,7 @@ public final class AudioEngine: Sendable {
   package convenience init(
     backend: any MixerBackend, configuration: AudioConfiguration = AudioConfiguration(),
     session: AudioSession = AudioSession(), assetRoots: [URL] = AudioEngine.defaultAssetRoots,
-    logger: Logger = Logger(label: "foley.audio")
+    logger: Logger = .foley("foley.audio")
   ) throws(AudioEngineError) {
     try self.init(
       validated: try configuration.validated(), backend: backend, sdlBackend: nil, session: session,
