@@ -1,5 +1,6 @@
 /// Watched nodes (see ``Node/watchers``): counting them per subtree as the tree changes, and
-/// telling the scene when one of them (or an ancestor) moves.
+/// telling the scene when one of them (or an ancestor) moves; and nodes with actions, counted per
+/// subtree the same way so the update skips subtrees where nothing runs.
 extension Node {
   /// One more watcher of this node's place (see ``watchers``).
   package func watch() {
@@ -19,6 +20,15 @@ extension Node {
     unowned(unsafe) var current: Node? = self
     while let node = current {
       node.watchedInSubtree += delta
+      current = node.parent
+    }
+  }
+
+  /// Counts a node with live actions into ``actionsInSubtree`` of it and every ancestor.
+  func adjustActive(by delta: Int) {
+    unowned(unsafe) var current: Node? = self
+    while let node = current {
+      node.actionsInSubtree += delta
       current = node.parent
     }
   }

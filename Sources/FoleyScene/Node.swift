@@ -86,6 +86,11 @@ open class Node {
   // Bookkeeping of the update loop: main-actor confined and never held across a call out, so
   // the runtime's exclusivity checks are left off (they cost as much as the loop itself).
   @exclusivity(unchecked) private var runningActions: [RunningAction] = []
+  /// Actions on this node not removed or finished; and nodes in its subtree (itself included)
+  /// with any. The update walks only into subtrees where something runs, so thousands of still
+  /// nodes (tiles, emitters) cost nothing per frame.
+  @exclusivity(unchecked) private var liveActions = 0
+  @exclusivity(unchecked) package internal(set) var actionsInSubtree = 0
   @exclusivity(unchecked) private var hasRemovedActions = false
   @exclusivity(unchecked) private var advancingAction: RunningAction?
 
@@ -109,64 +114,6 @@ open class Node {
   /// True for a `Scene` (set by its initialiser).
   var isSceneRoot = false
 
-  // MARK: - Coordinates
-
-  /// `point` in this node's coordinate system, converted to `node`'s (both in the same tree).
-  /// SpriteKit's `convert(_:to:)`: positions, rotations and scales of every ancestor apply.
-  public func convert(_ point: Point, to node: Node) -> Point {
-    node.fromRoot(toRoot(point))
-  }
-
-  /// `point` in `node`'s coordinate system, converted to this node's.
-  public func convert(_ point: Point, from node: Node) -> Point {
-    fromRoot(node.toRoot(point))
-  }
-
-  /// The node's position in its scene's coordinates (in its root's, when it is in no scene).
-  public var positionInScene: Point {
-    parent?.toRoot(position) ?? position
-  }
-
-  /// `point` from this node's coordinates to its root's.
-  private func toRoot(_ point: Point) -> Point {
-    var result = point
-    var current: Node? = self
-    while let node = current, node.parent != nil {
-      result = node.toParent(result)
-      current = node.parent
-    }
-    return result
-  }
-
-  /// `point` from the root's coordinates to this node's.
-  private func fromRoot(_ point: Point) -> Point {
-    var chain: [Node] = []
-    var current: Node? = self
-    while let node = current, node.parent != nil {
-      chain.append(node)
-      current = node.parent
-    }
-    var result = point
-    for node in chain.reversed() { result = node.fromParent(result) }
-    return result
-  }
-
-  /// A point in this node's coordinates, in its parent's: scaled, rotated, then moved.
-  private func toParent(_ point: Point) -> Point {
-    let x = point.x * xScale
-    let y = point.y * yScale
-    let (sine, cosine) = (sin(zRotation), cos(zRotation))
-    return Point(x: position.x + x * cosine - y * sine, y: position.y + x * sine + y * cosine)
-  }
-
-  private func fromParent(_ point: Point) -> Point {
-    let (dx, dy) = (point.x - position.x, point.y - position.y)
-    let (sine, cosine) = (sin(zRotation), cos(zRotation))
-    let x = dx * cosine + dy * sine
-    let y = -dx * sine + dy * cosine
-    return Point(x: xScale == 0 ? 0 : x / xScale, y: yScale == 0 ? 0 : y / yScale)
-  }
-
   // MARK: - Tree
 
   /// Adds `node` as the last child. A node that already has a parent is moved here (SpriteKit
@@ -186,6 +133,7 @@ open class Node {
     node.removeFromParent()
     node.parent = self
     if node.watchedInSubtree > 0 { adjustWatched(by: node.watchedInSubtree) }
+    if node.actionsInSubtree > 0 { adjustActive(by: node.actionsInSubtree) }
     node.transformChanged()
     Node.pauseClock &+= 1
     children.insert(node, at: min(max(0, index), children.count))
@@ -199,6 +147,7 @@ open class Node {
     if let scene = parent.scene { announce(leaving: scene) }
     parent.children.removeAll { $0 === self }
     if watchedInSubtree > 0 { parent.adjustWatched(by: -watchedInSubtree) }
+    if actionsInSubtree > 0 { parent.adjustActive(by: -actionsInSubtree) }
     self.parent = nil
     Node.pauseClock &+= 1
   }
@@ -206,6 +155,7 @@ open class Node {
   public func removeAllChildren() {
     if let scene { for child in children { child.announce(leaving: scene) } }
     for child in children where child.watchedInSubtree > 0 { adjustWatched(by: -child.watchedInSubtree) }
+    for child in children where child.actionsInSubtree > 0 { adjustActive(by: -child.actionsInSubtree) }
     for child in children { child.parent = nil }
     children.removeAll()
   }
@@ -317,6 +267,8 @@ open class Node {
   private func start(_ action: Action, key: String?, completion: (@MainActor () -> Void)?) {
     if let key { removeAction(forKey: key) }
     runningActions.append(RunningAction(action: action, key: key, completion: completion))
+    liveActions += 1
+    if liveActions == 1 { adjustActive(by: 1) }
   }
 
   private func markRemoved(_ running: RunningAction) {
@@ -324,6 +276,8 @@ open class Node {
     running.isRemoved = true
     running.completion = nil
     hasRemovedActions = true
+    liveActions -= 1
+    if liveActions == 0 { adjustActive(by: -1) }
   }
 
   // MARK: - Update
@@ -334,10 +288,11 @@ open class Node {
     if !runningActions.isEmpty {
       advanceActions(by: deltaTime)
     }
-    guard !children.isEmpty else { return }
+    // Nothing runs below: the children are not looked at.
+    guard actionsInSubtree > (liveActions > 0 ? 1 : 0) else { return }
     let snapshot = children
     let generation = childrenGeneration
-    for child in snapshot {
+    for child in snapshot where child.actionsInSubtree > 0 {
       // Only after a block changed the children does each one need checking.
       if childrenGeneration != generation, child.parent !== self { continue }
       if !child.isPaused { child.advance(by: deltaTime * child.speed) }
