@@ -152,4 +152,44 @@ struct InspectorServerTests {
     let ratio = capture.left.rms(in: after) / capture.left.rms(in: before)
     #expect(abs(20 * log10(ratio) - 20 * log10(0.25)) < 0.2, "the bus moved by \(20 * log10(ratio)) dB")
   }
+
+  @Test("20,000 random and mutated commands: each parses into a valid command or a typed error")
+  func commandFuzz() {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next() -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return state >> 33
+    }
+    let seeds = [
+      #"{"type":"volume","bus":"music","volume":0.5}"#, #"{"type":"mute","bus":"sfx","muted":true}"#,
+      #"{"type":"post","event":"ball.hit"}"#,
+    ].map { Array($0.utf8) }
+    var parsed = 0
+    for round in 0..<20_000 {
+      var bytes = seeds[round % seeds.count]
+      if round % 4 == 0 {
+        bytes = (0..<Int(next() % 64)).map { _ in UInt8(truncatingIfNeeded: next()) }
+      } else {
+        for _ in 0..<(1 + Int(next() % 4)) where !bytes.isEmpty {
+          let index = Int(next() % UInt64(bytes.count))
+          switch next() % 3 {
+          case 0: bytes[index] = UInt8(truncatingIfNeeded: next())
+          case 1: bytes.remove(at: index)
+          default: bytes.insert(UInt8(truncatingIfNeeded: next()), at: index)
+          }
+        }
+      }
+      do {
+        switch try InspectorCommand(json: bytes) {
+        case .volume(let bus, let volume): #expect(!bus.isEmpty && (0...1).contains(volume))
+        case .mute(let bus, _): #expect(!bus.isEmpty)
+        case .post(let event): #expect(!event.isEmpty && event.utf8.count <= 256)
+        }
+        parsed += 1
+      } catch {
+        #expect(error.description.hasPrefix("bad command"))
+      }
+    }
+    #expect(parsed > 100)  // some mutations leave a command whole (a changed name, a digit)
+  }
 }
