@@ -23,7 +23,7 @@ enum InspectorPage {
     td, th { padding: 2px 6px; text-align: left; white-space: nowrap; }
     th { color: #889; font-weight: normal; }
     tr:nth-child(even) td { background: #20242c; }
-    .bus { display: grid; grid-template-columns: 90px 1fr 120px 52px; gap: 8px; align-items: center; margin: 3px 0; }
+    .bus { display: grid; grid-template-columns: 90px 1fr 70px 120px 52px; gap: 8px; align-items: center; margin: 3px 0; }
     .meter { position: relative; height: 14px; background: #0d0f13; border-radius: 2px; overflow: hidden; }
     .meter div { position: absolute; left: 0; height: 7px; background: linear-gradient(90deg, #3c6 70%, #dc3 88%, #e44); }
     .meter .r { top: 7px; }
@@ -74,7 +74,7 @@ enum InspectorPage {
           row = document.createElement("div");
           row.className = "bus"; row.dataset.bus = bus.name;
           row.innerHTML = `<span class="name"></span><div class="meter"><div class="l"></div><div class="r"></div></div>
-            <span><input type="range" min="0" max="1" step="0.01"> <span class="vol num"></span></span>
+            <span class="lufs num"></span><span><input type="range" min="0" max="1" step="0.01"> <span class="vol num"></span></span>
             <label><input type="checkbox" class="mute"> mute</label>`;
           row.querySelector(".name").appendChild(text(bus.name));
           const slider = row.querySelector("input[type=range]");
@@ -92,6 +92,8 @@ enum InspectorPage {
         slider.disabled = !controls; row.querySelector(".mute").disabled = !controls;
         if (!slider.dataset.touched || Date.now() - slider.dataset.touched > 1000) slider.value = bus.volume;
         row.querySelector(".vol").textContent = Number(bus.volume).toFixed(2);
+        const lufs = bus.momentaryLoudness;
+        row.querySelector(".lufs").textContent = lufs === undefined || lufs === null ? "" : lufs <= -120 ? "silent" : fmt(lufs, 1) + " LUFS";
         row.querySelector(".mute").checked = bus.isMuted;
         row.classList.toggle("muted", bus.isMuted);
       }
@@ -128,7 +130,10 @@ enum InspectorPage {
     function drawVoices(voices) {
       $("voiceCount").textContent = voices.length;
       const body = document.createElement("tbody"); body.id = "voices";
-      for (const voice of voices.slice(0, 300)) {
+      // Heard first, then held and paused, then virtual; by id within each.
+      const rank = { playing: 0, releasing: 1, held: 2, paused: 3, waiting: 4, virtual: 5 };
+      const sorted = voices.slice().sort((a, b) => (rank[a.state] - rank[b.state]) || (a.id - b.id));
+      for (const voice of sorted.slice(0, 300)) {
         const row = body.insertRow();
         row.className = "voice state-" + voice.state;
         for (const value of [voice.id, voice.sound, voice.bus, voice.state, fmt(voice.gainDecibels, 1), fmt(voice.pan, 2), fmt(voice.rate, 2), fmt(voice.position, 2)]) {
