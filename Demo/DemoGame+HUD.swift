@@ -53,6 +53,11 @@ extension DemoGame {
           + (silent ? "  NO SIGNAL: NO MICROPHONE?" : ""),
         x: 224, y: 95, color: white)
     }
+    if let notice, notice.until > report.frames {
+      canvas.fillRect(
+        x: 0, y: 90, width: canvas.width, height: 18, color: Color(red: 0.3, green: 0, blue: 0, alpha: 0.7))
+      canvas.drawText(notice.text, x: 10, y: 95, scale: 1, color: Color(red: 1, green: 0.6, blue: 0.5))
+    }
     if let subtitle {
       // The line, with the word being said in white.
       let text = subtitle.line.uppercased()

@@ -46,6 +46,8 @@ final class DemoGame {
   /// The inspector panel (I) and the snapshot it last drew.
   var showsInspector = false
   var inspectorSnapshot: AudioSnapshot?
+  /// A line under the HUD and the frame it goes away at.
+  var notice: (text: String, until: Int)?
   var gameTime = 0.0
   var policyNote = ""
   var lastStatistics: AudioStatistics?
@@ -85,7 +87,8 @@ final class DemoGame {
           reason: transition.reason.description))
     }
     player.name = "player"
-    player.position = Point(x: size.width / 2, y: 60)
+    // Above the help text at the bottom of the window.
+    player.position = Point(x: size.width / 2, y: 180)
     scene.addChild(player)
     player.run(
       .repeatForever(.sequence([.scale(to: 1.1, duration: 0.4), .scale(to: 1, duration: 0.4)])),
@@ -220,7 +223,14 @@ final class DemoGame {
       self.recorder = recorder
     } catch {
       report.errors.append("recording: \(error)")
+      // Said where the player looks, not only in the report at exit.
+      showNotice("CANNOT RECORD: \(String(describing: error).prefix(70))")
     }
+  }
+
+  /// A line under the HUD for four seconds (a recording that cannot start, say).
+  func showNotice(_ text: String) {
+    notice = (text.uppercased(), report.frames + 240)
   }
 
   func stopRecording() {
