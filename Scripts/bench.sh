@@ -47,7 +47,8 @@ for round in $(seq 1 "$rounds"); do
     cpu=$(echo "$result" | sed 's/.*"cpu": \([0-9.]*\).*/\1/'); wall=$(echo "$result" | sed 's/.*"wall": \([0-9.]*\).*/\1/')
     cpus="${cpus:+$cpus, }\"$channels\": $cpu"; walls="${walls:+$walls, }\"$channels\": $wall"
   done
-  echo "{\"raw_c_trigger_cpu_us_by_channels\": {$cpus}, \"raw_c_trigger_us_by_channels\": {$walls}}" >> "$raw"
+  floor="$("$work/raw_mixer" floor "$work/short.wav" 256 "$triggers" | sed 's/.*"cpu": \([0-9.]*\).*/\1/')"
+  echo "{\"raw_c_trigger_cpu_us_by_channels\": {$cpus}, \"raw_c_trigger_us_by_channels\": {$walls}, \"raw_c_trigger_floor_cpu_us\": $floor}" >> "$raw"
   unset cpus walls
   echo "bench: round $round of $rounds: mixing and idle (Foley, then C)…" >&2
   foley_group mix

@@ -2,6 +2,8 @@
  *   raw_mixer trigger FILE CHANNELS N  -> {"cpu": µs, "wall": µs} per trigger: Mix_PlayChannel on a
  *                                         free channel, else halt the oldest (Mix_GroupOldest) and
  *                                         play there; process CPU includes SDL's mixing thread
+ *   raw_mixer floor FILE CHANNELS N    -> the same, SDL_mixer's floor: Mix_PlayChannel on the next channel
+ *                                         in turn (replacing what plays there), no search, no failed call
  *   raw_mixer mix FILE SECONDS VOICES plain|same FORMAT
  *                                      -> process CPU seconds while VOICES loop; "same" gives each
  *                                         voice Mix_Volume 64 (0.5) and Mix_SetPanning over the
@@ -53,14 +55,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "raw_mixer: %s\n", SDL_GetError());
     return 1;
   }
-  if (strcmp(argv[1], "trigger") == 0 && argc > 4) {
+  if ((strcmp(argv[1], "trigger") == 0 || strcmp(argv[1], "floor") == 0) && argc > 4) {
     int channels = atoi(argv[3]);
     long triggers = atol(argv[4]);
+    int floor = strcmp(argv[1], "floor") == 0;
     Mix_AllocateChannels(channels);
     double cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
     double wall = clock_seconds(CLOCK_MONOTONIC);
     for (long i = 0; i < triggers; i++) {
-      if (Mix_PlayChannel(-1, chunk, 0) < 0) {
+      if (floor) {
+        // What a C game that manages its channels itself pays: SDL_mixer's own work, nothing else.
+        Mix_PlayChannel((int)(i % channels), chunk, 0);
+      } else if (Mix_PlayChannel(-1, chunk, 0) < 0) {
         int oldest = Mix_GroupOldest(-1);
         Mix_HaltChannel(oldest);
         Mix_PlayChannel(oldest, chunk, 0);
