@@ -64,7 +64,7 @@ enum InspectorBenchmarks {
       sixty.append(try run(long, rate: 60, seconds: seconds, logger: logger).cpu)
     }
     let allocations = foley_realtime_allocations()
-    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    func median(_ values: [Double]) -> Double { BenchReport.median(values) ?? 0 }
     return [
       "inspector_cpu_percent_256": (median(ten) - median(plain)) / seconds * 100,
       "inspector_cpu_percent_256_60hz": (median(sixty) - median(plain)) / seconds * 100,

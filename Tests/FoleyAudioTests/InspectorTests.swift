@@ -10,6 +10,16 @@ import Testing
 struct InspectorTests {
   static func decibels(_ value: Double) -> Double { 20 * log10(value) }
 
+  /// How far the disk file's frames lag the mix clock: SDL writes silence to the file until
+  /// SDL_mixer unpauses the device, whole buffers of it. Found where the one voice's first audible
+  /// frame landed, against the mix frame it was mixed on.
+  static func fileOffset(of capture: DiskCapture, firstHeardAt mixFrame: Int) throws -> Int {
+    let first = try #require(capture.left.samples.firstIndex { $0 != 0 })
+    let offset = first - mixFrame
+    #expect(offset >= 0 && offset % 512 == 0, "\(offset) frames of silence before the first mix")
+    return offset
+  }
+
   func sound(
     _ engine: AudioEngine, frequency: Double, seconds: Double, category: SoundCategory = "sfx"
   ) throws -> Sound {
@@ -38,10 +48,8 @@ struct InspectorTests {
       snapshot = engine.inspector.snapshot(window: 0.25)
     }
     let taken = try #require(snapshot)
-    // The file's frames lag the mix's by the silence SDL wrote before the device was unpaused
-    // (see the next test); the tone starts at a zero crossing, so find its second sample.
-    let offset = try #require(capture.left.samples.firstIndex { $0 != 0 }) - 1 - (start + latency)
-    #expect(offset >= 0 && offset % 512 == 0)
+    // The tone starts at a zero crossing: its first audible sample is its second.
+    let offset = try Self.fileOffset(of: capture, firstHeardAt: start + 1 + latency)
     let range = (Int(taken.meterFrames.lowerBound) + offset)..<(Int(taken.meterFrames.upperBound) + offset)
     #expect(range.count == 12_000)
     for (channel, signal) in [capture.left, capture.right].enumerated() {
@@ -81,11 +89,7 @@ struct InspectorTests {
     #expect(taken.voices.count == 1)
     #expect(voice.state == .playing && voice.sound == "tone-0" && voice.bus == "sfx" && voice.passesLeft == 0)
     let position = try #require(voice.position)
-    // SDL writes silence to the file before SDL_mixer unpauses the device: file frames lag mix
-    // frames by that much, found where the voice's first frame landed.
-    let first = try #require(capture.left.samples.firstIndex { $0 != 0 })
-    let offset = first - (start + latency)
-    #expect(offset >= 0 && offset % 512 == 0, "\(offset) frames of silence before the first mix")
+    let offset = try Self.fileOffset(of: capture, firstHeardAt: start + latency)
     let heard = capture.left.samples[0..<(Int(taken.frame) + offset)].count { $0 != 0 }
     // What the lane has read, less what the limiter's look-ahead still holds.
     #expect(Int((position * 48_000).rounded()) - latency == heard)

@@ -107,17 +107,6 @@ package struct LoudnessMeter {
     frames += count
   }
 
-  /// Adds `count` frames of silence (the filters ring down as they would).
-  package mutating func addSilence(frames count: Int) {
-    let zeros = [Float](repeating: 0, count: min(count, 4_800) * channels)
-    var left = count
-    while left > 0 {
-      let part = min(left, 4_800)
-      zeros.withUnsafeBufferPointer { add($0.baseAddress!, frames: part) }
-      left -= part
-    }
-  }
-
   /// The loudness of the last `seconds` (0.4: momentary, 3: short-term) in LUFS; nil until that
   /// much has been measured, -inf for digital silence.
   package func loudness(over seconds: Double) -> Double? {
