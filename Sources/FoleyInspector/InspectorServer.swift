@@ -273,7 +273,8 @@ private struct StreamHandler: WSMessageHandler {
 
   func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
     let (messages, output) = AsyncStream<WSMessage>.makeStream()
-    let interval = Duration.milliseconds(Int(inspector.options.interval.clamped(to: 0.05...5) * 1_000))
+    let interval = Duration.milliseconds(
+      Int(inspector.options.interval.clamped(to: 0.05...5, or: 0.05) * 1_000))
     let sender = Task { [inspector] in
       let encoder = JSONEncoder()
       while !Task.isCancelled {
@@ -325,11 +326,5 @@ private final class StartResult: Sendable {
   func wait() -> Socket.Address? {
     semaphore.wait()
     return result.withLock { $0.address }
-  }
-}
-
-extension Double {
-  fileprivate func clamped(to range: ClosedRange<Double>) -> Double {
-    isFinite ? Swift.min(Swift.max(self, range.lowerBound), range.upperBound) : range.lowerBound
   }
 }

@@ -114,9 +114,7 @@ public final class AudioInspector: Sendable {
       return (meters, spectrum, tap.dropped.load(ordering: .relaxed), range)
     }
 
-    func decibels(_ value: Float) -> Double {
-      value > 0 ? max(AudioSnapshot.floorDecibels, 20 * log10(Double(value))) : AudioSnapshot.floorDecibels
-    }
+    func decibels(_ value: Float) -> Double { AudioSnapshot.decibels(Double(value)) }
     let silent = [Double](repeating: AudioSnapshot.floorDecibels, count: format.channels)
     var buses: [BusSnapshot] = []
     let order = [0, VoiceMixer.reverbBus] + indices.values.sorted()

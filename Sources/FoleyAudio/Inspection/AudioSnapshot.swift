@@ -1,3 +1,5 @@
+import Foundation
+
 /// The engine at one moment, for an inspector: every voice, every bus's meters and effects, the
 /// master limiter, and a spectrum. ``AudioInspector/snapshot(window:spectrumOf:)`` takes one.
 ///
@@ -15,6 +17,11 @@
 public struct AudioSnapshot: Sendable, Codable, Hashable {
   /// The lowest level reported, standing for silence.
   public static let floorDecibels = -200.0
+
+  /// A linear level in dB, silence (and anything below) at ``floorDecibels``.
+  package static func decibels(_ linear: Double) -> Double {
+    linear > 0 ? max(floorDecibels, 20 * log10(linear)) : floorDecibels
+  }
 
   /// The mix frame the meters reach (frames mixed since the engine opened).
   public var frame: UInt64

@@ -64,9 +64,7 @@ final class SpectrumAnalyzer {
         let value = output[bin]
         largest = max(largest, value.r * value.r + value.i * value.i)
       }
-      let amplitude = Double(largest).squareRoot() * scale
-      return amplitude > 0
-        ? max(AudioSnapshot.floorDecibels, 20 * log10(amplitude)) : AudioSnapshot.floorDecibels
+      return AudioSnapshot.decibels(Double(largest).squareRoot() * scale)
     }
   }
 }

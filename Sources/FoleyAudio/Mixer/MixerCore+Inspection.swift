@@ -61,8 +61,7 @@ extension MixerCore {
     return VoiceSnapshot(
       id: voice.id, sound: slot.sound.name, bus: slot.category.name, state: state, volume: voice.volume,
       pan: min(max((slot.placement?.pan ?? 0) + voice.pan, -1), 1),
-      gainDecibels: gain > 0
-        ? max(AudioSnapshot.floorDecibels, 20 * log10(gain)) : AudioSnapshot.floorDecibels,
+      gainDecibels: AudioSnapshot.decibels(gain),
       rate: voice.playbackRate,
       position: slot.stream == nil ? Double(slot.position) / Double(format.sampleRate) : nil,
       passesLeft: slot.loops, age: age, isPositional: slot.placement != nil)
