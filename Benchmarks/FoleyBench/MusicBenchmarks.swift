@@ -28,18 +28,18 @@ enum MusicBenchmarks {
     while players.contains(where: { $0.currentTime == nil }) { Clocks.sleep(seconds: 0.05) }
     Clocks.sleep(seconds: 1)
     // The stream thread's CPU, and the streaming service's (where the decoding now happens).
-    let cpuBefore = engine.musicDecodeCPUSeconds + serviceCPUSeconds()
+    let cpuBefore = engine.musicDecodeCPUSeconds + serviceCPUSeconds(of: engine)
     let wallBefore = Clocks.wallNanoseconds
     Clocks.sleep(seconds: seconds)
-    let cpu = engine.musicDecodeCPUSeconds + serviceCPUSeconds() - cpuBefore
+    let cpu = engine.musicDecodeCPUSeconds + serviceCPUSeconds(of: engine) - cpuBefore
     let wall = Double(Clocks.wallNanoseconds - wallBefore) / 1e9
     let underruns = players.reduce(0) { $0 + $1.underrunFrames }
     return (cpu / wall / Double(count) * 100, underruns)
   }
 
-  /// CPU seconds the streaming service process has used (user and system, from /proc).
-  static func serviceCPUSeconds() -> Double {
-    let pid = foley_stream_service_pid()
+  /// CPU seconds `engine`'s streaming service process has used (user and system, from /proc).
+  static func serviceCPUSeconds(of engine: AudioEngine) -> Double {
+    let pid = engine.streamFiller.streamingService.processID
     guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let close = stat.lastIndex(of: ")")
     else { return 0 }

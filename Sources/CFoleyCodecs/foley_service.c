@@ -32,6 +32,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <stdatomic.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -221,6 +223,12 @@ static void serve_stream(const service_request *request, const int *fds, int cou
         memcmp((const char *)stream->bytes + stream->length - 16, "FOLEY-FAULT:LATE", 16) == 0) {
       raise(SIGSEGV);
     }
+    // ... and bytes that end with "FOLEY-FAULT:HANG" hang in every streamed read (a decoder in an
+    // endless loop): the tests of an engine closing while a read waits.
+    if (request->faults && stream->length >= 16 &&
+        memcmp((const char *)stream->bytes + stream->length - 16, "FOLEY-FAULT:HANG", 16) == 0) {
+      for (;;) pause();
+    }
     int64_t room = output ? (int64_t)(request->capacity / (sizeof(float) * (size_t)stream->channels)) : 0;
     int64_t wanted = request->position < room ? request->position : room;
     int64_t got = foley_source_read(stream->source, output, wanted);
@@ -339,12 +347,14 @@ typedef struct {
   job_buffer input;
   job_buffer output;
   pthread_mutex_t lock;
+  atomic_int visible_pid;  // `pid`, readable without the lock (which a stuck request holds)
 } service_state;
 
-// Two services: one for whole decodes and checks, one for the streams that play, so a long
-// decode never keeps a playing stream waiting, and a stream's crash never fails a decode.
+// Two kinds of service: one for whole decodes and checks (shared by the process), and one per
+// engine for the streams that play (foley_streaming, below), so a long decode never keeps a
+// playing stream waiting, a stream's crash never fails a decode, and one engine's stuck stream
+// never holds another engine's.
 static service_state decoder = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
-static service_state streamer = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
 
 // Makes `buffer` hold at least `size` bytes (rounded up to 1 MiB); 0 on success.
 static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
@@ -374,15 +384,42 @@ static int64_t milliseconds_now(void) {
   return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-// Waits until `socket` can be read, at most `timeout_ms`: 1 ready, 0 timed out, -1 error.
-static int wait_readable(int socket, int timeout_ms) {
+// MARK: - One engine's streaming service
+
+// An engine's streaming service, and its way to give up on it: the engine is closing, and a
+// service stuck in a decoder would otherwise hold the closing thread for the read's whole
+// timeout. Giving up wakes whoever waits (the service's own eventfd); a waiter then gives the
+// service a short grace to answer, and kills it.
+struct foley_streaming {
+  service_state service;
+  atomic_int cancelled;
+  atomic_int reads_waiting;  // 0 or 1: requests wait under the service's lock
+  int wake;                  // eventfd, -1 if none could be made (only the timeout ends a wait)
+};
+
+enum { CANCEL_GRACE_MS = 100 };
+
+static int cancelled(const foley_streaming *streaming) {
+  return streaming && atomic_load((atomic_int *)&streaming->cancelled);
+}
+
+// Waits until `socket` can be read, at most `timeout_ms` (or the grace once `streaming` gave up):
+// 1 ready, 0 timed out or given up, -1 error.
+static int wait_readable(int socket, int timeout_ms, foley_streaming *streaming) {
   int64_t deadline = milliseconds_now() + timeout_ms;
+  int watching = streaming && streaming->wake >= 0;
   for (;;) {
+    if (cancelled(streaming)) {
+      int64_t grace = milliseconds_now() + CANCEL_GRACE_MS;
+      if (grace < deadline) deadline = grace;
+      watching = 0;
+    }
     int64_t left = deadline - milliseconds_now();
     if (left <= 0) return 0;
-    struct pollfd watch = {socket, POLLIN, 0};
-    int ready = poll(&watch, 1, (int)left);
-    if (ready > 0) return 1;
+    struct pollfd watch[2] = {{socket, POLLIN, 0}, {watching ? streaming->wake : -1, POLLIN, 0}};
+    int ready = poll(watch, watching ? 2 : 1, (int)left);
+    if (ready > 0 && watch[0].revents) return 1;
+    if (ready > 0 && watching && watch[1].revents) continue;  // given up: the loop's top sees it
     if (ready < 0 && errno != EINTR) return -1;
   }
 }
@@ -398,6 +435,7 @@ static int stop_service(service_state *service, int kill_it) {
     }
   }
   service->pid = 0;
+  atomic_store(&service->visible_pid, 0);
   return wait_status;
 }
 
@@ -441,12 +479,13 @@ static int start_service(service_state *service, size_t memory_limit) {
     return -1;
   }
   service->pid = pid;
+  atomic_store(&service->visible_pid, pid);
   service->socket = pair[0];
   // The service says it is ready once its constructor runs; a binary without it never does.
   char ready = 0;
   int fds[2];
   int received = 0;
-  if (wait_readable(service->socket, 10000) != 1 ||
+  if (wait_readable(service->socket, 10000, NULL) != 1 ||
       receive_with_fds(service->socket, &ready, 1, fds, &received) != 1 || ready != 1) {
     stop_service(service, 1);
     return -1;
@@ -459,7 +498,7 @@ static int start_service(service_state *service, size_t memory_limit) {
 // 1 the service crashed or ran past `timeout_ms` (the report says which; the service is gone),
 // -1 no service could be had.
 static int exchange(service_state *service, const service_request *request, const int *fds, int fd_count,
-                    int timeout_ms, size_t memory_limit, foley_decode_result *result) {
+                    int timeout_ms, size_t memory_limit, foley_streaming *streaming, foley_decode_result *result) {
   for (int attempt = 0; attempt < 2; attempt++) {
     if (service->disabled) break;
     if (service->pid == 0 && start_service(service, memory_limit) != 0) {
@@ -470,12 +509,19 @@ static int exchange(service_state *service, const service_request *request, cons
       stop_service(service, 1);  // it had gone between jobs: start another and send again
       continue;
     }
-    int ready = wait_readable(service->socket, timeout_ms);
+    int counted = streaming && request->kind == STREAM_READ;
+    if (counted) atomic_fetch_add(&streaming->reads_waiting, 1);
+    int ready = wait_readable(service->socket, timeout_ms, streaming);
+    if (counted) atomic_fetch_sub(&streaming->reads_waiting, 1);
     if (ready == 0) {
       stop_service(service, 1);
       memset(result, 0, sizeof *result);
       result->status = FOLEY_ERR_TIMED_OUT;
-      snprintf(result->message, sizeof result->message, "still decoding after %d ms", timeout_ms);
+      if (cancelled(streaming)) {
+        snprintf(result->message, sizeof result->message, "stopped waiting for the decoder: the engine closed");
+      } else {
+        snprintf(result->message, sizeof result->message, "still decoding after %d ms", timeout_ms);
+      }
       return 1;
     }
     int none[2];
@@ -521,7 +567,7 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
   request.max_seconds = max_seconds;
   request.capacity = capacity;
   int fds[2] = {service->input.fd, service->output.fd};
-  int outcome = exchange(service, &request, fds, target ? 2 : 1, timeout_ms, memory_limit, result);
+  int outcome = exchange(service, &request, fds, target ? 2 : 1, timeout_ms, memory_limit, NULL, result);
   // The samples leave the shared buffer while the lock still keeps other jobs out of it; the
   // service's report is bounds-checked first.
   if (outcome == 0 && target && samples && result->status == FOLEY_OK) {
@@ -547,18 +593,68 @@ uint64_t foley_service_starts(void) {
   return starts;
 }
 
-int32_t foley_service_pid(void) {
-  pthread_mutex_lock(&decoder.lock);
-  int32_t pid = decoder.pid;
-  pthread_mutex_unlock(&decoder.lock);
-  return pid;
-}
+int32_t foley_service_pid(void) { return atomic_load(&decoder.visible_pid); }
 
 int foley_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
 
 // MARK: - Streams in the service
 
+foley_streaming *foley_streaming_make(void) {
+  foley_streaming *streaming = calloc(1, sizeof *streaming);
+  if (!streaming) return NULL;
+  streaming->service.socket = -1;
+  streaming->service.input.fd = -1;
+  streaming->service.output.fd = -1;
+  pthread_mutex_init(&streaming->service.lock, NULL);
+  atomic_init(&streaming->service.visible_pid, 0);
+  atomic_init(&streaming->cancelled, 0);
+  atomic_init(&streaming->reads_waiting, 0);
+  streaming->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  return streaming;
+}
+
+void foley_streaming_cancel(foley_streaming *streaming) {
+  if (!streaming) return;
+  atomic_store(&streaming->cancelled, 1);
+  uint64_t one = 1;
+  if (streaming->wake >= 0 && write(streaming->wake, &one, sizeof one) < 0) {
+    // The counter is full (never in practice): the waiter is awake already.
+  }
+}
+
+static void free_buffer(job_buffer *buffer) {
+  if (buffer->address) munmap(buffer->address, buffer->size);
+  if (buffer->fd >= 0) close(buffer->fd);
+  *buffer = (job_buffer){-1, 0, NULL};
+}
+
+void foley_streaming_stop(foley_streaming *streaming) {
+  if (!streaming) return;
+  pthread_mutex_lock(&streaming->service.lock);
+  stop_service(&streaming->service, 1);
+  pthread_mutex_unlock(&streaming->service.lock);
+}
+
+void foley_streaming_free(foley_streaming *streaming) {
+  if (!streaming) return;
+  foley_streaming_stop(streaming);
+  free_buffer(&streaming->service.input);
+  free_buffer(&streaming->service.output);
+  if (streaming->wake >= 0) close(streaming->wake);
+  pthread_mutex_destroy(&streaming->service.lock);
+  free(streaming);
+}
+
+int32_t foley_streaming_pid(const foley_streaming *streaming) {
+  return streaming ? atomic_load((atomic_int *)&streaming->service.visible_pid) : 0;
+}
+
+int foley_streaming_reads_waiting(const foley_streaming *streaming) {
+  return streaming ? atomic_load((atomic_int *)&streaming->reads_waiting) : 0;
+}
+
 struct foley_remote {
+  foley_streaming *streaming;
   uint64_t id;
   uint64_t generation;  // the streaming service's start the stream lives in
   int channels;
@@ -571,10 +667,16 @@ static void remote_failed(foley_remote *remote, const char *message) {
   snprintf(remote->error, sizeof remote->error, "%s", message);
 }
 
-foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t memory_limit, foley_info *info,
-                                int *status, char *error, size_t error_size) {
+foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t length, int timeout_ms,
+                                size_t memory_limit, foley_info *info, int *status, char *error,
+                                size_t error_size) {
+  if (cancelled(streaming)) {
+    if (status) *status = FOLEY_ERR_TIMED_OUT;
+    if (error && error_size) snprintf(error, error_size, "the engine closed");
+    return NULL;
+  }
   foley_remote *remote = calloc(1, sizeof *remote);
-  if (!remote || fd < 0 || length == 0 || getenv("FOLEY_DECODER_SERVICE_OFF")) {
+  if (!remote || !streaming || fd < 0 || length == 0 || getenv("FOLEY_DECODER_SERVICE_OFF")) {
     free(remote);
     if (status) *status = FOLEY_ERR_ISOLATION;
     if (error && error_size) snprintf(error, error_size, "no decoding service");
@@ -586,10 +688,11 @@ foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t me
   request.length = length;
   foley_decode_result result;
   memset(&result, 0, sizeof result);
-  pthread_mutex_lock(&streamer.lock);
-  int outcome = exchange(&streamer, &request, &fd, 1, timeout_ms, memory_limit, &result);
-  uint64_t generation = streamer.starts;
-  pthread_mutex_unlock(&streamer.lock);
+  service_state *service = &streaming->service;
+  pthread_mutex_lock(&service->lock);
+  int outcome = exchange(service, &request, &fd, 1, timeout_ms, memory_limit, streaming, &result);
+  uint64_t generation = service->starts;
+  pthread_mutex_unlock(&service->lock);
   if (outcome < 0 || result.status != FOLEY_OK) {
     if (status) *status = outcome < 0 ? FOLEY_ERR_ISOLATION : result.status;
     if (error && error_size) {
@@ -607,6 +710,7 @@ foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t me
     free(remote);
     return NULL;
   }
+  remote->streaming = streaming;
   remote->id = (uint64_t)result.frames;
   remote->generation = generation;
   remote->channels = result.info.channels;
@@ -624,34 +728,39 @@ foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t me
 // service it lived in is gone or the request failed.
 static int remote_request(foley_remote *remote, service_request *request, float *out, int64_t frames,
                           foley_decode_result *result) {
-  pthread_mutex_lock(&streamer.lock);
-  if (streamer.pid == 0 || streamer.starts != remote->generation) {
-    pthread_mutex_unlock(&streamer.lock);
+  if (cancelled(remote->streaming)) {
+    remote_failed(remote, "the engine closed");
+    return -1;
+  }
+  service_state *service = &remote->streaming->service;
+  pthread_mutex_lock(&service->lock);
+  if (service->pid == 0 || service->starts != remote->generation) {
+    pthread_mutex_unlock(&service->lock);
     remote_failed(remote, "the decoding service stopped");
     return -1;
   }
   size_t bytes = (size_t)frames * (size_t)remote->channels * sizeof(float);
   int fd = -1;
   if (out) {
-    if (ensure_buffer(&streamer.output, bytes, "foley-stream-out") != 0) {
-      pthread_mutex_unlock(&streamer.lock);
+    if (ensure_buffer(&service->output, bytes, "foley-stream-out") != 0) {
+      pthread_mutex_unlock(&service->lock);
       remote_failed(remote, "out of memory");
       return -1;
     }
-    fd = streamer.output.fd;
+    fd = service->output.fd;
     request->capacity = bytes;
   }
   request->stream = remote->id;
-  int outcome = exchange(&streamer, request, &fd, out ? 1 : 0, remote->timeout_ms, 0, result);
+  int outcome = exchange(service, request, &fd, out ? 1 : 0, remote->timeout_ms, 0, remote->streaming, result);
   if (outcome == 0 && out && result->status == FOLEY_OK && result->frames > 0) {
     if (result->frames > frames) {
       result->status = FOLEY_ERR_CRASHED;
       snprintf(result->message, sizeof result->message, "the decoder reported an impossible length");
     } else {
-      memcpy(out, streamer.output.address, (size_t)result->frames * (size_t)remote->channels * sizeof(float));
+      memcpy(out, service->output.address, (size_t)result->frames * (size_t)remote->channels * sizeof(float));
     }
   }
-  pthread_mutex_unlock(&streamer.lock);
+  pthread_mutex_unlock(&service->lock);
   if (outcome != 0 || result->status != FOLEY_OK) {
     result->message[sizeof result->message - 1] = 0;
     remote_failed(remote, outcome < 0 ? "no decoding service" : result->message);
@@ -703,18 +812,13 @@ void foley_remote_close(foley_remote *remote) {
   memset(&request, 0, sizeof request);
   request.kind = STREAM_CLOSE;
   foley_decode_result result;
-  pthread_mutex_lock(&streamer.lock);
-  if (streamer.pid != 0 && streamer.starts == remote->generation) {
+  service_state *service = &remote->streaming->service;
+  pthread_mutex_lock(&service->lock);
+  if (service->pid != 0 && service->starts == remote->generation) {
     request.stream = remote->id;
-    exchange(&streamer, &request, NULL, 0, remote->timeout_ms, 0, &result);
+    exchange(service, &request, NULL, 0, remote->timeout_ms, 0, remote->streaming, &result);
   }
-  pthread_mutex_unlock(&streamer.lock);
+  pthread_mutex_unlock(&service->lock);
   free(remote);
 }
 
-int32_t foley_stream_service_pid(void) {
-  pthread_mutex_lock(&streamer.lock);
-  int32_t pid = streamer.pid;
-  pthread_mutex_unlock(&streamer.lock);
-  return pid;
-}

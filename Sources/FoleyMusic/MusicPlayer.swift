@@ -293,7 +293,9 @@ public final class MusicPlayer {
     switch checker.check(track, at: url) {
     case .failed(let error): throw error
     case .passed(let bytes):
-      return try TrackReader(track, bytes: bytes, isolated: checker.isolated).nowPlaying
+      return try TrackReader(
+        track, bytes: bytes, in: checker.isolated ? filler.streamingService : nil
+      ).nowPlaying
     }
   }
 

@@ -109,7 +109,9 @@ extension StreamFiller {
     switch checker.verdict(for: track, at: url, waiting: waitingForChecks) {
     case nil: return nil
     case .failed(let error): throw error
-    case .passed(let bytes): return try TrackReader(track, bytes: bytes, isolated: checker.isolated)
+    case .passed(let bytes):
+      return try TrackReader(
+        track, bytes: bytes, in: checker.isolated ? streamingService : nil)
     }
   }
 

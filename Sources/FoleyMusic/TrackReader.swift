@@ -34,26 +34,30 @@ package final class TrackReader {
   private(set) var passesPlayed = 0
   /// No passes of the loop region are left: what remains plays to the track's end.
   package var isInLastPass: Bool { passesLeft == 0 }
+  /// The streaming service the track decodes in, if any (kept alive with the stream).
+  private let service: StreamingService?
   /// Set when the decoder failed mid-track (the track ends there).
   private(set) var failure: String?
 
   /// Opens `track` from `bytes`: what the game read of it once (its file, or its data), never the
   /// file again, so nothing can change under the check that passed those bytes.
-  /// - Parameter isolated: decode in the streaming service (a helper process that maps the
+  /// - Parameter service: the engine's streaming service (a helper process that maps the
   ///   bytes), so that no decoder bug met while streaming, seeking or looping can reach the game;
-  ///   in this process when false, or when no service can be had.
-  package init(_ track: Track, bytes: TrackBytes, isolated: Bool = false) throws(SoundError) {
+  ///   kept alive as long as the reader. In this process when nil, or when no service can be had.
+  package init(
+    _ track: Track, bytes: TrackBytes, in service: StreamingService? = nil
+  ) throws(SoundError) {
     self.track = track
     self.bytes = bytes
+    self.service = service
     var info = foley_info()
     var status: Int32 = 0
     var message = [CChar](repeating: 0, count: 256)
     var opened: StreamDecoder?
-    if isolated, bytes.fd >= 0 {
+    if let service, bytes.fd >= 0 {
       if let remote = foley_remote_open(
-        bytes.fd, bytes.buffer.count, Self.readTimeoutMilliseconds, SoundDecoder.childMemoryLimit, &info,
-        &status,
-        &message, message.count)
+        service.handle, bytes.fd, bytes.buffer.count, Self.readTimeoutMilliseconds,
+        SoundDecoder.childMemoryLimit, &info, &status, &message, message.count)
       {
         opened = .remote(remote)
       } else if status != Int32(FOLEY_ERR_ISOLATION.rawValue) {

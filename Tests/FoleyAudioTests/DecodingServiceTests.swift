@@ -183,8 +183,51 @@ struct StreamingServiceTests {
     music.play(Track(data: makeToneWAV(frequency: 660, duration: 1), name: "next.wav"))
     #expect(audio.advance(until: { started.contains("next.wav") }, limit: 5, stepping: scene))
     audio.advance(seconds: 0.3, stepping: scene)
-    #expect(foley_stream_service_pid() > 0 && foley_stream_service_pid() != getpid())
+    let service = audio.engine.streamFiller.streamingService.processID
+    #expect(service > 0 && service != getpid())
     let heard = audio.left.frequency(in: (audio.frames - 4_800)..<audio.frames)
     #expect(abs(heard - 660) < 5, "heard \(heard) Hz")
+  }
+
+  @Test(
+    "an engine closing while its stream read hangs in its streaming service gives up at once, not after the read's 5 s timeout; another engine's music plays on"
+  )
+  func closeDuringHungRead() throws {
+    // A track that checks cleanly and then hangs every streamed read (a decoder stuck in a loop).
+    let stuck = makeToneWAV(frequency: 440, duration: 1) + Data("FOLEY-FAULT:HANG".utf8)
+    try withEnvironment(["FOLEY_DECODER_FAULTS": "1", "SDL_AUDIODRIVER": "dummy"]) {
+      // A second engine's music streams all along, in a service of its own.
+      let other = try EmbeddedAudio(limiter: false)
+      var otherEvents: [MusicEvent] = []
+      other.engine.music.addObserver { otherEvents.append($0) }
+      other.engine.music.play(Track(data: makeToneWAV(frequency: 660, duration: 30), name: "other.wav"))
+      #expect(
+        other.advance(until: {
+          other.engine.music.deliverEvents();
+          return otherEvents.contains { if case .trackChanged = $0 { true } else { false } }
+        }))
+      let engine = try AudioEngine(session: AudioSession())
+      let service = engine.streamFiller.streamingService
+      engine.music.play(Track(data: stuck, name: "stuck.wav"))
+      #expect(waitUntil { service.readsWaiting == 1 }, "the first read never reached the service")
+      let pid = service.processID
+      #expect(pid > 0 && pid != other.engine.streamFiller.streamingService.processID)
+      // While one engine's read hangs, the other's music is heard (1 s of it, more than the
+      // half second a stream keeps buffered).
+      other.advance(seconds: 1)
+      let heard = other.left.frequency(in: (other.frames - 4_800)..<other.frames)
+      #expect(abs(heard - 660) < 5, "heard \(heard) Hz")
+      let clock = ContinuousClock()
+      let closing = clock.now
+      engine.close()
+      let took = clock.now - closing
+      // The read's own timeout is 5 s; giving up takes 100 ms of grace, then the service is killed.
+      #expect(took < .seconds(3), "close took \(took)")
+      #expect(service.readsWaiting == 0 && service.processID == 0)
+      #expect(kill(pid, 0) != 0, "the stuck service is still alive")
+      other.engine.music.deliverEvents()
+      #expect(other.engine.music.underrunFrames == 0)
+      #expect(!otherEvents.contains { if case .failed = $0 { true } else { false } }, "\(otherEvents)")
+    }
   }
 }

@@ -147,23 +147,37 @@ void foley_shared_free(void *memory, size_t size);
 uint64_t foley_service_starts(void);
 int32_t foley_service_pid(void);
 
-// A stream decoded in the streaming service (a second service process, beside the one that
-// decodes whole sounds): the track's bytes stay in the memfd `fd` (`length` bytes), which the
-// service maps; reads, seeks and tags are foley_source's, across the process boundary. When the
-// service dies (a crash, a read past `timeout_ms`), every read or seek of its streams fails (-1,
-// foley_remote_error says why) and the next open starts a new service.
+// A stream decoded in a streaming service: a helper process of one engine's (beside the
+// process-wide service that decodes whole sounds), so one engine's stuck stream never holds
+// another's. The track's bytes stay in the memfd `fd` (`length` bytes), which the service maps;
+// reads, seeks and tags are foley_source's, across the process boundary. When the service dies (a
+// crash, a read past `timeout_ms`), every read or seek of its streams fails (-1, foley_remote_error
+// says why) and the next open starts a new service.
+typedef struct foley_streaming foley_streaming;
 typedef struct foley_remote foley_remote;
+// An engine's streaming service, started at its first open; NULL if out of memory.
+foley_streaming *foley_streaming_make(void);
+// Gives up on the service's requests, now and from now on (the engine is closing): a request that
+// waits gives the service 100 ms more to answer, then kills it; new requests fail at once.
+void foley_streaming_cancel(foley_streaming *streaming);
+// Stops the service process (killed if it runs) and waits for it; its streams' reads then fail.
+void foley_streaming_stop(foley_streaming *streaming);
+// Stops the service and frees it: after every remote opened with it is closed.
+void foley_streaming_free(foley_streaming *streaming);
+// The service's process id while it runs (0 otherwise), and how many stream reads wait for its
+// answer now (0 or 1). Neither waits for a request. For tests and tools.
+int32_t foley_streaming_pid(const foley_streaming *streaming);
+int foley_streaming_reads_waiting(const foley_streaming *streaming);
 // A new memfd (close-on-exec), for bytes the streaming service is to map; -1 if none can be made.
 int foley_memfd(const char *name);
-foley_remote *foley_remote_open(int fd, size_t length, int timeout_ms, size_t memory_limit, foley_info *info,
-                                int *status, char *error, size_t error_size);
+foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t length, int timeout_ms,
+                                size_t memory_limit, foley_info *info, int *status, char *error,
+                                size_t error_size);
 int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames);
 int foley_remote_seek(foley_remote *remote, int64_t frame);
 int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t out_size);
 const char *foley_remote_error(foley_remote *remote);
 void foley_remote_close(foley_remote *remote);
-// The streaming service's process id while it runs (0 otherwise). For tests and tools.
-int32_t foley_stream_service_pid(void);
 
 // Marks the mixing thread's render (see foley_realtime.c): non-zero inside it.
 extern __thread int foley_realtime_depth;

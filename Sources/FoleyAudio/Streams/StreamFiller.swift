@@ -45,6 +45,8 @@ package final class StreamFiller: @unchecked Sendable {
   private var shutDownFlag: QueueBound<Bool>
   /// Frames a stream reads from its source at a time.
   package let readFrames = 4_096
+  /// The engine's own streaming service (music decodes there).
+  package let streamingService = StreamingService()
   /// CPU time this queue has spent refilling (read by the benchmark: the decode thread's cost).
   package let cpuNanoseconds = Atomic<UInt64>(0)
   /// Scratch for decoded float frames and converted bytes, reused by every stream's refill.
@@ -106,12 +108,15 @@ package final class StreamFiller: @unchecked Sendable {
 
   /// Stops every stream and the timer: the engine is closing.
   package func shutDown() {
+    // A read stuck in the streaming service holds the queue: it gives up first.
+    streamingService.cancel()
     queue.sync {
       shutDownFlag.value = true
       for stream in streams.value { stream.shutDown() }
       streams.value.removeAll()
       updateTimer()
     }
+    streamingService.stop()
   }
 
   private func updateTimer() {
