@@ -52,19 +52,13 @@ extension DemoGame {
   /// tune the thud to the ball's speed: faster, higher.
   func collide(_ ball: SpriteNode, with surface: String, speed: Double) {
     report.collisions += 1
-    if surface == "player" { stingOnHit() }
+    if surface == "player" {
+      stingOnHit()
+      playerWasHit()
+    }
     scene.events.post(
       "ball.hit", parameters: ["surface": .string(surface), "speed": .number(speed)], from: ball)
     engine.newestVoice(of: ball)?.setPlaybackRate(min(1.35, max(0.75, 0.75 + speed / 500)))
-  }
-
-  /// The buses' meters, as one HUD line.
-  var busMeterLine: String {
-    let levels = engine.busLevels
-    return ["music", "speech", "ambience", "effects", "reverb", "master"].map { name in
-      let level = levels[SoundCategory(name)] ?? -.infinity
-      return "\(name.uppercased()) " + (level.isFinite && level > -99 ? String(format: "%.0f", level) : "-")
-    }.joined(separator: "  ") + " DB" + (playerWasInCave ? "   IN THE CAVE" : "")
   }
 }
 

@@ -1,47 +1,52 @@
 import Foley
 import Foundation
 
-// What the demo shows over the scene: the session, the voices, the device, the listener, the
-// music, the recording meter, the spoken line and the keys.
+// What the demo shows over the scene: the round, the session, the voices, the music, the wind and
+// the limiter, the recording meter, the spoken line and the keys. The device, the listener and
+// the buses' meters are in the inspector panel (I).
 extension DemoGame {
+
+  /// The HUD's lines, at the font's scale 2 (14 px tall): at most this many characters each.
+  static let hudColumns = 66
 
   func drawHUD(on canvas: Canvas) {
     let white = Color(red: 0.95, green: 0.95, blue: 0.95)
-    let dim = Color(red: 0.6, green: 0.65, blue: 0.75)
+    let dim = Color(red: 0.7, green: 0.75, blue: 0.85)
+    let gold = Color(red: 1, green: 0.85, blue: 0.3)
     canvas.fillRect(
-      x: 0, y: 0, width: canvas.width, height: 86, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
+      x: 0, y: 0, width: canvas.width, height: 84, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
+    func line(_ text: String, _ row: Int32, _ color: Color) {
+      canvas.drawText(String(text.prefix(Self.hudColumns)), x: 10, y: 6 + row * 19, color: color)
+    }
+    line(roundLine, 0, gold)
     let state = session.state
+    let census = engine.voiceCensus()
     let sessionText =
       state.isActive
       ? "AUDIO ACTIVE"
-      : "AUDIO INACTIVE: " + state.inactiveReasons.map(\.description).sorted().joined(separator: ", ")
+      : "PAUSED: " + state.inactiveReasons.map(\.description).sorted().joined(separator: ", ").uppercased()
     canvas.drawText(
-      sessionText, x: 10, y: 8,
+      sessionText, x: 10, y: 25,
       color: state.isActive ? Color(red: 0.4, green: 1, blue: 0.5) : Color(red: 1, green: 0.5, blue: 0.4))
-    let statistics = engine.statistics
-    let census = engine.voiceCensus()
+    let voices =
+      "VOICES \(census.audible) + \(census.virtual) VIRTUAL"
+      + (census.pausedBySession > 0 ? ", \(census.pausedBySession) HELD" : "")
     canvas.drawText(
-      "VOICES \(census.audible) PLAYING, \(census.virtual) VIRTUAL, \(census.pausedBySession) HELD  "
-        + "SUPPRESSED \(statistics.suppressed)  STOLEN \(statistics.stolen)"
-        + (engine.isSilent ? "  (SILENT)" : ""),
-      x: 10, y: 26, color: white)
-    canvas.drawText(
-      "\(engine.deviceFormat.driver) \(engine.outputDeviceName?.uppercased() ?? "DEFAULT") \(engine.deviceFormat.sampleRate) HZ  WIND \(ambienceOn ? "ON" : "OFF")  "
-        + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels) + policyNote,
-      x: 10, y: 42, scale: 1, color: dim)
-    // Sound is heard from the player: thuds and the wind come from where they are around it.
-    let heard = player.positionInScene
-    var line = "LISTENER: PLAYER AT \(Int(heard.x)),\(Int(heard.y))"
+      String(voices.prefix(Self.hudColumns - sessionText.count - 3)),
+      x: 10 + Canvas.textWidth(sessionText + "   "), y: 25, color: white)
     let music = engine.music
+    var musicText = "MUSIC -"
     if let now = music.nowPlaying, let time = music.currentTime {
       let minutes = Int(time) / 60
-      line +=
-        "   MUSIC: \(now.title.uppercased())  \(minutes):"
-        + String(format: "%04.1f", time - Double(minutes * 60))
+      musicText =
+        "MUSIC \(now.title.uppercased())  \(minutes):" + String(format: "%04.1f", time - Double(minutes * 60))
         + musicalLine + (music.isPlaying ? "" : "  (HELD)")
     }
-    canvas.drawText(line, x: 10, y: 56, scale: 1, color: dim)
-    canvas.drawText(busMeterLine, x: 10, y: 70, scale: 1, color: dim)
+    line(musicText, 2, dim)
+    line(
+      "WIND \(ambienceOn ? "ON" : "OFF")  "
+        + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels)
+        + (playerWasInCave ? "IN THE CAVE  " : "") + (engine.isSilent ? "SILENT  " : "") + policyNote, 3, dim)
     if let recorder {
       let level = recorder.averagePower(forChannel: 0)
       let width = Int32((max(-60, level) + 60) / 60 * 200)
@@ -59,35 +64,54 @@ extension DemoGame {
       canvas.drawText(notice.text, x: 10, y: 95, scale: 1, color: Color(red: 1, green: 0.6, blue: 0.5))
     }
     if let subtitle {
-      // The line, with the word being said in white.
-      let text = subtitle.line.uppercased()
-      let words = subtitle.word.map {
-        (subtitle.line[..<$0.lowerBound], subtitle.line[$0], subtitle.line[$0.upperBound...])
-      }
-      let width = Int32(text.count) * 12
+      // The part of the line being said (a long line is shown a part at a time), with the word
+      // being said in white.
+      let part = Self.subtitlePart(of: subtitle.line, at: subtitle.word?.lowerBound)
+      let shown = subtitle.line[part]
+      let word = subtitle.word.flatMap { $0.clamped(to: part) == $0 ? $0 : nil }
+      let width = Canvas.textWidth(String(shown))
       var x = max(10, (canvas.width - width) / 2)
       let y = canvas.height - 100
       canvas.fillRect(
         x: x - 6, y: y - 4, width: width + 12, height: 22, color: Color(red: 0, green: 0, blue: 0, alpha: 0.6)
       )
-      if let (before, word, after) = words {
-        x += canvas.drawText(String(before), x: x, y: y, color: dim)
-        x += canvas.drawText(String(word), x: x, y: y, color: white)
-        canvas.drawText(String(after), x: x, y: y, color: dim)
+      if let word {
+        x += canvas.drawText(String(subtitle.line[part.lowerBound..<word.lowerBound]), x: x, y: y, color: dim)
+        x += canvas.drawText(String(subtitle.line[word]), x: x, y: y, color: white)
+        canvas.drawText(String(subtitle.line[word.upperBound..<part.upperBound]), x: x, y: y, color: dim)
       } else {
-        canvas.drawText(text, x: x, y: y, color: dim)
+        canvas.drawText(String(shown), x: x, y: y, color: dim)
       }
     }
+    drawRoundBanner(on: canvas)
     if showsInspector { drawInspector(on: canvas) }
     if showsHelp {
       let lines = [
-        "ARROWS MOVE  SPACE RHYTHM  R RECORD  P PLAY TAKE  CLICK BALL",
+        "FIND THE 5 CHIMES BY EAR, DODGE THE BALLS. RETURN: NEW ROUND",
+        "ARROWS MOVE  SPACE RHYTHM  R RECORD TAUNT  P PLAY IT  CLICK BALL",
         "M WIND  N MUSIC  T TALK  O OUTPUT  I INSPECTOR  H HELP  ESC QUIT",
-        "SWITCH AWAY FROM THE WINDOW: SOUND PAUSES AND COMES BACK",
       ]
       for (index, line) in lines.enumerated() {
         canvas.drawText(line, x: 10, y: canvas.height - 60 + Int32(index) * 18, color: dim)
       }
     }
+  }
+
+  /// The part of `line` to show as a subtitle: whole words, at most `hudColumns - 2` characters,
+  /// the one holding `index` (the word being said), or the first.
+  static func subtitlePart(of line: String, at index: String.Index?) -> Range<String.Index> {
+    var start = line.startIndex
+    while start < line.endIndex {
+      var end = line.endIndex
+      if line.distance(from: start, to: end) > hudColumns - 2 {
+        end = line.index(start, offsetBy: hudColumns - 2)
+        // Back to the last space, so a word is never cut (unless it is longer than a line).
+        if let space = line[start..<end].lastIndex(of: " "), space > start { end = space }
+      }
+      if index.map({ $0 < end }) ?? true || end == line.endIndex { return start..<end }
+      start = end
+      while start < line.endIndex, line[start] == " " { start = line.index(after: start) }
+    }
+    return start..<start
   }
 }

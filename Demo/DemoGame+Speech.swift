@@ -29,9 +29,17 @@ extension DemoGame {
     self.speech = speech
   }
 
-  /// Says what the HUD shows: the session, the voices, the music.
-  func speakStatus() {
+  /// Says `line` now, cutting what was being said at its next word (the game's announcements).
+  func announce(_ line: String) {
     guard let speech else { return }
+    speech.stopSpeaking(at: .word)
+    speech.speak(Utterance(string: line))
+  }
+
+  /// Says what the HUD shows: the session, the voices (the same count as the HUD's), the music
+  /// and the round.
+  func speakStatus() {
+    guard speech != nil else { return }
     let census = engine.voiceCensus()
     var line = session.isActive ? "Audio is active." : "Audio is paused."
     line += " \(census.audible) voices playing."
@@ -41,7 +49,7 @@ extension DemoGame {
       // Asked for but not heard yet (its file is still being checked, or the device is slow).
       line += " Music starting."
     }
-    speech.stopSpeaking(at: .word)
-    speech.speak(Utterance(string: line))
+    line += " \(chimesFoundSentence) Score \(round.score)."
+    announce(line)
   }
 }

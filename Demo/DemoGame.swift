@@ -4,9 +4,10 @@ import FoleySpeech
 import Foundation
 import Logging
 
-/// The demo game: a player the arrow keys move, balls that bounce off the walls, each other and
-/// the player, and every sound coming from sprite actions. The HUD shows what the audio system is
-/// doing.
+/// The demo game: find the five chimes hidden in the field by ear before the time runs out
+/// (`DemoGame+Round.swift`), while balls bounce off the walls, each other and the player. Every
+/// sound comes from sprite actions and the sound map; the HUD shows the round and what the audio
+/// system is doing.
 @MainActor
 final class DemoGame {
   let scene: Scene
@@ -16,6 +17,9 @@ final class DemoGame {
   var report = DemoReport()
   private(set) var isRunning = true
   var balls: [(node: SpriteNode, velocity: Vector)] = []
+  /// The round being played and its chimes still to find (see `DemoGame+Round.swift`).
+  var round = DemoRound()
+  var chimes: [SpriteNode] = []
   /// The cave (see `DemoGame+Cave.swift`): whether the player was in it at the last frame, and
   /// the balls occluded from it by the wall.
   var playerWasInCave = false
@@ -100,6 +104,7 @@ final class DemoGame {
     loadSounds()
     loadSoundMap(mapURL ?? engine.assetRoot.appendingPathComponent("sounds.json"))
     startAmbience()
+    startRound(1)
     scatterEmbers()
     startMusic()
     startSpeech()
@@ -111,7 +116,10 @@ final class DemoGame {
     do {
       let map = try SoundMap(contentsOf: url, engine: engine, seed: soundMapSeed)
       map.watchesFile = true
-      map.addObserver { [weak self] _ in self?.report.soundMap.played += 1 }
+      map.addObserver { [weak self] played in
+        self?.report.soundMap.played += 1
+        self?.report.soundMap.playedByEvent[played.event, default: 0] += 1
+      }
       engine.use(map, for: scene)
       soundMap = map
     } catch {
@@ -174,6 +182,7 @@ final class DemoGame {
       case "t": speakStatus()
       case "o": switchOutput()
       case "h": showsHelp.toggle()
+      case "return": newRound()
       case "i":
         showsInspector.toggle()
         if !showsInspector { inspectorSnapshot = nil }
@@ -193,7 +202,15 @@ final class DemoGame {
   private func startAmbience() {
     guard let ambienceSound else { return }
     let node = AudioNode(sound: ambienceSound)  // loops and is positional, as SKAudioNode
-    node.position = Point(x: 60, y: scene.size.height - 60)
+    node.position = Point(x: 60, y: scene.size.height - 130)
+    // Its source, seen: a vent whose fan turns.
+    let vent = SpriteNode(
+      color: Color(red: 0.45, green: 0.6, blue: 0.75, alpha: 0.8), size: Size(width: 34, height: 34))
+    vent.name = "wind"
+    let fan = SpriteNode(color: Color(red: 0.8, green: 0.9, blue: 1), size: Size(width: 30, height: 6))
+    fan.run(.repeatForever(.rotate(byAngle: .pi, duration: 0.6)))
+    vent.addChild(fan)
+    node.addChild(vent)
     scene.addChild(node)
     ambience = node
   }
@@ -250,7 +267,7 @@ final class DemoGame {
     }
   }
 
-  private func playLastRecording() {
+  func playLastRecording() {
     guard let lastRecording else { return }
     do {
       engine.play(try Sound(contentsOf: lastRecording, engine: engine))
@@ -274,6 +291,13 @@ final class DemoGame {
   func step(_ deltaTime: Double) {
     gameTime += deltaTime
     report.frames += 1
+    // Focus loss (or a lost device) pauses the game with its sound: nothing moves, the round's
+    // clock waits, and the mailbox is still drained so the session's return is seen.
+    guard session.isActive else {
+      if recorder?.state == .stopped { stopRecording() }
+      scene.update(deltaTime: deltaTime)
+      return
+    }
     let speed = 280.0 * deltaTime
     if heldKeys.contains(.left) { player.position.x -= speed }
     if heldKeys.contains(.right) { player.position.x += speed }
@@ -286,6 +310,7 @@ final class DemoGame {
     player.position.x = min(max(player.position.x, 18), scene.size.width - 18)
     player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
     moveBalls(deltaTime)
+    updateRound(deltaTime)
     updateCave()
     updateIntensity()
     if recorder?.state == .stopped { stopRecording() }
@@ -362,6 +387,7 @@ final class DemoGame {
     engine.waitUntilIdle()
     let statistics = engine.statistics
     report.sounds = DemoReport.Sounds(statistics)
+    report.round = round
     report.peakVoices = statistics.peakVoices
     report.virtualVoices = engine.voiceCensus().virtual
     report.device = DemoReport.Device(engine.deviceFormat)

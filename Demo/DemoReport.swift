@@ -80,6 +80,8 @@ struct DemoReport: Codable {
   struct SoundMapFigures: Codable {
     var posted = 0
     var played = 0
+    /// Sounds played, by the event that played them.
+    var playedByEvent: [String: Int] = [:]
     var unknown: [String: Int] = [:]
   }
 
@@ -103,6 +105,9 @@ struct DemoReport: Codable {
     var occlusions = 0
   }
   var cave = Cave()
+  /// The rounds that ended (won or out of time), and the round as it stood at the end.
+  var rounds: [DemoRound] = []
+  var round = DemoRound()
 
   func write(to path: String) throws {
     let encoder = JSONEncoder()
@@ -111,7 +116,9 @@ struct DemoReport: Codable {
   }
 
   var summary: String {
-    "\(frames) frames, \(collisions) collisions; sounds: \(sounds.requested) requested, \(sounds.started) started, "
+    "round \(round.number): \(round.found)/\(DemoRound.chimes) chimes, score \(round.score), "
+      + (round.outcome ?? "\(Int(round.timeLeft.rounded(.up))) s left") + "; "
+      + "\(frames) frames, \(collisions) collisions; sounds: \(sounds.requested) requested, \(sounds.started) started, "
       + "\(sounds.suppressed) suppressed, \(sounds.rejected) rejected, \(sounds.stolen) stolen, "
       + "\(sounds.failed) failed; peak voices \(peakVoices), \(virtualVoices) virtual at the end "
       + "(\(sounds.virtualizations) times a voice went virtual); \(session.count) session transitions; "

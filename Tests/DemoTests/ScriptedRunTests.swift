@@ -498,7 +498,7 @@ struct ScriptedRunTests {
   func soundMapCommands() throws {
     let good = try runDemoCommand(["soundmap", "check", "Assets/sounds.json"], in: Self.packageRoot)
     #expect(good.status == 0, "\(good.errors)")
-    #expect(good.output.contains("4 events, all files decoded"))
+    #expect(good.output.contains("8 events, all files decoded"), "\(good.output)")
     let bad = temporaryFile("bad.json")
     defer { try? FileManager.default.removeItem(at: bad) }
     try Data(#"{ "version": 1, "events": { "x": { "play": "nope.wav", "volumeDb": "loud" } } }"#.utf8).write(
