@@ -56,7 +56,7 @@ extension DemoGame {
       ember.name = "ember"
       ember.position = Point(
         x: Double.random(in: 20...(scene.size.width - 20), using: &random),
-        y: Double.random(in: 100...(scene.size.height - 20), using: &random))
+        y: Double.random(in: 100...(fieldTop - 10), using: &random))
       ember.zPosition = -0.5
       let glow = SpriteNode(color: Color(red: 1, green: 0.45, blue: 0.1), size: Size(width: 4, height: 4))
       ember.addChild(glow)

@@ -9,12 +9,19 @@ extension DemoGame {
   /// The HUD's lines, at the font's scale 2 (14 px tall): at most this many characters each.
   static let hudColumns = 66
 
+  /// The limiter's gain reduction, rounded as shown (never "-0.0").
+  var limiterReduction: Double {
+    let reduction = engine.masterMeter.gainReductionDecibels
+    return abs(reduction) < 0.05 ? 0 : reduction
+  }
+
   func drawHUD(on canvas: Canvas) {
     let white = Color(red: 0.95, green: 0.95, blue: 0.95)
     let dim = Color(red: 0.7, green: 0.75, blue: 0.85)
     let gold = Color(red: 1, green: 0.85, blue: 0.3)
     canvas.fillRect(
-      x: 0, y: 0, width: canvas.width, height: 84, color: Color(red: 0, green: 0, blue: 0, alpha: 0.55))
+      x: 0, y: 0, width: canvas.width, height: 84,
+      color: Color(red: 0.02, green: 0.02, blue: 0.05, alpha: 0.9))
     func line(_ text: String, _ row: Int32, _ color: Color) {
       canvas.drawText(String(text.prefix(Self.hudColumns)), x: 10, y: 6 + row * 19, color: color)
     }
@@ -45,7 +52,7 @@ extension DemoGame {
     line(musicText, 2, dim)
     line(
       "WIND \(ambienceOn ? "ON" : "OFF")  "
-        + String(format: "LIMITER %.1f DB  ", engine.masterMeter.gainReductionDecibels)
+        + String(format: "LIMITER %.1f DB  ", limiterReduction)
         + (playerWasInCave ? "IN THE CAVE  " : "") + (engine.isSilent ? "SILENT  " : "") + policyNote, 3, dim)
     if let recorder {
       let level = recorder.averagePower(forChannel: 0)

@@ -308,7 +308,7 @@ final class DemoGame {
       scene.events.post("player.move", from: player)
     }
     player.position.x = min(max(player.position.x, 18), scene.size.width - 18)
-    player.position.y = min(max(player.position.y, 18), scene.size.height - 18)
+    player.position.y = min(max(player.position.y, 18), fieldTop - 18)
     moveBalls(deltaTime)
     updateRound(deltaTime)
     updateCave()
@@ -317,6 +317,9 @@ final class DemoGame {
     scene.update(deltaTime: deltaTime)  // drains the game-thread mailbox: session, music, speech
     noteChannelPolicy()
   }
+
+  /// The top of the playing field: the HUD's bar covers the rest.
+  var fieldTop: Double { scene.size.height - 84 }
 
   private func moveBalls(_ deltaTime: Double) {
     let radius = 11.0
@@ -328,12 +331,12 @@ final class DemoGame {
         velocity.dx = -velocity.dx
         hit = true
       }
-      if ball.position.y < radius || ball.position.y > scene.size.height - radius {
+      if ball.position.y < radius || ball.position.y > fieldTop - radius {
         velocity.dy = -velocity.dy
         hit = true
       }
       ball.position.x = min(max(ball.position.x, radius), scene.size.width - radius)
-      ball.position.y = min(max(ball.position.y, radius), scene.size.height - radius)
+      ball.position.y = min(max(ball.position.y, radius), fieldTop - radius)
       // The player bats balls away.
       let offset = ball.position - player.position
       if abs(offset.dx) < 29, abs(offset.dy) < 29, offset.dx * velocity.dx + offset.dy * velocity.dy < 0 {
