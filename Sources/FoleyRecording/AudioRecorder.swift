@@ -82,6 +82,7 @@ public final class AudioRecorder: @unchecked Sendable {
 
   /// The capture devices SDL reports (names for ``init(url:format:deviceName:options:session:logger:)``).
   public static func captureDevices() -> [String] {
+    CFoleySDL2_QuietALSAErrors()  // alsa-lib's own lines while SDL probes (see the engine)
     let started = SDL_InitSubSystem(SDL_INIT_AUDIO) == 0  // a counted reference of our own
     defer { if started { SDL_QuitSubSystem(SDL_INIT_AUDIO) } }
     return (0..<max(0, SDL_GetNumAudioDevices(1))).compactMap { index in
@@ -111,6 +112,7 @@ public final class AudioRecorder: @unchecked Sendable {
       throw .fileExists(url)
     }
     // SDL counts subsystem references; the recorder holds its own until the take is finished.
+    CFoleySDL2_QuietALSAErrors()
     guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
       throw .noCaptureDevice(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
     }

@@ -25,7 +25,9 @@ struct DemoRun {
 }
 
 /// Runs one of `foley-demo`'s commands with these arguments, on SDL's dummy audio driver.
-func runDemoCommand(_ arguments: [String], in directory: URL? = nil) throws -> DemoRun {
+func runDemoCommand(
+  _ arguments: [String], in directory: URL? = nil, environment extra: [String: String?] = [:]
+) throws -> DemoRun {
   let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("foley-demo")
   let process = Process()
@@ -34,6 +36,7 @@ func runDemoCommand(_ arguments: [String], in directory: URL? = nil) throws -> D
   if let directory { process.currentDirectoryURL = directory }
   var environment = ProcessInfo.processInfo.environment
   environment["SDL_AUDIODRIVER"] = "dummy"
+  for (key, value) in extra { environment[key] = value }
   process.environment = environment
   let out = Pipe()
   let err = Pipe()
@@ -226,6 +229,29 @@ struct ScriptedRunTests {
     // The dummy driver lists one output, its default, and one capture device.
     #expect(run.output.contains("output devices (1):\n  "), "\(run.output)")
     #expect(run.output.contains(" (default)\ncapture devices ("), "\(run.output)")
+  }
+
+  @Test(
+    "a tool opening the default device prints none of alsa-lib's own lines, only Foley's one line if there is no device"
+  )
+  func noALSANoise() throws {
+    let blip = Self.packageRoot.appendingPathComponent("Assets/blip.wav").path
+    // SDL picks its driver itself (ALSA first on Linux), as for a player.
+    let quiet = try runDemoCommand(["play", blip], environment: ["SDL_AUDIODRIVER": nil])
+    #expect(quiet.status == 0, "\(quiet.errors)")
+    #expect(!(quiet.output + quiet.errors).contains("ALSA lib"), "\(quiet.errors)")
+    let recorded = temporaryFile("alsa.wav")
+    defer { try? FileManager.default.removeItem(at: recorded) }
+    let recording = try runDemoCommand(
+      ["record", recorded.path, "--seconds", "0.2"], environment: ["SDL_AUDIODRIVER": nil])
+    #expect(!(recording.output + recording.errors).contains("ALSA lib"), "\(recording.errors)")
+    // FOLEY_ALSA_ERRORS shows them again (on a machine without a sound card there are some).
+    let loud = try runDemoCommand(
+      ["play", blip], environment: ["SDL_AUDIODRIVER": nil, "FOLEY_ALSA_ERRORS": "1"])
+    #expect(loud.status == 0, "\(loud.errors)")
+    if (quiet.output + quiet.errors).contains("no audio device") {
+      #expect(loud.errors.contains("ALSA lib"), "\(loud.errors)")
+    }
   }
 
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")

@@ -41,6 +41,9 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     wasSoleAudioUser = SDL_WasInit(SDL_INIT_AUDIO) == 0
     // SDL counts subsystem references: the engine always takes its own and gives it back on
     // release, so a host (or a recorder) quitting audio cannot pull the device out from under it.
+    // alsa-lib's own error lines, printed while SDL probes, are quieted first (Foley says in one
+    // line when there is no device).
+    CFoleySDL2_QuietALSAErrors()
     guard SDL_InitSubSystem(SDL_INIT_AUDIO) == 0 else {
       Self.mixerInUse.store(false, ordering: .releasing)
       throw .noAudio(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
