@@ -61,7 +61,7 @@ for round in $(seq 1 "$rounds"); do
   many="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 256 same f32)"
   echo "{\"raw_c_mix_cpu_percent_256\": $(echo "$many $seconds" | awk '{ print $1 / $2 * 100 }')}" >> "$raw"
 done
-echo "bench: actions, latency, memory, music, load, offline rendering, virtual voices, inspector (Foley)…" >&2
+echo "bench: actions, latency, memory, music, load, offline rendering, virtual voices, inspector, sound map (Foley)…" >&2
 foley_group actions
 foley_group latency
 foley_group memory
@@ -70,6 +70,7 @@ foley_group load
 foley_group offline
 foley_group virtual
 foley_group inspector
+foley_group soundmap
 
 pygame_trigger=null
 # Debian's python3-pygame belongs to /usr/bin/python3, which a pyenv or venv on PATH may hide.

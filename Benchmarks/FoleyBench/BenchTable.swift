@@ -177,6 +177,17 @@ struct BenchTable {
       "≥ 20 (seconds of audio per second: 60 s, 64 moving positional voices and music, offline)",
       number("offline_render_speed").map { $0 >= 20 })
     row(
+      "soundmap_post_cpu_us", number("soundmap_post_cpu_us"), minimum("soundmap_post_cpu_us"),
+      "≤ 2 (game-thread CPU per `scene.events.post` of a one-file event)",
+      number("soundmap_post_cpu_us").map { $0 <= 2 })
+    row(
+      "soundmap_post_positional_cpu_us", number("soundmap_post_positional_cpu_us"),
+      minimum("soundmap_post_positional_cpu_us"), "≤ 2 (the same, positional, from a node)",
+      number("soundmap_post_positional_cpu_us").map { $0 <= 2 })
+    row(
+      "soundmap_post_reference_play_cpu_us", number("soundmap_post_reference_play_cpu_us"), nil,
+      "reference: the `engine.play` a post ends in, same run", nil)
+    row(
       "virtual_emitters_cpu_ratio", number("virtual_emitters_cpu_ratio"), nil,
       "≤ 1.1 (5,000 looping positional emitters, 32 heard, vs the same scene whose 4,968 others are silent nodes)",
       number("virtual_emitters_cpu_ratio").map { $0 <= 1.1 })

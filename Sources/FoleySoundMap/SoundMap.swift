@@ -306,6 +306,10 @@ public final class SoundMap {
     sounds = decoded
     self.signatures = signatures
     runtime.items.removeAll()  // the containers are new; voices playing go on
+    runtime.stopTargets = Set(
+      loaded.events.values.compactMap { entry -> String? in
+        if case .stop(let target, _) = entry.effect { target } else { nil }
+      })
     variants.retain(only: Array(decoded.values))
     // Pitch variants are rendered now, in the background, for every step a file may be played at.
     for (name, range) in pitchRanges(loaded) {
