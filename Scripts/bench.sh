@@ -30,7 +30,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$bin" --write-sounds "$work"
 cc=$(command -v cc || command -v clang)
-"$cc" -O2 -o "$work/raw_mixer" Benchmarks/Baselines/raw_mixer.c $(pkg-config --cflags --libs sdl2 SDL2_mixer)
+"$cc" -O2 -o "$work/raw_mixer" Benchmarks/Baselines/raw_mixer.c $(pkg-config --cflags --libs sdl2 SDL2_mixer) -lm
 
 triggers=100000; seconds=8
 if [ -n "$quick" ]; then triggers=20000; seconds=3; fi
@@ -71,6 +71,10 @@ foley_group offline
 foley_group virtual
 foley_group inspector
 foley_group soundmap
+echo "bench: 256 moving positional voices (Foley, then C)…" >&2
+foley_group positional
+positional="$("$work/raw_mixer" positional "$work/long.wav" "$seconds" 256)"
+echo "{\"raw_c_positional_update_us_256\": $(echo "$positional" | sed 's/.*"update_us": \([0-9.]*\).*/\1/'), \"raw_c_positional_cpu_percent_256\": $(echo "$positional" | sed 's/.*"cpu_percent": \([0-9.]*\).*/\1/')}" >> "$raw"
 
 pygame_trigger=null
 # Debian's python3-pygame belongs to /usr/bin/python3, which a pyenv or venv on PATH may hide.

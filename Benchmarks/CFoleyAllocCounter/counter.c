@@ -25,8 +25,10 @@ extern void __libc_free(void *pointer);
 
 static _Atomic int64_t realtime_count = 0;
 static _Atomic int64_t total_count = 0;
+static __thread int64_t thread_count = 0;
 
 static inline void count(void) {
+  thread_count++;
   atomic_fetch_add_explicit(&total_count, 1, memory_order_relaxed);
   if (foley_realtime_depth > 0) atomic_fetch_add_explicit(&realtime_count, 1, memory_order_relaxed);
 }
@@ -68,10 +70,12 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 
 int64_t foley_realtime_allocations(void) { return atomic_load(&realtime_count); }
 int64_t foley_total_allocations(void) { return atomic_load(&total_count); }
+int64_t foley_thread_allocations(void) { return thread_count; }
 
 #else
 
 int64_t foley_realtime_allocations(void) { return -1; }
 int64_t foley_total_allocations(void) { return -1; }
+int64_t foley_thread_allocations(void) { return -1; }
 
 #endif

@@ -42,6 +42,14 @@ struct BenchTable {
     row(
       "trigger_process_cpu_us ÷ floor", ratio(process, floor), nil,
       "reference: Foley's process CPU per trigger over SDL_mixer's floor", nil)
+    row(
+      "trigger_allocations", number("trigger_allocations"), nil,
+      "0 (allocations per trigger on the game thread: action runner, request, Voice)",
+      number("trigger_allocations").map { $0 == 0 })
+    row(
+      "trigger_process_allocations", number("trigger_process_allocations"), nil,
+      "0 (allocations per trigger in the whole process)",
+      number("trigger_process_allocations").map { $0 == 0 })
     for channels in ["16", "64", "256", "1024"] {
       let foley = keyed("trigger_process_cpu_us_by_channels", channels)
       let c = keyed("raw_c_trigger_cpu_us_by_channels", channels)
@@ -187,6 +195,19 @@ struct BenchTable {
     row(
       "soundmap_post_reference_play_cpu_us", number("soundmap_post_reference_play_cpu_us"), nil,
       "reference: the `engine.play` a post ends in, same run", nil)
+    row(
+      "positional_update_us_256", number("positional_update_us_256"), nil,
+      "≤ 25 (game-thread CPU per update: 256 looping AudioNodes, each moved every frame)",
+      number("positional_update_us_256").map { $0 <= 25 })
+    row(
+      "raw_c_positional_update_us_256", number("raw_c_positional_update_us_256"), nil,
+      "reference (C: Mix_SetPosition on 256 channels each frame, same circles)", nil)
+    row(
+      "positional_cpu_percent_256", number("positional_cpu_percent_256"), nil,
+      "≤ 3 (process CPU, % of a core)", number("positional_cpu_percent_256").map { $0 <= 3 })
+    row(
+      "raw_c_positional_cpu_percent_256", number("raw_c_positional_cpu_percent_256"), nil,
+      "reference (C, process CPU, % of a core)", nil)
     row(
       "virtual_emitters_cpu_ratio", number("virtual_emitters_cpu_ratio"), nil,
       "≤ 1.1 (5,000 looping positional emitters, 32 heard, vs the same scene whose 4,968 others are silent nodes)",

@@ -7,7 +7,7 @@ import Logging
 /// C baseline over several rounds, then asks it for the report.
 ///
 ///     foley-bench --write-sounds DIR
-///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap SHORT.wav LONG.wav   (one JSON line)
+///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap|positional SHORT.wav LONG.wav   (one JSON line)
 ///     foley-bench --report        (reads FOLEY_ROUNDS, RAW_ROUNDS, PYGAME, OUT, MACHINE, QUICK)
 @main
 enum FoleyBench {
@@ -49,6 +49,7 @@ enum FoleyBench {
     case "virtual": figures = try VirtualBenchmarks.figures(long, quick: quick, logger: logger)
     case "inspector": figures = try InspectorBenchmarks.figures(long, quick: quick, logger: logger)
     case "soundmap": figures = try SoundMapBenchmarks.figures(short, quick: quick, logger: logger)
+    case "positional": figures = try PositionalBenchmarks.figures(long, quick: quick, logger: logger)
     default:
       FileHandle.standardError.write(Data("foley-bench: unknown group \(arguments[1])\n".utf8))
       exit(2)

@@ -1,3 +1,4 @@
+import CFoleyAllocCounter
 import Foley
 import FoleyAudioTesting
 import Foundation
@@ -13,6 +14,10 @@ enum TriggerBenchmarks {
     var gameCPUMicroseconds = 0.0
     var processCPUMicroseconds = 0.0
     var endToEndWallMicroseconds = 0.0
+    /// Allocations per trigger on the game thread, and in the whole process (the audio queue's
+    /// and SDL's threads too); -1 when the counter is compiled out.
+    var gameAllocations = 0.0
+    var processAllocations = 0.0
   }
 
   static func configuration(channels: Int) -> AudioConfiguration {
@@ -44,6 +49,8 @@ enum TriggerBenchmarks {
     engine.waitUntilIdle()
     let frames = max(1, triggers / count)
     var cost = Cost()
+    let gameAllocationsStart = foley_thread_allocations()
+    let processAllocationsStart = foley_total_allocations()
     let processStart = Clocks.processCPUNanoseconds
     let wallStart = Clocks.wallNanoseconds
     var gameCPU: UInt64 = 0
@@ -56,8 +63,14 @@ enum TriggerBenchmarks {
       gameCPU += Clocks.threadCPUNanoseconds - cpu
       gameWall += Clocks.wallNanoseconds - wall
     }
+    let gameAllocationsEnd = foley_thread_allocations()
     engine.waitUntilIdle()
+    let processAllocationsEnd = foley_total_allocations()
     let total = Double(frames * count)
+    cost.gameAllocations =
+      gameAllocationsStart < 0 ? -1 : Double(gameAllocationsEnd - gameAllocationsStart) / total
+    cost.processAllocations =
+      processAllocationsStart < 0 ? -1 : Double(processAllocationsEnd - processAllocationsStart) / total
     cost.gameCPUMicroseconds = Double(gameCPU) / total / 1_000
     cost.gameWallMicroseconds = Double(gameWall) / total / 1_000
     cost.processCPUMicroseconds = Double(Clocks.processCPUNanoseconds - processStart) / total / 1_000
@@ -74,6 +87,8 @@ enum TriggerBenchmarks {
       "trigger_end_to_end_us": main.endToEndWallMicroseconds,
       "trigger_cpu_us": main.gameCPUMicroseconds,
       "trigger_process_cpu_us": main.processCPUMicroseconds,
+      "trigger_allocations": main.gameAllocations,
+      "trigger_process_allocations": main.processAllocations,
     ]
     var byChannels: [String: Double] = [:]
     for channels in [16, 64, 256, 1_024] {

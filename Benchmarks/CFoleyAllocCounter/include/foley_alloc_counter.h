@@ -10,5 +10,7 @@
 int64_t foley_realtime_allocations(void);
 // Allocations on every thread, for a sanity check that the wrappers are in use.
 int64_t foley_total_allocations(void);
+// Allocations on the calling thread (a game thread's share of a trigger, say).
+int64_t foley_thread_allocations(void);
 
 #endif

@@ -1,0 +1,71 @@
+import Foley
+import Foundation
+import Logging
+
+/// 256 positional voices moving every frame: 256 looping `AudioNode`s circling the listener, the
+/// scene updating at 60 Hz on this thread for a fixed wall time. Game-thread CPU per update (the
+/// moves and the scene's update, which places every voice) and process CPU as a share of a core;
+/// the C reference (`raw_mixer positional`: `Mix_SetPosition` on 256 channels each frame) runs
+/// beside it in `Scripts/bench.sh`.
+@MainActor
+enum PositionalBenchmarks {
+  static let voices = 256
+
+  static func measure(
+    _ long: Data, seconds: Double, logger: Logger
+  ) throws -> (update: Double, percent: Double) {
+    var configuration = AudioConfiguration()
+    configuration.initialChannels = voices
+    configuration.maximumChannels = voices
+    let engine = try AudioEngine(configuration: configuration, session: AudioSession(), logger: logger)
+    defer { engine.close() }
+    var settings = SoundSettings()
+    settings.volume = 0.02
+    let sound = try Sound(data: long, name: "long.wav", engine: engine, settings: settings)
+    let scene = Scene(size: Size(width: 800, height: 600))
+    let listener = Node()
+    scene.addChild(listener)
+    scene.listener = listener
+    engine.attach(to: scene, positional: true)
+    let emitters = (0..<voices).map { _ in AudioNode(sound: sound) }
+    for emitter in emitters { scene.addChild(emitter) }
+    var time = 0.0
+    func frame() {
+      time += 1.0 / 60
+      for (index, emitter) in emitters.enumerated() {
+        // Each on its own circle (30 to 540 points out), at its own speed: every voice's distance
+        // and pan change every frame.
+        let angle = time * (0.5 + Double(index % 7) * 0.2) + Double(index) * 2.399
+        let radius = 30 + Double(index) * 2
+        emitter.position = Point(x: radius * cos(angle), y: radius * sin(angle))
+      }
+      scene.update(deltaTime: 1.0 / 60)
+    }
+    for _ in 0..<30 { frame() }
+    engine.waitUntilIdle()
+    precondition(engine.voiceCensus().audible == voices, "every emitter must be heard")
+    Clocks.sleep(seconds: 0.5)
+    let before = Clocks.processCPUNanoseconds
+    let start = Clocks.wallNanoseconds
+    var next = start
+    var updateCPU: UInt64 = 0
+    var updates = 0
+    while Clocks.wallNanoseconds - start < UInt64(seconds * 1e9) {
+      let cpu = Clocks.threadCPUNanoseconds
+      frame()
+      updateCPU += Clocks.threadCPUNanoseconds - cpu
+      updates += 1
+      next += 16_666_667
+      let now = Clocks.wallNanoseconds
+      if next > now { Clocks.sleep(seconds: Double(next - now) / 1e9) }
+    }
+    let wall = Double(Clocks.wallNanoseconds - start) / 1e9
+    let process = Double(Clocks.processCPUNanoseconds - before) / 1e9
+    return (Double(updateCPU) / Double(updates) / 1_000, process / wall * 100)
+  }
+
+  static func figures(_ long: Data, quick: Bool, logger: Logger) throws -> [String: Any] {
+    let measured = try measure(long, seconds: quick ? 3 : 8, logger: logger)
+    return ["positional_update_us_256": measured.update, "positional_cpu_percent_256": measured.percent]
+  }
+}
