@@ -67,9 +67,7 @@ struct InspectorPanelTests {
     let run = try runDemo(
       script: ["duration": 2, "events": events], arguments: ["--fast", "--screenshot", shot.path])
     #expect(run.status == 0, "\(run.errors)")
-    let bmp = try Data(contentsOf: shot)
-    let offset = Int(bmp[10]) | Int(bmp[11]) << 8 | Int(bmp[12]) << 16
-    let pixels = bmp[(bmp.startIndex + offset)...].withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+    let pixels = try screenshotPixels(shot)
     try #require(pixels.count == 800 * 600)
     // Rows are bottom-up; the panel spans x 462…795 and y 90…530 from the top either way.
     var colours = Set<UInt32>()

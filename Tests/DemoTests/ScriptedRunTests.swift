@@ -51,6 +51,15 @@ func runDemoCommand(
     errors: String(decoding: errors, as: UTF8.self), report: nil)
 }
 
+/// The pixels of a screenshot the demo wrote (`--screenshot`, a 32-bit BMP): 0xRRGGBB in the low
+/// bytes, rows bottom-up (row `r` from the top starts at `(height - 1 - r) * width`).
+func screenshotPixels(_ url: URL) throws -> [UInt32] {
+  let bmp = try Data(contentsOf: url)
+  guard bmp.count > 14, bmp.prefix(2) == Data("BM".utf8) else { throw CocoaError(.fileReadCorruptFile) }
+  let offset = Int(bmp[10]) | Int(bmp[11]) << 8 | Int(bmp[12]) << 16
+  return bmp[(bmp.startIndex + offset)...].withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+}
+
 /// Runs the demo the way CI does: headless, from a JSON script, and reads its report.
 func runDemo(
   script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:],
@@ -328,10 +337,7 @@ struct ScriptedRunTests {
     defer { try? FileManager.default.removeItem(at: shot) }
     let run = try runDemo(script: ["duration": 0.5], arguments: ["--fast", "--screenshot", shot.path])
     #expect(run.status == 0, "\(run.errors)")
-    let bmp = try Data(contentsOf: shot)
-    #expect(bmp.prefix(2) == Data("BM".utf8))
-    let offset = Int(bmp[10]) | Int(bmp[11]) << 8 | Int(bmp[12]) << 16
-    let pixels = bmp[(bmp.startIndex + offset)...].withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+    let pixels = try screenshotPixels(shot)
     #expect(pixels.count == 800 * 600)
     let colours = Dictionary(grouping: pixels) { $0 & 0xFF_FFFF }.mapValues(\.count)
     #expect(colours.count >= 6)  // background, HUD bar, text, player, balls
