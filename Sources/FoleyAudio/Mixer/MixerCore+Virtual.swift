@@ -212,6 +212,8 @@ extension MixerCore {
       var category: SoundCategory
       var channel: Int
       var id: ObjectIdentifier?
+      /// Breaks ties, so the same game ranks its voices the same way every run.
+      var order: UInt64
     }
     var ranked: [Entry] = []
     // Real voices: the changed ones, or all of them when a budget ranks them.
@@ -226,10 +228,14 @@ extension MixerCore {
         ranked.append(
           Entry(
             priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
-            channel: channel))
+            channel: channel, order: slot.voice.id))
       }
     }
-    // Virtual voices that may be heard again.
+    // Virtual voices that may be heard again, oldest first: a set's order changes from run to
+    // run (hashing is seeded per process), and the order voices come back in picks their
+    // channels, and so the order the mix adds them in. An offline render must give the same
+    // bytes every run.
+    var candidates: [(id: ObjectIdentifier, entry: VirtualVoice)] = []
     for id in virtual.candidates {
       guard let entry = virtual.voices[id], !entry.isFrozen, entry.slot.voice.state == .playing,
         entry.slot.sessionMode != .paused
@@ -237,20 +243,28 @@ extension MixerCore {
         virtual.candidates.remove(id)
         continue
       }
+      candidates.append((id, entry))
+    }
+    candidates.sort { $0.entry.slot.voice.id < $1.entry.slot.voice.id }
+    for (id, entry) in candidates {
       let loudness = audibility(of: entry.slot)
       if silenceCounts, loudness < Self.audibleGain {
         virtual.candidates.remove(id)  // until its gain changes again
       } else if budgeted {
         ranked.append(
           Entry(
-            priority: entry.slot.priority, score: loudness, category: entry.slot.category, channel: -1, id: id
-          ))
+            priority: entry.slot.priority, score: loudness, category: entry.slot.category, channel: -1,
+            id: id,
+            order: entry.slot.voice.id))
       } else {
         promote.append(id)
       }
     }
     if budgeted {
-      ranked.sort { $0.priority != $1.priority ? $0.priority > $1.priority : $0.score > $1.score }
+      ranked.sort {
+        $0.priority != $1.priority
+          ? $0.priority > $1.priority : $0.score != $1.score ? $0.score > $1.score : $0.order < $1.order
+      }
       var heard = 0
       var heardOnBus: [SoundCategory: Int] = [:]
       for entry in ranked {
