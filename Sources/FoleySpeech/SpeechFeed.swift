@@ -70,6 +70,14 @@ package final class SpeechFeed: Sendable {
   /// Whether the first piece is made (or failed): the utterance can start (or fail).
   var isReady: Bool { state.withLock { $0.sampleRate > 0 || $0.failure != nil || $0.isComplete } }
 
+  /// Blocks until the first piece is made (or failed): for the embedded mixer's deterministic runs.
+  func waitUntilReady() {
+    while !isReady {
+      synthesizeIfNeeded()
+      queue.sync {}  // the piece being made (the queue is serial) is done
+    }
+  }
+
   /// The words made so far, on the timeline.
   var words: [SynthesizedSpeech.Word] { state.withLock { $0.words } }
 
@@ -146,7 +154,18 @@ package final class SpeechFeed: Sendable {
 
   /// Reads up to `count` frames (as floats) into `buffer` from the timeline; returns the frames
   /// read and whether the speech has ended (everything read, nothing more to come).
-  func read(into buffer: UnsafeMutablePointer<Float>, count: Int) -> (frames: Int, ended: Bool) {
+  /// - Parameter waiting: wait for the synthesis rather than read silence when it is behind (an
+  ///   offline render: the speech mixed must not depend on how fast espeak-ng ran; a piece made
+  ///   after the renderer's wait for background work once came out as silence under load).
+  func read(
+    into buffer: UnsafeMutablePointer<Float>, count: Int, waiting: Bool = false
+  ) -> (
+    frames: Int, ended: Bool
+  ) {
+    while waiting, state.withLock({ $0.pendingCount == 0 && !$0.isComplete && !$0.isCancelled }) {
+      synthesizeIfNeeded()
+      queue.sync {}  // the piece being made (the queue is serial) is done
+    }
     let outcome = state.withLock { state -> (Int, Bool) in
       let available = state.pendingCount
       if available == 0 {

@@ -23,7 +23,7 @@ final class SpeechSource: PCMSource, @unchecked Sendable {
     trailingFrames = Int(after.clamped(to: 0...3_600, or: 0) * Double(sampleRate))
   }
 
-  func read(into buffer: UnsafeMutablePointer<Float>, count: Int) -> Int {
+  func read(into buffer: UnsafeMutablePointer<Float>, count: Int, waiting: Bool) -> Int {
     if leadingRead < leadingFrames {
       let frames = min(count, leadingFrames - leadingRead)
       for index in 0..<frames { buffer[index] = 0 }
@@ -31,7 +31,7 @@ final class SpeechSource: PCMSource, @unchecked Sendable {
       return frames
     }
     if trailingRead == nil {
-      let (frames, ended) = feed.read(into: buffer, count: count)
+      let (frames, ended) = feed.read(into: buffer, count: count, waiting: waiting)
       if !ended { return frames }
       trailingRead = 0
     }

@@ -91,6 +91,9 @@ public final class SpeechSynthesizer {
     var holdingFor: HoldPurpose?
     var isPaused = false
     var isCancelled = false
+    /// The mix frame it was cancelled on: its voice's end is taken only from a later one (see
+    /// ``deliverEvents()``).
+    var cancelledOnFrame: AudioFrame?
   }
 
   private enum HoldPurpose {
@@ -163,6 +166,10 @@ public final class SpeechSynthesizer {
       pollerToken = mailbox.addPoller { [weak self] in self?.deliverEvents() }
     }
     feed.synthesizeIfNeeded()
+    // On the embedded mixer (an offline render, a test) the first piece is made now: the
+    // utterance then starts on the same step every run, however fast espeak-ng ran (it started
+    // one step early or late when the piece was made before or after the next mailbox drain).
+    if !engine.streamFiller.refillsByItself { feed.waitUntilReady() }
     startNextIfIdle()
     scheduleTick()
   }
@@ -279,7 +286,13 @@ public final class SpeechSynthesizer {
       } else {
         speaking = current
       }
-      if let current = speaking, current.stream.isFinished {
+      // A cancelled voice's stop is served on the audio queue, at whatever moment it gets to it:
+      // its end is taken once the mix has moved on (at once on a device; on the embedded mixer,
+      // at the next step, every run, instead of on this step or the next as the queue raced
+      // the game thread: an offline render was not the same twice).
+      if let current = speaking, current.stream.isFinished,
+        current.cancelledOnFrame.map({ engine.audioFrame > $0 }) ?? true
+      {
         speaking = nil
         emit(current.isCancelled ? .didCancel(current.utterance) : .didFinish(current.utterance))
       }
@@ -311,6 +324,7 @@ public final class SpeechSynthesizer {
   private func cancel(_ current: Speaking) {
     var cancelled = current
     cancelled.isCancelled = true
+    cancelled.cancelledOnFrame = engine.audioFrame
     cancelled.holdingFor = nil
     cancelled.stream.stop()
     cancelled.feed.cancel()

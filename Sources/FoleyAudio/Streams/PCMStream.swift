@@ -8,7 +8,11 @@ package protocol PCMSource: AnyObject, Sendable {
   var channels: Int { get }
   /// Reads up to `count` interleaved frames into `buffer`; 0 at the end. Called on the stream
   /// filler's queue only.
-  func read(into buffer: UnsafeMutablePointer<Float>, count: Int) -> Int
+  /// - Parameter waiting: the embedded mixer or an offline render is refilling: a source still
+  ///   making its frames (speech being synthesised) waits for them rather than giving silence,
+  ///   so what is mixed never depends on how fast it ran. False on a real device, where a late
+  ///   source must not hold the other streams.
+  func read(into buffer: UnsafeMutablePointer<Float>, count: Int, waiting: Bool) -> Int
 }
 
 /// A streamed voice playing a ``PCMSource``: converted to the mix's format on the music thread and

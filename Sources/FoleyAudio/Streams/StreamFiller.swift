@@ -211,7 +211,9 @@ extension PCMStream: FilledStream {
   package func refill(on filler: StreamFiller, waitingForChecks: Bool) -> Bool {
     if isCancelled.load(ordering: .acquiring) || (isStarted && voice.isFinished) { return false }
     let source = self.source
-    let more = filler.pump(self, channels: source.channels) { source.read(into: $0, count: $1) }
+    let more = filler.pump(self, channels: source.channels) {
+      source.read(into: $0, count: $1, waiting: waitingForChecks)
+    }
     if !more {
       flushConverter()
       isDrainedOfSource = true
