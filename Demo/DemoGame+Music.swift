@@ -3,7 +3,7 @@ import Foundation
 
 /// The demo's music, in time: both pieces are 120 bpm in 4/4. N moves from one to the other on the
 /// next bar line; a ball that hits the player sounds a stinger on the next beat; the calm piece's
-/// pulse stem comes in with the number of balls; Space's three notes start on the next beat; the
+/// pulse stem comes in with the chimes found and the number of balls; Space's three notes start on the next beat; the
 /// HUD shows bar and beat. The pieces, their tempo and their states are the sound map's `music`
 /// section (Assets/sounds.json): the game posts `music.state` and `music.intensity`. Without a
 /// map that has them, the same pieces are played from code.
@@ -20,8 +20,11 @@ extension DemoGame {
     return [[track("Music/calm.ogg"), track("Music/calm-pulse.flac")], [track("Music/tense.ogg")]]
   }
 
-  /// The pulse stem's level for the balls in play: in from the second ball, whole at eight.
-  var intensity: Double { min(1, max(0, Double(balls.count - 1) / 7)) }
+  /// The pulse stem's level: the hunt's progress (a fifth per chime found) or the balls in play
+  /// (in from the second ball, whole at eight), whichever is higher.
+  var intensity: Double {
+    max(min(1, max(0, Double(balls.count - 1) / 7)), Double(round.found) / Double(DemoRound.chimes))
+  }
 
   /// Background music: streamed, looping, changed by N; its events go to the report (the
   /// attached scene delivers them each frame).
