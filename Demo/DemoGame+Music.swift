@@ -3,8 +3,8 @@ import Foundation
 
 /// The demo's music, in time: both pieces are 120 bpm in 4/4. N moves from one to the other on the
 /// next bar line; a ball that hits the player sounds a stinger on the next beat; the calm piece's
-/// pulse stem comes in with the chimes found and the number of balls; Space's three notes start on the next beat; the
-/// HUD shows bar and beat. The pieces, their tempo and their states are the sound map's `music`
+/// pulse stem comes in with the chimes found and the number of balls; Space's three notes start
+/// on the next beat; the HUD shows bar and beat. The pieces, their tempo and their states are the sound map's `music`
 /// section (Assets/sounds.json): the game posts `music.state` and `music.intensity`. Without a
 /// map that has them, the same pieces are played from code.
 extension DemoGame {
