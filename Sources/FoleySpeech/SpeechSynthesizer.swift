@@ -3,50 +3,6 @@ import Dispatch
 import FoleySession
 import Foundation
 
-/// Where speaking stops when it is paused or stopped.
-public enum SpeechBoundary: Sendable, Hashable {
-  /// At once, with a 5 ms ramp.
-  case immediate
-  /// At the end of the word being spoken (its last sound, before the pause that follows it).
-  case word
-}
-
-/// What speaking did, delivered on the game thread: AVSpeechSynthesizerDelegate's moments.
-public enum SpeechEvent: Sendable, Hashable {
-  case didStart(Utterance)
-  /// A word is about to be heard: its range in the utterance's string (for subtitles).
-  case willSpeakRange(Range<String.Index>, Utterance)
-  case didPause(Utterance)
-  case didContinue(Utterance)
-  case didFinish(Utterance)
-  case didCancel(Utterance)
-  /// The utterance could not be spoken; the next one goes on.
-  case didFail(Utterance, SpeechError)
-}
-
-/// AVSpeechSynthesizerDelegate's methods, each optional.
-@MainActor
-public protocol SpeechSynthesizerDelegate: AnyObject {
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didStart utterance: Utterance)
-  func speechSynthesizer(
-    _ synthesizer: SpeechSynthesizer, willSpeakRange range: Range<String.Index>, of utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didPause utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didContinue utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didFinish utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance)
-}
-
-extension SpeechSynthesizerDelegate {
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didStart utterance: Utterance) {}
-  public func speechSynthesizer(
-    _ synthesizer: SpeechSynthesizer, willSpeakRange range: Range<String.Index>, of utterance: Utterance
-  ) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didPause utterance: Utterance) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didContinue utterance: Utterance) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didFinish utterance: Utterance) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance) {}
-}
-
 /// Speaks utterances through an `AudioEngine`: AVSpeechSynthesizer for games, on espeak-ng.
 ///
 /// Utterances queue and are spoken one after another. Each is synthesised ahead (off the game
