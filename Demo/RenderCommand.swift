@@ -34,6 +34,9 @@ struct RenderCommand: AsyncParsableCommand {
   @Option(help: "The folder with the demo's sounds (found beside the executable or in ./Assets otherwise).")
   var assets: String?
 
+  @Option(help: "Write the run's report (JSON, as for a scripted run) here.")
+  var report: String?
+
   func validate() throws {
     guard files.count == (tour ? 1 : 2) else {
       throw ValidationError(
@@ -57,6 +60,7 @@ struct RenderCommand: AsyncParsableCommand {
       plan = tour ? DemoScript.tour : try DemoScript(contentsOf: files[0])
       assetFolder = try DemoAssets.locate(assets)
       try DemoEnvironment.checkWritable(output.path, what: "the output")
+      try DemoEnvironment.checkWritable(report, what: "--report")
     } catch {
       FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
       throw ExitCode(2)
@@ -84,7 +88,12 @@ struct RenderCommand: AsyncParsableCommand {
       "foley-demo: rendered \(String(format: "%.2f", result.seconds)) s of audio to \(output.path) "
         + String(format: "at %.1f× real time", result.speed))
     print("foley-demo: sha256 \(result.sha256)")
-    print("foley-demo: \(game.finishReport().summary)")
+    let finished = game.finishReport()
+    if let report {
+      try finished.write(to: report)
+      print("foley-demo: wrote the report to \(report)")
+    }
+    print("foley-demo: \(finished.summary)")
   }
 
   /// Applies a script event to the game directly (no SDL event queue offline); returns the name

@@ -38,9 +38,22 @@ struct DemoGameTests {
         ["at": end + 0.5, "event": "key", "key": "return"],
         ["at": end + 0.55, "event": "key", "key": "return", "up": true],
       ]
-    // Paced (not --fast): the music changes on bar lines and the announcements are spoken in
-    // real time.
-    let run = try runDemo(script: ["duration": end + 3, "events": events], arguments: [])
+    // Rendered offline: the music changes on bar lines and the announcements are spoken on the
+    // mix's clock, whatever the machine's load (a paced run once missed the tense piece on a
+    // fresh clone, its first check slower than two bars).
+    let script = temporaryFile("win.json")
+    let wav = temporaryFile("win.wav")
+    let reportFile = temporaryFile("win-report.json")
+    defer {
+      for file in [script, wav, reportFile] { try? FileManager.default.removeItem(at: file) }
+    }
+    try JSONSerialization.data(withJSONObject: ["duration": end + 3, "events": events]).write(to: script)
+    var run = try runDemoCommand(
+      ["render", script.path, wav.path, "--report", reportFile.path], in: ScriptedRunTests.packageRoot)
+    run = DemoRun(
+      status: run.status, output: run.output, errors: run.errors,
+      report: (try? Data(contentsOf: reportFile)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+        as? [String: Any])
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.reportErrors.isEmpty, "\(run.reportErrors)")
     let rounds = run.report?["rounds"] as? [[String: Any]] ?? []
