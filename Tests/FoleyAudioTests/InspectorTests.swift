@@ -46,12 +46,18 @@ struct InspectorTests {
       latency = engine.masterMeter.latencyFrames
       #expect(output.waitForMore(seconds: 0.6))
       snapshot = engine.inspector.snapshot(window: 0.25)
+      // The file lags the mix by whole buffers: it must still take in the window's frames.
+      #expect(output.waitForMore(seconds: 0.3))
     }
     let taken = try #require(snapshot)
     // The tone starts at a zero crossing: its first audible sample is its second.
     let offset = try Self.fileOffset(of: capture, firstHeardAt: start + 1 + latency)
     let range = (Int(taken.meterFrames.lowerBound) + offset)..<(Int(taken.meterFrames.upperBound) + offset)
     #expect(range.count == 12_000)
+    // A capture that ended short fails here rather than trapping on the slice below (it trapped
+    // once under ThreadSanitizer, taking the whole test run down).
+    try #require(
+      range.lowerBound >= 0 && range.upperBound <= capture.left.count, "\(range) of \(capture.left.count)")
     for (channel, signal) in [capture.left, capture.right].enumerated() {
       let peak = Double(signal.peak(in: range))
       let rms = signal.rms(in: range)
@@ -83,6 +89,7 @@ struct InspectorTests {
       #expect(output.waitForMore(seconds: 0.5))
       snapshot = engine.inspector.snapshot()
       latency = engine.masterMeter.latencyFrames
+      #expect(output.waitForMore(seconds: 0.3))  // the file lags the mix by whole buffers
     }
     let taken = try #require(snapshot)
     let voice = try #require(taken.voices.first)
@@ -90,6 +97,8 @@ struct InspectorTests {
     #expect(voice.state == .playing && voice.sound == "tone-0" && voice.bus == "sfx" && voice.passesLeft == 0)
     let position = try #require(voice.position)
     let offset = try Self.fileOffset(of: capture, firstHeardAt: start + latency)
+    try #require(
+      Int(taken.frame) + offset <= capture.left.count, "\(taken.frame) + \(offset) of \(capture.left.count)")
     let heard = capture.left.samples[0..<(Int(taken.frame) + offset)].count { $0 != 0 }
     // What the lane has read, less what the limiter's look-ahead still holds.
     #expect(Int((position * 48_000).rounded()) - latency == heard)
