@@ -72,7 +72,12 @@ package final class SpeechFeed: Sendable {
 
   /// Blocks until the first piece is made (or failed): for the embedded mixer's deterministic runs.
   func waitUntilReady() {
-    while !isReady {
+    synthesize(while: { !isReady })
+  }
+
+  /// Makes pieces, waiting for each, for as long as `behind` holds.
+  private func synthesize(while behind: () -> Bool) {
+    while behind() {
       synthesizeIfNeeded()
       queue.sync {}  // the piece being made (the queue is serial) is done
     }
@@ -162,9 +167,8 @@ package final class SpeechFeed: Sendable {
   ) -> (
     frames: Int, ended: Bool
   ) {
-    while waiting, state.withLock({ $0.pendingCount == 0 && !$0.isComplete && !$0.isCancelled }) {
-      synthesizeIfNeeded()
-      queue.sync {}  // the piece being made (the queue is serial) is done
+    if waiting {
+      synthesize(while: { state.withLock { $0.pendingCount == 0 && !$0.isComplete && !$0.isCancelled } })
     }
     let outcome = state.withLock { state -> (Int, Bool) in
       let available = state.pendingCount
