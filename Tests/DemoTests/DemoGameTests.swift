@@ -48,12 +48,9 @@ struct DemoGameTests {
       for file in [script, wav, reportFile] { try? FileManager.default.removeItem(at: file) }
     }
     try JSONSerialization.data(withJSONObject: ["duration": end + 3, "events": events]).write(to: script)
-    var run = try runDemoCommand(
-      ["render", script.path, wav.path, "--report", reportFile.path], in: ScriptedRunTests.packageRoot)
-    run = DemoRun(
-      status: run.status, output: run.output, errors: run.errors,
-      report: (try? Data(contentsOf: reportFile)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
-        as? [String: Any])
+    let run = try runDemoCommand(
+      ["render", script.path, wav.path, "--report", reportFile.path], in: ScriptedRunTests.packageRoot,
+      report: reportFile)
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.reportErrors.isEmpty, "\(run.reportErrors)")
     let rounds = run.report?["rounds"] as? [[String: Any]] ?? []

@@ -24,12 +24,18 @@ struct DemoRun {
   var reportErrors: [String] { (report?["errors"] as? [String]) ?? ["no report"] }
 }
 
-/// Runs one of `foley-demo`'s commands with these arguments, on SDL's dummy audio driver.
+/// Runs one of `foley-demo`'s commands with these arguments, on SDL's dummy audio driver (unless
+/// `environment` says otherwise; a nil value unsets a variable), and reads the report it wrote
+/// to `report`, if any.
 func runDemoCommand(
-  _ arguments: [String], in directory: URL? = nil, environment extra: [String: String?] = [:]
+  _ arguments: [String], in directory: URL? = nil, environment extra: [String: String?] = [:],
+  report reportURL: URL? = nil
 ) throws -> DemoRun {
   let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("foley-demo")
+  guard FileManager.default.isExecutableFile(atPath: demo.path) else {
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: demo.path])
+  }
   let process = Process()
   process.executableURL = demo
   process.arguments = arguments
@@ -46,9 +52,12 @@ func runDemoCommand(
   let output = out.fileHandleForReading.readDataToEndOfFile()
   let errors = err.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
+  let report = reportURL.flatMap { try? Data(contentsOf: $0) }.flatMap {
+    try? JSONSerialization.jsonObject(with: $0)
+  }
   return DemoRun(
     status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-    errors: String(decoding: errors, as: UTF8.self), report: nil)
+    errors: String(decoding: errors, as: UTF8.self), report: report as? [String: Any])
 }
 
 /// The pixels of a screenshot the demo wrote (`--screenshot`, a 32-bit BMP): 0xRRGGBB in the low
@@ -65,11 +74,6 @@ func runDemo(
   script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:],
   unsetting: [String] = [], directory: URL? = nil, headless: Bool = true
 ) throws -> DemoRun {
-  let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("foley-demo")
-  guard FileManager.default.isExecutableFile(atPath: demo.path) else {
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: demo.path])
-  }
   let scriptURL = temporaryFile("script.json")
   let reportURL = temporaryFile("report.json")
   defer {
@@ -81,34 +85,16 @@ func runDemo(
   } else if let script {
     try JSONSerialization.data(withJSONObject: script).write(to: scriptURL)
   }
-  let process = Process()
-  process.executableURL = demo
-  process.arguments =
-    (headless ? ["--headless"] : []) + (script == nil ? [] : ["--script", scriptURL.path])
-    + ["--report", reportURL.path] + arguments
-  // The package root, where Assets/ lives, unless the test says otherwise.
-  process.currentDirectoryURL =
-    directory
-    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-  var environment = ProcessInfo.processInfo.environment
-  environment["SDL_VIDEODRIVER"] = environment["SDL_VIDEODRIVER"] ?? "dummy"
-  environment["SDL_AUDIODRIVER"] = "dummy"
+  var environment: [String: String?] = [
+    "SDL_VIDEODRIVER": ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"] ?? "dummy"
+  ]
   for (key, value) in extra { environment[key] = value }
-  for key in unsetting { environment[key] = nil }
-  process.environment = environment
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let output = out.fileHandleForReading.readDataToEndOfFile()
-  let errors = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  let report = (try? Data(contentsOf: reportURL)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
-  return DemoRun(
-    status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-    errors: String(decoding: errors, as: UTF8.self), report: report as? [String: Any])
+  for key in unsetting { environment[key] = .some(nil) }
+  return try runDemoCommand(
+    (headless ? ["--headless"] : []) + (script == nil ? [] : ["--script", scriptURL.path])
+      + ["--report", reportURL.path] + arguments,
+    // The package root, where Assets/ lives, unless the test says otherwise.
+    in: directory ?? ScriptedRunTests.packageRoot, environment: environment, report: reportURL)
 }
 
 @Suite("Scripted headless runs of the demo", .serialized)
