@@ -17,6 +17,11 @@ import Synchronization
 /// FlyingFox (Swift Concurrency, no SwiftNIO: small and quick to build), and is its own product:
 /// a game that does not import `FoleyInspector` links none of it.
 ///
+/// It serves from Swift concurrency's shared thread pool (as wide as the machine has cores), not
+/// from threads of its own: while a game keeps every thread of that pool blocked — synchronous
+/// waits inside tasks — the page waits with it, and answers when a thread comes free. The game
+/// loop, the mixer and the engine's queues do not use that pool.
+///
 /// ```swift
 /// let inspector = InspectorServer(engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
 /// let url = try inspector.start()

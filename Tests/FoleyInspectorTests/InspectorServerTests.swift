@@ -86,13 +86,17 @@ struct InspectorServerTests {
         RawConnection.maskedFrame(opcode: 1, payload: Array(#"{"type":"volume","bus":"music"}"#.utf8)))
       var replies = ""
       #expect(
-        waitUntil(timeout: 10) {
+        waitUntil(timeout: 120) {
           replies += String(decoding: socket.receive(), as: UTF8.self)
           return replies.contains(#"{"error":"bad command"#)
         })
       // A continuation with nothing to continue: a protocol error, the connection closes.
       socket.send(RawConnection.maskedFrame(opcode: 0, payload: Array("hello".utf8)))
-      #expect(waitUntil(timeout: 10) { socket.receive().isEmpty })
+      #expect(
+        waitUntil(timeout: 120) {
+          _ = socket.receive()
+          return socket.peerClosed
+        })
       // Still serving, still playing.
       #expect(RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)")?.status == 200)
       #expect(output.waitForMore(seconds: 0.1))
@@ -141,7 +145,7 @@ struct InspectorServerTests {
       before = start..<output.framesWritten
       let url = try #require(server.url)
       dom = try HeadlessBrowser.dumpDOM(url.absoluteString + "#set=music:0.25")
-      #expect(waitUntil(timeout: 20) { engine.volume(for: "music") == 0.25 })
+      #expect(waitUntil(timeout: 120) { engine.volume(for: "music") == 0.25 })
       #expect(output.waitForMore(seconds: 0.3))
       let settled = output.framesWritten
       #expect(output.waitForMore(seconds: 0.2))

@@ -6,11 +6,19 @@ import Foundation
 
 /// A plain TCP client for the inspector's tests: whole HTTP requests, raw bytes (malformed
 /// requests and WebSocket frames), and what comes back, with timeouts so nothing hangs.
+///
+/// The default timeout is long on purpose: the inspector serves from Swift concurrency's shared
+/// pool (two threads on a two-core machine), and the suite's synchronous tests running beside
+/// it — a demo subprocess waited for, a disk capture — can hold both threads for tens of
+/// seconds. A 10 s timeout once read such a wait as "no answer" (a CI run under load).
 public final class RawConnection {
   private let socket: Int32
+  /// Whether the peer has closed the connection (a read returned end of file), as opposed to
+  /// a read that timed out with nothing.
+  public private(set) var peerClosed = false
 
   /// Connects to `host`:`port` (IPv4); nil when the connection is refused.
-  public init?(host: String = "127.0.0.1", port: UInt16, timeout: Double = 10) {
+  public init?(host: String = "127.0.0.1", port: UInt16, timeout: Double = 120) {
     let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
     var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
@@ -50,6 +58,7 @@ public final class RawConnection {
   public func receive(maximum: Int = 1 << 20) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: maximum)
     let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+    if count == 0 { peerClosed = true }
     return count > 0 ? Array(buffer[..<count]) : []
   }
 
