@@ -30,10 +30,22 @@ public protocol ActionBehavior: Sendable {
 
   /// The behavior that undoes this one; by default the behavior itself.
   func reversed() -> any ActionBehavior
+
+  /// True when every run does its whole work at once, in its first step, and keeps no state:
+  /// a node then calls ``perform(on:)`` instead of making a runner, so running the action
+  /// allocates nothing (a sound trigger's path). False by default. (Inside a sequence, group or
+  /// repeat, a runner is made once and restarted, as for any action.)
+  var isInstant: Bool { get }
+
+  /// Does an instant behavior's work on `node`. Called only when ``isInstant`` is true; by
+  /// default it makes a runner and advances it once.
+  @MainActor func perform(on node: Node)
 }
 
 extension ActionBehavior {
   public func reversed() -> any ActionBehavior { self }
+  public var isInstant: Bool { false }
+  @MainActor public func perform(on node: Node) { _ = makeRunner(on: node).advance(by: 0, on: node) }
 }
 
 /// The running state of one action on one node.

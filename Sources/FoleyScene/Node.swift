@@ -92,7 +92,11 @@ open class Node {
   @exclusivity(unchecked) private var liveActions = 0
   @exclusivity(unchecked) package internal(set) var actionsInSubtree = 0
   @exclusivity(unchecked) private var hasRemovedActions = false
-  @exclusivity(unchecked) private var advancingAction: RunningAction?
+  /// The index in `runningActions` of the action being advanced, or -1; and how deep the
+  /// advance is (a block that updates the scene re-enters it). Removed actions are compacted
+  /// away only when no advance is under way, so the indices hold while one is.
+  @exclusivity(unchecked) private var advancingIndex = -1
+  @exclusivity(unchecked) private var advanceDepth = 0
 
   public init() {}
 
@@ -247,12 +251,12 @@ open class Node {
 
   /// Stops the action running under `key` without calling its completion.
   public func removeAction(forKey key: String) {
-    for running in runningActions where running.key == key { markRemoved(running) }
+    for index in runningActions.indices where runningActions[index].key == key { markRemoved(at: index) }
   }
 
   /// Stops every action on this node without calling their completions.
   public func removeAllActions() {
-    for running in runningActions { markRemoved(running) }
+    for index in runningActions.indices { markRemoved(at: index) }
   }
 
   /// Whether any action is running on this node.
@@ -262,7 +266,7 @@ open class Node {
 
   /// True while the action being advanced has been removed by something it ran (a block, a
   /// completion); containers check it between their parts so nothing after the removal runs.
-  var isAdvancingActionRemoved: Bool { advancingAction?.isRemoved ?? false }
+  var isAdvancingActionRemoved: Bool { advancingIndex >= 0 && runningActions[advancingIndex].isRemoved }
 
   private func start(_ action: Action, key: String?, completion: (@MainActor () -> Void)?) {
     if let key { removeAction(forKey: key) }
@@ -271,10 +275,10 @@ open class Node {
     if liveActions == 1 { adjustActive(by: 1) }
   }
 
-  private func markRemoved(_ running: RunningAction) {
-    guard !running.isRemoved else { return }
-    running.isRemoved = true
-    running.completion = nil
+  private func markRemoved(at index: Int) {
+    guard !runningActions[index].isRemoved else { return }
+    runningActions[index].isRemoved = true
+    runningActions[index].completion = nil
     hasRemovedActions = true
     liveActions -= 1
     if liveActions == 0 { adjustActive(by: -1) }
@@ -300,43 +304,52 @@ open class Node {
   }
 
   private func advanceActions(by deltaTime: TimeInterval) {
-    let snapshot = runningActions
-    for running in snapshot where !running.isRemoved {
-      advancingAction = running
-      let runner: any ActionRunner
-      if let made = running.runner {
-        runner = made
+    // Actions added during the step start on the next one.
+    let count = runningActions.count
+    let outerIndex = advancingIndex
+    advanceDepth += 1
+    var index = 0
+    while index < count {
+      defer { index += 1 }
+      guard !runningActions[index].isRemoved else { continue }
+      advancingIndex = index
+      let finished: Bool
+      if let runner = runningActions[index].runner {
+        finished = runner.advance(by: deltaTime, on: self) != nil
       } else {
-        runner = running.action.makeRunner(on: self)
-        running.runner = runner
+        let action = runningActions[index].action
+        if action.performInstantly(on: self) {
+          // An instantaneous action with no state (a sound played, a block run): no runner is
+          // made, so a trigger allocates nothing here.
+          finished = true
+        } else {
+          let runner = action.makeRunner(on: self)
+          runningActions[index].runner = runner
+          finished = runner.advance(by: deltaTime, on: self) != nil
+        }
       }
-      let finished = runner.advance(by: deltaTime, on: self) != nil
-      advancingAction = nil
-      if finished && !running.isRemoved {
-        let completion = running.completion
-        markRemoved(running)
+      if finished && !runningActions[index].isRemoved {
+        let completion = runningActions[index].completion
+        markRemoved(at: index)
         completion?()
       }
     }
-    if hasRemovedActions {
+    advancingIndex = outerIndex
+    advanceDepth -= 1
+    if hasRemovedActions && advanceDepth == 0 {
       runningActions.removeAll { $0.isRemoved }
       hasRemovedActions = false
     }
   }
 
-  /// One action running on this node: the immutable action beside its mutable running state.
-  private final class RunningAction {
+  /// One action running on this node: the immutable action beside its running state, kept in
+  /// place in the node's array (a value, not an object per run).
+  private struct RunningAction {
     let action: Action
     let key: String?
-    @exclusivity(unchecked) var completion: (@MainActor () -> Void)?
-    @exclusivity(unchecked) var runner: (any ActionRunner)?
-    @exclusivity(unchecked) var isRemoved = false
-
-    init(action: Action, key: String?, completion: (@MainActor () -> Void)?) {
-      self.action = action
-      self.key = key
-      self.completion = completion
-    }
+    var completion: (@MainActor () -> Void)?
+    var runner: (any ActionRunner)?
+    var isRemoved = false
   }
 }
 

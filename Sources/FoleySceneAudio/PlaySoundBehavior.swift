@@ -24,6 +24,14 @@ package struct PlaySoundBehavior: ActionBehavior {
   package func makeRunner(on node: Node) -> any ActionRunner {
     PlaySoundRunner(behavior: self)
   }
+
+  /// A play that does not wait for its sound is over once the voice is asked for: the node runs
+  /// it without a runner.
+  package var isInstant: Bool { !waitForCompletion }
+
+  package func perform(on node: Node) {
+    _ = SceneVoices.start(source, for: node, engine: engine)
+  }
 }
 
 @MainActor

@@ -39,6 +39,32 @@ extension Action {
     return wrapSpeed(runner)
   }
 
+  /// Runs this action at once, with no runner, when it is instantaneous and stateless (a block,
+  /// a child's action started, hidden set, removal, an instant ``ActionBehavior``) and its speed
+  /// lets it run; returns false, having done nothing, for every other action. Such an action
+  /// finishes in its first step whatever the step's length, so no time needs converting.
+  @MainActor
+  func performInstantly(on node: Node) -> Bool {
+    // Speed 0 (or a negative one) holds even an instant action still, as its runner would.
+    guard speed > 0 else { return false }
+    switch kind {
+    case .behavior(let behavior):
+      guard behavior.isInstant else { return false }
+      behavior.perform(on: node)
+    case .run(let block):
+      block()
+    case .runOnChild(let action, let name):
+      node.childNode(withName: name)?.run(action)
+    case .setHidden(let hidden):
+      node.isHidden = hidden
+    case .removeFromParent:
+      node.removeFromParent()
+    case .sequence, .group, .repeating, .wait, .change:
+      return false
+    }
+    return true
+  }
+
   @MainActor
   private func wrapSpeed(_ runner: any ActionRunner) -> any ActionRunner {
     speed == 1 ? runner : SpeedRunner(inner: runner, speed: speed)
