@@ -115,8 +115,8 @@ open class Node {
     return nil
   }
 
-  /// True for a `Scene` (set by its initialiser).
-  var isSceneRoot = false
+  /// True for a `Scene` (set by its initialiser; read per ancestor on every trigger).
+  @exclusivity(unchecked) var isSceneRoot = false
 
   // MARK: - Tree
 

@@ -5,23 +5,24 @@ package import FoleyScene
 /// `Action.changeVolume(to:duration:)` gave it, and the voices it started (so a volume change
 /// reaches them). A field read per trigger, no table to search; it goes when the node does.
 /// Not main-actor isolated itself (each call would then carry an executor check): it is only ever
-/// reached through a node, on the game thread.
+/// reached through a node, on the game thread. For the same reason its fields skip the runtime's
+/// exclusivity checks (one thread, never touched twice at once: a trigger read four of them).
 package final class NodeAudio: SceneMembershipObserver {
-  package var volume: Double = 1
+  @exclusivity(unchecked) package var volume: Double = 1
   /// The stereo pan `Action.stereoPan(to:duration:)` gave the node (added to its voices' own).
-  package var pan: Double = 0
+  @exclusivity(unchecked) package var pan: Double = 0
   /// The playback rate `.changePlaybackRate` gave the node's voices (see `NodeAudio+Shaping`).
-  package var playbackRate: Double = 1
+  @exclusivity(unchecked) package var playbackRate: Double = 1
   /// The node's send to the engine's reverb (`.changeReverb`), 0…1.
-  package var reverbSend: Double = 0
+  @exclusivity(unchecked) package var reverbSend: Double = 0
   /// `.changeObstruction` and `.changeOcclusion`, in decibels (-100…0, 0: none), as
   /// AVAudio3DMixing measures them.
-  package var obstruction: Double = 0
-  package var occlusion: Double = 0
-  private var voices: [Voice] = []
+  @exclusivity(unchecked) package var obstruction: Double = 0
+  @exclusivity(unchecked) package var occlusion: Double = 0
+  @exclusivity(unchecked) private var voices: [Voice] = []
   /// The list's length at which finished voices are next dropped: twice what was left last time,
   /// so a node that keeps many voices playing is not scanned on every trigger.
-  private var pruneAt = 16
+  @exclusivity(unchecked) private var pruneAt = 16
 
   /// The node's slot for it (the scene's engine link has a slot of its own).
   package static let storageKey = NodeStorageKey<NodeAudio>()

@@ -20,7 +20,9 @@
 /// hand to another thread.
 package final class Locked<Value> {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private var value: Value
+  // Only touched inside `withLock`, under the mutex (which cannot be taken twice), so the
+  // runtime's exclusivity check would only repeat what the lock already guarantees.
+  @exclusivity(unchecked) private var value: Value
 
   package init(_ value: Value) {
     mutex = .allocate(capacity: 1)

@@ -63,7 +63,8 @@ package final class MixerCore: @unchecked Sendable {
   // Queue-owned state. In debug builds each value is in a box that checks the queue on every
   // access, behind a property of the name the code uses; in release builds it is a plain stored
   // property (a box behind a computed property made the channel table copy on some accesses, and
-  // a trigger 35% dearer on the queue).
+  // a trigger 35% dearer on the queue), with the runtime's exclusivity checks left off: only the
+  // queue touches them, one access at a time, and the debug builds' boxes check both.
   #if DEBUG
     package var isOpen: Bool {
       _read { yield isOpenBox.value }
@@ -71,7 +72,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var isOpenBox: QueueBound<Bool>
   #else
-    package var isOpen: Bool
+    @exclusivity(unchecked) package var isOpen: Bool
   #endif
   /// False while there is no device (none at start, or lost and not reopened yet).
   #if DEBUG
@@ -81,7 +82,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var hasDeviceBox: QueueBound<Bool>
   #else
-    package var hasDevice: Bool
+    @exclusivity(unchecked) package var hasDevice: Bool
   #endif
   /// The session state last applied to the voices.
   #if DEBUG
@@ -91,7 +92,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var sessionStateBox: QueueBound<AudioSession.State>
   #else
-    package var sessionState: AudioSession.State
+    @exclusivity(unchecked) package var sessionState: AudioSession.State
   #endif
   /// The bus settings last applied to the voices.
   #if DEBUG
@@ -101,7 +102,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var appliedBusesBox: QueueBound<BusSettings>
   #else
-    package var appliedBuses: BusSettings
+    @exclusivity(unchecked) package var appliedBuses: BusSettings
   #endif
   #if DEBUG
     package var table: ChannelTable {
@@ -110,7 +111,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var tableBox: QueueBound<ChannelTable>
   #else
-    package var table: ChannelTable
+    @exclusivity(unchecked) package var table: ChannelTable
   #endif
   #if DEBUG
     package var releases: ReleaseScheduler {
@@ -119,7 +120,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var releasesBox: QueueBound<ReleaseScheduler>
   #else
-    package var releases: ReleaseScheduler
+    @exclusivity(unchecked) package var releases: ReleaseScheduler
   #endif
   /// Voices kept while there is no device, as the slots they will be restored into: each one's
   /// `position` is where to continue and `loops` the whole passes after that.
@@ -130,7 +131,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var orphansBox: QueueBound<[Slot]>
   #else
-    package var orphans: [Slot]
+    @exclusivity(unchecked) package var orphans: [Slot]
   #endif
   #if DEBUG
     package var hasWarnedAboutDevice: Bool {
@@ -139,7 +140,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var hasWarnedAboutDeviceBox: QueueBound<Bool>
   #else
-    package var hasWarnedAboutDevice: Bool
+    @exclusivity(unchecked) package var hasWarnedAboutDevice: Bool
   #endif
   #if DEBUG
     package var startOrder: UInt64 {
@@ -148,7 +149,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var startOrderBox: QueueBound<UInt64>
   #else
-    package var startOrder: UInt64
+    @exclusivity(unchecked) package var startOrder: UInt64
   #endif
   #if DEBUG
     package var lastStartOfSound: [ObjectIdentifier: UInt64] {
@@ -157,7 +158,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var lastStartOfSoundBox: QueueBound<[ObjectIdentifier: UInt64]>
   #else
-    package var lastStartOfSound: [ObjectIdentifier: UInt64]
+    @exclusivity(unchecked) package var lastStartOfSound: [ObjectIdentifier: UInt64]
   #endif
   /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
   #if DEBUG
@@ -167,7 +168,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var virtualBox: QueueBound<VirtualVoices>
   #else
-    package var virtual: VirtualVoices
+    @exclusivity(unchecked) package var virtual: VirtualVoices
   #endif
   /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
   #if DEBUG
@@ -177,7 +178,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var carriersBox: QueueBound<[SoundCategory: Sound]>
   #else
-    package var carriers: [SoundCategory: Sound]
+    @exclusivity(unchecked) package var carriers: [SoundCategory: Sound]
   #endif
   /// Plays waiting for their bytes or file to be decoded, by what they wait for.
   #if DEBUG
@@ -187,7 +188,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var awaitingDecodeBox: QueueBound<[DecodeKey: [PlayRequest]]>
   #else
-    var awaitingDecode: [DecodeKey: [PlayRequest]]
+    @exclusivity(unchecked) var awaitingDecode: [DecodeKey: [PlayRequest]]
   #endif
   #if DEBUG
     var finishedChannels: [Int] {
@@ -196,7 +197,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var finishedChannelsBox: QueueBound<[Int]>
   #else
-    var finishedChannels: [Int]
+    @exclusivity(unchecked) var finishedChannels: [Int]
   #endif
   /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
   /// system call, and a burst of steals would read it per voice); nil outside a batch.
@@ -207,7 +208,7 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var batchClockBox: QueueBound<UInt64??>
   #else
-    var batchClock: UInt64??
+    @exclusivity(unchecked) var batchClock: UInt64??
   #endif
 
   /// Now, on the backend's clock.
