@@ -34,17 +34,24 @@ package struct ReleaseScheduler {
   }
 
   /// Removes and returns the operations whose ramp is silent or whose deadline has passed.
+  /// The last list ``takeDue(now:isSilent:)`` returned, kept so the next one fills the same
+  /// storage (the queue runs this every mix buffer; it allocated a list each time).
+  private var dueStorage: [Operation] = []
+
   package mutating func takeDue(now: UInt64, isSilent: (Int) -> Bool) -> [Operation] {
     var due: [Operation] = []
+    swap(&due, &dueStorage)
+    due.removeAll(keepingCapacity: true)
     waiting.removeAll { operation in
       guard isSilent(operation.channel) || now >= operation.deadline else { return false }
       due.append(operation)
       return true
     }
+    dueStorage = due
     return due
   }
 
-  package var earliestDeadline: UInt64? { waiting.map(\.deadline).min() }
+  package var earliestDeadline: UInt64? { waiting.lazy.map(\.deadline).min() }
 
   /// The channel that has been ramping out longest: cut first when no channel is free.
   package var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
