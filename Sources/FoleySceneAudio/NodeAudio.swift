@@ -20,9 +20,11 @@ package final class NodeAudio: SceneMembershipObserver {
   @exclusivity(unchecked) package var obstruction: Double = 0
   @exclusivity(unchecked) package var occlusion: Double = 0
   @exclusivity(unchecked) private var voices: [Voice] = []
-  /// The list's length at which finished voices are next dropped: twice what was left last time,
-  /// so a node that keeps many voices playing is not scanned on every trigger.
-  @exclusivity(unchecked) private var pruneAt = 16
+  /// The list's length at which finished voices are next dropped: twice what was left last time
+  /// (at least 4), so a node that keeps many voices playing is not scanned on every trigger, and
+  /// one that plays every frame lets its finished voices go within a few frames (for the engine
+  /// to reuse: a thousand such nodes must not hold 16,000 voices).
+  @exclusivity(unchecked) private var pruneAt = 4
 
   /// The node's slot for it (the scene's engine link has a slot of its own).
   package static let storageKey = NodeStorageKey<NodeAudio>()
@@ -46,7 +48,7 @@ package final class NodeAudio: SceneMembershipObserver {
   package func started(_ voice: Voice) {
     if voices.count >= pruneAt {
       voices.removeAll { $0.isFinished }
-      pruneAt = max(16, voices.count * 2)
+      pruneAt = max(4, voices.count * 2)
     }
     voices.append(voice)
   }

@@ -19,9 +19,11 @@ extension MixerCore {
       counters.bump(.suppressed)
       return .finished(id: id)
     }
-    let voice = Voice(
-      id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1),
-      pan: pan.clamped(to: -1...1, or: 0), placement: placement)
+    let volume = volume.clamped(to: 0...1, or: 1)
+    let pan = pan.clamped(to: -1...1, or: 0)
+    let reused = requests.withLock { $0.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) }
+    let voice =
+      reused ?? Voice(id: id, core: self, state: .pending, volume: volume, pan: pan, placement: placement)
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     if rate != 1 { voice.startRate(rate) }
     if let schedule { voice.schedule.withLock { $0 = schedule } }
@@ -35,6 +37,7 @@ extension MixerCore {
     let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
     let needsSchedule = requests.withLock { pending in
       pending.list.append(request)
+      if reused == nil { pending.voices.keep(voice) }
       guard !deferred, !pending.isScheduled else { return false }
       pending.isScheduled = true
       return true

@@ -10,7 +10,12 @@ extension MixerCore {
   func servePlayRequests() {
     batchClock = .some(nil)
     defer { batchClock = nil }
-    let batch = requests.withLock { $0.take() }
+    var batch = requests.withLock { $0.take() }
+    defer {
+      // Emptied here, where nothing else holds it, so it goes back without a copy.
+      batch.removeAll(keepingCapacity: true)
+      requests.withLock { $0.giveBack(&batch) }
+    }
     guard isOpen else {
       for request in batch { finish(request.voice, counting: .failed) }
       return

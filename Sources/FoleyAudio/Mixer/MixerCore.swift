@@ -344,7 +344,12 @@ package final class MixerCore: @unchecked Sendable {
       for channel in table.occupiedChannels { backend.halt(channel) }
       processFinishedChannels()
     }
-    for request in requests.withLock({ $0.take() }) { finish(request.voice, counting: .failed) }
+    let waiting = requests.withLock { pending in
+      // The kept voices hold this core: let them go, and keep none from now on.
+      pending.voices.removeAll()
+      return pending.take()
+    }
+    for request in waiting { finish(request.voice, counting: .failed) }
     for waiting in awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }
     awaitingDecode.removeAll()
     for orphan in orphans { orphan.voice.setState(.finished) }

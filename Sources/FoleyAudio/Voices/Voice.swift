@@ -3,8 +3,13 @@ package import Synchronization
 /// The handle of one play of a sound.
 ///
 /// Every play gets its own voice and its own mixer channel, so a sound overlaps itself. A voice
-/// is never reused: once it finishes, every call on it does nothing, even if its channel is now
-/// playing something else (the handle's identity is its generation).
+/// you hold is never reused: once it finishes, every call on it does nothing, even if its channel
+/// is now playing something else (the handle's identity is its generation).
+///
+/// A voice that has finished and that nobody holds any more (fire-and-forget plays, the common
+/// case) is recycled by the engine for a later play, so triggering a sound allocates nothing. Keep
+/// a voice you care about with an ordinary (strong) reference: a `weak` one to a finished voice
+/// may later see another play.
 ///
 /// ```swift
 /// let voice = engine.play(engineHum, volume: 0.6)
@@ -26,7 +31,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The voice's generation: unique for the engine's lifetime, never reused.
-  public let id: UInt64
+  public var id: UInt64 { rawID.load(ordering: .relaxed) }
+  private let rawID: Atomic<UInt64>
   package let core: MixerCore?
   private let rawState: Atomic<UInt8>
   private let rawVolume: Atomic<UInt64>
@@ -45,7 +51,14 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   package let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
-  package let initialPlacement: SpatialPlacement?
+  package var initialPlacement: SpatialPlacement? {
+    let gain = Double(bitPattern: rawPlacementGain.load(ordering: .relaxed))
+    return gain.isNaN
+      ? nil : SpatialPlacement(gain: gain, pan: Double(bitPattern: rawPlacementPan.load(ordering: .relaxed)))
+  }
+  /// The placement's gain (NaN: none) and pan, atomics so a recycled voice can take new ones.
+  private let rawPlacementGain: Atomic<UInt64>
+  private let rawPlacementPan: Atomic<UInt64>
   /// The gain that brings its sound to its bus's loudness target (1 when it does not normalize).
   private let rawNormalization = Atomic<UInt64>(Double(1).bitPattern)
   package var normalization: Double {
@@ -61,12 +74,37 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
     placement: SpatialPlacement? = nil
   ) {
-    self.id = id
+    rawID = Atomic(id)
     self.core = core
     rawState = Atomic(state.rawValue)
     rawVolume = Atomic(volume.bitPattern)
     rawPan = Atomic(pan.bitPattern)
-    initialPlacement = placement
+    rawPlacementGain = Atomic((placement?.gain ?? .nan).bitPattern)
+    rawPlacementPan = Atomic((placement?.pan ?? 0).bitPattern)
+  }
+
+  /// Makes a finished voice that nobody else holds a new pending one, as `init` would: every
+  /// field back to its start. Only ``VoiceRecycler`` calls it, having checked both.
+  package func recycle(id: UInt64, volume: Double, pan: Double, placement: SpatialPlacement?) {
+    rawID.store(id, ordering: .relaxed)
+    rawVolume.store(volume.bitPattern, ordering: .relaxed)
+    rawPan.store(pan.bitPattern, ordering: .relaxed)
+    rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
+    rawChannel.store(-1, ordering: .relaxed)
+    rateRequest.store(RampRequest(target: 1, frames: 0).packed, ordering: .relaxed)
+    cutoffRequest.store(
+      RampRequest(target: VoiceShaping.openCutoffLog2, frames: 0).packed, ordering: .relaxed)
+    sendRequest.store(RampRequest(target: 0, frames: 0).packed, ordering: .relaxed)
+    dopplerRequest.store(RampRequest(target: 1, frames: 0).packed, ordering: .relaxed)
+    needsShaper.store(false, ordering: .relaxed)
+    rawPlacementGain.store((placement?.gain ?? .nan).bitPattern, ordering: .relaxed)
+    rawPlacementPan.store((placement?.pan ?? 0).bitPattern, ordering: .relaxed)
+    rawNormalization.store(Double(1).bitPattern, ordering: .relaxed)
+    schedule.withLock { $0 = nil }
+    rawStartFrame.store(-1, ordering: .relaxed)
+    rawVirtual.store(false, ordering: .relaxed)
+    // Last, with release: whoever sees it pending sees the rest.
+    rawState.store(State.pending.rawValue, ordering: .releasing)
   }
 
   /// A voice that never played (suppressed, or without an engine); it still has its own id.

@@ -1,0 +1,86 @@
+import FoleyAudio
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// The engine reuses a finished voice that nobody holds for a later play (so a trigger allocates
+/// nothing), read back from SDL's disk driver: the reused voice starts clean, and a voice the game
+/// holds is never reused.
+@MainActor
+@Suite("Voice recycling (disk driver)", .serialized)
+struct VoiceRecyclingTests {
+  @Test(
+    "a finished voice nobody holds carries the next play, which starts clean: its own id, rate 1, full volume, centred, unfiltered"
+  )
+  func reusedVoiceStartsClean() throws {
+    let tone = makeToneWAV(frequency: 441, duration: 0.3, amplitude: 0.5)
+    var secondStart = 0
+    let capture = try captureDiskOutput { engine, _ in
+      let sound = try engine.sound(data: tone)
+      // A weak reference does not hold a voice: it sees the object the engine reuses.
+      weak var first: Voice?
+      var firstID: UInt64 = 0
+      do {
+        let voice = engine.play(sound, volume: 0.25, pan: 1, rate: 2)
+        voice.setLowPassCutoff(200)
+        firstID = voice.id
+        first = voice
+      }
+      #expect(waitUntil { first?.isFinished == true })
+      let second = engine.play(sound)
+      #expect(second === first, "the engine made a new voice instead of reusing the finished one")
+      #expect(second.id > firstID && second.state != .finished)
+      #expect(second.playbackRate == 1 && abs(second.lowPassCutoff - 20_000) < 0.1)
+      #expect(second.volume == 1 && second.pan == 0 && !second.isVirtual)
+      #expect(waitUntil { second.isFinished })
+      secondStart = try #require(second.startFrame).index
+    }
+    // The first play was all right (pan 1), so the left channel holds only the second.
+    let range = try #require(capture.left.audibleRange())
+    #expect(
+      abs(range.lowerBound - secondStart) < 960, "heard from \(range.lowerBound), started at \(secondStart)")
+    #expect(abs(Double(range.count) / 48_000 - 0.3) < 0.005, "lasted \(Double(range.count) / 48_000) s")
+    let inner = (range.lowerBound + 480)..<(range.upperBound - 480)
+    let frequency = capture.left.frequency(in: inner)
+    #expect(abs(frequency - 441) / 441 < 0.001, "heard \(frequency) Hz")
+    let left = capture.left.rms(in: inner)
+    let right = capture.right.rms(in: inner)
+    #expect(abs(20 * log10(left / right)) < 0.1, "not centred: \(left) left, \(right) right")
+    // A 0.5 sine is 0.354 RMS; centred it loses at most 3 dB (not the 12 dB of volume 0.25 nor
+    // the 200 Hz low-pass's).
+    #expect(left > 0.354 * 0.7, "level \(left)")
+  }
+
+  @Test("a voice the game holds is never reused, however many plays come after it finished")
+  func heldVoiceIsKept() throws {
+    let tone = makeToneWAV(frequency: 441, duration: 0.02, amplitude: 0.5)
+    _ = try captureDiskOutput { engine, _ in
+      let sound = try engine.sound(data: tone)
+      let held = engine.play(sound)
+      #expect(waitUntil { held.isFinished })
+      let heldID = held.id
+      // Rounds of plays, each let go once finished: later rounds reuse earlier rounds' voices.
+      for _ in 0..<5 {
+        var round: [Voice] = []
+        for _ in 0..<40 { round.append(engine.play(sound)) }
+        #expect(round.allSatisfy { $0 !== held })
+        #expect(waitUntil { round.allSatisfy(\.isFinished) })
+      }
+      #expect(held.id == heldID && held.isFinished && held.startFrame != nil)
+    }
+  }
+
+  @Test("closing the engine lets its kept voices go, and with them the engine's core")
+  func closeReleasesVoices() throws {
+    weak var core: MixerCore?
+    _ = try captureDiskOutput { engine, _ in
+      core = engine.core
+      let sound = try engine.sound(data: makeToneWAV(frequency: 441, duration: 0.02, amplitude: 0.5))
+      var voices: [Voice] = []
+      for _ in 0..<20 { voices.append(engine.play(sound)) }
+      #expect(waitUntil { voices.allSatisfy(\.isFinished) })
+    }
+    #expect(waitUntil { core == nil }, "the core outlived its engine")
+  }
+}
