@@ -49,10 +49,10 @@ open class Scene: Node {
   private var services: [ObjectIdentifier: AnyObject] = [:]
   /// Nodes with watched nodes below them that moved since ``takeMovedNodes()`` was last called
   /// (kept only while ``tracksMoves``).
-  private var movedNodes: [Node] = []
+  @exclusivity(unchecked) private var movedNodes: [Node] = []
   /// Whether moves of watched nodes are kept for ``takeMovedNodes()`` (an attached audio engine
   /// turns it on, and takes them every update).
-  package var tracksMoves = false {
+  @exclusivity(unchecked) package var tracksMoves = false {
     didSet { if !tracksMoves { movedNodes.removeAll() } }
   }
 
@@ -64,9 +64,16 @@ open class Scene: Node {
   /// The nodes with watched nodes below them that moved since the last call (a node may be
   /// there more than once).
   package func takeMovedNodes() -> [Node] {
-    guard !movedNodes.isEmpty else { return [] }
-    defer { movedNodes.removeAll(keepingCapacity: true) }
-    return movedNodes
+    var taken: [Node] = []
+    takeMovedNodes(into: &taken)
+    return taken
+  }
+
+  /// The same into `buffer`, whose storage (emptied) the scene keeps for the next moves: an
+  /// update that takes them every frame allocates nothing.
+  package func takeMovedNodes(into buffer: inout [Node]) {
+    buffer.removeAll(keepingCapacity: true)
+    swap(&buffer, &movedNodes)
   }
   private var updateObservers: [(id: Int, phase: UpdatePhase, block: @MainActor (TimeInterval) -> Void)] = []
   private var nextObserverID = 0

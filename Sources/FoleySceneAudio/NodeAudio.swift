@@ -20,6 +20,9 @@ package final class NodeAudio: SceneMembershipObserver {
   @exclusivity(unchecked) package var obstruction: Double = 0
   @exclusivity(unchecked) package var occlusion: Double = 0
   @exclusivity(unchecked) private var voices: [Voice] = []
+  /// The slots of the node's positional voices in the scene links that place them (usually one
+  /// link, one or two slots): an update that finds the node moved marks them without a search.
+  @exclusivity(unchecked) package var positionalSlots: [PositionalSlot] = []
   /// The list's length at which finished voices are next dropped: twice what was left last time
   /// (at least 4), so a node that keeps many voices playing is not scanned on every trigger, and
   /// one that plays every frame lets its finished voices go within a few frames (for the engine
@@ -79,4 +82,11 @@ package final class NodeAudio: SceneMembershipObserver {
     voices.removeAll { $0.isFinished }
     for voice in voices { voice.groupVolume = effectiveVolume }
   }
+}
+
+/// One positional voice's slot in a scene link's table.
+package struct PositionalSlot {
+  /// The link (`SceneAudioLink`) whose table the slot is in.
+  package let link: ObjectIdentifier
+  package let slot: Int
 }

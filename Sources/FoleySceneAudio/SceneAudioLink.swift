@@ -23,15 +23,20 @@ package final class SceneAudioLink {
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
   /// used (a finished voice's slot is freed and reused); beside them the placement state, plain
   /// values, so a pass over thousands of still emitters reads only those and touches no node.
-  private var slotNodes: [Node?] = []
-  private var slotVoices: [Voice?] = []
-  private var slotState: [PlacedState] = []
-  private var freeSlots: [Int] = []
+  /// Main-actor state walked for every voice each update: the runtime's exclusivity checks are
+  /// left off (nothing here is touched twice at once), as on `Node`.
+  @exclusivity(unchecked) private var slotNodes: [Node?] = []
+  @exclusivity(unchecked) private var slotVoices: [Voice?] = []
+  @exclusivity(unchecked) private var slotState: [PlacedState] = []
+  @exclusivity(unchecked) private var freeSlots: [Int] = []
   private var liveSlots: Int { slotState.count - freeSlots.count }
-  /// The slots of each followed node (a node may carry several voices).
-  private var slotsOfNode: [ObjectIdentifier: [Int]] = [:]
   /// The engine's count of finished voices when the slots were last swept.
-  private var finishedVoicesSeen = -1
+  @exclusivity(unchecked) private var finishedVoicesSeen = -1
+  /// The placements that changed in an update, kept between updates so a frame does not grow a
+  /// new list.
+  @exclusivity(unchecked) private var moves: [(Voice, SpatialPlacement)] = []
+  /// The scene's moved nodes of the last update, in storage handed back and forth with it.
+  @exclusivity(unchecked) private var movedNodes: [Node] = []
   /// Where a positional voice was placed, whether its node (or an ancestor) moved since, and how
   /// far the listener may travel before it must be placed again: at once within the maximum
   /// distance, and beyond it only once the listener could have come within it.
@@ -43,7 +48,7 @@ package final class SceneAudioLink {
     var isLive = false
   }
   /// How far the listener has moved, in all, since the link was made.
-  private var listenerTravel = 0.0
+  @exclusivity(unchecked) private var listenerTravel = 0.0
   /// Where the listener was at the last update.
   private var lastListener: Point?
   /// The audio nodes in the scene.
@@ -170,16 +175,16 @@ package final class SceneAudioLink {
     slotState[slot] = PlacedState(
       placement: voice.initialPlacement ?? placement, distance: distance,
       recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true)
-    slotsOfNode[ObjectIdentifier(node), default: []].append(slot)
+    // The node keeps its own slots (a field in its storage, not a table to search per move).
+    NodeAudio.ensure(node).positionalSlots.append(PositionalSlot(link: ObjectIdentifier(self), slot: slot))
     node.watch()
   }
 
   private func free(_ slot: Int) {
     guard slotState[slot].isLive, let node = slotNodes[slot] else { return }
     node.unwatch()
-    let key = ObjectIdentifier(node)
-    slotsOfNode[key]?.removeAll { $0 == slot }
-    if slotsOfNode[key]?.isEmpty == true { slotsOfNode[key] = nil }
+    let link = ObjectIdentifier(self)
+    NodeAudio.of(node)?.positionalSlots.removeAll { $0.link == link && $0.slot == slot }
     slotNodes[slot] = nil
     slotVoices[slot] = nil
     slotState[slot].isLive = false
@@ -188,8 +193,10 @@ package final class SceneAudioLink {
 
   /// Marks the voices of `node` and of the watched nodes below it as moved.
   private func markMoved(_ node: Node) {
-    if node.watchers > 0, let slots = slotsOfNode[ObjectIdentifier(node)] {
-      for slot in slots { slotState[slot].isDirty = true }
+    if node.watchers > 0, let audio = NodeAudio.of(node) {
+      let link = ObjectIdentifier(self)
+      // A node that moved to another scene may still hold slots of the link it left.
+      for entry in audio.positionalSlots where entry.link == link { slotState[entry.slot].isDirty = true }
     }
     guard node.watchedInSubtree > node.watchers else { return }
     for child in node.children where child.watchedInSubtree > 0 { markMoved(child) }
@@ -198,7 +205,9 @@ package final class SceneAudioLink {
   /// Moves every positional voice whose node moved, or that the listener's move may change, to
   /// where it is heard now, ramping over one update.
   private func placeVoices() {
-    let moved = scene.takeMovedNodes()
+    scene.takeMovedNodes(into: &movedNodes)
+    // Emptied (its storage kept) before the update ends: a moved node is not held past it.
+    defer { movedNodes.removeAll(keepingCapacity: true) }
     guard liveSlots > 0 else { return }
     let finishedVoices = core.counters.finishedVoices.load(ordering: .acquiring)
     if finishedVoices != finishedVoicesSeen {
@@ -206,8 +215,8 @@ package final class SceneAudioLink {
       finishedVoicesSeen = finishedVoices
       for slot in slotVoices.indices where slotVoices[slot]?.isFinished == true { free(slot) }
     }
-    for node in moved { markMoved(node) }
-    var moves: [(Voice, SpatialPlacement)] = []
+    for node in movedNodes { markMoved(node) }
+    moves.removeAll(keepingCapacity: true)
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
     let placesAll = lastListener == nil
