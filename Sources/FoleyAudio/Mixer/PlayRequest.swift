@@ -56,33 +56,28 @@ package struct PendingRequests: Sendable {
 /// lock of ``PendingRequests``, which every play takes anyway.
 package struct VoiceRecycler: Sendable {
   package static let maximumCount = 8_192
-  /// How many of the oldest a take looks at: one (each look costs a cache miss, the voice last
-  /// touched by the queue), which still turns a full list over, past voices that stay held.
-  static let looksPerTake = 1
   private var ring: [Voice?] = []
   private var head = 0
   private(set) var count = 0
   /// False once the engine has shut down: nothing is kept (a kept voice holds the engine's core).
   var keepsVoices = true
 
-  /// A finished voice nobody else holds, made the new pending voice `id`; nil when none of the
-  /// oldest is free (the caller makes one and ``keep(_:)``s it).
+  /// The oldest voice made the new pending voice `id`, if it has finished and nobody else holds
+  /// it; nil otherwise (the caller makes one and ``keep(_:)``s it). One look a take (each costs a
+  /// cache miss: the queue touched the voice last), which still turns a full ring over, past
+  /// voices that stay held.
   package mutating func reuse(
     id: UInt64, volume: Double, pan: Double, placement: SpatialPlacement?
   ) -> Voice? {
-    for _ in 0..<Self.looksPerTake {
-      guard count > 0 else { return nil }
-      let free = ring[head]!.isFinished && isKnownUniquelyReferenced(&ring[head])
-      let voice = ring[head].take()!
-      head = (head + 1) % ring.count
-      count -= 1
-      append(voice)
-      if free {
-        voice.recycle(id: id, volume: volume, pan: pan, placement: placement)
-        return voice
-      }
-    }
-    return nil
+    guard count > 0 else { return nil }
+    let free = ring[head]!.isFinished && isKnownUniquelyReferenced(&ring[head])
+    let voice = ring[head].take()!
+    head = (head + 1) % ring.count
+    count -= 1
+    append(voice)
+    guard free else { return nil }
+    voice.recycle(id: id, volume: volume, pan: pan, placement: placement)
+    return voice
   }
 
   /// Keeps a newly made voice, to be reused once it is done with; beyond ``maximumCount`` it is
