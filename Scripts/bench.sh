@@ -50,6 +50,9 @@ for round in $(seq 1 "$rounds"); do
   floor="$("$work/raw_mixer" floor "$work/short.wav" 256 "$triggers" | sed 's/.*"cpu": \([0-9.]*\).*/\1/')"
   echo "{\"raw_c_trigger_cpu_us_by_channels\": {$cpus}, \"raw_c_trigger_us_by_channels\": {$walls}, \"raw_c_trigger_floor_cpu_us\": $floor}" >> "$raw"
   unset cpus walls
+  echo "bench: round $round of $rounds: start-up (Foley, then C)…" >&2
+  foley_group startup
+  echo "{\"raw_c_first_sound_ms\": $("$work/raw_mixer" firstsound "$work/long.wav")}" >> "$raw"
   echo "bench: round $round of $rounds: mixing and idle (Foley, then C)…" >&2
   foley_group mix
   plain="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 64 plain s16)"

@@ -15,6 +15,9 @@
  *                                         own circle (Mix_SetPosition: angle and distance) every
  *                                         frame; the loop's thread CPU per frame, and process CPU
  *                                         as a share of a core (SDL's mixing included)
+ *   raw_mixer firstsound FILE          -> ms of wall time from before SDL_Init to the first post-mix
+ *                                         call after Mix_PlayChannel (the first buffer carrying it),
+ *                                         Mix_LoadWAV in between
  */
 #include <SDL.h>
 #include <SDL_mixer.h>
@@ -39,7 +42,32 @@ static int open_mixer(const char *format) {
   return 1;
 }
 
+static volatile double first_mixed = 0;
+
+/* SDL_mixer calls its post-mix hook after mixing the channels, with the device locked, and
+ * Mix_PlayChannel takes the same lock: a channel playing here was mixed in this buffer. */
+static void note_first_mix(void *udata, Uint8 *stream, int len) {
+  (void)udata, (void)stream, (void)len;
+  if (first_mixed == 0 && Mix_Playing(-1) > 0) first_mixed = clock_seconds(CLOCK_MONOTONIC);
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 3 && strcmp(argv[1], "firstsound") == 0) {
+    double start = clock_seconds(CLOCK_MONOTONIC);
+    if (!open_mixer("f32")) return 1;
+    Mix_Chunk *chunk = Mix_LoadWAV(argv[2]);
+    if (!chunk) {
+      fprintf(stderr, "raw_mixer: %s\n", SDL_GetError());
+      return 1;
+    }
+    Mix_SetPostMix(note_first_mix, NULL);
+    Mix_PlayChannel(-1, chunk, 0);
+    while (first_mixed == 0) SDL_Delay(0);
+    printf("%.4f\n", (first_mixed - start) * 1000);
+    Mix_CloseAudio();
+    SDL_Quit();
+    return 0;
+  }
   if (argc < 3) {
     fprintf(stderr, "usage: see the comment at the top of raw_mixer.c\n");
     return 2;

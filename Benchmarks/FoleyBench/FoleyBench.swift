@@ -50,6 +50,7 @@ enum FoleyBench {
     case "inspector": figures = try InspectorBenchmarks.figures(long, quick: quick, logger: logger)
     case "soundmap": figures = try SoundMapBenchmarks.figures(short, quick: quick, logger: logger)
     case "positional": figures = try PositionalBenchmarks.figures(long, quick: quick, logger: logger)
+    case "startup": figures = try StartupBenchmarks.figures(long, quick: quick, logger: logger)
     default:
       FileHandle.standardError.write(Data("foley-bench: unknown group \(arguments[1])\n".utf8))
       exit(2)
