@@ -120,8 +120,13 @@ struct PostEventBehavior: ActionBehavior {
   var duration: TimeInterval { 0 }
 
   func makeRunner(on node: Node) -> any ActionRunner {
-    InstantRunner { [name, parameters] node in
-      node.scene?.events.post(name, parameters: parameters, from: node)
-    }
+    InstantRunner { [self] node in perform(on: node) }
+  }
+
+  /// Instant: a node runs it with no runner (a sound-map trigger allocates none).
+  var isInstant: Bool { true }
+
+  func perform(on node: Node) {
+    node.scene?.events.post(name, parameters: parameters, from: node)
   }
 }

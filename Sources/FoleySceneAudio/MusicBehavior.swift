@@ -18,14 +18,19 @@ package struct MusicBehavior: ActionBehavior {
   package var duration: TimeInterval { 0 }
 
   package func makeRunner(on node: Node) -> any ActionRunner {
-    InstantRunner { [command, engine] node in
-      guard let engine = engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed else {
-        return
-      }
-      switch command {
-      case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
-      case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
-      }
+    InstantRunner { [self] node in perform(on: node) }
+  }
+
+  /// Instant: a node runs it with no runner.
+  package var isInstant: Bool { true }
+
+  package func perform(on node: Node) {
+    guard let engine = engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed else {
+      return
+    }
+    switch command {
+    case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
+    case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
     }
   }
 }

@@ -16,20 +16,25 @@ package struct PlaybackBehavior: ActionBehavior {
   package var duration: TimeInterval { 0 }
 
   package func makeRunner(on node: Node) -> any ActionRunner {
-    InstantRunner { [command] node in
-      if let audioNode = node as? AudioNode {
+    InstantRunner { [self] node in perform(on: node) }
+  }
+
+  /// Instant: a node runs it with no runner.
+  package var isInstant: Bool { true }
+
+  package func perform(on node: Node) {
+    if let audioNode = node as? AudioNode {
+      switch command {
+      case .play: audioNode.play()
+      case .pause: audioNode.pause()
+      case .stop: audioNode.stop()
+      }
+    } else if let audio = NodeAudio.of(node) {
+      for voice in audio.liveVoices {
         switch command {
-        case .play: audioNode.play()
-        case .pause: audioNode.pause()
-        case .stop: audioNode.stop()
-        }
-      } else if let audio = NodeAudio.of(node) {
-        for voice in audio.liveVoices {
-          switch command {
-          case .play: voice.resume()
-          case .pause: voice.pause()
-          case .stop: voice.stop()
-          }
+        case .play: voice.resume()
+        case .pause: voice.pause()
+        case .stop: voice.stop()
         }
       }
     }

@@ -66,6 +66,19 @@ struct InstantActionTests {
     #expect(count.performed == 5 && count.runnersMade == 1)
   }
 
+  @Test("postEvent, an instant behavior, posts in its first step from its node, once; at speed 0 it waits")
+  func postEventIsInstant() {
+    let (scene, node) = makeSceneWithNode()
+    var senders: [ObjectIdentifier?] = []
+    _ = scene.events.subscribe("ping") { event in senders.append(event.node.map(ObjectIdentifier.init)) }
+    var held = Action.postEvent("ping")
+    held.speed = 0
+    node.run(held)
+    node.run(.postEvent("ping"))
+    step(scene, by: [0.1, 0.1])
+    #expect(senders == [ObjectIdentifier(node)])
+  }
+
   @Test(
     "a block that updates the scene again mid-step runs the node's other actions once each, and nothing is lost"
   )
