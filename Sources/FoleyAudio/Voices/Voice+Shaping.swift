@@ -11,6 +11,8 @@ package enum VoiceShaping {
   /// The requests of a voice that was never shaped (rate 1, cutoff open).
   package static let unitRate = RampRequest(target: 1, frames: 0).packed
   package static let openCutoff = RampRequest(target: openCutoffLog2, frames: 0).packed
+  /// The reverb send of a voice that was never sent (none).
+  package static let noSend = RampRequest(target: 0, frames: 0).packed
 }
 
 /// Shaping a voice while it plays: its playback rate (pitch and tempo together), a low-pass

@@ -41,12 +41,11 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawChannel = Atomic<Int>(-1)
   /// The shaping the game asked for, read by the mixing thread each buffer (see
   /// `Voice+Shaping.swift`): playback rate, low-pass cutoff (log2 of hertz), reverb send.
-  package let rateRequest = Atomic<UInt64>(RampRequest(target: 1, frames: 0).packed)
-  package let cutoffRequest = Atomic<UInt64>(
-    RampRequest(target: VoiceShaping.openCutoffLog2, frames: 0).packed)
-  package let sendRequest = Atomic<UInt64>(RampRequest(target: 0, frames: 0).packed)
+  package let rateRequest = Atomic<UInt64>(VoiceShaping.unitRate)
+  package let cutoffRequest = Atomic<UInt64>(VoiceShaping.openCutoff)
+  package let sendRequest = Atomic<UInt64>(VoiceShaping.noSend)
   /// The doppler factor the scene gives a positional voice, multiplied into its rate.
-  package let dopplerRequest = Atomic<UInt64>(RampRequest(target: 1, frames: 0).packed)
+  package let dopplerRequest = Atomic<UInt64>(VoiceShaping.unitRate)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
   package let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
@@ -91,11 +90,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawPan.store(pan.bitPattern, ordering: .relaxed)
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
     rawChannel.store(-1, ordering: .relaxed)
-    rateRequest.store(RampRequest(target: 1, frames: 0).packed, ordering: .relaxed)
-    cutoffRequest.store(
-      RampRequest(target: VoiceShaping.openCutoffLog2, frames: 0).packed, ordering: .relaxed)
-    sendRequest.store(RampRequest(target: 0, frames: 0).packed, ordering: .relaxed)
-    dopplerRequest.store(RampRequest(target: 1, frames: 0).packed, ordering: .relaxed)
+    rateRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
+    cutoffRequest.store(VoiceShaping.openCutoff, ordering: .relaxed)
+    sendRequest.store(VoiceShaping.noSend, ordering: .relaxed)
+    dopplerRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
     needsShaper.store(false, ordering: .relaxed)
     rawPlacementGain.store((placement?.gain ?? .nan).bitPattern, ordering: .relaxed)
     rawPlacementPan.store((placement?.pan ?? 0).bitPattern, ordering: .relaxed)
