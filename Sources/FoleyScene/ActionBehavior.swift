@@ -42,6 +42,20 @@ public protocol ActionBehavior: Sendable {
   @MainActor func perform(on node: Node)
 }
 
+/// A behavior whose every run is one call of its ``ActionBehavior/perform(on:)``, at once: it
+/// takes no time, is instant (a node runs it with no runner), and inside a container its runner
+/// just calls `perform`. A conforming type must implement `perform(on:)` itself (the default one
+/// would make this runner, which calls it again).
+package protocol InstantActionBehavior: ActionBehavior {}
+
+extension InstantActionBehavior {
+  package var duration: TimeInterval { 0 }
+  package var isInstant: Bool { true }
+  @MainActor package func makeRunner(on node: Node) -> any ActionRunner {
+    InstantRunner { [self] node in perform(on: node) }
+  }
+}
+
 extension ActionBehavior {
   public func reversed() -> any ActionBehavior { self }
   public var isInstant: Bool { false }

@@ -114,17 +114,10 @@ extension Action {
   }
 }
 
-struct PostEventBehavior: ActionBehavior {
+/// Instant: a node runs it with no runner (a sound-map trigger allocates none).
+struct PostEventBehavior: InstantActionBehavior {
   let name: String
   let parameters: [String: EventValue]
-  var duration: TimeInterval { 0 }
-
-  func makeRunner(on node: Node) -> any ActionRunner {
-    InstantRunner { [self] node in perform(on: node) }
-  }
-
-  /// Instant: a node runs it with no runner (a sound-map trigger allocates none).
-  var isInstant: Bool { true }
 
   func perform(on node: Node) {
     node.scene?.events.post(name, parameters: parameters, from: node)

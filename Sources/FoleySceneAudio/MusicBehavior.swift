@@ -6,7 +6,7 @@ package import Foundation
 /// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music
 /// player of the engine attached to the node's scene (or the one given) to play or stop. The
 /// action itself is instantaneous; the music goes on after it.
-package struct MusicBehavior: ActionBehavior {
+package struct MusicBehavior: InstantActionBehavior {
   package enum Command {
     case play(Track, crossfade: Double)
     case stop(fadeOut: Double)
@@ -14,15 +14,6 @@ package struct MusicBehavior: ActionBehavior {
 
   package let command: Command
   package let engine: AudioEngine?
-
-  package var duration: TimeInterval { 0 }
-
-  package func makeRunner(on node: Node) -> any ActionRunner {
-    InstantRunner { [self] node in perform(on: node) }
-  }
-
-  /// Instant: a node runs it with no runner.
-  package var isInstant: Bool { true }
 
   package func perform(on node: Node) {
     guard let engine = engine ?? node.scene.flatMap(SceneAudioLink.of)?.engine, !engine.isClosed else {

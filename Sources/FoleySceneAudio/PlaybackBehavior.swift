@@ -4,7 +4,7 @@ package import Foundation
 
 /// `Action.play()`, `.pause()` and `.stop()`: on an ``AudioNode``, its sound; on any other node,
 /// the voices the node's sound actions started. Instantaneous.
-package struct PlaybackBehavior: ActionBehavior {
+package struct PlaybackBehavior: InstantActionBehavior {
   package enum Command {
     case play
     case pause
@@ -12,15 +12,6 @@ package struct PlaybackBehavior: ActionBehavior {
   }
 
   package let command: Command
-
-  package var duration: TimeInterval { 0 }
-
-  package func makeRunner(on node: Node) -> any ActionRunner {
-    InstantRunner { [self] node in perform(on: node) }
-  }
-
-  /// Instant: a node runs it with no runner.
-  package var isInstant: Bool { true }
 
   package func perform(on node: Node) {
     if let audioNode = node as? AudioNode {
