@@ -1,7 +1,7 @@
 package import FoleyAudio
 package import FoleyMusic
 package import FoleyScene
-package import Foundation
+import Foundation
 
 /// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music
 /// player of the engine attached to the node's scene (or the one given) to play or stop. The

@@ -1,6 +1,6 @@
 import FoleyAudio
 package import FoleyScene
-package import Foundation
+import Foundation
 
 /// `Action.play()`, `.pause()` and `.stop()`: on an ``AudioNode``, its sound; on any other node,
 /// the voices the node's sound actions started. Instantaneous.
