@@ -288,7 +288,13 @@ int foley_check_isolated(const void *bytes, size_t length, const char *path, int
       return checked_report(&job, result);
     }
   }
-  return run_isolated(&job, timeout_ms, memory_limit, result);
+  // A forked child: its report goes through memory shared with it, then to the caller's.
+  foley_decode_result *shared = foley_shared_alloc(sizeof *shared);
+  if (!shared) return fail(result, FOLEY_ERR_ISOLATION, "%s", "cannot map memory for the decoder");
+  int status = run_isolated(&job, timeout_ms, memory_limit, shared);
+  *result = *shared;
+  foley_shared_free(shared, sizeof *shared);
+  return status;
 }
 
 int foley_decode_isolated_samples(const void *bytes, size_t length, const foley_target *target, double max_seconds,

@@ -133,7 +133,8 @@ int foley_decode_isolated_samples(const void *bytes, size_t length, const foley_
 // Reads a whole stream (from `bytes`, or from the file at `path` when bytes is NULL) in a child
 // process and throws the audio away: a check that a track decodes to its end without crashing,
 // hanging or running away with memory, before it is streamed in the caller's own process.
-// `result` must come from foley_shared_alloc; its info and message are filled in.
+// Its info and message are filled in `result` (any memory: a forked child reports through memory
+// of its own shared with it).
 int foley_check_isolated(const void *bytes, size_t length, const char *path, int timeout_ms, size_t memory_limit,
                          foley_decode_result *result);
 
@@ -146,6 +147,17 @@ void foley_shared_free(void *memory, size_t size);
 // id while it runs (0 otherwise). For tests and tools.
 uint64_t foley_service_starts(void);
 int32_t foley_service_pid(void);
+// Starts the decoding service on a thread of its own, if it is not running or starting, so that
+// the game's first decodes do not wait for it (an engine opening calls this). While it starts, a
+// job from a game still small (at most 128 MiB resident, where a fork costs a few milliseconds;
+// FOLEY_DECODER_FORK_LIMIT_MIB sets another bound, 0 none) is decoded in a forked child instead
+// of waiting for it; a larger game waits, as before.
+// `memory_limit` is what the service may add to its address space.
+void foley_service_prewarm(size_t memory_limit);
+// Whether a prewarm's start is under way now, and how many jobs went to a forked child because
+// one was. For tests and tools.
+int foley_service_starting(void);
+uint64_t foley_service_forks_while_starting(void);
 
 // A stream decoded in a streaming service: a helper process of one engine's (beside the
 // process-wide service that decodes whole sounds), so one engine's stuck stream never holds
@@ -168,6 +180,10 @@ void foley_streaming_free(foley_streaming *streaming);
 // answer now (0 or 1). Neither waits for a request. For tests and tools.
 int32_t foley_streaming_pid(const foley_streaming *streaming);
 int foley_streaming_reads_waiting(const foley_streaming *streaming);
+// Starts the streaming service now if it is not running, on the calling thread (it waits for the
+// service to be ready, about 20 ms): for a thread that prepares tracks, so that their first open
+// does not wait for the start. 0 when the service runs, -1 if it cannot start or was given up.
+int foley_streaming_prewarm(foley_streaming *streaming, size_t memory_limit);
 // A new memfd (close-on-exec), for bytes the streaming service is to map; -1 if none can be made.
 int foley_memfd(const char *name);
 foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t length, int timeout_ms,
