@@ -323,6 +323,9 @@ __attribute__((constructor)) static void foley_service_entry(void) {
   if (pthread_create(&watcher, NULL, watch_game, &watched) != 0) _exit(1);
   prctl(PR_SET_NAME, "foley-decoder");
   foley_prepare_isolated_process((size_t)memory_limit);
+  // Fault injection for the tests of a slow start (FOLEY_DECODER_FAULTS=slow-start in the game).
+  const char *faults = getenv("FOLEY_DECODER_FAULTS");
+  if (faults && strstr(faults, "slow-start")) sleep(3);
   char ready = 1;
   if (send_with_fds(socket, &ready, 1, NULL, 0) != 0) _exit(0);
   serve(socket);
@@ -355,6 +358,11 @@ typedef struct {
 // playing stream waiting, a stream's crash never fails a decode, and one engine's stuck stream
 // never holds another engine's.
 static service_state decoder = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
+
+// A prewarm's start of the decoder service is under way (set before its thread exists, cleared
+// once the service is ready or failed), and the jobs that were forked meanwhile.
+static atomic_int decoder_starting;
+static atomic_ullong forks_while_starting;
 
 // Makes `buffer` hold at least `size` bytes (rounded up to 1 MiB); 0 on success.
 static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
@@ -545,11 +553,71 @@ static int exchange(service_state *service, const service_request *request, cons
   return -1;
 }
 
+// The resident memory of this process, in bytes (0 if /proc cannot say).
+static size_t resident_bytes(void) {
+  int file = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (file < 0) return 0;
+  char text[128];
+  ssize_t got = read(file, text, sizeof text - 1);
+  close(file);
+  if (got <= 0) return 0;
+  text[got] = 0;
+  unsigned long long size = 0, resident = 0;
+  if (sscanf(text, "%llu %llu", &size, &resident) != 2) return 0;
+  return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+// Up to how much resident memory a job forks while the service starts: 128 MiB, or
+// FOLEY_DECODER_FORK_LIMIT_MIB (0: never).
+static size_t fork_while_starting_limit(void) {
+  const char *text = getenv("FOLEY_DECODER_FORK_LIMIT_MIB");
+  if (!text || !*text) return (size_t)128 << 20;
+  char *end = NULL;
+  unsigned long long mebibytes = strtoull(text, &end, 10);
+  if (*end || mebibytes > (1ull << 20)) return (size_t)128 << 20;
+  return (size_t)mebibytes << 20;
+}
+
+static void *prewarm_decoder(void *argument) {
+  size_t memory_limit = (size_t)(uintptr_t)argument;
+  pthread_mutex_lock(&decoder.lock);
+  if (decoder.pid == 0 && !decoder.disabled && start_service(&decoder, memory_limit) != 0) decoder.disabled = 1;
+  atomic_store(&decoder_starting, 0);
+  pthread_mutex_unlock(&decoder.lock);
+  return NULL;
+}
+
+void foley_service_prewarm(size_t memory_limit) {
+  if (getenv("FOLEY_DECODER_SERVICE_OFF") || atomic_load(&decoder.visible_pid) != 0) return;
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&decoder_starting, &idle, 1)) return;
+  pthread_attr_t attributes;
+  pthread_t thread;
+  int made = pthread_attr_init(&attributes) == 0 &&
+             pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0 &&
+             pthread_create(&thread, &attributes, prewarm_decoder, (void *)(uintptr_t)memory_limit) == 0;
+  pthread_attr_destroy(&attributes);
+  if (!made) atomic_store(&decoder_starting, 0);
+}
+
+int foley_service_starting(void) { return atomic_load(&decoder_starting); }
+
+uint64_t foley_service_forks_while_starting(void) { return atomic_load(&forks_while_starting); }
+
 int foley_service_run(const void *bytes, size_t length, const foley_target *target, double max_seconds,
                       int timeout_ms, size_t memory_limit, size_t capacity, int faults, foley_decode_result *result,
                       void **samples) {
   if (getenv("FOLEY_DECODER_SERVICE_OFF")) return -1;
   if (samples) *samples = NULL;
+  // The service is still starting (about 20 ms: the game's executable, run again, loads every
+  // library it links): a game that is still small forks a child for this job rather than wait.
+  if (atomic_load(&decoder_starting)) {
+    size_t resident = resident_bytes();
+    if (resident > 0 && resident <= fork_while_starting_limit()) {
+      atomic_fetch_add(&forks_while_starting, 1);
+      return -1;
+    }
+  }
   service_state *service = &decoder;
   pthread_mutex_lock(&service->lock);
   if (service->disabled || ensure_buffer(&service->input, length, "foley-job-in") != 0 ||
@@ -643,6 +711,21 @@ void foley_streaming_free(foley_streaming *streaming) {
   if (streaming->wake >= 0) close(streaming->wake);
   pthread_mutex_destroy(&streaming->service.lock);
   free(streaming);
+}
+
+int foley_streaming_prewarm(foley_streaming *streaming, size_t memory_limit) {
+  if (!streaming || cancelled(streaming) || getenv("FOLEY_DECODER_SERVICE_OFF")) return -1;
+  service_state *service = &streaming->service;
+  pthread_mutex_lock(&service->lock);
+  int outcome = 0;
+  if (cancelled(streaming)) {
+    outcome = -1;  // the engine closed while this waited for the lock: no new service
+  } else if (service->pid == 0) {
+    outcome = service->disabled ? -1 : start_service(service, memory_limit);
+    if (outcome != 0) service->disabled = 1;
+  }
+  pthread_mutex_unlock(&service->lock);
+  return outcome;
 }
 
 int32_t foley_streaming_pid(const foley_streaming *streaming) {

@@ -123,8 +123,9 @@ extension MusicPlayer {
   /// Checks `tracks` ahead, off the game thread (each is read once and decoded to its end by
   /// the decoding service, as before any play), so that a later play, transition or stem set
   /// starts within a buffer or two instead of waiting for its check: a 70 s Vorbis track's
-  /// check takes about 0.1 s, longer than a beat at 120 bpm. `completion` learns on the game
-  /// thread which tracks failed, and why.
+  /// check takes about 0.1 s, longer than a beat at 120 bpm. It also starts the engine's
+  /// streaming service, if it is not running, so the first play does not wait for that either
+  /// (about 20 ms). `completion` learns on the game thread which tracks failed, and why.
   ///
   /// ```swift
   /// music.prepare([combat, boss]) { failures in
@@ -137,6 +138,11 @@ extension MusicPlayer {
     let filler = self.filler
     let checker = self.checker
     let mailbox = self.mailbox
+    // The engine's streaming service starts beside the checks (about 20 ms), so that the first
+    // play of a prepared track does not wait for it.
+    if checker.isolated, !tracks.isEmpty {
+      DispatchQueue.global(qos: .utility).async { filler.streamingService.prewarm() }
+    }
     DispatchQueue.global(qos: .utility).async {
       var failures: [(Track, SoundError)] = []
       for track in tracks {

@@ -24,9 +24,27 @@ struct DecodingServiceTests {
       in: .whitespacesAndNewlines)
   }
 
+  /// Waits (generously) until no prewarm's start of the service is under way: an engine that
+  /// opens starts one, and the tests below count the service's starts and name its process.
+  static func settle() {
+    let deadline = Date().addingTimeInterval(120)
+    while foley_service_starting() != 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+  }
+
+  /// Ends the running service, as a crash does, so that the next job or prewarm starts another.
+  /// The bytes differ each time (`frequency`): an engine remembers a sound that failed.
+  static func crashService(_ engine: AudioEngine, frequency: Double = 440) {
+    withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
+      _ = try? Sound(
+        data: Data("FOLEY-FAULT:SEGV".utf8) + makeToneWAV(frequency: frequency, duration: 0.1),
+        name: "crash.wav", engine: engine)
+    }
+  }
+
   @Test("twenty sounds decode in one service process, a fresh small one named foley-decoder")
   func oneProcessForManyDecodes() throws {
     let audio = try EmbeddedAudio()
+    Self.settle()
     _ = try audio.engine.sound(data: makeToneWAV(frequency: 300, duration: 0.05), name: "first.wav")
     let starts = foley_service_starts()
     let pid = foley_service_pid()
@@ -51,6 +69,7 @@ struct DecodingServiceTests {
   @Test("a crash ends the service, the sound fails typed, and the next decode starts a new service")
   func crashRestartsTheService() throws {
     let audio = try EmbeddedAudio()
+    Self.settle()
     _ = try audio.engine.sound(data: makeToneWAV(frequency: 300, duration: 0.05), name: "warm.wav")
     let starts = foley_service_starts()
     let before = foley_service_pid()
@@ -72,6 +91,7 @@ struct DecodingServiceTests {
   @Test("a new service keeps none of the game's descriptors open: a pipe the game made is not held by it")
   func serviceInheritsNoDescriptors() throws {
     let audio = try EmbeddedAudio()
+    Self.settle()
     // A pipe the game holds (not close-on-exec, as Foundation's Pipe makes them) when the service
     // starts: before, the service kept it open for its life, and a reader of the pipe never saw
     // its end (a test of a child process hung on it).
@@ -89,11 +109,7 @@ struct DecodingServiceTests {
     }
     let pipeName = try #require(target("/proc/self/fd/\(ends[1])"))
     // Crash the running service so the next decode starts a new one with the pipe open.
-    withEnvironment(["FOLEY_DECODER_FAULTS": "1"]) {
-      _ = try? Sound(
-        data: Data("FOLEY-FAULT:SEGV".utf8) + makeToneWAV(frequency: 440, duration: 0.1), name: "crash.wav",
-        engine: audio.engine)
-    }
+    Self.crashService(audio.engine)
     _ = try audio.engine.sound(data: makeToneWAV(frequency: 520, duration: 0.05), name: "fresh.wav")
     let service = foley_service_pid()
     #expect(service > 0)
@@ -101,6 +117,74 @@ struct DecodingServiceTests {
     #expect(!descriptors.isEmpty)
     let held = descriptors.filter { target("/proc/\(service)/fd/\($0)") == pipeName }
     #expect(held.isEmpty, "the service holds the game's pipe as fd \(held)")
+  }
+
+  @Test(
+    "an engine opening starts the service; a small game's decodes meanwhile run in a forked child, a large game's wait"
+  )
+  func decodesWhileTheServiceStarts() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    Self.settle()
+    #expect(foley_service_pid() > 0, "opening the engine started no service")
+    // Each decode has bytes of its own: the engine would hand back a sound it has already.
+    let reference = try audio.engine.sound(
+      data: makeToneWAV(frequency: 650, duration: 0.2), name: "reference.wav")
+    // A start that takes 3 s (the fault), begun as an engine's opening begins it.
+    func startSlowly(forkingUpTo mebibytes: Int, _ body: () throws -> Void) throws {
+      Self.crashService(audio.engine, frequency: 400 + Double(mebibytes % 100))
+      #expect(foley_service_pid() == 0)
+      try withEnvironment([
+        "FOLEY_DECODER_FAULTS": "slow-start", "FOLEY_DECODER_FORK_LIMIT_MIB": "\(mebibytes)",
+      ]) {
+        foley_service_prewarm(512 << 20)
+        let deadline = Date().addingTimeInterval(60)
+        while foley_service_pid() == 0 && foley_service_starting() != 0 && Date() < deadline {
+          Thread.sleep(forTimeInterval: 0.001)
+        }
+        try body()
+      }
+      Self.settle()
+    }
+    // Small enough (a bound above this process): the decode does not wait for the start.
+    var starts = foley_service_starts()
+    var forks = foley_service_forks_while_starting()
+    try startSlowly(forkingUpTo: 1 << 20) {
+      let early = try audio.engine.sound(data: makeToneWAV(frequency: 600, duration: 0.2), name: "early.wav")
+      #expect(foley_service_starting() != 0, "the decode waited for the service")
+      #expect(early.duration == reference.duration)
+      let voice = audio.engine.play(early)
+      #expect(audio.advance(until: { voice.isFinished }))
+      let range = try #require(audio.left.audibleRange())
+      #expect(
+        abs(audio.left.frequency(in: (range.lowerBound + 1_000)..<(range.upperBound - 1_000)) - 600) < 2)
+      // A track's check forks too, and its child's report reaches the game (it once did not:
+      // the report was written in the child's copy of the caller's memory).
+      let track = Track(data: makeToneWAV(frequency: 500, duration: 0.3), name: "early.wav")
+      guard case .passed = TrackChecker(isolated: true, timeout: 30).check(track, at: nil) else {
+        Issue.record("a good track failed its check while the service started")
+        return
+      }
+      let bad = Track(data: Data("not a track at all".utf8), name: "bad.ogg")
+      guard case .failed(let error) = TrackChecker(isolated: true, timeout: 30).check(bad, at: nil) else {
+        Issue.record("bytes that are no track passed their check")
+        return
+      }
+      #expect(error.code == .undecodable)
+    }
+    // At least this one (another suite's decode in those 3 s forks too).
+    #expect(foley_service_forks_while_starting() >= forks + 1)
+    #expect(foley_service_starts() == starts + 1)
+    // Too large to fork (a bound of 0): the decode waits for the service and runs in it.
+    starts = foley_service_starts()
+    forks = foley_service_forks_while_starting()
+    try startSlowly(forkingUpTo: 0) {
+      let late = try audio.engine.sound(data: makeToneWAV(frequency: 620, duration: 0.2), name: "late.wav")
+      #expect(foley_service_starting() == 0)
+      #expect(late.duration == reference.duration)
+    }
+    #expect(foley_service_forks_while_starting() == forks)
+    #expect(foley_service_starts() == starts + 1)
+    #expect(Self.name(of: foley_service_pid()) == "foley-decoder")
   }
 
   @Test("the service dies with the game: killed mid-decode, a foley-demo leaves no decoder behind")

@@ -22,6 +22,10 @@ package struct SoundDecoder: Sendable {
   /// Address space an isolated decoder may add to what it inherits.
   package static let childMemoryLimit = 512 << 20
 
+  /// Starts the decoding service on a thread of its own, unless it runs or is starting
+  /// (`foley_service_prewarm`).
+  package static func prewarmService() { foley_service_prewarm(childMemoryLimit) }
+
   package func decode(_ data: Data, name: String) throws(SoundError) -> DecodedSamples {
     guard !data.isEmpty else { throw SoundError(.empty, asset: name) }
     var target = foley_target(

@@ -104,6 +104,10 @@ public final class AudioEngine: Sendable {
     validated configuration: AudioConfiguration, backend: any MixerBackend, sdlBackend: SDLMixerBackend?,
     session: AudioSession, assetRoots: [URL], logger: Logger
   ) throws(AudioEngineError) {
+    // The decoding service takes about 20 ms to start (the game's executable, run again): it
+    // starts now, beside the device's opening, and decodes asked before it is up run in a
+    // forked child while the game is small.
+    if configuration.isolatesDecoders { SoundDecoder.prewarmService() }
     var format: AudioDeviceFormat
     var hasDevice = true
     var fellBack = false
