@@ -32,8 +32,8 @@ trap 'rm -rf "$work"' EXIT
 cc=$(command -v cc || command -v clang)
 "$cc" -O2 -o "$work/raw_mixer" Benchmarks/Baselines/raw_mixer.c $(pkg-config --cflags --libs sdl2 SDL2_mixer) -lm
 
-triggers=100000; seconds=8
-if [ -n "$quick" ]; then triggers=20000; seconds=3; fi
+triggers=100000; seconds=8; idle_seconds=20
+if [ -n "$quick" ]; then triggers=20000; seconds=3; idle_seconds=3; fi
 foley="$work/foley.jsonl"
 raw="$work/raw.jsonl"
 foley_group() { "$bin" $quick --only "$1" "$work/short.wav" "$work/long.wav" >> "$foley"; }
@@ -57,7 +57,13 @@ for round in $(seq 1 "$rounds"); do
   foley_group mix
   plain="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 64 plain s16)"
   same="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 64 same f32)"
-  idle="$("$work/raw_mixer" idle "$seconds" f32)"
+  # Idle: both engines at once, over the same seconds, so whatever else the machine does falls
+  # on both (each idles at about half a percent of a core, where one run alone is mostly noise).
+  echo "bench: round $round of $rounds: idle (Foley and C side by side, ${idle_seconds} s)…" >&2
+  "$bin" $quick --only idle "$work/short.wav" "$work/long.wav" > "$work/idle.json" &
+  idle="$("$work/raw_mixer" idle "$idle_seconds" f32)"
+  wait
+  cat "$work/idle.json" >> "$foley"
   echo "{\"raw_mix_plain_cpu_seconds\": $plain, \"raw_mix_same_cpu_seconds\": $same, \"raw_idle_cpu_seconds\": $idle}" >> "$raw"
   echo "bench: round $round of $rounds: 256 voices and shaping (Foley, then C)…" >&2
   foley_group shaping

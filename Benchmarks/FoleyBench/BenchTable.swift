@@ -193,8 +193,8 @@ struct BenchTable {
     row(
       "raw_c_mix_cpu_percent_256", raw256, minimum("raw_c_mix_cpu_percent_256"), "baseline (C, the same)", nil
     )
-    let idleFoley = number("idle_cpu_seconds").flatMap { i in number("mix_seconds").map { i / $0 * 100 } }
-    let idleC = number("raw_idle_cpu_seconds").flatMap { i in number("mix_seconds").map { i / $0 * 100 } }
+    let idleFoley = number("idle_cpu_seconds").flatMap { i in number("idle_seconds").map { i / $0 * 100 } }
+    let idleC = number("raw_idle_cpu_seconds").flatMap { i in number("idle_seconds").map { i / $0 * 100 } }
     row(
       "mix_cpu_percent_256 above idle", mix256.flatMap { m in idleFoley.map { m - $0 } }, nil,
       "reference: minus Foley's idle engine; C's: \(raw256.flatMap { r in idleC.map { String(format: "%.3f", r - $0) } } ?? "null")",

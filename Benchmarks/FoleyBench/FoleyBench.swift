@@ -7,7 +7,7 @@ import Logging
 /// C baseline over several rounds, then asks it for the report.
 ///
 ///     foley-bench --write-sounds DIR
-///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap|positional SHORT.wav LONG.wav   (one JSON line)
+///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap|positional|startup|idle SHORT.wav LONG.wav   (one JSON line)
 ///     foley-bench --report        (reads FOLEY_ROUNDS, RAW_ROUNDS, PYGAME, OUT, MACHINE, QUICK)
 @main
 enum FoleyBench {
@@ -51,6 +51,12 @@ enum FoleyBench {
     case "soundmap": figures = try SoundMapBenchmarks.figures(short, quick: quick, logger: logger)
     case "positional": figures = try PositionalBenchmarks.figures(long, quick: quick, logger: logger)
     case "startup": figures = try StartupBenchmarks.figures(long, quick: quick, logger: logger)
+    case "idle":
+      // An open engine with nothing playing (Scripts/bench.sh runs the C reference beside it).
+      let seconds = quick ? 3.0 : 20.0
+      figures = [
+        "idle_cpu_seconds": try MixBenchmarks.idle(seconds: seconds, logger: logger), "idle_seconds": seconds,
+      ]
     default:
       FileHandle.standardError.write(Data("foley-bench: unknown group \(arguments[1])\n".utf8))
       exit(2)

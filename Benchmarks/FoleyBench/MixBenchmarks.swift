@@ -38,7 +38,6 @@ enum MixBenchmarks {
     return [
       "mix_cpu_seconds": try mix(long, voices: 64, seconds: seconds, logger: logger),
       "mix_seconds": seconds,
-      "idle_cpu_seconds": try idle(seconds: seconds, logger: logger),
     ]
   }
 }

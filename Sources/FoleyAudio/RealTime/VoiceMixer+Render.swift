@@ -306,5 +306,8 @@ package let voiceMixerPostMix:
     {
       userData, stream, length in
       guard let userData, let stream, length > 0 else { return }
-      Unmanaged<VoiceMixer>.fromOpaque(userData).takeUnretainedValue().render(stream, byteCount: Int(length))
+      // The engine keeps the mixer alive while the hook is set: no retain and release per buffer.
+      Unmanaged<VoiceMixer>.fromOpaque(userData)._withUnsafeGuaranteedRef {
+        $0.render(stream, byteCount: Int(length))
+      }
     }
