@@ -38,6 +38,10 @@ package final class MixerCore: @unchecked Sendable {
   /// The mix's format; a reopened device gets the same one.
   package let format: AudioDeviceFormat
   package let declickStep: Float
+  /// The play requests' hop to the queue, made once: a closure per hop was two allocations a
+  /// frame on the game thread. Submitted again each time (a dispatch block object may run more
+  /// than once; it is never waited for).
+  let requestHop: DispatchWorkItem
   package let library: SoundLibrary
   package let master: MasterBus
   package let inbox: FinishedChannelInbox
@@ -317,9 +321,12 @@ package final class MixerCore: @unchecked Sendable {
     // shuts down, which breaks the cycle.
     let box = CoreBox()
     let wake = backend.makeWakeSignal(queue: queue) { box.core?.service() }
+    let hopBox = WeakCoreBox()
+    requestHop = DispatchWorkItem { hopBox.core?.servePlayRequests() }
     inbox = FinishedChannelInbox(wake: wake)
     mixer = VoiceMixer(format: format, inbox: inbox, master: master)
     box.core = self
+    hopBox.core = self
     // Not connected to the device yet: no mix runs, so the chain goes on without the lock.
     _ = reverb.claim(for: ObjectIdentifier(self), sampleRate: format.sampleRate, channels: format.channels)
     mixer.setEffects([reverb], on: VoiceMixer.reverbBus)
@@ -376,4 +383,12 @@ package final class MixerCore: @unchecked Sendable {
 private final class CoreBox: @unchecked Sendable {
   // Set once, right after the core is made, before any wake can fire; read only by the handler.
   package var core: MixerCore?
+}
+
+/// Hands the request hop the core without keeping it: the core keeps the hop.
+///
+/// Invariant behind `@unchecked Sendable`: `core` is set once, before any play can be asked, and
+/// only read after (a weak reference's loads and stores are atomic).
+private final class WeakCoreBox: @unchecked Sendable {
+  weak var core: MixerCore?
 }
