@@ -47,19 +47,26 @@ static void warm_up(void) {
   if (stream) SDL_FreeAudioStream(stream);
 }
 
-// The child's address space right now, from /proc (open and read are async-signal-safe).
-static size_t current_address_space(void) {
+size_t foley_statm_bytes(int field) {
   int file = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (file < 0) return 0;
-  char text[64];
+  char text[128];
   ssize_t got = read(file, text, sizeof text - 1);
   close(file);
   if (got <= 0) return 0;
   text[got] = 0;
+  char *cursor = text;
+  for (int skipped = 0; skipped < field; skipped++) {
+    while (*cursor && *cursor != ' ') cursor++;
+    if (*cursor) cursor++;
+  }
   size_t pages = 0;
-  for (char *cursor = text; *cursor >= '0' && *cursor <= '9'; cursor++) pages = pages * 10 + (size_t)(*cursor - '0');
+  for (; *cursor >= '0' && *cursor <= '9'; cursor++) pages = pages * 10 + (size_t)(*cursor - '0');
   return pages * (size_t)sysconf(_SC_PAGESIZE);
 }
+
+// The child's address space right now.
+static size_t current_address_space(void) { return foley_statm_bytes(0); }
 
 // Fault injection for the tests of containment, active only when FOLEY_DECODER_FAULTS is set:
 // bytes starting "FOLEY-FAULT:SEGV", ":HANG" or ":HEAP" make the child crash, spin, or allocate

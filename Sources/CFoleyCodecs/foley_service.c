@@ -553,20 +553,6 @@ static int exchange(service_state *service, const service_request *request, cons
   return -1;
 }
 
-// The resident memory of this process, in bytes (0 if /proc cannot say).
-static size_t resident_bytes(void) {
-  int file = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (file < 0) return 0;
-  char text[128];
-  ssize_t got = read(file, text, sizeof text - 1);
-  close(file);
-  if (got <= 0) return 0;
-  text[got] = 0;
-  unsigned long long size = 0, resident = 0;
-  if (sscanf(text, "%llu %llu", &size, &resident) != 2) return 0;
-  return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 // Up to how much resident memory a job forks while the service starts: 128 MiB, or
 // FOLEY_DECODER_FORK_LIMIT_MIB (0: never).
 static size_t fork_while_starting_limit(void) {
@@ -612,7 +598,7 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
   // The service is still starting (about 20 ms: the game's executable, run again, loads every
   // library it links): a game that is still small forks a child for this job rather than wait.
   if (atomic_load(&decoder_starting)) {
-    size_t resident = resident_bytes();
+    size_t resident = foley_statm_bytes(1);
     if (resident > 0 && resident <= fork_while_starting_limit()) {
       atomic_fetch_add(&forks_while_starting, 1);
       return -1;

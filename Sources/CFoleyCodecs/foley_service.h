@@ -11,6 +11,10 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
                       int timeout_ms, size_t memory_limit, size_t capacity, int faults, foley_decode_result *result,
                       void **samples);
 
+// A field of /proc/self/statm in bytes (0 the address space, 1 the resident memory), 0 if it
+// cannot be read. Async-signal-safe (open, read, close): a forked child may call it.
+size_t foley_statm_bytes(int field);
+
 // What an isolated process does first: default crash signals, no core dumps, and at most
 // `memory_limit` more bytes of address space.
 void foley_prepare_isolated_process(size_t memory_limit);

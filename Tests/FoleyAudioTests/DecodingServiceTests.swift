@@ -27,8 +27,7 @@ struct DecodingServiceTests {
   /// Waits (generously) until no prewarm's start of the service is under way: an engine that
   /// opens starts one, and the tests below count the service's starts and name its process.
   static func settle() {
-    let deadline = Date().addingTimeInterval(120)
-    while foley_service_starting() != 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    #expect(waitUntil(timeout: 120) { foley_service_starting() == 0 }, "the service's start never ended")
   }
 
   /// Ends the running service, as a crash does, so that the next job or prewarm starts another.
@@ -137,10 +136,8 @@ struct DecodingServiceTests {
         "FOLEY_DECODER_FAULTS": "slow-start", "FOLEY_DECODER_FORK_LIMIT_MIB": "\(mebibytes)",
       ]) {
         foley_service_prewarm(512 << 20)
-        let deadline = Date().addingTimeInterval(60)
-        while foley_service_pid() == 0 && foley_service_starting() != 0 && Date() < deadline {
-          Thread.sleep(forTimeInterval: 0.001)
-        }
+        // Spawned (the environment above copied into it), still starting.
+        #expect(waitUntil(timeout: 60) { foley_service_pid() != 0 || foley_service_starting() == 0 })
         try body()
       }
       Self.settle()
