@@ -43,7 +43,7 @@ extension MixerCore {
       return true
     }
     // One queue hop for however many plays are waiting.
-    if needsSchedule { queue.async(execute: requestHop) }
+    if needsSchedule { queueRequestHop() }
     return voice
   }
 
@@ -54,7 +54,7 @@ extension MixerCore {
       pending.isScheduled = true
       return true
     }
-    if needsSchedule { queue.async(execute: requestHop) }
+    if needsSchedule { queueRequestHop() }
   }
 
   /// Whether a new play of `category` may start while the session is inactive (gate one reads the

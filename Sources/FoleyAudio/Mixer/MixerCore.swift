@@ -41,7 +41,13 @@ package final class MixerCore: @unchecked Sendable {
   /// The play requests' hop to the queue, made once: a closure per hop was two allocations a
   /// frame on the game thread. Submitted again each time (a dispatch block object may run more
   /// than once; it is never waited for).
-  let requestHop: DispatchWorkItem
+  private let requestHop: DispatchWorkItem
+
+  /// Queues the hop, with the core retained until it has run (the hop's run releases it).
+  func queueRequestHop() {
+    _ = Unmanaged.passRetained(self)
+    queue.async(execute: requestHop)
+  }
   package let library: SoundLibrary
   package let master: MasterBus
   package let inbox: FinishedChannelInbox
@@ -321,12 +327,14 @@ package final class MixerCore: @unchecked Sendable {
     // shuts down, which breaks the cycle.
     let box = CoreBox()
     let wake = backend.makeWakeSignal(queue: queue) { box.core?.service() }
-    let hopBox = WeakCoreBox()
-    requestHop = DispatchWorkItem { hopBox.core?.servePlayRequests() }
+    // The hop holds the core unretained (a weak reference would cost as above, a strong one would
+    // be a cycle); whoever queues it retains the core first, and the hop's run releases it.
+    let hopBox = UnretainedCoreBox()
+    requestHop = DispatchWorkItem { hopBox.core?.takeRetainedValue().servePlayRequests() }
     inbox = FinishedChannelInbox(wake: wake)
     mixer = VoiceMixer(format: format, inbox: inbox, master: master)
     box.core = self
-    hopBox.core = self
+    hopBox.core = Unmanaged.passUnretained(self)
     // Not connected to the device yet: no mix runs, so the chain goes on without the lock.
     _ = reverb.claim(for: ObjectIdentifier(self), sampleRate: format.sampleRate, channels: format.channels)
     mixer.setEffects([reverb], on: VoiceMixer.reverbBus)
@@ -385,10 +393,11 @@ private final class CoreBox: @unchecked Sendable {
   package var core: MixerCore?
 }
 
-/// Hands the request hop the core without keeping it: the core keeps the hop.
+/// Hands the request hop the core without keeping it (``MixerCore/queueRequestHop()`` retains the
+/// core for each hop it queues).
 ///
 /// Invariant behind `@unchecked Sendable`: `core` is set once, before any play can be asked, and
-/// only read after (a weak reference's loads and stores are atomic).
-private final class WeakCoreBox: @unchecked Sendable {
-  weak var core: MixerCore?
+/// only read after.
+private final class UnretainedCoreBox: @unchecked Sendable {
+  var core: Unmanaged<MixerCore>?
 }
