@@ -20,6 +20,8 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private let openDevice = Atomic<UInt32>(0)
   private var wakeSource: (any DispatchSourceUserDataOr)?
   private var timer: (any DispatchSourceTimer)?
+  /// The deadline the timer is armed for, nil once it fired (or never armed).
+  private var armedDeadline: UInt64?
   private var connectedMixer: VoiceMixer?
   /// The silent chunk every channel loops while its voice plays in the ``VoiceMixer``.
   private var carrier: MixChunk?
@@ -233,7 +235,11 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     source.setEventHandler(handler: service)
     source.activate()
     let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.setEventHandler(handler: service)
+    // Holds the backend until `detach()` drops the handler (as the wake source's holds the core).
+    timer.setEventHandler { [self] in
+      armedDeadline = nil
+      service()
+    }
     timer.schedule(deadline: .distantFuture)
     timer.activate()
     wakeSource = source
@@ -249,6 +255,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     timer?.setEventHandler(handler: nil)
     timer?.cancel()
     timer = nil
+    armedDeadline = nil
   }
 
   /// SDL mixes on its own clock (the device's callback).
@@ -259,10 +266,13 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   }
 
   package func scheduleService(at deadline: UInt64?) {
-    guard let deadline else {
-      timer?.schedule(deadline: .distantFuture)
-      return
-    }
+    // Arming a Dispatch timer allocates (libdispatch makes a new configuration each time), and
+    // the queue asks several times a frame while voices fade. A timer armed for no later than
+    // asked stays as it is: it fires early, and the service it runs asks again. One no longer
+    // needed fires once more, to no effect.
+    guard let deadline else { return }
+    if let armed = armedDeadline, armed <= deadline { return }
+    armedDeadline = deadline
     timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .milliseconds(1))
   }
 }
