@@ -57,6 +57,12 @@ extension MixerCore {
     if needsSchedule { queueRequestHop() }
   }
 
+  /// Queues the hop, with the core retained until it has run (the hop's run releases it).
+  func queueRequestHop() {
+    _ = Unmanaged.passRetained(self)
+    queue.async(execute: requestHop)
+  }
+
   /// Whether a new play of `category` may start while the session is inactive (gate one reads the
   /// session's state; gate two, on the queue, the same).
   package func mayStartWhileInactive(_ category: SoundCategory) -> Bool {

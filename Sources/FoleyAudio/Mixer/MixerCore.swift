@@ -41,13 +41,7 @@ package final class MixerCore: @unchecked Sendable {
   /// The play requests' hop to the queue, made once: a closure per hop was two allocations a
   /// frame on the game thread. Submitted again each time (a dispatch block object may run more
   /// than once; it is never waited for).
-  private let requestHop: DispatchWorkItem
-
-  /// Queues the hop, with the core retained until it has run (the hop's run releases it).
-  func queueRequestHop() {
-    _ = Unmanaged.passRetained(self)
-    queue.async(execute: requestHop)
-  }
+  let requestHop: DispatchWorkItem
   package let library: SoundLibrary
   package let master: MasterBus
   package let inbox: FinishedChannelInbox
