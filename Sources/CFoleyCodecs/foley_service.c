@@ -502,17 +502,23 @@ static int start_service(service_state *service, size_t memory_limit) {
   return 0;
 }
 
+// Starts `service` unless it runs, with its lock held; a start that fails disables it for good
+// (its jobs fork a child each): 0 when it runs, -1 otherwise.
+static int ensure_started(service_state *service, size_t memory_limit) {
+  if (service->pid != 0) return 0;
+  if (service->disabled) return -1;
+  if (start_service(service, memory_limit) == 0) return 0;
+  service->disabled = 1;
+  return -1;
+}
+
 // Sends `request` (with `fds`) and takes the report, with the service's lock held: 0 answered,
 // 1 the service crashed or ran past `timeout_ms` (the report says which; the service is gone),
 // -1 no service could be had.
 static int exchange(service_state *service, const service_request *request, const int *fds, int fd_count,
                     int timeout_ms, size_t memory_limit, foley_streaming *streaming, foley_decode_result *result) {
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (service->disabled) break;
-    if (service->pid == 0 && start_service(service, memory_limit) != 0) {
-      service->disabled = 1;
-      break;
-    }
+    if (ensure_started(service, memory_limit) != 0) break;
     if (send_with_fds(service->socket, request, sizeof *request, fds, fd_count) != 0) {
       stop_service(service, 1);  // it had gone between jobs: start another and send again
       continue;
@@ -567,7 +573,7 @@ static size_t fork_while_starting_limit(void) {
 static void *prewarm_decoder(void *argument) {
   size_t memory_limit = (size_t)(uintptr_t)argument;
   pthread_mutex_lock(&decoder.lock);
-  if (decoder.pid == 0 && !decoder.disabled && start_service(&decoder, memory_limit) != 0) decoder.disabled = 1;
+  ensure_started(&decoder, memory_limit);
   atomic_store(&decoder_starting, 0);
   pthread_mutex_unlock(&decoder.lock);
   return NULL;
@@ -706,9 +712,8 @@ int foley_streaming_prewarm(foley_streaming *streaming, size_t memory_limit) {
   int outcome = 0;
   if (cancelled(streaming)) {
     outcome = -1;  // the engine closed while this waited for the lock: no new service
-  } else if (service->pid == 0) {
-    outcome = service->disabled ? -1 : start_service(service, memory_limit);
-    if (outcome != 0) service->disabled = 1;
+  } else {
+    outcome = ensure_started(service, memory_limit);
   }
   pthread_mutex_unlock(&service->lock);
   return outcome;
