@@ -75,6 +75,12 @@ struct MixAndBusTests {
     #expect(abs(left[start + 2_400] - full * 0.75) < 0.001)
     #expect(abs(left[start + 4_800] - full * 0.5) < 0.001)
     #expect(left.largestStep(in: start..<(start + 6_000)) <= full * 0.5 / 4_800 * 1.01)
+    // To the sample, across buffer edges and the loop's seam (every 4,800 frames, mid-buffer):
+    // frame k of the fade is at 1 − 0.5 × (k + 1) / 4,800 of full level, then it holds at half.
+    let offBy = (0..<6_000).map { frame in
+      abs(left[start + frame] - full * (1 - 0.5 * Float(min(frame + 1, 4_800)) / 4_800))
+    }
+    #expect(offBy.max()! < 1e-6, "worst at frame \(offBy.firstIndex(of: offBy.max()!)!)")
     #expect(right.samples[start..<audio.frames].allSatisfy { abs($0 - full) < 1e-6 })
 
     audio.engine.setMuted(true, for: .effects)

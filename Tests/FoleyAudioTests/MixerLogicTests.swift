@@ -160,8 +160,9 @@ struct MixerLogicTests {
     audio.advance(seconds: 0.05)
     let left = audio.left
     #expect(abs(left[stopFrame - 1] - 0.5) < 0.001)
-    // 5 ms at 48 kHz: 240 frames from full level to silence, never more than 1/240 a frame.
-    #expect(left[stopFrame + 239] > 0 && left[stopFrame + 240] == 0)
+    // 5 ms at 48 kHz: 240 frames from full level to silence (the 240th at zero), never more than
+    // 1/240 a frame.
+    #expect(left[stopFrame + 238] > 0 && left[stopFrame + 239] == 0)
     #expect(left.largestStep <= 0.5 / 240 + 1e-5)
     #expect(voice.isFinished)
     #expect(audio.engine.statistics.activeVoices == 0)

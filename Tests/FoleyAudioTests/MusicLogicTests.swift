@@ -142,10 +142,10 @@ struct MusicLogicTests {
     // mixer played at zero gain while the pause took hold is lost.
     let resumed = try #require(audio.left.samples[silentFrom...].firstIndex { $0 != 0 })
     let steady = try #require(values.firstIndex(of: audio.left[resumed + 300]))
-    #expect(steady - 300 - lastBefore == 241, "resumed at \(steady - 300), paused after \(lastBefore)")
-    #expect(abs(pausedTime - Double(lastBefore + 241) / 48_000) < 1e-9)
+    #expect(steady - 300 - lastBefore == 240, "resumed at \(steady - 300), paused after \(lastBefore)")
+    #expect(abs(pausedTime - Double(lastBefore + 240) / 48_000) < 1e-9)
     // (Gain 1 ramps to 0 in 240 steps: frames 1...239 after the last full one are heard faded,
-    // the 240th is scaled to zero, and the resume takes up the 241st.)
+    // the 240th is scaled to zero, so it was not heard, and the resume takes it up.)
     #expect(music.underrunFrames == 0)
   }
 

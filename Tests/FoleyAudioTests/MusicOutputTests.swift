@@ -206,10 +206,10 @@ struct MusicOutputTests {
     let lastFull = try #require(values.firstIndex(of: signal[audible[0].upperBound - 300]))
     let firstFull = try #require(values.firstIndex(of: signal[audible[1].lowerBound + 300]))
     // `lastFull` is 60 frames before the last frame F at full gain. The ramp down is heard on
-    // F+1 ... F+240 (gain 1 falls by 1/240 a frame; in Float the 240th step leaves 8e-7, the
-    // 241st reaches 0), and the ramp up starts with F+241, the first frame scaled to zero, and
-    // `firstFull` is 300 frames into it: 60 + 241 + 300 = 601. Nothing the mixer played at zero
-    // gain while the pause took hold is lost.
-    #expect(firstFull - lastFull == 601, "resumed \(firstFull - lastFull - 601) frames off")
+    // F+1 ... F+239 (gain 1 falls by 1/240 a frame, and the 240th frame is at 0), and the ramp up
+    // starts with F+240, the first frame scaled to zero, and `firstFull` is 300 frames into it:
+    // 60 + 240 + 300 = 600. Nothing the mixer played at zero gain while the pause took hold is
+    // lost.
+    #expect(firstFull - lastFull == 600, "resumed \(firstFull - lastFull - 600) frames off")
   }
 }

@@ -34,8 +34,8 @@ struct SessionLogicTests {
     let left = audio.left
     // The suppressed sound (a negative level) never reached the output.
     #expect(left.samples.allSatisfy { $0 >= 0 })
-    // Silence exactly one ramp (240 frames) after the focus went.
-    #expect(left[lossFrame + 239] > 0 && left[lossFrame + 240] == 0)
+    // Silence exactly one ramp (240 frames) after the focus went: its 240th frame is at zero.
+    #expect(left[lossFrame + 238] > 0 && left[lossFrame + 239] == 0)
     let segments = left.segments(minimumGap: 4_800)
     try #require(segments.count == 2, "\(segments)")
     // Nothing repeated, and under one buffer skipped while the ramp's tail played silently.

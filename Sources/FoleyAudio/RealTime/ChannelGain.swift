@@ -107,6 +107,13 @@ package final class ChannelGain: @unchecked Sendable {
       if channelCount == 2, currentLeft == goalLeft, currentRight == goalRight {
         scaleStereo(samples, frames: frames, left: goalLeft, right: goalRight)
         ramped = 0
+      } else if channelCount == 2,
+        let ramp = StereoRamp(
+          fromLeft: currentLeft, fromRight: currentRight, toLeft: goalLeft, toRight: goalRight, step: step)
+      {
+        ramp.scale(samples, frames: frames)
+        ramped = ramp.framesMoving(within: frames)
+        (currentLeft, currentRight) = ramp.reached(after: frames)
       } else {
         ramped = apply(samples, frames: frames, goalLeft, goalRight, step)
       }
@@ -129,20 +136,34 @@ package final class ChannelGain: @unchecked Sendable {
     }
   }
 
-  /// The gains when they hold (no ramp under way) and are not silent: then the mix may scale and
-  /// sum in one pass and call ``account(sourceFrames:)`` instead of ``process(_:byteCount:sourceFrames:)``.
-  /// Mixing thread only.
+  /// The gains for the one-pass mix: held, or ramping towards an audible pair. Nil when both
+  /// goals are zero (a stop or a pause: ``process(_:byteCount:sourceFrames:)`` counts the muted
+  /// frames the queue waits for). Mixing thread only.
   @inline(__always)
-  package var heldGains: (left: Float, right: Float)? {
+  var directGain: DirectGain? {
     let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
     let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
-    guard currentLeft == goalLeft, currentRight == goalRight, goalLeft != 0 || goalRight != 0 else {
-      return nil
-    }
-    return (goalLeft, goalRight)
+    guard goalLeft != 0 || goalRight != 0 else { return nil }
+    if currentLeft == goalLeft, currentRight == goalRight { return .held(left: goalLeft, right: goalRight) }
+    let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
+    return StereoRamp(
+      fromLeft: currentLeft, fromRight: currentRight, toLeft: goalLeft, toRight: goalRight, step: step
+    )
+    .map(DirectGain.ramp)
   }
 
-  /// What ``process(_:byteCount:sourceFrames:)`` records of a block at held gains.
+  /// What ``process(_:byteCount:sourceFrames:)`` records of a block the one-pass mix scaled by
+  /// `ramp` over `frames` frames.
+  @inline(__always)
+  func account(_ ramp: StereoRamp, frames: Int, sourceFrames: Int) {
+    (currentLeft, currentRight) = ramp.reached(after: frames)
+    reachedLeft.store(currentLeft.bitPattern, ordering: .relaxed)
+    reachedRight.store(currentRight.bitPattern, ordering: .relaxed)
+    account(sourceFrames: sourceFrames)
+  }
+
+  /// What ``process(_:byteCount:sourceFrames:)`` records of a block the one-pass mix scaled at
+  /// held gains.
   @inline(__always)
   package func account(sourceFrames: Int) {
     if played.add(sourceFrames, ordering: .releasing).oldValue == 0, sourceFrames > 0 {
@@ -211,6 +232,12 @@ package final class ChannelGain: @unchecked Sendable {
       frame[extra] = Sample(scaling: frame[extra], by: (left + right) * 0.5)
     }
   }
+}
+
+/// How the one-pass mix scales a lane's block: at steady gains, or along a de-click ramp.
+enum DirectGain {
+  case held(left: Float, right: Float)
+  case ramp(StereoRamp)
 }
 
 /// A sample type the gain stage can scale.

@@ -1,10 +1,11 @@
 /// The common case in one pass: a float stereo sound at rate 1, unfiltered, unsent, at a steady
-/// gain is read, scaled and summed into its bus by one SIMD loop, with no copy in between.
+/// or ramping audible gain is read, scaled and summed into its bus by one SIMD loop, with no copy
+/// in between. (Moving positional voices ramp all the time: each update glides to its placement.)
 extension VoiceMixer {
-  /// The lane's held gains when it can take the direct path; nil when it needs the full one
-  /// (a stream, a shaper at work, a send, a ramp, silence, or not float stereo).
+  /// The lane's gains when it can take the direct path; nil when it needs the full one (a stream,
+  /// a shaper at work, a send, a ramp towards silence, or not float stereo).
   @inline(__always)
-  func directGains(_ channel: Int) -> (left: Float, right: Float)? {
+  func directGains(_ channel: Int) -> DirectGain? {
     guard isFloat, channels == 2, lanes[channel].stream == nil,
       let voice = lanes[channel].voice?.takeUnretainedValue()
     else { return nil }
@@ -17,19 +18,28 @@ extension VoiceMixer {
         voice.cutoffRequest.load(ordering: .relaxed) == VoiceShaping.openCutoff
       else { return nil }
     }
-    return lanes[channel].gain?.takeUnretainedValue().heldGains
+    return lanes[channel].gain?.takeUnretainedValue().directGain
   }
 
-  /// Sums the lane's next `frames` frames × `gains` into `target`; true when the sound ended.
+  /// Sums the lane's next `frames` frames × `gain` into `target`; true when the sound ended.
   func mixDirect(
-    _ channel: Int, into target: UnsafeMutablePointer<Float>, frames: Int, gains: (left: Float, right: Float)
+    _ channel: Int, into target: UnsafeMutablePointer<Float>, frames: Int, gain: DirectGain
   ) -> Bool {
-    let pattern = SIMD8<Float>(
-      gains.left, gains.right, gains.left, gains.right, gains.left, gains.right, gains.left, gains.right)
-    let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
-      addScaled(from, into: target + offset * 2, count: take * 2, by: pattern)
+    switch gain {
+    case .held(let left, let right):
+      let pattern = SIMD8<Float>(left, right, left, right, left, right, left, right)
+      let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
+        addScaled(from, into: target + offset * 2, count: take * 2, by: pattern)
+      }
+      lanes[channel].gain?.takeUnretainedValue().account(sourceFrames: filled)
+      return ended
+    case .ramp(let ramp):
+      let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
+        ramp.addScaled(from, into: target + offset * 2, frames: take, firstFrame: offset)
+      }
+      // The ramp moves on over the whole block, as it would over a block padded with silence.
+      lanes[channel].gain?.takeUnretainedValue().account(ramp, frames: frames, sourceFrames: filled)
+      return ended
     }
-    lanes[channel].gain?.takeUnretainedValue().account(sourceFrames: filled)
-    return ended
   }
 }

@@ -84,10 +84,10 @@ extension VoiceMixer {
       played += 1
       let bus = lanes[channel].bus
       let ended: Bool
-      if let gains = directGains(channel) {
+      if let gain = directGains(channel) {
         ended = mixDirect(
-          channel, into: prepare(bus, frames: frames) + offset * channels, frames: frames - offset,
-          gains: gains)
+          channel, into: prepare(bus, frames: frames) + offset * channels, frames: frames - offset, gain: gain
+        )
       } else {
         ended = renderVoice(channel, frames: frames - offset)
         if offset > 0 { delayVoiceBuffer(by: offset, frames: frames) }
