@@ -13,7 +13,8 @@
  *                                      -> {"update_us": µs, "cpu_percent": %}: VOICES channels loop
  *                                         while a 60 Hz loop moves each around the listener on its
  *                                         own circle (Mix_SetPosition: angle and distance) every
- *                                         frame; the loop's thread CPU per frame, and process CPU
+ *                                         frame; the loop's thread CPU per frame (the circles' cos
+ *                                         and sin computed before it), and process CPU
  *                                         as a share of a core (SDL's mixing included)
  *   raw_mixer firstsound FILE          -> ms of wall time from before SDL_Init to the first post-mix
  *                                         call after Mix_PlayChannel (the first buffer carrying it),
@@ -142,15 +143,21 @@ int main(int argc, char **argv) {
     double start = clock_seconds(CLOCK_MONOTONIC);
     double next = start, update = 0;
     long frames = 0;
+    double *xs = calloc(voices, sizeof(double)), *ys = calloc(voices, sizeof(double));
     while (clock_seconds(CLOCK_MONOTONIC) - start < seconds) {
-      double thread = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+      // The game's own work, outside the timed part as in Foley's: where each voice is this frame.
       time += 1.0 / 60;
       for (int i = 0; i < voices; i++) {
         double angle = time * (0.5 + (i % 7) * 0.2) + i * 2.399;
         double radius = 30 + i * 2;
-        double x = radius * cos(angle), y = radius * sin(angle);
-        int degrees = ((int)lround(atan2(x, y) * 180 / M_PI) + 360) % 360;  // 0 ahead, 90 right
-        Mix_SetPosition(i, (Sint16)degrees, (Uint8)fmin(255, radius / 540 * 255));
+        xs[i] = radius * cos(angle), ys[i] = radius * sin(angle);
+      }
+      // The update: SDL_mixer's angle and distance from each position, as Foley places a voice.
+      double thread = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+      for (int i = 0; i < voices; i++) {
+        double distance = sqrt(xs[i] * xs[i] + ys[i] * ys[i]);
+        int degrees = ((int)lround(atan2(xs[i], ys[i]) * 180 / M_PI) + 360) % 360;  // 0 ahead, 90 right
+        Mix_SetPosition(i, (Sint16)degrees, (Uint8)fmin(255, distance / 540 * 255));
       }
       update += clock_seconds(CLOCK_THREAD_CPUTIME_ID) - thread;
       frames++;
@@ -158,6 +165,7 @@ int main(int argc, char **argv) {
       double left = next - clock_seconds(CLOCK_MONOTONIC);
       if (left > 0) SDL_Delay((Uint32)(left * 1000));
     }
+    free(xs), free(ys);
     double wall = clock_seconds(CLOCK_MONOTONIC) - start;
     printf("{\"update_us\": %.3f, \"cpu_percent\": %.3f}\n", update / frames * 1e6,
            (clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu) / wall * 100);

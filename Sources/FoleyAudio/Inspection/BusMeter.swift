@@ -62,7 +62,7 @@ final class BusMeter {
       let raw = UnsafeRawPointer(base)
       while index + 8 <= count {
         let block = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-        peak = pointwiseMax(peak, pointwiseMax(block, -block))
+        peak = peak.lanewiseMax(block.magnitudes)
         squares += block * block
         index += 8
       }

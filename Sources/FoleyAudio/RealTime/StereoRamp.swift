@@ -7,43 +7,57 @@
 /// eight samples (four frames) is scaled with one multiply-add and a max, where the frame-by-frame
 /// loop needed a compare and a branch per sample. Frames past the landing take the goal exactly.
 struct StereoRamp {
-  /// The goals, distances and directions laid out as the samples are: left, right, left, right…
-  let goal: SIMD8<Float>
-  let distance: SIMD8<Float>
-  let sign: SIMD8<Float>
-  let step: SIMD8<Float>
-  let scalars: (goalLeft: Float, goalRight: Float, distanceLeft: Float, distanceRight: Float)
-  let signs: (left: Float, right: Float)
-  let stepScalar: Float
+  let goalLeft: Float
+  let goalRight: Float
+  let distanceLeft: Float
+  let distanceRight: Float
+  /// +1 up, −1 down, 0 when that side holds.
+  let signLeft: Float
+  let signRight: Float
+  let step: Float
 
   /// Nil when `step` is not a positive finite number: the caller keeps its frame-by-frame walk.
   init?(fromLeft: Float, fromRight: Float, toLeft: Float, toRight: Float, step: Float) {
     guard step > 0, step.isFinite else { return nil }
-    let distanceLeft = abs(toLeft - fromLeft)
-    let distanceRight = abs(toRight - fromRight)
+    distanceLeft = abs(toLeft - fromLeft)
+    distanceRight = abs(toRight - fromRight)
     guard distanceLeft.isFinite, distanceRight.isFinite else { return nil }
-    let signLeft: Float = toLeft > fromLeft ? 1 : (toLeft < fromLeft ? -1 : 0)
-    let signRight: Float = toRight > fromRight ? 1 : (toRight < fromRight ? -1 : 0)
-    goal = SIMD8(toLeft, toRight, toLeft, toRight, toLeft, toRight, toLeft, toRight)
-    distance = SIMD8(
-      distanceLeft, distanceRight, distanceLeft, distanceRight, distanceLeft, distanceRight, distanceLeft,
-      distanceRight)
-    sign = SIMD8(signLeft, signRight, signLeft, signRight, signLeft, signRight, signLeft, signRight)
-    self.step = SIMD8(repeating: step)
-    scalars = (toLeft, toRight, distanceLeft, distanceRight)
-    signs = (signLeft, signRight)
-    stepScalar = step
+    signLeft = toLeft > fromLeft ? 1 : (toLeft < fromLeft ? -1 : 0)
+    signRight = toRight > fromRight ? 1 : (toRight < fromRight ? -1 : 0)
+    goalLeft = toLeft
+    goalRight = toRight
+    self.step = step
   }
 
-  /// Frame numbers (1-based) of four frames, one per sample: the first four frames of a block.
-  static let firstFour = SIMD8<Float>(1, 1, 2, 2, 3, 3, 4, 4)
+  /// The ramp laid out as the samples are (left, right, left, right…), four frames a vector. Made
+  /// once per block, in registers: the ramp itself stays small to pass around.
+  struct Lanes {
+    let goal: SIMD8<Float>
+    let distance: SIMD8<Float>
+    let sign: SIMD8<Float>
+    let step: SIMD8<Float>
+    /// Frame numbers (1-based) of a block's first four frames, one per sample.
+    let firstFour = SIMD8<Float>(1, 1, 2, 2, 3, 3, 4, 4)
 
-  /// The gains of frames `frame` … `frame + 3` of the block, laid out as the samples are.
-  @inline(__always)
-  func gains(fromFrame frame: Int) -> SIMD8<Float> {
-    let steps = Self.firstFour + SIMD8(repeating: Float(frame))
-    let left = distance - step * steps
-    return goal - sign * pointwiseMax(left, SIMD8(repeating: 0))
+    @inline(__always)
+    init(_ ramp: StereoRamp) {
+      goal = Self.pairs(ramp.goalLeft, ramp.goalRight)
+      distance = Self.pairs(ramp.distanceLeft, ramp.distanceRight)
+      sign = Self.pairs(ramp.signLeft, ramp.signRight)
+      step = SIMD8(repeating: ramp.step)
+    }
+
+    @inline(__always)
+    static func pairs(_ left: Float, _ right: Float) -> SIMD8<Float> {
+      SIMD8(left, right, left, right, left, right, left, right)
+    }
+
+    /// The gains of frames `frame` … `frame + 3` of the block.
+    @inline(__always)
+    func gains(fromFrame frame: Int) -> SIMD8<Float> {
+      let left = distance - step * (firstFour + SIMD8(repeating: Float(frame)))
+      return goal - sign * left.lanewiseMax(SIMD8(repeating: 0))
+    }
   }
 
   /// The gains of frame `frame` alone.
@@ -51,18 +65,15 @@ struct StereoRamp {
   func gains(atFrame frame: Int) -> (left: Float, right: Float) {
     let steps = Float(frame + 1)
     return (
-      scalars.goalLeft - signs.left * max(0, scalars.distanceLeft - stepScalar * steps),
-      scalars.goalRight - signs.right * max(0, scalars.distanceRight - stepScalar * steps)
+      goalLeft - signLeft * max(0, distanceLeft - step * steps),
+      goalRight - signRight * max(0, distanceRight - step * steps)
     )
   }
 
   /// Where the gains stand after `frames` frames: the start of the next block.
   func reached(after frames: Int) -> (left: Float, right: Float) {
     frames == 0
-      ? (
-        scalars.goalLeft - signs.left * scalars.distanceLeft,
-        scalars.goalRight - signs.right * scalars.distanceRight
-      )
+      ? (goalLeft - signLeft * distanceLeft, goalRight - signRight * distanceRight)
       : gains(atFrame: frames - 1)
   }
 
@@ -70,7 +81,7 @@ struct StereoRamp {
   func framesMoving(within frames: Int) -> Int {
     min(
       frames,
-      max(Self.landing(scalars.distanceLeft, stepScalar), Self.landing(scalars.distanceRight, stepScalar)))
+      max(Self.landing(distanceLeft, step), Self.landing(distanceRight, step)))
   }
 
   /// The first frame count after which `distance − step × count` is not positive, as the gains
@@ -88,10 +99,11 @@ struct StereoRamp {
   /// Scales `frames` interleaved stereo frames in place.
   func scale(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
     let raw = UnsafeMutableRawPointer(samples)
+    let lanes = Lanes(self)
     var frame = 0
     while frame + 4 <= frames {
       let scaled =
-        raw.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self) * gains(fromFrame: frame)
+        raw.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self) * lanes.gains(fromFrame: frame)
       raw.storeBytes(of: scaled, toByteOffset: frame * 8, as: SIMD8<Float>.self)
       frame += 4
     }
@@ -109,12 +121,13 @@ struct StereoRamp {
     _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, frames: Int, firstFrame: Int
   ) {
     let to = UnsafeMutableRawPointer(target)
+    let lanes = Lanes(self)
     var frame = 0
     while frame + 4 <= frames {
       let sum =
         to.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self)
         + source.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self)
-        * gains(fromFrame: firstFrame + frame)
+        * lanes.gains(fromFrame: firstFrame + frame)
       to.storeBytes(of: sum, toByteOffset: frame * 8, as: SIMD8<Float>.self)
       frame += 4
     }

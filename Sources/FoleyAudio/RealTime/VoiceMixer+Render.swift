@@ -48,7 +48,7 @@ extension VoiceMixer {
     var index = 0
     while index + 8 <= count {
       let block = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-      largest = pointwiseMax(largest, pointwiseMax(block, -block))
+      largest = largest.lanewiseMax(block.magnitudes)
       index += 8
     }
     var result = largest.max()
