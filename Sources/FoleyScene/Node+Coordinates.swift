@@ -16,16 +16,18 @@ extension Node {
 
   /// The node's position in its scene's coordinates (in its root's, when it is in no scene).
   public var positionInScene: Point {
-    parent?.toRoot(position) ?? position
+    guard let parent else { return position }
+    return parent.toRoot(position)
   }
 
   /// `point` from this node's coordinates to its root's.
   fileprivate func toRoot(_ point: Point) -> Point {
     var result = point
-    var current: Node? = self
-    while let node = current, node.parent != nil {
+    // Walked every update for every moving positional voice: no reference counting on the way.
+    unowned(unsafe) var node = self
+    while let up = node.parent {
       result = node.toParent(result)
-      current = node.parent
+      node = up
     }
     return result
   }
@@ -45,6 +47,8 @@ extension Node {
 
   /// A point in this node's coordinates, in its parent's: scaled, rotated, then moved.
   fileprivate func toParent(_ point: Point) -> Point {
+    // Unrotated (most nodes): the same sums without a sine and a cosine.
+    if zRotation == 0 { return Point(x: position.x + point.x * xScale, y: position.y + point.y * yScale) }
     let x = point.x * xScale
     let y = point.y * yScale
     let (sine, cosine) = (sin(zRotation), cos(zRotation))

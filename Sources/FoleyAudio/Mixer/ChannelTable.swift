@@ -58,11 +58,12 @@ package struct ChannelTable {
     }
   }
 
-  /// Changes the slot on `channel` in place.
-  package mutating func update(_ channel: Int, _ change: (inout Slot) -> Void) {
-    guard var slot = slots[channel] else { return }
-    change(&slot)
-    slots[channel] = slot
+  /// Changes the slot on `channel` where it lies (no copy of its references); nil when the
+  /// channel is free.
+  @discardableResult
+  package mutating func update<Result>(_ channel: Int, _ change: (inout Slot) -> Result) -> Result? {
+    guard slots[channel] != nil else { return nil }
+    return change(&slots[channel]!)
   }
 
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.

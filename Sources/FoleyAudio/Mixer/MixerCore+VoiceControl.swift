@@ -176,7 +176,7 @@ extension MixerCore {
     let volume =
       sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
       * Double(slot.sessionMode.gain)
-      * appliedBuses.gain(for: slot.category)
+      * busGains.gain(for: slot.category) { appliedBuses.gain(for: $0) }
     guard let placement = slot.placement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
@@ -204,12 +204,20 @@ extension MixerCore {
           orphans[orphan].placement = placement
           continue
         }
-        guard let channel = table.channel(of: voice), let slot = table[channel], slot.placement != nil else {
-          continue
-        }
-        table.update(channel) { $0.placement = placement }
-        guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else { continue }
-        let (left, right) = gainPair(for: table[channel]!)
+        // The slot is changed and read where it lies: copying it out retained and released each
+        // of its references, for every moving voice every update.
+        guard let channel = table.channel(of: voice),
+          let (left, right) = table.update(
+            channel,
+            { slot -> (Float, Float)? in
+              guard slot.placement != nil else { return nil }
+              slot.placement = placement
+              guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else {
+                return nil
+              }
+              return gainPair(for: slot)
+            }) ?? nil
+        else { continue }
         let reached = table.gains[channel].current
         let distance = max(abs(left - reached.left), abs(right - reached.right))
         table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))

@@ -98,16 +98,20 @@ package final class MixerCore: @unchecked Sendable {
   #else
     @exclusivity(unchecked) package var sessionState: AudioSession.State
   #endif
-  /// The bus settings last applied to the voices.
+  /// The bus settings last applied to the voices (a change clears ``busGains``).
   #if DEBUG
     package var appliedBuses: BusSettings {
       _read { yield appliedBusesBox.value }
-      _modify { yield &appliedBusesBox.value }
+      _modify {
+        yield &appliedBusesBox.value
+        busGains.forget()
+      }
     }
     private var appliedBusesBox: QueueBound<BusSettings>
   #else
-    @exclusivity(unchecked) package var appliedBuses: BusSettings
+    @exclusivity(unchecked) package var appliedBuses: BusSettings { didSet { busGains.forget() } }
   #endif
+  package let busGains = BusGainMemo()
   #if DEBUG
     package var table: ChannelTable {
       _read { yield tableBox.value }
