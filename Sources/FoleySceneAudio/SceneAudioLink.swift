@@ -21,12 +21,11 @@ package final class SceneAudioLink {
   package var observerTokens: [Int] = []
   private var pausedScene = false
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
-  /// used (a finished voice's slot is freed and reused); beside them the placement state, plain
-  /// values, so a pass over thousands of still emitters reads only those and touches no node.
-  /// Main-actor state walked for every voice each update: the runtime's exclusivity checks are
-  /// left off (nothing here is touched twice at once), as on `Node`.
-  @exclusivity(unchecked) private var slotNodes: [Node?] = []
-  @exclusivity(unchecked) private var slotVoices: [Voice?] = []
+  /// used (a finished voice's slot is freed and reused), with their placement state: one flat
+  /// table of plain values, so a pass over thousands of still emitters reads only those and
+  /// touches no node, and a pass over moving ones retains nothing. Main-actor state walked for
+  /// every voice each update: the runtime's exclusivity checks are left off (nothing here is
+  /// touched twice at once), as on `Node`.
   @exclusivity(unchecked) private var slotState: [PlacedState] = []
   @exclusivity(unchecked) private var freeSlots: [Int] = []
   private var liveSlots: Int { slotState.count - freeSlots.count }
@@ -40,7 +39,13 @@ package final class SceneAudioLink {
   /// Where a positional voice was placed, whether its node (or an ancestor) moved since, and how
   /// far the listener may travel before it must be placed again: at once within the maximum
   /// distance, and beyond it only once the listener could have come within it.
+  ///
+  /// A live slot owns one retain of its node and of its voice (taken in ``follow(_:of:)``, given
+  /// back in ``free(_:)``), held as `Unmanaged` so reading them in the update costs no reference
+  /// counting.
   private struct PlacedState {
+    var node: Unmanaged<Node>?
+    var voice: Unmanaged<Voice>?
     var placement = SpatialPlacement(gain: 0, pan: 0)
     var distance = 0.0
     var recheckAtTravel = 0.0
@@ -73,6 +78,16 @@ package final class SceneAudioLink {
     self.spatial = spatial
     self.pausesSceneWhenInactive = pausesSceneWhenInactive
     scene.tracksMoves = true
+  }
+
+  deinit {
+    // The scene went without a detach: its positional sounds stop, as a detach stops them (a
+    // looping one would otherwise play on with nothing left to stop it), and the slots'
+    // references go with the link.
+    for state in slotState where state.isLive {
+      state.voice?.takeRetainedValue().stop()
+      state.node?.release()
+    }
   }
 
   /// The scene's slot for its link (its node audio state, as any node's, has a slot of its own).
@@ -166,13 +181,10 @@ package final class SceneAudioLink {
       slot = free
     } else {
       slot = slotState.count
-      slotNodes.append(nil)
-      slotVoices.append(nil)
       slotState.append(PlacedState())
     }
-    slotNodes[slot] = node
-    slotVoices[slot] = voice
     slotState[slot] = PlacedState(
+      node: .passRetained(node), voice: .passRetained(voice),
       placement: voice.initialPlacement ?? placement, distance: distance,
       recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true)
     // The node keeps its own slots (a field in its storage, not a table to search per move).
@@ -181,12 +193,14 @@ package final class SceneAudioLink {
   }
 
   private func free(_ slot: Int) {
-    guard slotState[slot].isLive, let node = slotNodes[slot] else { return }
+    guard slotState[slot].isLive, let held = slotState[slot].node else { return }
+    let node = held.takeRetainedValue()
     node.unwatch()
     let link = ObjectIdentifier(self)
     NodeAudio.of(node)?.positionalSlots.removeAll { $0.link == link && $0.slot == slot }
-    slotNodes[slot] = nil
-    slotVoices[slot] = nil
+    slotState[slot].voice?.release()
+    slotState[slot].node = nil
+    slotState[slot].voice = nil
     slotState[slot].isLive = false
     freeSlots.append(slot)
   }
@@ -213,7 +227,9 @@ package final class SceneAudioLink {
     if finishedVoices != finishedVoicesSeen {
       // A voice finished somewhere since the last sweep: free the slots of ours that did.
       finishedVoicesSeen = finishedVoices
-      for slot in slotVoices.indices where slotVoices[slot]?.isFinished == true { free(slot) }
+      for slot in slotState.indices where slotState[slot].voice?.takeUnretainedValue().isFinished == true {
+        free(slot)
+      }
     }
     for node in movedNodes { markMoved(node) }
     moves.removeAll(keepingCapacity: true)
@@ -230,13 +246,18 @@ package final class SceneAudioLink {
       // from, keeps its placement: a field of still emitters costs a look at two plain values.
       guard slotState[slot].isLive,
         placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
-        let node = slotNodes[slot], let voice = slotVoices[slot]
+        let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice
       else { continue }
+      // Borrowed from the slot, which holds them: no reference counting. (Not through
+      // `_withUnsafeGuaranteedRef`: its closure costs a main-actor executor check per call.)
+      unowned(unsafe) let node = heldNode.takeUnretainedValue()
+      unowned(unsafe) let voice = heldVoice.takeUnretainedValue()
       slotState[slot].isDirty = false
       guard node.parent === scene || node.scene === scene else { continue }
+      let position = node.positionInScene
       let old = slotState[slot].placement
       let oldDistance = slotState[slot].distance
-      let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)
+      let (placement, distance) = placementAndDistance(at: position, listener: listener)
       slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
       slotState[slot].distance = distance
       if doppler {
@@ -250,6 +271,7 @@ package final class SceneAudioLink {
       }
       guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { continue }
       slotState[slot].placement = placement
+      // The queue's list holds its own reference: the slot may be freed before the queue runs.
       moves.append((voice, placement))
     }
     if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }

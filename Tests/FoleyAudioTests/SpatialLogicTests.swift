@@ -47,6 +47,71 @@ struct SpatialLogicTests {
     #expect(abs(world.x - 10) < 1e-9 && abs(world.y - 10) < 1e-9)
     let back = scene.convert(world, to: arm)
     #expect(abs(back.x - 5) < 1e-9 && abs(back.y) < 1e-9)
+    // Scaled but not rotated (the unrotated shortcut): (10, 0) + (3 × 5, 0.5 × 4).
+    let stretched = Node()
+    stretched.position = Point(x: 10, y: 0)
+    stretched.xScale = 3
+    stretched.yScale = 0.5
+    let tip = Node()
+    tip.position = Point(x: 5, y: 4)
+    scene.addChild(stretched)
+    stretched.addChild(tip)
+    #expect(tip.positionInScene == Point(x: 25, y: 2))
+  }
+
+  @Test(
+    "a positional voice's slot lets go of its node when the voice ends; a scene that goes without a detach stops its sounds"
+  )
+  func positionalSlotsLetGo() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    weak var shortNode: Node?
+    weak var shortVoice: Voice?
+    weak var loopNode: Node?
+    weak var weakScene: Scene?
+    do {
+      let scene = Scene(size: Size(width: 800, height: 600))
+      weakScene = scene
+      audio.engine.attach(to: scene, positional: true)
+      let ball = Node()
+      scene.addChild(ball)
+      ball.run(.playSound(data: makeToneWAV(frequency: 0, duration: 0.05, amplitude: 0.5, channels: 1)))
+      let hum = AudioNode(
+        data: makeToneWAV(frequency: 0, duration: 0.1, amplitude: 0.2, channels: 1), name: "hum")
+      scene.addChild(hum)
+      audio.advance(seconds: 0.02, stepping: scene)
+      shortVoice = audio.engine.newestVoice(of: ball)
+      #expect(shortVoice?.state == .playing)
+      #expect(hum.voice?.state == .playing)
+      shortNode = ball
+      loopNode = hum
+      // The one-shot ends, and the next update frees its slot: nothing else holds the ball.
+      ball.removeFromParent()
+      audio.advance(seconds: 0.1, stepping: scene)
+    }
+    // (The engine keeps finished voices for reuse, so the voice lives on, finished.)
+    #expect(shortNode == nil && shortVoice?.isFinished == true)
+    // The scene went without a detach: its link gave back the looping node's slot with it.
+    #expect(weakScene == nil)
+    #expect(loopNode == nil)
+    // A scene that goes without a detach stops its positional sounds, as a detach does: the
+    // loop has nothing left that could stop it. A node the game still holds outlives it.
+    audio.advance(seconds: 0.05)
+    #expect(audio.engine.voiceCensus() == VoiceCensus())
+    var kept: AudioNode?
+    do {
+      let scene = Scene(size: Size(width: 800, height: 600))
+      audio.engine.attach(to: scene, positional: true)
+      let hum = AudioNode(
+        data: makeToneWAV(frequency: 0, duration: 0.1, amplitude: 0.2, channels: 1), name: "hum")
+      scene.addChild(hum)
+      audio.advance(seconds: 0.05, stepping: scene)
+      #expect(hum.voice?.state == .playing)
+      kept = hum
+    }
+    audio.advance(seconds: 0.1)
+    #expect(kept?.parent == nil)
+    #expect(audio.engine.voiceCensus() == VoiceCensus())
+    #expect(audio.left.samples.suffix(2_400).allSatisfy { $0 == 0 })
   }
 
   @Test("an audio node loops once it is in a scene with an engine, follows its node, and stops when removed")
