@@ -4,8 +4,20 @@
 // system call.
 #include "foley_codecs.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 __thread int foley_realtime_depth = 0;
 
 void foley_realtime_enter(void) { foley_realtime_depth += 1; }
 
 void foley_realtime_leave(void) { foley_realtime_depth -= 1; }
+
+int foley_trim_heap(void) {
+#ifdef __GLIBC__
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}

@@ -200,6 +200,10 @@ extern __thread int foley_realtime_depth;
 void foley_realtime_enter(void);
 void foley_realtime_leave(void);
 
+// Hands the allocator's free pages back to the system (glibc's malloc_trim; nothing elsewhere).
+// Returns 1 if memory was released.
+int foley_trim_heap(void);
+
 #ifdef __cplusplus
 }
 #endif

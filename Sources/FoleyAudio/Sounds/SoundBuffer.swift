@@ -1,3 +1,4 @@
+internal import CFoleyCodecs
 internal import CFoleySDL2
 package import Dispatch
 package import Synchronization
@@ -50,9 +51,24 @@ package final class SoundBuffer: Sendable {
 }
 
 /// Frees chunks through the engine's mixer on its audio queue: the one place mixer calls are made.
+///
+/// Freed samples go back to the system, not only to the allocator: sounds are mostly smaller
+/// than glibc's mmap threshold (a quarter second of stereo float is 94 KiB, and the threshold
+/// rises to the largest block freed), so a cache that turns over keeps their pages resident in
+/// the heap. Once `trimThreshold` bytes have been freed, `malloc_trim` hands free pages back, on
+/// a utility queue (it walks the heap under the allocator's locks; the audio thread never
+/// allocates, so it never waits for it), at most one at a time.
 package final class ChunkReleaser: Sendable {
   private let queue: DispatchQueue
   private let backend: any MixerBackend
+  /// Bytes freed since the last trim was asked for.
+  private let freedSinceTrim = Atomic<Int>(0)
+  private let trimming = Atomic<Bool>(false)
+  private let trimsDone = Atomic<Int>(0)
+  /// Trims done so far (the tests' count).
+  package var trims: Int { trimsDone.load(ordering: .acquiring) }
+  /// How many freed bytes ask for a trim.
+  package static let trimThreshold = 8 << 20
 
   package init(queue: DispatchQueue, backend: any MixerBackend) {
     self.queue = queue
@@ -60,6 +76,23 @@ package final class ChunkReleaser: Sendable {
   }
 
   package func free(_ chunk: MixChunk) {
-    queue.async { [backend] in backend.freeChunk(chunk) }
+    queue.async { [self] in
+      let bytes = chunk.byteCount
+      backend.freeChunk(chunk)
+      noteFreed(bytes)
+    }
+  }
+
+  private func noteFreed(_ bytes: Int) {
+    let freed = freedSinceTrim.add(bytes, ordering: .relaxed).newValue
+    guard freed >= Self.trimThreshold,
+      trimming.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    else { return }
+    freedSinceTrim.store(0, ordering: .relaxed)
+    DispatchQueue.global(qos: .utility).async { [self] in
+      _ = foley_trim_heap()
+      trimsDone.add(1, ordering: .releasing)
+      trimming.store(false, ordering: .releasing)
+    }
   }
 }
