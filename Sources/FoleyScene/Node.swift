@@ -151,7 +151,7 @@ open class Node {
   public func removeFromParent() {
     guard let parent else { return }
     if let scene = parent.scene { announce(leaving: scene) }
-    parent.children.removeAll { $0 === self }
+    parent.children.isolatedRemoveAll { $0 === self }
     if watchedInSubtree > 0 { parent.adjustWatched(by: -watchedInSubtree) }
     if actionsInSubtree > 0 { parent.adjustActive(by: -actionsInSubtree) }
     self.parent = nil
@@ -207,7 +207,7 @@ open class Node {
       let wanted = String(name.dropFirst(2))
       return firstDescendant { $0.name == wanted }
     }
-    return children.first { $0.name == name }
+    return children.isolatedFirst { $0.name == name }
   }
 
   private func firstDescendant(where matches: (Node) -> Bool) -> Node? {
@@ -248,7 +248,7 @@ open class Node {
 
   /// The action running under `key`, if any.
   public func action(forKey key: String) -> Action? {
-    runningActions.first { !$0.isRemoved && $0.key == key }?.action
+    runningActions.isolatedFirst { !$0.isRemoved && $0.key == key }?.action
   }
 
   /// Stops the action running under `key` without calling its completion.
@@ -263,7 +263,7 @@ open class Node {
 
   /// Whether any action is running on this node.
   public func hasActions() -> Bool {
-    runningActions.contains { !$0.isRemoved }
+    runningActions.isolatedContains { !$0.isRemoved }
   }
 
   /// True while the action being advanced has been removed by something it ran (a block, a
@@ -316,8 +316,9 @@ open class Node {
       guard !runningActions[index].isRemoved else { continue }
       advancingIndex = index
       let finished: Bool
-      if let runner = runningActions[index].runner {
-        finished = runner.advance(by: deltaTime, on: self) != nil
+      if let runner = runningActions[index].runner.unretained {
+        // Borrowed: the run keeps its stage until no advance is under way (see `RunnerStage`).
+        finished = runner.borrow { $0.advance(by: deltaTime, on: self) } != nil
       } else {
         let action = runningActions[index].action
         if action.performInstantly(on: self) {
@@ -339,7 +340,7 @@ open class Node {
     advancingIndex = outerIndex
     advanceDepth -= 1
     if hasRemovedActions && advanceDepth == 0 {
-      runningActions.removeAll { $0.isRemoved }
+      runningActions.isolatedRemoveAll { $0.isRemoved }
       hasRemovedActions = false
     }
   }
@@ -350,7 +351,7 @@ open class Node {
     let action: Action
     let key: String?
     var completion: (@MainActor () -> Void)?
-    var runner: (any ActionRunner)?
+    var runner: RunnerStage?
     var isRemoved = false
   }
 }

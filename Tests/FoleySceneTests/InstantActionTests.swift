@@ -105,3 +105,78 @@ struct InstantActionTests {
     #expect(!node.hasActions())
   }
 }
+
+/// A behavior whose runner cannot restart (the protocol's default): each pass of a container
+/// needs a new one. It takes 0.1 s and logs when its runner is made and when it finishes.
+struct OneShotBehavior: ActionBehavior {
+  let log: EventLog
+  let name: String
+  var duration: TimeInterval { 0.1 }
+
+  func makeRunner(on node: Node) -> any ActionRunner {
+    log.append("\(name) made")
+    return OneShotRunner(log: log, name: name)
+  }
+}
+
+@MainActor
+final class OneShotRunner: ActionRunner {
+  let log: EventLog
+  let name: String
+  var elapsed: TimeInterval = 0
+  init(log: EventLog, name: String) { (self.log, self.name) = (log, name) }
+  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+    elapsed += deltaTime
+    guard elapsed >= 0.1 - 1e-9 else { return nil }
+    log.append("\(name) done")
+    return max(0, elapsed - 0.1)
+  }
+}
+
+@MainActor
+@Suite("Runners that cannot restart")
+struct NonRestartingRunnerTests {
+  static func passes(_ log: EventLog, reenterOnPass reentry: Int?, scene: Scene) -> Action {
+    var blocks = 0
+    return .repeat(
+      .sequence([
+        .behavior(OneShotBehavior(log: log, name: "a")),
+        .group([.behavior(OneShotBehavior(log: log, name: "b")), .wait(forDuration: 0.05)]),
+        .run {
+          log.append("block")
+          blocks += 1
+          if blocks == reentry { scene.update(deltaTime: 0.1) }
+        },
+      ]), count: 3)
+  }
+
+  @Test(
+    "a behavior's runner that cannot restart gets a new one on each pass of a repeat, in a sequence and in a group, made when the pass reaches it"
+  )
+  func newRunnerEachPass() {
+    let (scene, node) = makeSceneWithNode()
+    let log = EventLog()
+    node.run(Self.passes(log, reenterOnPass: nil, scene: scene)) { log.append("end") }
+    step(scene, by: Array(repeating: 0.05, count: 12))
+    let pass = ["a made", "a done", "b made", "b done", "block"]
+    #expect(log.entries == pass + pass + pass + ["end"])
+    #expect(!node.hasActions())
+  }
+
+  @Test(
+    "a block that updates the scene again in the middle of such a repeat: the runners it replaces are not ones still running, and the repeat ends"
+  )
+  func newRunnerEachPassReentered() {
+    let (scene, node) = makeSceneWithNode()
+    let log = EventLog()
+    node.run(Self.passes(log, reenterOnPass: 2, scene: scene)) { log.append("end") }
+    step(scene, by: Array(repeating: 0.05, count: 12))
+    // The nested update runs the rest of the second pass and starts the third inside the step
+    // (the same run advanced twice in one frame, as the re-entrant update asks).
+    let pass = ["a made", "a done", "b made", "b done", "block"]
+    #expect(Array(log.entries.prefix(10)) == pass + pass)
+    #expect(log.entries.filter { $0 == "a made" }.count == 3)
+    #expect(log.entries.last == "end")
+    #expect(!node.hasActions())
+  }
+}

@@ -2,9 +2,9 @@ extension Action {
   /// Builds the running state for one run of this action on `node`, wrapping it in the speed and
   /// timing stages that the action's settings need (none for a plain linear action at speed 1).
   @MainActor
-  func makeRunner(on node: Node) -> any ActionRunner {
+  func makeRunner(on node: Node) -> RunnerStage {
     let curve: ActionTimingFunction? = timingFunction ?? (timingMode == .linear ? nil : timingMode.apply)
-    var runner: any ActionRunner
+    var runner: RunnerStage
     switch kind {
     case .sequence(let actions):
       runner = SequenceRunner(actions: actions)
@@ -13,7 +13,8 @@ extension Action {
     case .repeating(let action, let count):
       runner = RepeatRunner(action: action, count: count)
     case .behavior(let behavior):
-      runner = behavior.makeRunner(on: node)
+      let made = behavior.makeRunner(on: node)
+      runner = made as? RunnerStage ?? BehaviorStage(behavior, runner: made)
     case .wait(let range):
       // A wait has no progress to shape, so its timing curve is irrelevant.
       return wrapSpeed(WaitRunner(duration: duration, range: range, on: node))
@@ -66,7 +67,7 @@ extension Action {
   }
 
   @MainActor
-  private func wrapSpeed(_ runner: any ActionRunner) -> any ActionRunner {
+  private func wrapSpeed(_ runner: RunnerStage) -> RunnerStage {
     speed == 1 ? runner : SpeedRunner(inner: runner, speed: speed)
   }
 }

@@ -2,16 +2,16 @@ import Foundation
 
 /// Runs actions side by side; finishes when the last one does, with that one's leftover time.
 @MainActor
-final class GroupRunner: ActionRunner {
+final class GroupRunner: RunnerStage {
   private let actions: [Action]
-  @exclusivity(unchecked) private var runners: [any ActionRunner] = []
+  @exclusivity(unchecked) private var runners: [RunnerStage] = []
   @exclusivity(unchecked) private var finished: [Bool] = []
 
   init(actions: [Action]) {
     self.actions = actions
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     if runners.isEmpty && !actions.isEmpty {
       runners = actions.map { $0.makeRunner(on: node) }
       finished = Array(repeating: false, count: actions.count)
@@ -19,7 +19,10 @@ final class GroupRunner: ActionRunner {
     var leftoverOfLast = deltaTime
     var stillRunning = false
     for index in runners.indices where !finished[index] {
-      if let leftover = runners[index].advance(by: deltaTime, on: node) {
+      // Borrowed: the part stays in `runners` (see `RunnerStage`).
+      if let leftover = Unmanaged.passUnretained(runners[index]).borrow({
+        $0.advance(by: deltaTime, on: node)
+      }) {
         finished[index] = true
         leftoverOfLast = min(leftoverOfLast, leftover)
       } else {
@@ -30,9 +33,9 @@ final class GroupRunner: ActionRunner {
     return stillRunning ? nil : leftoverOfLast
   }
 
-  func restart(on node: Node) -> Bool {
+  override func restart(on node: Node) -> Bool {
     for index in runners.indices {
-      if !runners[index].restart(on: node) { runners[index] = actions[index].makeRunner(on: node) }
+      _ = runners[index].restart(on: node)
       finished[index] = false
     }
     return true

@@ -10,7 +10,7 @@ import Foundation
 /// actor, never across a call out, and the runtime's access checks were a third of the cost of
 /// running an action.
 @MainActor
-final class IntervalRunner: ActionRunner {
+final class IntervalRunner: RunnerStage {
   private let effect: PropertyChange
   private let duration: TimeInterval
   private let curve: ActionTimingFunction?
@@ -29,7 +29,7 @@ final class IntervalRunner: ActionRunner {
     self.curve = curve
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     if !hasStarted {
       hasStarted = true
       captureStart(of: node)
@@ -43,7 +43,7 @@ final class IntervalRunner: ActionRunner {
     return finished ? ActionClock.leftover(elapsed, duration) : nil
   }
 
-  func restart(on node: Node) -> Bool {
+  override func restart(on node: Node) -> Bool {
     elapsed = 0
     lastProgress = 0
     hasStarted = false

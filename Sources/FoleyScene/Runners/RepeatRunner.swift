@@ -3,11 +3,11 @@ import Foundation
 /// Runs an action `count` times (or forever when `count` is nil), carrying leftover time from one
 /// repetition into the next. The action's runner is restarted for each repetition, not rebuilt.
 @MainActor
-final class RepeatRunner: ActionRunner {
+final class RepeatRunner: RunnerStage {
   private let action: Action
   private let count: Int?
   @exclusivity(unchecked) private var completed = 0
-  @exclusivity(unchecked) private var current: (any ActionRunner)?
+  @exclusivity(unchecked) private var current: RunnerStage?
   /// Whether `current` has finished a repetition and must restart before it runs again.
   @exclusivity(unchecked) private var needsRestart = false
 
@@ -19,20 +19,18 @@ final class RepeatRunner: ActionRunner {
     self.count = count
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
     var instantRepetitions = 0
     while count.map({ completed < $0 }) ?? true {
-      if needsRestart, let runner = current, !runner.restart(on: node) { current = nil }
+      if needsRestart { _ = current?.restart(on: node) }
       needsRestart = false
-      let runner: any ActionRunner
-      if let made = current {
-        runner = made
-      } else {
-        runner = action.makeRunner(on: node)
-        current = runner
+      if current == nil { current = action.makeRunner(on: node) }
+      // Borrowed: the repetition's runner stays in `current` (see `RunnerStage`).
+      let step = remaining
+      guard let leftover = current.unretained!.borrow({ $0.advance(by: step, on: node) }) else {
+        return nil
       }
-      guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
       needsRestart = true
       completed += 1
       if node.isAdvancingActionRemoved { return nil }
@@ -51,7 +49,7 @@ final class RepeatRunner: ActionRunner {
     return remaining
   }
 
-  func restart(on node: Node) -> Bool {
+  override func restart(on node: Node) -> Bool {
     completed = 0
     needsRestart = current != nil
     return true

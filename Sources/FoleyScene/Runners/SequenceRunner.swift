@@ -2,10 +2,10 @@ import Foundation
 
 /// Runs actions one after another, handing each the time the previous one left over.
 @MainActor
-final class SequenceRunner: ActionRunner {
+final class SequenceRunner: RunnerStage {
   private let actions: [Action]
   /// The parts' runners, made when first reached and restarted (not rebuilt) on later passes.
-  @exclusivity(unchecked) private var runners: [(any ActionRunner)?]
+  @exclusivity(unchecked) private var runners: [RunnerStage?]
   @exclusivity(unchecked) private var index = 0
 
   init(actions: [Action]) {
@@ -13,17 +13,15 @@ final class SequenceRunner: ActionRunner {
     runners = Array(repeating: nil, count: actions.count)
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
     while index < actions.count {
-      let runner: any ActionRunner
-      if let made = runners[index] {
-        runner = made
-      } else {
-        runner = actions[index].makeRunner(on: node)
-        runners[index] = runner
+      if runners[index] == nil { runners[index] = actions[index].makeRunner(on: node) }
+      // Borrowed: the part stays in `runners` (see `RunnerStage`).
+      let step = remaining
+      guard let leftover = runners[index].unretained!.borrow({ $0.advance(by: step, on: node) }) else {
+        return nil
       }
-      guard let leftover = runner.advance(by: remaining, on: node) else { return nil }
       remaining = leftover
       index += 1
       // A block earlier in the sequence may have removed this very action: stop here.
@@ -32,9 +30,9 @@ final class SequenceRunner: ActionRunner {
     return remaining
   }
 
-  func restart(on node: Node) -> Bool {
+  override func restart(on node: Node) -> Bool {
     index = 0
-    for part in runners.indices where runners[part]?.restart(on: node) == false { runners[part] = nil }
+    for part in runners.indices { _ = runners[part]?.restart(on: node) }
     return true
   }
 }

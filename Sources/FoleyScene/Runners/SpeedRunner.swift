@@ -2,22 +2,25 @@ import Foundation
 
 /// Runs an action on a faster or slower clock (`Action.speed`), converting leftover time back.
 @MainActor
-final class SpeedRunner: ActionRunner {
-  private let inner: any ActionRunner
+final class SpeedRunner: RunnerStage {
+  private let inner: RunnerStage
   private let speed: Double
 
-  init(inner: any ActionRunner, speed: Double) {
+  init(inner: RunnerStage, speed: Double) {
     self.inner = inner
     self.speed = speed
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     // Speed 0 (or a nonsensical negative one) holds the action still, as in SpriteKit.
-    guard speed > 0, let leftover = inner.advance(by: deltaTime * speed, on: node) else {
+    let scaled = deltaTime * speed
+    guard speed > 0,
+      let leftover = Unmanaged.passUnretained(inner).borrow({ $0.advance(by: scaled, on: node) })
+    else {
       return nil
     }
     return leftover / speed
   }
 
-  func restart(on node: Node) -> Bool { inner.restart(on: node) }
+  override func restart(on node: Node) -> Bool { inner.restart(on: node) }
 }

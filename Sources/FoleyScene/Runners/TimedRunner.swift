@@ -3,8 +3,8 @@ import Foundation
 /// Remaps time for a container action (sequence, group, repeat, behavior) whose timing curve is not
 /// linear or whose duration was overridden: the parts see `innerDuration * curve(t / duration)`.
 @MainActor
-final class TimedRunner: ActionRunner {
-  private let inner: any ActionRunner
+final class TimedRunner: RunnerStage {
+  private let inner: RunnerStage
   private let duration: TimeInterval
   private let innerDuration: TimeInterval
   private let curve: ActionTimingFunction
@@ -12,7 +12,7 @@ final class TimedRunner: ActionRunner {
   @exclusivity(unchecked) private var innerElapsed: TimeInterval = 0
 
   init(
-    inner: any ActionRunner, duration: TimeInterval, innerDuration: TimeInterval,
+    inner: RunnerStage, duration: TimeInterval, innerDuration: TimeInterval,
     curve: @escaping ActionTimingFunction
   ) {
     self.inner = inner
@@ -21,7 +21,7 @@ final class TimedRunner: ActionRunner {
     self.curve = curve
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     let scale = innerDuration / duration
     let windowEnd = min(elapsed + deltaTime, duration)
     // Inside the window the curve decides; past it (a part ran long, e.g. a random wait) time
@@ -32,11 +32,14 @@ final class TimedRunner: ActionRunner {
     let innerDelta = (target - innerElapsed) + beyond * scale
     elapsed += deltaTime
     innerElapsed = target
-    guard let leftover = inner.advance(by: innerDelta, on: node) else { return nil }
+    guard let leftover = Unmanaged.passUnretained(inner).borrow({ $0.advance(by: innerDelta, on: node) })
+    else {
+      return nil
+    }
     return min(deltaTime, leftover / scale)
   }
 
-  func restart(on node: Node) -> Bool {
+  override func restart(on node: Node) -> Bool {
     elapsed = 0
     innerElapsed = 0
     return inner.restart(on: node)

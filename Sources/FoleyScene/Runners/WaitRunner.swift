@@ -3,7 +3,7 @@ import Foundation
 /// Lets time pass and hands back what is left after the duration. A wait with a range draws its
 /// duration from the scene's seeded generator each time it starts.
 @MainActor
-final class WaitRunner: ActionRunner {
+final class WaitRunner: RunnerStage {
   private let baseDuration: TimeInterval
   private let range: TimeInterval
   @exclusivity(unchecked) private var duration: TimeInterval
@@ -13,6 +13,7 @@ final class WaitRunner: ActionRunner {
     baseDuration = duration
     self.range = range
     self.duration = duration
+    super.init()
     draw(on: node)
   }
 
@@ -22,12 +23,12 @@ final class WaitRunner: ActionRunner {
     duration = max(0, baseDuration + range * offset)
   }
 
-  func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
+  override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     elapsed += deltaTime
     return ActionClock.hasReached(elapsed, duration) ? ActionClock.leftover(elapsed, duration) : nil
   }
 
-  func restart(on node: Node) -> Bool {
+  override func restart(on node: Node) -> Bool {
     elapsed = 0
     draw(on: node)
     return true
