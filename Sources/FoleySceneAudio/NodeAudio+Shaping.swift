@@ -16,14 +16,17 @@ extension NodeAudio {
     volume * Self.gain(obstruction) * Self.gain(occlusion)
   }
 
-  private static func gain(_ decibels: Double) -> Double { pow(10, decibels / 80) }
+  // 0 dB (nothing in the way, the usual case) without a `pow`: both are read on every trigger.
+  private static func gain(_ decibels: Double) -> Double { decibels == 0 ? 1 : pow(10, decibels / 80) }
 
   private var cutoff: Double {
     let strongest = min(obstruction, occlusion)
     return strongest >= 0 ? 20_000 : max(20, 20_000 * exp2(strongest / 6))
   }
 
-  private var effectiveSend: Double { reverbSend * pow(10, occlusion / 40) }
+  private var effectiveSend: Double {
+    reverbSend == 0 || occlusion == 0 ? reverbSend : reverbSend * pow(10, occlusion / 40)
+  }
 
   /// A voice the node just started takes on its shaping (its rate was given at the request).
   package func shapeNew(_ voice: Voice) {

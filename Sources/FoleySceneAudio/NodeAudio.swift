@@ -50,15 +50,26 @@ package final class NodeAudio: SceneMembershipObserver {
   /// that plays every frame keeps a short list.
   package func started(_ voice: Voice) {
     if voices.count >= pruneAt {
-      voices.removeAll { $0.isFinished }
+      pruneFinished()
       pruneAt = max(4, voices.count * 2)
     }
     voices.append(voice)
   }
 
+  /// Drops the finished voices, keeping the others in order. A loop, not `removeAll(where:)`: a
+  /// main-actor closure handed to the standard library checks its executor for every element.
+  private func pruneFinished() {
+    var kept = 0
+    for index in voices.indices where !voices[index].isFinished {
+      if index != kept { voices.swapAt(kept, index) }
+      kept += 1
+    }
+    voices.removeLast(voices.count - kept)
+  }
+
   /// The node's voices that have not finished.
   package var liveVoices: [Voice] {
-    voices.removeAll { $0.isFinished }
+    pruneFinished()
     return voices
   }
 
@@ -79,7 +90,7 @@ package final class NodeAudio: SceneMembershipObserver {
   /// Sets the node's volume and applies it to its voices still playing.
   package func setVolume(_ newVolume: Double) {
     volume = newVolume
-    voices.removeAll { $0.isFinished }
+    pruneFinished()
     for voice in voices { voice.groupVolume = effectiveVolume }
   }
 }

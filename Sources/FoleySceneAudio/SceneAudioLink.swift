@@ -197,7 +197,7 @@ package final class SceneAudioLink {
     let node = held.takeRetainedValue()
     node.unwatch()
     let link = ObjectIdentifier(self)
-    NodeAudio.of(node)?.positionalSlots.removeAll { $0.link == link && $0.slot == slot }
+    NodeAudio.of(node)?.positionalSlots.isolatedRemoveAll { $0.link == link && $0.slot == slot }
     slotState[slot].voice?.release()
     slotState[slot].node = nil
     slotState[slot].voice = nil
@@ -286,7 +286,7 @@ package final class SceneAudioLink {
 
   package func unregister(_ node: AudioNode) {
     guard audioNodeSet.remove(ObjectIdentifier(node)) != nil else { return }
-    audioNodes.removeAll { $0 === node }
+    audioNodes.isolatedRemoveAll { $0 === node }
   }
 
   /// Whether `node` or one of its ancestors (the scene included) is paused.

@@ -18,13 +18,18 @@ package enum SceneVoices {
     _ source: SoundSource, for node: Node?, engine: AudioEngine? = nil, volume: Double = 1, loops: Int = 0,
     positional: Bool? = nil
   ) -> Voice? {
-    let link = node?.scene.flatMap(SceneAudioLink.of)
+    // `if let`, not `Optional.map` or `flatMap` with a closure: main-actor code handing a closure
+    // to the standard library (a Swift 5 module) checks its executor on every call, three per
+    // trigger here before.
+    var link: SceneAudioLink?
+    if let scene = node?.scene { link = SceneAudioLink.of(scene) }
     guard let core = engine?.core ?? link?.core else { return nil }
     // The scene's link plays through this engine: the frame's plays go to the queue in one hop
     // after the actions ran, and the voice may follow its node.
-    let attached = link.map { $0.core === core } ?? false
+    let attached = link?.core === core
     let placed = attached && (positional ?? link!.positionalActions)
-    let audio = node.flatMap(NodeAudio.of)
+    var audio: NodeAudio?
+    if let node { audio = NodeAudio.of(node) }
     let voice = core.requestPlay(
       source, volume: volume, pan: audio?.pan ?? 0, groupVolume: audio?.effectiveVolume ?? 1, loops: loops,
       deferred: attached, placement: placed ? link!.placement(for: node!) : nil,

@@ -41,7 +41,7 @@ extension SoundMap {
         // Capped: the event's voices still playing, oldest first (never more than the cap). Moved
         // out of the table and back, so the array is not copied.
         var live = runtime.voices.removeValue(forKey: event.name) ?? []
-        live.removeAll { $0.isFinished }
+        live.isolatedRemoveAll { $0.isFinished }
         defer { runtime.voices[event.name] = live }
         if live.count >= limit, !entry.stealsOldest {
           statistics.limited += 1
@@ -53,7 +53,7 @@ extension SoundMap {
         }
       } else if let count = runtime.voices[event.name]?.count, count >= 16, count & (count - 1) == 0 {
         // Kept for a stop entry only: the finished ones go at each power of two (amortised).
-        runtime.voices[event.name]!.removeAll { $0.isFinished }
+        runtime.voices[event.name]!.isolatedRemoveAll { $0.isFinished }
       }
       runtime.lastTrigger[event.name] = event.time
       var plans: [Plan] = []
