@@ -23,10 +23,11 @@ extension Node {
   /// `point` from this node's coordinates to its root's.
   fileprivate func toRoot(_ point: Point) -> Point {
     var result = point
-    // Walked every update for every moving positional voice: no reference counting on the way.
-    unowned(unsafe) var node = self
-    while let up = node.parent {
-      result = node.toParent(result)
+    // Walked every update for every moving positional voice: each ancestor borrowed, no
+    // reference counting on the way.
+    var node = Unmanaged.passUnretained(self)
+    while let up = node.borrow({ $0.parentLink }) {
+      result = node.borrow { $0.toParent(result) }
       node = up
     }
     return result

@@ -36,9 +36,12 @@ extension Node {
   @inline(__always)
   func transformChanged() {
     guard watchedInSubtree > 0 else { return }
-    unowned(unsafe) var root: Node = self
-    while let up = root.parent { root = up }
-    guard root.isSceneRoot else { return }
-    unsafeDowncast(root, to: Scene.self).noteMoved(self)
+    // Borrowed on the way up: no reference counting per ancestor.
+    var root = Unmanaged.passUnretained(self)
+    while let up = root.borrow({ $0.parentLink }) { root = up }
+    root.borrow { root in
+      guard root.isSceneRoot else { return }
+      unsafeDowncast(root, to: Scene.self).noteMoved(self)
+    }
   }
 }

@@ -73,7 +73,16 @@ open class Node {
   /// The node this one is a child of. Not a weak reference (every node with children would then
   /// pay for a side table on every retain): a parent clears its children's link when it goes
   /// (see `deinit`), and removing a child clears it at once.
-  @exclusivity(unchecked) public private(set) unowned(unsafe) var parent: Node?
+  public private(set) var parent: Node? {
+    get { parentLink?.takeUnretainedValue() }
+    set {
+      if let newValue { parentLink = Unmanaged.passUnretained(newValue) } else { parentLink = nil }
+    }
+  }
+  /// The parent, unretained: walks up the tree (a node's scene, its place in it) borrow each
+  /// ancestor through it with no reference counting, which an `unowned(unsafe)` stored property
+  /// does not spare (each load is a retain and a release).
+  @exclusivity(unchecked) package private(set) var parentLink: Unmanaged<Node>?
   /// Changes with every change to `children`: while it holds still during an update, every child
   /// the update took is still a child, and no weak `parent` needs loading to know it.
   @exclusivity(unchecked) private var childrenGeneration = 0
@@ -108,13 +117,15 @@ open class Node {
 
   /// The scene this node belongs to, if any.
   public var scene: Scene? {
-    var node: Node? = self
-    while let current = node {
-      // A flag, not a dynamic cast per ancestor: sound actions ask this on every trigger.
-      if current.isSceneRoot { return unsafeDowncast(current, to: Scene.self) }
-      node = current.parent
+    // A flag, not a dynamic cast per ancestor: sound actions ask this on every trigger. The walk
+    // borrows each ancestor (no reference counting on the way up); the scene found is retained.
+    var current = Unmanaged.passUnretained(self)
+    while true {
+      let (isRoot, up) = current.borrow { ($0.isSceneRoot, $0.parentLink) }
+      if isRoot { return unsafeDowncast(current.takeUnretainedValue(), to: Scene.self) }
+      guard let up else { return nil }
+      current = up
     }
-    return nil
   }
 
   /// True for a `Scene` (set by its initialiser; read per ancestor on every trigger).
