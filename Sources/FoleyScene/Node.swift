@@ -309,10 +309,15 @@ open class Node {
     guard actionsInSubtree > (liveActions > 0 ? 1 : 0) else { return }
     let snapshot = children
     let generation = childrenGeneration
-    for child in snapshot where child.actionsInSubtree > 0 {
-      // Only after a block changed the children does each one need checking.
-      if childrenGeneration != generation, child.parent !== self { continue }
-      if !child.isPaused { child.advance(by: deltaTime * child.speed) }
+    let this = Unmanaged.passUnretained(self).toOpaque()
+    for index in snapshot.indices {
+      // Borrowed: the snapshot holds every child for the whole walk, even one a block removes.
+      Unmanaged.passUnretained(snapshot[index]).borrow { child in
+        guard child.actionsInSubtree > 0 else { return }
+        // Only after a block changed the children does each one need checking.
+        if childrenGeneration != generation, child.parentLink?.toOpaque() != this { return }
+        if !child.isPaused { child.advance(by: deltaTime * child.speed) }
+      }
     }
   }
 

@@ -22,7 +22,7 @@ final class RepeatRunner: RunnerStage {
   override func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     var remaining = deltaTime
     var instantRepetitions = 0
-    while count.map({ completed < $0 }) ?? true {
+    while hasRepetitionsLeft {
       if needsRestart { _ = current?.restart(on: node) }
       needsRestart = false
       if current == nil { current = action.makeRunner(on: node) }
@@ -40,13 +40,20 @@ final class RepeatRunner: RunnerStage {
       if leftover >= remaining {
         if count == nil { return nil }
         instantRepetitions += 1
-        if instantRepetitions >= Self.instantRepetitionsPerStep, count.map({ completed < $0 }) ?? true {
+        if instantRepetitions >= Self.instantRepetitionsPerStep, hasRepetitionsLeft {
           return nil
         }
       }
       remaining = leftover
     }
     return remaining
+  }
+
+  /// Whether another repetition is due. (Not `count.map { … }`: a main-actor closure handed to
+  /// the standard library is checked for its executor on every call.)
+  private var hasRepetitionsLeft: Bool {
+    guard let count else { return true }
+    return completed < count
   }
 
   override func restart(on node: Node) -> Bool {
