@@ -70,11 +70,14 @@ public struct GameEvent {
 /// ```
 @MainActor
 public final class GameEvents {
-  private var listeners: [(token: Int, pattern: String, handler: @MainActor (GameEvent) -> Void)] = []
-  private var nextToken = 0
+  // Each access instantaneous (a post iterates a copy of the listeners), so the runtime's
+  // exclusivity checks are left off: three per post before.
+  @exclusivity(unchecked) private var listeners:
+    [(token: Int, pattern: String, handler: @MainActor (GameEvent) -> Void)] = []
+  @exclusivity(unchecked) private var nextToken = 0
   unowned(unsafe) let scene: Scene
   /// Events posted so far.
-  public private(set) var posted = 0
+  @exclusivity(unchecked) public private(set) var posted = 0
 
   init(scene: Scene) {
     self.scene = scene
@@ -97,7 +100,7 @@ public final class GameEvents {
   }
 
   public func unsubscribe(_ token: Int) {
-    listeners.removeAll { $0.token == token }
+    listeners.isolatedRemoveAll { $0.token == token }
   }
 
   static func matches(_ pattern: String, _ name: String) -> Bool {

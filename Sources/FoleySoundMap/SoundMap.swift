@@ -83,23 +83,27 @@ public final class SoundMap {
   public let engine: AudioEngine
   /// Bytes the rendered pitch variants may take (least recently used go first).
   public let pitchBudget: Int
-  public internal(set) var statistics = Statistics()
+  // The state a post reads and writes, each access instantaneous (nothing is held across a call
+  // out to an observer or a voice), so the runtime's exclusivity checks are left off: they were
+  // about 600 instructions of every post. `observers` keeps them (an observer may subscribe
+  // another while it is being told).
+  @exclusivity(unchecked) public internal(set) var statistics = Statistics()
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public private(set) var lastErrors: [String] = []
 
-  package var definition: SoundMapDefinition
-  package var sounds: [String: Sound] = [:]
+  @exclusivity(unchecked) package var definition: SoundMapDefinition
+  @exclusivity(unchecked) package var sounds: [String: Sound] = [:]
   package var signatures: [String: FileSignature] = [:]
   /// The music section's files, found in the map's folder.
   package var musicFiles: [String: URL] = [:]
   package var mapSignature: FileSignature?
   package let folder: URL
-  package var random: SeededRandomGenerator
+  @exclusivity(unchecked) package var random: SeededRandomGenerator
   package let variants: PitchVariants
-  package var runtime = Runtime()
+  @exclusivity(unchecked) package var runtime = Runtime()
   package var observers = ObserverList<PlayedSound>()
   /// The latest posts, for ``recentEvents``.
-  package var log = EventLog()
+  @exclusivity(unchecked) package var log = EventLog()
   /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
   private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
   package let watch = SoundMapWatch()
