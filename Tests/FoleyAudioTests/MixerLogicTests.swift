@@ -242,9 +242,7 @@ struct MixerLogicTests {
     #expect(audio.engine.cachedSoundBytes > 2 << 20)  // it keeps what fits
     // More than 8 MiB of samples were let go: the allocator was asked to hand its free pages
     // back (a cache that turns over would otherwise keep them resident).
-    let deadline = Date().addingTimeInterval(10)
-    while audio.engine.library.releaser.trims == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-    #expect(audio.engine.library.releaser.trims >= 1)
+    #expect(waitUntil { audio.engine.library.releaser.trims >= 1 })
     audio.engine.removeCachedSounds()
     #expect(audio.engine.cachedSoundBytes == 0)
   }
