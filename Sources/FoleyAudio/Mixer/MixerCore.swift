@@ -338,44 +338,6 @@ package final class MixerCore: @unchecked Sendable {
     mixer.setEffects([reverb], on: VoiceMixer.reverbBus)
   }
 
-  /// Connects the mix and allocates the first channels. Called once, on the queue.
-  package func start() {
-    dispatchPrecondition(condition: .onQueue(queue))
-    guard hasDevice else { return }
-    deviceID.store(backend.deviceID, ordering: .releasing)
-    backend.connect(mixer: mixer)
-    growChannels(to: max(1, min(configuration.initialChannels, configuration.maximumChannels)))
-  }
-
-  /// Halts every channel and closes the mixer. Called once, on the queue.
-  package func shutDown() {
-    dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { return }
-    isOpen = false
-    backend.scheduleService(at: nil)
-    if hasDevice {
-      for channel in table.occupiedChannels { backend.halt(channel) }
-      processFinishedChannels()
-    }
-    let waiting = requests.withLock { pending in
-      // The kept voices hold this core: let them go, and keep none from now on.
-      pending.voices.removeAll()
-      return pending.take()
-    }
-    for request in waiting { finish(request.voice, counting: .failed) }
-    for waiting in awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }
-    awaitingDecode.removeAll()
-    for orphan in orphans { orphan.voice.setState(.finished) }
-    orphans.removeAll()
-    for entry in virtual.voices.values { finishVirtual(entry.slot.voice) }
-    if hasDevice { backend.close() }
-    backend.detach()
-    hasDevice = false
-    deviceID.store(0, ordering: .releasing)
-    table.removeAll()
-    releases.removeAll()
-  }
-
   package func syncOnQueue<T>(_ work: () throws -> T) rethrows -> T {
     dispatchPrecondition(condition: .notOnQueue(queue))
     return try queue.sync(execute: work)
