@@ -38,6 +38,10 @@ struct SceneShapingTests {
         ]))
       scene.addChild(node)
       #expect(waitUntil(stepping: scene, timeout: 30) { done.withLock { $0 } })
+      // The scene's clock is the wall's: on a starved machine (ThreadSanitizer, both cores busy)
+      // the device may lag it, so wait for the tail the last check reads to be written.
+      let stopping = marks.withLock { $0["stopping"] } ?? 0
+      #expect(waitUntil(timeout: 30) { output.framesWritten >= stopping + 12_000 })
     }
     let signal = capture.left
     func window(_ name: String) throws -> Range<Int> {
@@ -57,6 +61,7 @@ struct SceneShapingTests {
     // Paused without a send, the node is silent at once; stopped with its send up, it rings on.
     #expect(signal.rms(in: try window("paused")) < 1e-4)
     let stop = try #require(marks.withLock { $0["stopping"] })
+    try #require(stop + 12_000 <= signal.samples.count, "the capture ends before the reverb's tail")
     #expect(signal.rms(in: (stop + 7_200)..<(stop + 12_000)) > 0.002)
   }
 }
