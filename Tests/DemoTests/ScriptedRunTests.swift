@@ -386,7 +386,9 @@ struct ScriptedRunTests {
     #expect(music?["underruns"] as? Int == 0)
     // A bar line every 2 s of music: at least one before N, one after.
     #expect((music?["bars"] as? Int ?? 0) >= 2, "\(music ?? [:])")
-    #expect(music?["momentsMoved"] as? Int == 0)
+    // The change lands on a bar line; on a starved machine (ThreadSanitizer) its piece may not be
+    // ready by the first one, and the engine moves it to the next and says so: at most that once.
+    #expect((music?["momentsMoved"] as? Int ?? 0) <= 1, "\(music ?? [:])")
   }
 
   @Test("`play --at`: a file placed in space, with the distance, gain and pan it is heard at")
