@@ -56,15 +56,9 @@ package final class NodeAudio: SceneMembershipObserver {
     voices.append(voice)
   }
 
-  /// Drops the finished voices, keeping the others in order. A loop, not `removeAll(where:)`: a
-  /// main-actor closure handed to the standard library checks its executor for every element.
+  /// Drops the finished voices, keeping the others in order.
   private func pruneFinished() {
-    var kept = 0
-    for index in voices.indices where !voices[index].isFinished {
-      if index != kept { voices.swapAt(kept, index) }
-      kept += 1
-    }
-    voices.removeLast(voices.count - kept)
+    voices.isolatedRemoveAll { $0.isFinished }
   }
 
   /// The node's voices that have not finished.
