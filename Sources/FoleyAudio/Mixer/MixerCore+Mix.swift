@@ -15,6 +15,13 @@ extension MixerCore {
     }
   }
 
+  /// The category's bus, on the queue: from the queue's memo, so a voice's start takes no lock
+  /// and hashes no name once its category has played.
+  @inline(__always)
+  package func queueBus(for category: SoundCategory) -> Int {
+    busIndexMemo.value(for: category) { bus(for: $0) }
+  }
+
   /// Gives `channel` a shaper if it has none (allocating here, on the queue, never in the mix).
   package func ensureShaper(on channel: Int) {
     guard !mixer.hasShaper(channel) else { return }

@@ -333,7 +333,7 @@ extension MixerCore {
       placed.loops = loops
       let start = LaneStart(
         chunk: slot.sound.buffer.chunk, loops: loops, gain: gain, stream: nil, voice: slot.voice,
-        bus: bus(for: slot.category), paused: false, startFrame: target, position: frame)
+        bus: queueBus(for: slot.category), paused: false, startFrame: target, position: frame)
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }

@@ -176,7 +176,7 @@ extension MixerCore {
     let volume =
       sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
       * Double(slot.sessionMode.gain)
-      * busGains.gain(for: slot.category) { appliedBuses.gain(for: $0) }
+      * busGains.value(for: slot.category) { appliedBuses.gain(for: $0) }
     guard let placement = slot.placement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))

@@ -89,7 +89,7 @@ extension MixerCore {
     }
     var start = LaneStart(
       chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
-      bus: bus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0,
+      bus: queueBus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0,
       position: slot.position)
     do {
       var attempts = 0

@@ -111,7 +111,9 @@ package final class MixerCore: @unchecked Sendable {
   #else
     @exclusivity(unchecked) package var appliedBuses: BusSettings { didSet { busGains.forget() } }
   #endif
-  package let busGains = BusGainMemo()
+  package let busGains = CategoryMemo<Double>()
+  /// Each category's bus index as the queue last looked it up (``busIndices`` never changes one).
+  package let busIndexMemo = CategoryMemo<Int>()
   #if DEBUG
     package var table: ChannelTable {
       _read { yield tableBox.value }
