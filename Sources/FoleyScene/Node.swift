@@ -231,12 +231,13 @@ open class Node {
 
   /// Whether `node` is this node or below it.
   public func inParentHierarchy(_ node: Node) -> Bool {
-    var current: Node? = self
-    while let candidate = current {
-      if candidate === node { return true }
-      current = candidate.parent
+    // Borrowed, as `scene`'s walk: positional voices ask it of every moved node each update.
+    var current = Unmanaged.passUnretained(self)
+    while true {
+      if current.toOpaque() == Unmanaged.passUnretained(node).toOpaque() { return true }
+      guard let up = current.borrow({ $0.parentLink }) else { return false }
+      current = up
     }
-    return false
   }
 
   // MARK: - Actions

@@ -12,6 +12,8 @@ package final class SceneAudioLink {
   package let core: MixerCore
   /// The scene (which owns the link).
   package unowned(unsafe) let scene: Scene
+  /// The same, for borrowing: an `unowned(unsafe)` load is still retained around a call out.
+  private let sceneReference: Unmanaged<Scene>
   /// Whether sounds started by actions are positional (follow their node).
   package let positionalActions: Bool
   package var spatial: SpatialAudio {
@@ -74,6 +76,7 @@ package final class SceneAudioLink {
     self.engine = engine
     self.core = engine.core
     self.scene = scene
+    self.sceneReference = .passUnretained(scene)
     self.positionalActions = positional
     self.spatial = spatial
     self.pausesSceneWhenInactive = pausesSceneWhenInactive
@@ -241,6 +244,15 @@ package final class SceneAudioLink {
       listenerTravel += (moved.dx * moved.dx + moved.dy * moved.dy).squareRoot()
     }
     lastListener = listener
+    sceneReference.borrow { scene in
+      placeMoved(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
+    }
+    if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
+  }
+
+  /// `placeVoices`' pass over the slots, with the scene borrowed.
+  @inline(__always)
+  private func placeMoved(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool) {
     for slot in slotState.indices {
       // A voice whose node has not moved, with the listener no nearer than it could be heard
       // from, keeps its placement: a field of still emitters costs a look at two plain values.
@@ -248,33 +260,39 @@ package final class SceneAudioLink {
         placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
         let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice
       else { continue }
-      // Borrowed from the slot, which holds them: no reference counting. (Not through
-      // `_withUnsafeGuaranteedRef`: its closure costs a main-actor executor check per call.)
-      unowned(unsafe) let node = heldNode.takeUnretainedValue()
-      unowned(unsafe) let voice = heldVoice.takeUnretainedValue()
       slotState[slot].isDirty = false
-      guard node.parent === scene || node.scene === scene else { continue }
-      let position = node.positionInScene
-      let old = slotState[slot].placement
-      let oldDistance = slotState[slot].distance
-      let (placement, distance) = placementAndDistance(at: position, listener: listener)
-      slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
-      slotState[slot].distance = distance
-      if doppler {
-        // Approaching is positive: the distance shrank over the step.
-        let factor = spatial.dopplerFactor(approachingAt: (oldDistance - distance) / step)
-        voice.setDoppler(factor, overFrames: frameLength)
+      // Borrowed from the slot, which holds them: no reference counting (an `unowned(unsafe)`
+      // local is still retained around each call out).
+      heldNode.borrow { node in
+        heldVoice.borrow { voice in
+          place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: doppler)
+        }
       }
-      if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
-        voice.stop(fadeOut: 0.05)
-        continue
-      }
-      guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { continue }
-      slotState[slot].placement = placement
-      // The queue's list holds its own reference: the slot may be freed before the queue runs.
-      moves.append((voice, placement))
     }
-    if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
+  }
+
+  /// Places the voice in `slot` at where its node is now (`placeVoices`' step for one voice).
+  @inline(__always)
+  private func place(_ slot: Int, node: Node, voice: Voice, in scene: Scene, listener: Point, doppler: Bool) {
+    guard node.inParentHierarchy(scene) else { return }
+    let old = slotState[slot].placement
+    let oldDistance = slotState[slot].distance
+    let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)
+    slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
+    slotState[slot].distance = distance
+    if doppler {
+      // Approaching is positive: the distance shrank over the step.
+      let factor = spatial.dopplerFactor(approachingAt: (oldDistance - distance) / step)
+      voice.setDoppler(factor, overFrames: frameLength)
+    }
+    if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
+      voice.stop(fadeOut: 0.05)
+      return
+    }
+    guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
+    slotState[slot].placement = placement
+    // The queue's list holds its own reference: the slot may be freed before the queue runs.
+    moves.append((voice, placement))
   }
 
   // MARK: - Audio nodes

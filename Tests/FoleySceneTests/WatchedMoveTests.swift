@@ -50,3 +50,31 @@ struct WatchedMoveTests {
     #expect(scene.watchedInSubtree == 0)
   }
 }
+
+/// `inParentHierarchy`, which the positional pass asks of every moved node: true for the node
+/// itself and each ancestor, false for anything else, and it follows the tree as it changes.
+@MainActor
+@Suite("Parent hierarchy")
+struct ParentHierarchyTests {
+  @Test("a node is in its own and its ancestors' hierarchy, and leaves it with its parent")
+  func followsTheTree() {
+    let scene = Scene(size: Size(width: 100, height: 100))
+    let cart = Node()
+    let torch = Node()
+    let stranger = Node()
+    scene.addChild(cart)
+    cart.addChild(torch)
+    #expect(torch.inParentHierarchy(torch))
+    #expect(torch.inParentHierarchy(cart))
+    #expect(torch.inParentHierarchy(scene))
+    #expect(!cart.inParentHierarchy(torch))
+    #expect(!torch.inParentHierarchy(stranger))
+    #expect(!stranger.inParentHierarchy(scene))
+    cart.removeFromParent()
+    #expect(!torch.inParentHierarchy(scene))
+    #expect(torch.inParentHierarchy(cart))
+    stranger.addChild(cart)
+    scene.addChild(stranger)
+    #expect(torch.inParentHierarchy(scene) && torch.inParentHierarchy(stranger))
+  }
+}

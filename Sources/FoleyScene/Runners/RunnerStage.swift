@@ -57,7 +57,7 @@ final class BehaviorStage: RunnerStage {
 extension Optional where Wrapped: AnyObject {
   /// The reference without a retain, for ``Unmanaged/borrow(_:)``: its owner must hold it for
   /// as long as it is borrowed.
-  @inline(__always) var unretained: Unmanaged<Wrapped>? {
+  @inlinable @inline(__always) package var unretained: Unmanaged<Wrapped>? {
     guard let self else { return nil }
     return Unmanaged.passUnretained(self)
   }
@@ -67,8 +67,9 @@ extension Unmanaged {
   /// Calls `body` with the instance, unretained: no reference counting around the call. (The
   /// standard library's `_withUnsafeGuaranteedRef` called straight from main-actor code checks
   /// the executor on every call, a Swift 5 module's closure parameter; this one, declared here,
-  /// does not.)
-  @inline(__always) func borrow<Result>(_ body: (Instance) -> Result) -> Result {
+  /// does not.) Package-wide: the scene's audio link borrows its positional voices' nodes and
+  /// voices through it.
+  @inlinable @inline(__always) package func borrow<Result>(_ body: (Instance) -> Result) -> Result {
     _withUnsafeGuaranteedRef(body)
   }
 }
