@@ -68,22 +68,23 @@ package struct ChannelTable {
 
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
   package mutating func stopCounting(_ channel: Int) {
-    guard var slot = slots[channel], !slot.isReleasing else { return }
-    if slot.isCounted { unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited) }
-    slot.isReleasing = true
-    slots[channel] = slot
+    // Where the slot lies: a copy is a retain and a release of each of its references, and every
+    // stolen voice comes here.
+    guard slots[channel]?.isReleasing == false else { return }
+    slots[channel]!.isReleasing = true
+    guard slots[channel]!.isCounted else { return }
+    unlink(channel, soundKey: slots[channel]!.soundKey, perSound: slots[channel]!.isLimited)
   }
 
-  /// Empties `channel` and frees it; returns what was on it.
+  /// Empties `channel` and frees it; returns what was on it (moved out, not copied).
   @discardableResult
   package mutating func vacate(_ channel: Int) -> Slot? {
-    guard let slot = slots[channel] else { return nil }
+    guard let slot = slots[channel].take() else { return nil }
     if !slot.isCounted {
       streamChannels -= 1
     } else if !slot.isReleasing {
       unlink(channel, soundKey: slot.soundKey, perSound: slot.isLimited)
     }
-    slots[channel] = nil
     free.append(channel)
     return slot
   }

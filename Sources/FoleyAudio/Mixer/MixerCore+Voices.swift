@@ -189,9 +189,8 @@ extension MixerCore {
 
   /// The mix reported `channel` finished (played out, or halted).
   package func channelFinished(_ channel: Int) {
-    guard let slot = table[channel] else { return }  // already collected
+    guard let slot = table.vacate(channel) else { return }  // already collected
     releases.cancel(on: channel)
-    table.vacate(channel)
     slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
     if !virtual.candidates.isEmpty { virtual.needsPass = true }
     if !slot.isReleasing {
