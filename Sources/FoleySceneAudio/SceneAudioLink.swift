@@ -146,8 +146,13 @@ package final class SceneAudioLink {
 
   /// Where the listener is: the listener node's place in the scene, or the scene's centre.
   package var listenerPosition: Point {
-    if let listener = scene.listener, listener.scene === scene { return listener.positionInScene }
-    return Point(x: scene.size.width / 2, y: scene.size.height / 2)
+    // Borrowed: every positional start asks, and the retains and releases of the scene and the
+    // listener were most of its cost.
+    sceneReference.borrow { scene in
+      if let listener = scene.listener, listener.inParentHierarchy(scene) { return listener.positionInScene }
+      let size = scene.size
+      return Point(x: size.width / 2, y: size.height / 2)
+    }
   }
 
   /// The distance gain and pan of a sound at `node`.

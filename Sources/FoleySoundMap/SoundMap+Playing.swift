@@ -18,8 +18,8 @@ extension SoundMap {
 
   private func outcome(of event: GameEvent, in scene: Scene?) -> (PostedEvent.Outcome, [PlayedSound]) {
     statistics.posted += 1
-    if definition.events[event.name] == nil, handleMusic(event) { return (.music, []) }
     guard let entry = definition.events[event.name] else {
+      if handleMusic(event) { return (.music, []) }
       let count = statistics.unknown[event.name, default: 0]
       statistics.unknown[event.name] = count + 1
       if count == 0 {
