@@ -4,29 +4,38 @@
 /// start order, overall and, for sounds with `maximumInstances`, per sound. So finding a free
 /// channel, the oldest voice, and a limited sound's oldest voice take the same time at 16
 /// channels as at 4,096, and a sound without a limit costs no dictionary work at all.
-package struct ChannelTable {
-  private(set) var slots: [Slot?] = []
-  private(set) var gains: [ChannelGain] = []
-  private var free: [Int] = []
+///
+/// A class, owned by the core and touched only on its queue: as a struct stored in the core, every
+/// read through a non-mutating method, property or subscript worked on a copy of the whole table,
+/// a retain and a release of each of its eight arrays and tables, several times per trigger and
+/// per moving voice. Queue-confined, one access at a time: the runtime's exclusivity checks are
+/// left off.
+package final class ChannelTable {
+  @exclusivity(unchecked) private(set) var slots: [Slot?] = []
+  @exclusivity(unchecked) private(set) var gains: [ChannelGain] = []
+  @exclusivity(unchecked) private var free: [Int] = []
   /// Start-order links between counted voices' channels (-1 ends a list).
-  private var previous: [Int] = []
-  private var next: [Int] = []
-  private var oldest = -1
-  private var newest = -1
-  private var previousOfSound: [Int] = []
-  private var nextOfSound: [Int] = []
-  private var soundLists: [ObjectIdentifier: (oldest: Int, newest: Int, count: Int)] = [:]
+  @exclusivity(unchecked) private var previous: [Int] = []
+  @exclusivity(unchecked) private var next: [Int] = []
+  @exclusivity(unchecked) private var oldest = -1
+  @exclusivity(unchecked) private var newest = -1
+  @exclusivity(unchecked) private var previousOfSound: [Int] = []
+  @exclusivity(unchecked) private var nextOfSound: [Int] = []
+  @exclusivity(unchecked) private var soundLists: [ObjectIdentifier: (oldest: Int, newest: Int, count: Int)] =
+    [:]
   /// Voices playing or paused, not releasing (streams are not counted).
-  private(set) var countedVoices = 0
+  @exclusivity(unchecked) private(set) var countedVoices = 0
   /// Channels that carry streams (music), releasing or not.
-  private(set) var streamChannels = 0
+  @exclusivity(unchecked) private(set) var streamChannels = 0
+
+  package init() {}
 
   package var channelCount: Int { slots.count }
 
   package subscript(channel: Int) -> Slot? { slots[channel] }
 
   /// Adds channels up to `count`, each with its gain stage.
-  package mutating func grow(to count: Int, makeGain: () -> ChannelGain) {
+  package func grow(to count: Int, makeGain: () -> ChannelGain) {
     guard count > slots.count else { return }
     let added = slots.count..<count
     slots += Array(repeating: nil, count: added.count)
@@ -39,16 +48,16 @@ package struct ChannelTable {
     free += added.reversed()
   }
 
-  package mutating func takeFreeChannel() -> Int? { free.popLast() }
+  package func takeFreeChannel() -> Int? { free.popLast() }
 
   /// Returns a channel taken with ``takeFreeChannel()`` that nothing was placed on.
-  package mutating func giveBack(_ channel: Int) {
+  package func giveBack(_ channel: Int) {
     guard slots[channel] == nil, !free.contains(channel) else { return }
     free.append(channel)
   }
 
   /// Puts a counted voice on `channel` (taken from ``takeFreeChannel()``).
-  package mutating func place(_ slot: Slot, on channel: Int) {
+  package func place(_ slot: Slot, on channel: Int) {
     slots[channel] = slot
     slot.voice.channel = channel
     if slot.isCounted {
@@ -61,13 +70,13 @@ package struct ChannelTable {
   /// Changes the slot on `channel` where it lies (no copy of its references); nil when the
   /// channel is free.
   @discardableResult
-  package mutating func update<Result>(_ channel: Int, _ change: (inout Slot) -> Result) -> Result? {
+  package func update<Result>(_ channel: Int, _ change: (inout Slot) -> Result) -> Result? {
     guard slots[channel] != nil else { return nil }
     return change(&slots[channel]!)
   }
 
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
-  package mutating func stopCounting(_ channel: Int) {
+  package func stopCounting(_ channel: Int) {
     // Where the slot lies: a copy is a retain and a release of each of its references, and every
     // stolen voice comes here.
     guard slots[channel]?.isReleasing == false else { return }
@@ -78,7 +87,7 @@ package struct ChannelTable {
 
   /// Empties `channel` and frees it; returns what was on it (moved out, not copied).
   @discardableResult
-  package mutating func vacate(_ channel: Int) -> Slot? {
+  package func vacate(_ channel: Int) -> Slot? {
     guard let slot = slots[channel].take() else { return nil }
     if !slot.isCounted {
       streamChannels -= 1
@@ -124,11 +133,23 @@ package struct ChannelTable {
   /// Every occupied channel, for passes over all voices (session changes, buses, the census).
   package var occupiedChannels: [Int] { slots.indices.filter { slots[$0] != nil } }
 
-  package mutating func removeAll() {
-    self = ChannelTable()
+  /// Empties the table: no channels (the core's start, or a device lost).
+  package func removeAll() {
+    slots = []
+    gains = []
+    free = []
+    previous = []
+    next = []
+    oldest = -1
+    newest = -1
+    previousOfSound = []
+    nextOfSound = []
+    soundLists = [:]
+    countedVoices = 0
+    streamChannels = 0
   }
 
-  private mutating func link(_ channel: Int, soundKey: ObjectIdentifier, perSound: Bool) {
+  private func link(_ channel: Int, soundKey: ObjectIdentifier, perSound: Bool) {
     previous[channel] = newest
     next[channel] = -1
     if newest >= 0 { next[newest] = channel } else { oldest = channel }
@@ -144,7 +165,7 @@ package struct ChannelTable {
     soundLists[soundKey] = list
   }
 
-  private mutating func unlink(_ channel: Int, soundKey: ObjectIdentifier, perSound: Bool) {
+  private func unlink(_ channel: Int, soundKey: ObjectIdentifier, perSound: Bool) {
     let (before, after) = (previous[channel], next[channel])
     if before >= 0 { next[before] = after } else { oldest = after }
     if after >= 0 { previous[after] = before } else { newest = before }

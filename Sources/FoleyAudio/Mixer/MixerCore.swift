@@ -117,11 +117,10 @@ package final class MixerCore: @unchecked Sendable {
   #if DEBUG
     package var table: ChannelTable {
       _read { yield tableBox.value }
-      _modify { yield &tableBox.value }
     }
     private var tableBox: QueueBound<ChannelTable>
   #else
-    @exclusivity(unchecked) package var table: ChannelTable
+    package let table: ChannelTable
   #endif
   #if DEBUG
     package var releases: ReleaseScheduler {
