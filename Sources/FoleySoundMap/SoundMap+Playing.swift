@@ -55,7 +55,9 @@ extension SoundMap {
         // Kept for a stop entry only: the finished ones go at each power of two (amortised).
         runtime.voices[event.name]!.isolatedRemoveAll { $0.isFinished }
       }
-      runtime.lastTrigger[event.name] = event.time
+      // Kept only for an event with a cooldown, the one reader (a hash and a store per post
+      // otherwise). An event given a cooldown by a reload starts it at its next play.
+      if entry.cooldown > 0 { runtime.lastTrigger[event.name] = event.time }
       var plans: [Plan] = []
       resolve(item, event: event, offset: Plan.Offset(), into: &plans)
       var played: [PlayedSound] = []
