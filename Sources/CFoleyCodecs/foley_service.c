@@ -61,12 +61,14 @@ static int64_t nanoseconds_now(void) {
 // The price is at most this much of a core per job, and only in a burst (below).
 enum { SPIN_NS = 250 * 1000 };
 
-// Polls `socket` for up to SPIN_NS: 1 when it can be read, 0 when the time ran out.
+// Polls `socket` for up to SPIN_NS: 1 when it can be read (or was closed: the caller's read says
+// which), 0 when the time ran out or the poll failed (the caller's timed wait takes over, so a
+// signal during the spin never sends the caller into a read that could block for ever).
 static int readable_soon(int socket) {
   int64_t until = nanoseconds_now() + SPIN_NS;
   do {
     struct pollfd quick = {socket, POLLIN, 0};
-    if (poll(&quick, 1, 0) != 0) return 1;  // readable, closed or failed: the caller's read says which
+    if (poll(&quick, 1, 0) > 0) return 1;
   } while (nanoseconds_now() < until);
   return 0;
 }
