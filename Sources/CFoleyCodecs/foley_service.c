@@ -41,17 +41,13 @@
 
 extern char **environ;
 
-static int64_t milliseconds_now(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 static int64_t nanoseconds_now(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
+
+static int64_t milliseconds_now(void) { return nanoseconds_now() / 1000000; }
 
 // How long a side of the decoding service polls its socket before it sleeps on it. Loading is a
 // burst of jobs (a scene's 500 sounds one after the other), each a round trip: asleep, each side
