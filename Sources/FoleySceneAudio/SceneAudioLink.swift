@@ -10,9 +10,10 @@ package final class SceneAudioLink {
   /// The engine's core, for the sound actions: reaching it through the engine would retain the
   /// engine on every trigger (and the session's weak reference to it makes that slow).
   package let core: MixerCore
-  /// The scene (which owns the link).
-  package unowned(unsafe) let scene: Scene
-  /// The same, for borrowing: an `unowned(unsafe)` load is still retained around a call out.
+  /// The scene (which owns the link), unretained.
+  package var scene: Scene { sceneReference.takeUnretainedValue() }
+  /// The scene, held unretained for borrowing: the update's passes call through it with no
+  /// reference counting (an `unowned(unsafe)` load is still retained around a call out).
   private let sceneReference: Unmanaged<Scene>
   /// Whether sounds started by actions are positional (follow their node).
   package let positionalActions: Bool
@@ -75,7 +76,6 @@ package final class SceneAudioLink {
   ) {
     self.engine = engine
     self.core = engine.core
-    self.scene = scene
     self.sceneReference = .passUnretained(scene)
     self.positionalActions = positional
     self.spatial = spatial
