@@ -14,6 +14,11 @@ import Testing
 struct VirtualVoiceTests {
   /// `count` frames of mono noise in ±0.05…0.25 (never zero, so a frame out of place shows).
   static func noise(frames count: Int, seed: UInt32 = 12_345) -> Data {
+    makeFloatWAV(samples: noiseSamples(frames: count, seed: seed), sampleRate: 48_000, channels: 1)
+  }
+
+  /// The samples of ``noise(frames:seed:)``.
+  static func noiseSamples(frames count: Int, seed: UInt32 = 12_345) -> [Float] {
     var state = seed
     var samples: [Float] = []
     samples.reserveCapacity(count)
@@ -23,7 +28,7 @@ struct VirtualVoiceTests {
       let magnitude = 0.05 + 0.2 * unit
       samples.append(state & 1 == 0 ? magnitude : -magnitude)
     }
-    return makeFloatWAV(samples: samples, sampleRate: 48_000, channels: 1)
+    return samples
   }
 
   /// A scene with its listener at the origin, attached to `engine` with positional actions and

@@ -43,7 +43,7 @@ public struct AudioConfiguration: Sendable, Hashable {
   /// Whether a voice nobody could hear (gain under -80 dB after volume, distance, bus and
   /// session: beyond ``SpatialAudio/maximumDistance``, at zero volume, on a muted bus) goes
   /// virtual (the default), without any budget. Off, it keeps its channel and is mixed silent.
-  /// Streamed voices (music) never go virtual.
+  /// Streamed voices (music, speech) go virtual only unheard: the budget does not count them.
   public var virtualizesInaudibleVoices = true
   /// How long stops, pauses and steals take to ramp the gain to silence (per sample, no clicks),
   /// 0.5…100 ms.

@@ -56,7 +56,10 @@ extension MixerCore {
     // Closing stops the channels without reporting them: they are kept, not finished.
     backend.close()
     for channel in table.occupiedChannels {
-      table[channel]?.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
+      guard let slot = table[channel] else { continue }
+      slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
+      // A stream on its way to virtual: its lane went with the device.
+      if slot.isReleasing, slot.stream != nil, slot.voice.isVirtual { streamLaneEnded(slot.voice) }
     }
     table.removeAll()
     releases.removeAll()

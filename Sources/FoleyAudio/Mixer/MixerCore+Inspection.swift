@@ -36,8 +36,9 @@ extension MixerCore {
         slot.voice.state == .paused ? .paused : slot.sessionMode == .paused ? .held : .virtual
       var entry = describe(slot, state: state, clock: clock)
       let elapsed = virtualVoice.isFrozen ? 0 : Int(clamping: clock &- min(clock, virtualVoice.anchor))
-      if let now = VirtualClock.advance(
-        frame: slot.position, loops: slot.loops, by: elapsed, frames: slot.sound.buffer.frames)
+      if slot.stream == nil,
+        let now = VirtualClock.advance(
+          frame: slot.position, loops: slot.loops, by: elapsed, frames: slot.sound.buffer.frames)
       {
         entry.position = Double(now.frame) / rate
         entry.passesLeft = now.loops

@@ -33,6 +33,8 @@ extension MixerCore {
     for orphan in orphans { orphan.voice.setState(.finished) }
     orphans.removeAll()
     for entry in virtual.voices.values { finishVirtual(entry.slot.voice) }
+    virtual.scratch?.deallocate()
+    virtual.scratch = nil
     if hasDevice { backend.close() }
     backend.detach()
     hasDevice = false

@@ -25,6 +25,7 @@ extension MixerCore {
     }
     if !due.isEmpty { processFinishedChannels() }
     haltDrainedStreams()
+    advanceVirtualStreams()
     expireVirtualVoices()
     rebalanceVoices()
     scheduleFallbackWake()
@@ -32,9 +33,10 @@ extension MixerCore {
 
   /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
   package func scheduleFallbackWake() {
-    let virtualEnd = earliestVirtualEnd
-    let release = releases.earliestDeadline
-    backend.scheduleService(at: virtualEnd.map { min($0, release ?? $0) } ?? release)
+    var earliest = releases.earliestDeadline
+    if let end = earliestVirtualEnd { earliest = min(earliest ?? end, end) }
+    if let read = nextVirtualStreamRead { earliest = min(earliest ?? read, read) }
+    backend.scheduleService(at: earliest)
   }
 
   /// Applies what the mix reported finished since the last look.

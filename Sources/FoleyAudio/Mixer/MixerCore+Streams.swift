@@ -4,7 +4,8 @@ import Foundation
 /// Streamed voices (music): an ordinary voice on an ordinary channel, whose chunk is a silent
 /// carrier that loops for ever and whose first effect writes the stream over it. Everything the
 /// core does to voices (session pauses and ducking, buses, de-click ramps, device restore)
-/// applies unchanged; streams are never stolen and do not count against the voice cap.
+/// applies unchanged; streams are never stolen and do not count against the voice cap or the
+/// voice budget. One nobody can hear goes virtual like any voice (`MixerCore+Virtual.swift`).
 extension MixerCore {
   /// A voice for a stream, not yet started: ``startStream(_:effect:category:)`` starts it once
   /// its ring is filled. Stopping it before then means it never starts.
@@ -66,6 +67,9 @@ extension MixerCore {
       voice.setState(paused ? .paused : .playing)
       counters.bump(.started)
       counters.voiceStarted()
+      // A stream nobody can hear (its bus muted, its volume 0) goes virtual.
+      gainChanged(voice, channel: channel)
+      rebalanceVoices()
     }
   }
 

@@ -6,10 +6,14 @@ package struct VirtualVoice {
   /// Its slot as it would go back on a channel: `position` and `loops` are where it was at
   /// `anchor`.
   package var slot: Slot
-  /// The mix frame on which it was at `slot.position`.
+  /// The mix frame on which it was at `slot.position`. For a stream: the mix frame through
+  /// which its ring has been read.
   package var anchor: UInt64
   /// Paused (by the game or the session): time does not move it.
   package var isFrozen = false
+  /// A stream whose released channel may still be mixing it (its ramp out): until the channel
+  /// is collected the mixing thread reads the stream, and the queue must not.
+  package var awaitsLaneEnd = false
 }
 
 /// The virtual voices and what the next pass must look at (queue-owned).
@@ -22,6 +26,11 @@ package struct VirtualVoices {
   package var changedChannels: [Int] = []
   /// Virtual voices that end (not looping for ever); they finish when their clock says so.
   package var ending: Set<ObjectIdentifier> = []
+  /// Virtual streams (music, speech): the queue reads their rings on at the mix's pace.
+  package var streams: Set<ObjectIdentifier> = []
+  /// Where a virtual stream's unheard frames are read to (queue-owned, made on first use).
+  package var scratch: UnsafeMutableRawPointer?
+  package static let scratchBytes = 32_768
   package var needsPass = false
   /// Whether every real voice is ranked at the next pass (a budget applies and something that
   /// ranks them changed), not only the changed ones.
@@ -101,7 +110,11 @@ extension MixerCore {
     let voice = entry.slot.voice
     let id = ObjectIdentifier(voice)
     virtual.voices[id] = entry
-    if entry.slot.loops >= 0 { virtual.ending.insert(id) }
+    if entry.slot.stream != nil {
+      virtual.streams.insert(id)
+    } else if entry.slot.loops >= 0 {
+      virtual.ending.insert(id)
+    }
     entry.slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
     voice.channel = -1
     voice.setVirtual(true)
@@ -113,6 +126,7 @@ extension MixerCore {
   private func forgetVirtual(_ id: ObjectIdentifier) -> VirtualVoice? {
     guard let entry = virtual.voices.removeValue(forKey: id) else { return nil }
     virtual.ending.remove(id)
+    virtual.streams.remove(id)
     virtual.candidates.remove(id)
     entry.slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
     entry.slot.voice.setVirtual(false)
@@ -152,6 +166,22 @@ extension MixerCore {
     let id = ObjectIdentifier(voice)
     guard var entry = virtual.voices[id], entry.isFrozen != frozen else { return }
     let reached = mixer.framesMixed.load(ordering: .acquiring)
+    if entry.slot.stream != nil {
+      // A stream's place is its ring: read on to now, then hold still; resumed, it goes on from
+      // the mix frame it resumes on.
+      if frozen {
+        guard advanceStream(id, to: reached), let advanced = virtual.voices[id] else { return }
+        entry = advanced
+      } else {
+        entry.anchor = max(entry.anchor, reached)
+        virtual.candidates.insert(id)
+        virtual.needsPass = true
+      }
+      entry.isFrozen = frozen
+      virtual.voices[id] = entry
+      scheduleFallbackWake()
+      return
+    }
     if frozen {
       guard let (frame, loops) = place(of: entry, at: reached) else {
         finishVirtual(voice)
@@ -224,7 +254,7 @@ extension MixerCore {
       let loudness = audibility(of: slot)
       if silenceCounts, loudness < Self.silentGain {
         demote.append(channel)
-      } else if budgeted {
+      } else if budgeted, slot.isCounted {
         ranked.append(
           Entry(
             priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
@@ -250,7 +280,7 @@ extension MixerCore {
       let loudness = audibility(of: entry.slot)
       if silenceCounts, loudness < Self.audibleGain {
         virtual.candidates.remove(id)  // until its gain changes again
-      } else if budgeted {
+      } else if budgeted, entry.slot.isCounted {
         ranked.append(
           Entry(
             priority: entry.slot.priority, score: loudness, category: entry.slot.category, channel: -1,
@@ -284,17 +314,27 @@ extension MixerCore {
     for id in promote where revive(id) { virtual.candidates.remove(id) }
   }
 
-  /// Whether the voice on a channel could go virtual: counted, playing, not paused by the
-  /// session, not releasing; sounds that limit their instances stay real.
+  /// Whether the voice on a channel could go virtual: playing, not paused by the session, not
+  /// releasing; sounds that limit their instances stay real. Streams go virtual only unheard:
+  /// they do not count against the budget.
   private func mayGoVirtual(_ slot: Slot) -> Bool {
-    slot.isCounted && !slot.isLimited && !slot.isReleasing && slot.voice.state == .playing
-      && slot.sessionMode != .paused
+    (slot.isCounted ? !slot.isLimited : slot.stream != nil) && !slot.isReleasing
+      && slot.voice.state == .playing && slot.sessionMode != .paused
   }
 
   /// Takes the voice on `channel` off it: it remembers where its lane is (read under the audio
   /// lock, with the mix frame that position is heard on), and the channel ramps out and is
   /// halted like a stopped voice's.
   func virtualize(channel: Int) {
+    if let slot = table[channel], slot.stream != nil {
+      guard mayGoVirtual(slot) else { return }
+      // Its ring goes on being read by the lane while it ramps out; its clock starts where the
+      // lane stops (``streamLaneEnded(_:)``).
+      release(channel: channel, fadeOut: 0, voiceGoesOn: true)
+      keepVirtual(VirtualVoice(slot: slot, anchor: 0, awaitsLaneEnd: true))
+      scheduleFallbackWake()
+      return
+    }
     guard let slot = table[channel], mayGoVirtual(slot),
       let progress = backend.withAudioLock({ mixer.progress(of: channel) }), progress.hasStarted,
       progress.frame < slot.sound.buffer.frames || progress.loops != 0
@@ -312,6 +352,7 @@ extension MixerCore {
   /// no channel for it (it stays virtual).
   func revive(_ id: ObjectIdentifier) -> Bool {
     guard let entry = virtual.voices[id] else { return true }
+    if entry.slot.stream != nil { return reviveStream(id, entry) }
     guard table.countedVoices < configuration.maximumChannels, let channel = freeChannel() else {
       return false
     }
@@ -349,6 +390,106 @@ extension MixerCore {
     let (left, right) = gainPair(for: placed)
     gain.setTarget(left: left, right: right, step: declickStep)
     return true
+  }
+
+  // MARK: - Streams
+
+  /// A virtual stream's released channel was collected: the mixing thread is done with it, and
+  /// its clock starts on the mix frame after the last it was played on.
+  func streamLaneEnded(_ voice: Voice) {
+    let id = ObjectIdentifier(voice)
+    guard var entry = virtual.voices[id], entry.awaitsLaneEnd, let stream = entry.slot.stream else { return }
+    entry.awaitsLaneEnd = false
+    // Never played (it went virtual before its first buffer): it starts when it would have.
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    entry.anchor = stream.mixedThrough ?? max(reached, UInt64(clamping: voice.startFrame?.index ?? 0))
+    virtual.voices[id] = entry
+    virtual.needsPass = true
+    scheduleFallbackWake()
+  }
+
+  /// Reads every virtual stream on to the mix frame reached.
+  func advanceVirtualStreams() {
+    guard !virtual.streams.isEmpty else { return }
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    for id in Array(virtual.streams) { advanceStream(id, to: reached) }
+  }
+
+  /// Reads a virtual stream on to mix frame `frame`, as the mix would have played it (at its
+  /// rate, as it is now). Returns false when the stream is over (it finished) or gone.
+  @discardableResult
+  func advanceStream(_ id: ObjectIdentifier, to frame: UInt64) -> Bool {
+    guard var entry = virtual.voices[id], let stream = entry.slot.stream else { return false }
+    guard !entry.awaitsLaneEnd, !entry.isFrozen, frame > entry.anchor else { return true }
+    let elapsed = Int(clamping: frame &- entry.anchor)
+    let voice = entry.slot.voice
+    let rate = Double(
+      RampRequest(packed: voice.rateRequest.load(ordering: .relaxed)).target
+        * RampRequest(packed: voice.dopplerRequest.load(ordering: .relaxed)).target)
+    let frames = rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
+    let scratch: UnsafeMutableRawPointer
+    if let kept = virtual.scratch {
+      scratch = kept
+    } else {
+      scratch = UnsafeMutableRawPointer.allocate(byteCount: VirtualVoices.scratchBytes, alignment: 16)
+      virtual.scratch = scratch
+    }
+    stream.discard(frames: frames, scratch: scratch, capacity: VirtualVoices.scratchBytes)
+    stream.noteMixed(through: frame)
+    entry.anchor = frame
+    virtual.voices[id] = entry
+    guard !stream.drained.load(ordering: .acquiring) else {
+      finishVirtual(voice)
+      return false
+    }
+    return true
+  }
+
+  /// Puts a virtual stream back on a channel: its ring is read on to a device buffer ahead of
+  /// the mix, and the lane starts on that frame, ramping up from silence.
+  private func reviveStream(_ id: ObjectIdentifier, _ entry: VirtualVoice) -> Bool {
+    guard !entry.awaitsLaneEnd else { return false }
+    guard let stream = entry.slot.stream, let channel = freeChannel() else { return false }
+    let slot = entry.slot
+    let gain = table.gains[channel]
+    gain.reset(left: 0, right: 0)
+    ensureShaper(on: channel)
+    while true {
+      let reached = mixer.framesMixed.load(ordering: .acquiring)
+      let target = max(reached &+ UInt64(format.bufferFrames), virtual.voices[id]?.anchor ?? 0)
+      guard advanceStream(id, to: target) else {
+        // It ended while virtual.
+        table.giveBack(channel)
+        return true
+      }
+      let start = LaneStart(
+        chunk: slot.sound.buffer.chunk, loops: -1, gain: gain, stream: stream, voice: slot.voice,
+        bus: queueBus(for: slot.category), paused: false, startFrame: target, position: 0)
+      do {
+        // Nil: the mix reached `target` before the lane was armed; read on to a later frame.
+        if try backend.play(start, on: channel) != nil { break }
+      } catch {
+        logger.error("cannot bring back a stream: \(error.message)")
+        table.giveBack(channel)
+        return false
+      }
+    }
+    _ = forgetVirtual(id)
+    slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+    var placed = slot
+    placed.loops = -1
+    placed.position = 0
+    table.place(placed, on: channel)
+    let (left, right) = gainPair(for: placed)
+    gain.setTarget(left: left, right: right, step: declickStep)
+    return true
+  }
+
+  /// When the virtual streams must next be read on (uptime ns), if any is moving: a ring holds
+  /// half a second and the filler tops it up every 20 ms, so reading every 20 ms keeps it flowing.
+  var nextVirtualStreamRead: UInt64? {
+    for id in virtual.streams where virtual.voices[id]?.isFrozen == false { return now &+ 20_000_000 }
+    return nil
   }
 
   /// Ends the virtual voices whose clock has run out by now.

@@ -192,6 +192,7 @@ extension MixerCore {
     guard let slot = table.vacate(channel) else { return }  // already collected
     releases.cancel(on: channel)
     slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
+    if slot.stream != nil, slot.voice.isVirtual { streamLaneEnded(slot.voice) }
     if !virtual.candidates.isEmpty { virtual.needsPass = true }
     if !slot.isReleasing {
       counters.activeVoices.subtract(1, ordering: .relaxed)

@@ -16,7 +16,8 @@ package import Synchronization
 /// Invariant behind `@unchecked Sendable`: the `var`s belong to the mixing thread; other threads
 /// talk to it through atomics only, except ``rewind(frames:)``, which the queue calls only while
 /// the channel is paused (the voice mixer skips a paused lane, and the pause was set under the
-/// audio lock, so no render is running).
+/// audio lock, so no render is running), and ``discard(frames:scratch:capacity:)``, which it
+/// calls only while the voice is virtual and no lane plays the stream.
 package final class StreamEffect: @unchecked Sendable {
   package enum Fade: UInt8 {
     case none = 0
@@ -135,6 +136,30 @@ package final class StreamEffect: @unchecked Sendable {
   @inline(__always)
   package func noteMixed(through frame: UInt64) {
     ringOrigin.store(Int(truncatingIfNeeded: frame) - ring.totalRead / bytesPerFrame, ordering: .releasing)
+  }
+
+  /// The mix frame after the last one the stream was played on (its ring read through it); nil
+  /// until it has played.
+  package var mixedThrough: UInt64? {
+    let origin = ringOrigin.load(ordering: .acquiring)
+    guard origin != Int.min else { return nil }
+    return UInt64(clamping: origin + ring.totalRead / bytesPerFrame)
+  }
+
+  /// Plays `frames` frames that nobody hears, for a virtual voice: the ring is read into
+  /// `scratch` (`capacity` bytes) and thrown away, with fades, seeks, holds and the end taken
+  /// exactly as the mix would take them. The queue calls it only while no lane plays the stream
+  /// (before one is armed again, or after the last was collected), so it owns the mixing
+  /// thread's state meanwhile; the audio lock taken to arm a lane orders the two.
+  package func discard(frames: Int, scratch: UnsafeMutableRawPointer, capacity: Int) {
+    let chunk = max(1, capacity / bytesPerFrame)
+    var left = frames
+    while left > 0 {
+      let count = min(left, chunk)
+      scratch.initializeMemory(as: UInt8.self, repeating: 0, count: count * bytesPerFrame)
+      process(scratch, byteCount: count * bytesPerFrame)
+      left -= count
+    }
   }
 
   /// Called on the mixing thread with the channel's buffer (the carrier's silence).

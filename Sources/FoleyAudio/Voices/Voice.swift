@@ -149,7 +149,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// (``AudioConfiguration/maximumAudibleVoices``) left it out, so it gave its mixer channel back
   /// and costs no mixing. It keeps its place in time, and when it is heard again it continues at
   /// the frame its clock has reached, ramped in over the de-click time. Its ``state`` stays
-  /// `.playing` (or `.paused`): being virtual is the engine's business, not the game's.
+  /// `.playing` (or `.paused`): being virtual is the engine's business, not the game's. A
+  /// streamed voice (music, speech) goes virtual only when nobody can hear it.
   public var isVirtual: Bool { rawVirtual.load(ordering: .relaxed) }
 
   package func setVirtual(_ virtual: Bool) { rawVirtual.store(virtual, ordering: .relaxed) }
