@@ -13,7 +13,7 @@ enum VirtualBenchmarks {
   /// (or `plain` looping voices and an empty scene).
   static func cpu(
     heard: Int, unheard: Int, plain: Bool, silentNodes: Bool = false, silentAudioNodes: Bool = false,
-    sound: Data,
+    walking: Bool = false, sound: Data,
     seconds: Double,
     logger: Logger
   ) throws
@@ -52,7 +52,16 @@ enum VirtualBenchmarks {
         scene.addChild(node)
       }
     }
-    func frame() { scene.update(deltaTime: 1.0 / 60) }
+    var step = 0
+    func frame() {
+      if walking {
+        // The listener walks a circle of 100 points round the middle, 3 points an update.
+        step += 1
+        let angle = Double(step) * 0.03
+        listener.position = Point(x: 100 * cos(angle), y: 100 * sin(angle))
+      }
+      scene.update(deltaTime: 1.0 / 60)
+    }
     for _ in 0..<30 { frame() }
     engine.waitUntilIdle()
     Clocks.sleep(seconds: 0.5)
@@ -77,6 +86,8 @@ enum VirtualBenchmarks {
     var plain: [Double] = []
     var sameScene: [Double] = []
     var sameObjects: [Double] = []
+    var walkingField: [Double] = []
+    var walkingScene: [Double] = []
     var census = (virtual: 0, audible: 0)
     for _ in 0..<rounds {
       let many = try cpu(
@@ -97,6 +108,16 @@ enum VirtualBenchmarks {
         ).cpu)
       plain.append(
         try cpu(heard: 32, unheard: 0, plain: true, sound: long, seconds: seconds, logger: logger).cpu)
+      walkingField.append(
+        try cpu(
+          heard: 32, unheard: 4_968, plain: false, walking: true, sound: long, seconds: seconds,
+          logger: logger
+        ).cpu)
+      walkingScene.append(
+        try cpu(
+          heard: 32, unheard: 4_968, plain: false, silentNodes: true, walking: true, sound: long,
+          seconds: seconds, logger: logger
+        ).cpu)
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     return [
@@ -106,6 +127,8 @@ enum VirtualBenchmarks {
       "virtual_emitters_cpu_ratio_same_objects": median(field) / median(sameObjects),
       "silent_audio_nodes_cpu_percent": median(sameObjects) / seconds * 100,
       "virtual_emitters_cpu_ratio_plain": median(field) / median(plain),
+      "virtual_emitters_cpu_ratio_walking": median(walkingField) / median(walkingScene),
+      "virtual_emitters_walking_cpu_percent": median(walkingField) / seconds * 100,
       "virtual_emitters_cpu_percent": median(field) / seconds * 100,
       "audible_emitters_cpu_percent": median(alone) / seconds * 100,
       "plain_voices_cpu_percent": median(plain) / seconds * 100,

@@ -25,8 +25,9 @@ package final class SceneAudioLink {
   private var pausedScene = false
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
   /// used (a finished voice's slot is freed and reused), with their placement state: one flat
-  /// table of plain values, so a pass over thousands of still emitters reads only those and
-  /// touches no node, and a pass over moving ones retains nothing. Main-actor state walked for
+  /// table of plain values, so a pass over every slot touches no still emitter's node, and a
+  /// pass over moving ones retains nothing. An update walks only the slots that can have changed
+  /// (the near list, the moved slots, the far heap's due ones). Main-actor state walked for
   /// every voice each update: the runtime's exclusivity checks are left off (nothing here is
   /// touched twice at once), as on `Node`.
   @exclusivity(unchecked) private var slotState: [PlacedState] = []
@@ -54,7 +55,31 @@ package final class SceneAudioLink {
     var recheckAtTravel = 0.0
     var isDirty = false
     var isLive = false
+    /// Placed again whenever the listener moves (it is within hearing), rather than when the
+    /// listener's travel reaches its `recheckAtTravel` (the far heap's slots).
+    var isNear = false
+    /// Whether `nearSlots` lists it (until a walk of the list drops it).
+    var isInNearList = false
+    /// The key of its newest entry in the far heap; nan when it has none.
+    var heapKey = Double.nan
   }
+  /// The slots placed again whenever the listener moves: those within hearing. A slot that left
+  /// the tier (or was freed) stays listed until the next walk drops it.
+  @exclusivity(unchecked) private var nearSlots: [Int] = []
+  /// The other slots, by the listener travel at which they could first be heard: a binary
+  /// min-heap, so an update pops only the slots the listener may have come within hearing of and
+  /// a field of far, still emitters costs nothing per update. A slot's older entries (its key
+  /// fell since) are dropped when they come up.
+  @exclusivity(unchecked) private var farHeap: [FarEntry] = []
+  private struct FarEntry {
+    var key: Double
+    var slot: Int
+  }
+  /// The slots whose node moved since the last update (``markMoved(_:)``).
+  @exclusivity(unchecked) private var dirtySlots: [Int] = []
+  /// Whether the near list and the far heap hold every live slot: false after an update that
+  /// placed every slot anyway (doppler), until a full pass sorts them again.
+  @exclusivity(unchecked) private var tiersValid = false
   /// How far the listener has moved, in all, since the link was made.
   @exclusivity(unchecked) private var listenerTravel = 0.0
   /// Where the listener was at the last update.
@@ -181,6 +206,15 @@ package final class SceneAudioLink {
     return distance - spatial.maximumDistance
   }
 
+  /// Each followed voice's node and the placement it was last given (for tests: every update
+  /// must leave each of them where its node is heard from the listener).
+  package var followedPlacements: [(node: Node, placement: SpatialPlacement)] {
+    slotState.compactMap { state in
+      guard state.isLive, let node = state.node else { return nil }
+      return (node.takeUnretainedValue(), state.placement)
+    }
+  }
+
   /// Places `voice` at `node` from now on, each update.
   package func follow(_ voice: Voice, of node: Node) {
     let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listenerPosition)
@@ -194,7 +228,9 @@ package final class SceneAudioLink {
     slotState[slot] = PlacedState(
       node: .passRetained(node), voice: .passRetained(voice),
       placement: voice.initialPlacement ?? placement, distance: distance,
-      recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true)
+      recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true,
+      isInNearList: slotState[slot].isInNearList)
+    if tiersValid { sortIntoTier(slot) }
     // The node keeps its own slots (a field in its storage, not a table to search per move).
     NodeAudio.ensure(node).positionalSlots.append(PositionalSlot(link: ObjectIdentifier(self), slot: slot))
     node.watch()
@@ -218,7 +254,10 @@ package final class SceneAudioLink {
     if node.watchers > 0, let audio = NodeAudio.of(node) {
       let link = ObjectIdentifier(self)
       // A node that moved to another scene may still hold slots of the link it left.
-      for entry in audio.positionalSlots where entry.link == link { slotState[entry.slot].isDirty = true }
+      for entry in audio.positionalSlots where entry.link == link && !slotState[entry.slot].isDirty {
+        slotState[entry.slot].isDirty = true
+        dirtySlots.append(entry.slot)
+      }
     }
     guard node.watchedInSubtree > node.watchers else { return }
     for child in node.children where child.watchedInSubtree > 0 { markMoved(child) }
@@ -244,20 +283,153 @@ package final class SceneAudioLink {
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
     let placesAll = lastListener == nil
+    let travelBefore = listenerTravel
     if let last = lastListener {
       let moved = listener - last
       listenerTravel += (moved.dx * moved.dx + moved.dy * moved.dy).squareRoot()
     }
     lastListener = listener
+    let listenerMoved = listenerTravel > travelBefore
     sceneReference.borrow { scene in
-      placeMoved(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
+      placeMoved(
+        in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved)
     }
     if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
   }
 
-  /// `placeVoices`' pass over the slots, with the scene borrowed.
+  /// `placeVoices`' work, with the scene borrowed: a pass over every slot when every slot may
+  /// need it (the first update, new spatial settings, doppler), otherwise only the slots that
+  /// can have changed.
   @inline(__always)
-  private func placeMoved(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool) {
+  private func placeMoved(
+    in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, listenerMoved: Bool
+  ) {
+    defer { dirtySlots.removeAll(keepingCapacity: true) }
+    guard !placesAll, !doppler, tiersValid else {
+      placeEvery(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
+      return
+    }
+    if listenerMoved {
+      // Within hearing: every move of the listener changes how they are heard.
+      var kept = 0
+      for index in nearSlots.indices {
+        let slot = nearSlots[index]
+        if slotState[slot].isLive, slotState[slot].isNear {
+          placeSlot(slot, in: scene, listener: listener)
+        }
+        if slotState[slot].isLive, slotState[slot].isNear {
+          nearSlots[kept] = slot
+          kept += 1
+        } else {
+          slotState[slot].isInNearList = false
+        }
+      }
+      nearSlots.removeLast(nearSlots.count - kept)
+    }
+    for slot in dirtySlots where slotState[slot].isLive && slotState[slot].isDirty {
+      placeSlot(slot, in: scene, listener: listener)
+    }
+    // Beyond hearing: only those the listener may have come within hearing of.
+    while let top = farHeap.first, top.key < listenerTravel {
+      popFar()
+      let slot = top.slot
+      guard slotState[slot].isLive, !slotState[slot].isNear, slotState[slot].heapKey == top.key else {
+        continue  // freed, near now, or an older entry
+      }
+      slotState[slot].heapKey = .nan
+      if slotState[slot].recheckAtTravel >= listenerTravel {
+        sortIntoTier(slot)  // placed since, farther: not due yet
+      } else {
+        placeSlot(slot, in: scene, listener: listener)
+      }
+    }
+    if farHeap.count > 2 * liveSlots + 64 { rebuildFarHeap() }
+  }
+
+  /// Places `slot` (its node's move taken) and sorts it into its tier again.
+  @inline(__always)
+  private func placeSlot(_ slot: Int, in scene: Scene, listener: Point) {
+    slotState[slot].isDirty = false
+    guard let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice else { return }
+    heldNode.borrow { node in
+      heldVoice.borrow { voice in
+        place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: false)
+      }
+    }
+    sortIntoTier(slot)
+  }
+
+  /// Puts `slot` in the near list when any move of the listener may change it, else in the far
+  /// heap at the travel that could bring it within hearing.
+  private func sortIntoTier(_ slot: Int) {
+    let recheck = slotState[slot].recheckAtTravel
+    if recheck <= listenerTravel {
+      slotState[slot].isNear = true
+      // Its entries in the far heap, if any, are out of date now.
+      slotState[slot].heapKey = .nan
+      if !slotState[slot].isInNearList {
+        slotState[slot].isInNearList = true
+        nearSlots.append(slot)
+      }
+      return
+    }
+    slotState[slot].isNear = false
+    let pending = slotState[slot].heapKey
+    // An entry due no later is already there: when it comes up the slot is pushed again.
+    guard pending.isNaN || recheck < pending else { return }
+    slotState[slot].heapKey = recheck
+    pushFar(FarEntry(key: recheck, slot: slot))
+  }
+
+  private func pushFar(_ entry: FarEntry) {
+    farHeap.append(entry)
+    var child = farHeap.count - 1
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard farHeap[child].key < farHeap[parent].key else { break }
+      farHeap.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  private func popFar() {
+    let last = farHeap.removeLast()
+    guard !farHeap.isEmpty else { return }
+    farHeap[0] = last
+    siftDown(from: 0)
+  }
+
+  private func siftDown(from start: Int) {
+    var parent = start
+    while true {
+      let left = 2 * parent + 1
+      guard left < farHeap.count else { return }
+      let right = left + 1
+      let child = right < farHeap.count && farHeap[right].key < farHeap[left].key ? right : left
+      guard farHeap[child].key < farHeap[parent].key else { return }
+      farHeap.swapAt(child, parent)
+      parent = child
+    }
+  }
+
+  /// The far heap again with one entry per far slot (older entries piled up: their keys fell).
+  private func rebuildFarHeap() {
+    farHeap.removeAll(keepingCapacity: true)
+    for slot in slotState.indices where slotState[slot].isLive && !slotState[slot].isNear {
+      slotState[slot].heapKey = slotState[slot].recheckAtTravel
+      farHeap.append(FarEntry(key: slotState[slot].recheckAtTravel, slot: slot))
+    }
+    for index in stride(from: farHeap.count / 2 - 1, through: 0, by: -1) { siftDown(from: index) }
+  }
+
+  /// A pass over every slot: each placed if it may have changed. Without doppler it sorts every
+  /// slot into its tier afresh.
+  private func placeEvery(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool) {
+    if !doppler {
+      for slot in nearSlots { slotState[slot].isInNearList = false }
+      nearSlots.removeAll(keepingCapacity: true)
+      farHeap.removeAll(keepingCapacity: true)
+    }
     for slot in slotState.indices {
       // A voice whose node has not moved, with the listener no nearer than it could be heard
       // from, keeps its placement: a field of still emitters costs a look at two plain values.
@@ -273,6 +445,12 @@ package final class SceneAudioLink {
           place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: doppler)
         }
       }
+    }
+    tiersValid = !doppler
+    guard !doppler else { return }
+    for slot in slotState.indices where slotState[slot].isLive {
+      slotState[slot].heapKey = .nan
+      sortIntoTier(slot)
     }
   }
 

@@ -293,6 +293,78 @@ struct VirtualVoiceTests {
     #expect(heardAt.map { (700...720).contains($0) } == true, "heard at \(String(describing: heardAt))")
   }
 
+  @Test(
+    "random walks of listener, emitters and their parents: after every update each voice is placed where it is heard",
+    arguments: [2_026, 7, 99] as [UInt64]
+  )
+  func placementsFollowEveryMove(seed: UInt64) throws {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    let (scene, listener) = Self.sceneHeardWithin(400, through: engine)
+    let loop = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
+    var random = SeededRandomNumbers(seed: seed)
+    func point(_ range: ClosedRange<Double>) -> Point {
+      Point(x: Double.random(in: range, using: &random), y: Double.random(in: range, using: &random))
+    }
+    let carts = (0..<10).map { _ in Node() }
+    for cart in carts {
+      cart.position = point(-2_000...2_000)
+      scene.addChild(cart)
+    }
+    var emitters: [AudioNode] = []
+    for index in 0..<300 {
+      let emitter = AudioNode(sound: loop)
+      emitter.position = index % 3 == 0 ? point(-200...200) : point(-2_000...2_000)
+      if index % 3 == 0 { carts[index % 10].addChild(emitter) } else { scene.addChild(emitter) }
+      emitters.append(emitter)
+    }
+    let link = try #require(SceneAudioLink.of(scene))
+    let spatial = link.spatial
+    var wrong = 0
+    var heardAtSomePoint = 0
+    for frame in 0..<400 {
+      // The listener strolls, and now and then jumps; a few emitters and carts move.
+      if frame % 97 == 0 {
+        listener.position = point(-1_500...1_500)
+      } else if (200..<260).contains(frame) {
+        // Standing still: only the emitters' own moves count.
+      } else {
+        listener.position = listener.position + Vector(dx: 25, dy: Double(frame % 7) - 3)
+        if listener.position.x > 2_000 { listener.position = Point(x: -2_000, y: listener.position.y) }
+      }
+      for _ in 0..<5 {
+        let moved = emitters[Int.random(in: 0..<300, using: &random)]
+        moved.position = moved.position + Vector(dx: 40, dy: -30)
+      }
+      carts[frame % 10].position = point(-2_000...2_000)
+      if frame % 50 == 25 {
+        // Taken out and put back: its voice's slot is freed, and reused.
+        let emitter = emitters[Int.random(in: 0..<300, using: &random)]
+        let parent = emitter.parent
+        emitter.removeFromParent()
+        scene.update(deltaTime: 1.0 / 60)
+        mixer.advance(seconds: 0.02)
+        parent?.addChild(emitter)
+      }
+      scene.update(deltaTime: 1.0 / 60)
+      let here = listener.positionInScene
+      for (node, placement) in link.followedPlacements {
+        let offset = node.positionInScene - here
+        let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
+        let gain = spatial.gain(atDistance: distance)
+        if gain > 0 { heardAtSomePoint += 1 }
+        if abs(gain - placement.gain) > 1e-6
+          || (gain > 0 && abs(spatial.pan(forHorizontalOffset: offset.dx) - placement.pan) > 1e-6)
+        {
+          wrong += 1
+        }
+      }
+    }
+    #expect(heardAtSomePoint > 1_000, "the walk must bring voices within hearing")
+    #expect(wrong == 0, "\(wrong) placements were out of date after their update")
+  }
+
   @Test("a scene stepped by a huge, infinite or NaN time with positional voices plays on: no trap")
   func hugeStepsDoNotTrap() throws {
     let mixer = EmbeddedMixer()
