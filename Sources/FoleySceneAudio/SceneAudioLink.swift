@@ -75,8 +75,12 @@ package final class SceneAudioLink {
     var key: Double
     var slot: Int
   }
-  /// The slots whose node moved since the last update (``markMoved(_:)``).
+  /// The slots whose node moved since the last update (``markMoved(_:)``), up to
+  /// `dirtyListLimit`; beyond it (most voices move) the update walks every slot instead, which
+  /// costs less than listing them.
   @exclusivity(unchecked) private var dirtySlots: [Int] = []
+  @exclusivity(unchecked) private var dirtyListLimit = 64
+  @exclusivity(unchecked) private var dirtyOverflow = false
   /// Whether the near list and the far heap hold every live slot: false after an update that
   /// placed every slot anyway (doppler), until a full pass sorts them again.
   @exclusivity(unchecked) private var tiersValid = false
@@ -256,7 +260,11 @@ package final class SceneAudioLink {
       // A node that moved to another scene may still hold slots of the link it left.
       for entry in audio.positionalSlots where entry.link == link && !slotState[entry.slot].isDirty {
         slotState[entry.slot].isDirty = true
-        dirtySlots.append(entry.slot)
+        if dirtySlots.count < dirtyListLimit {
+          dirtySlots.append(entry.slot)
+        } else {
+          dirtyOverflow = true
+        }
       }
     }
     guard node.watchedInSubtree > node.watchers else { return }
@@ -278,6 +286,7 @@ package final class SceneAudioLink {
         free(slot)
       }
     }
+    dirtyListLimit = max(64, liveSlots / 4)
     for node in movedNodes { markMoved(node) }
     moves.removeAll(keepingCapacity: true)
     let doppler = spatial.speedOfSound != nil && step > 0
@@ -304,9 +313,24 @@ package final class SceneAudioLink {
   private func placeMoved(
     in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, listenerMoved: Bool
   ) {
-    defer { dirtySlots.removeAll(keepingCapacity: true) }
+    defer {
+      dirtySlots.removeAll(keepingCapacity: true)
+      dirtyOverflow = false
+    }
     guard !placesAll, !doppler, tiersValid else {
       placeEvery(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
+      return
+    }
+    if dirtyOverflow {
+      // Most voices moved: one walk over the slots places the moved ones, those within hearing
+      // (if the listener moved) and the far ones that are due. The far heap's entries of the
+      // latter are dropped or pushed again when they come up.
+      for slot in slotState.indices {
+        guard slotState[slot].isLive,
+          slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel
+        else { continue }
+        placeSlot(slot, in: scene, listener: listener)
+      }
       return
     }
     if listenerMoved {
@@ -356,7 +380,8 @@ package final class SceneAudioLink {
         place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: false)
       }
     }
-    sortIntoTier(slot)
+    // Most placed slots stay where they were (a moving voice within hearing): nothing to sort.
+    if !slotState[slot].isNear || slotState[slot].recheckAtTravel > listenerTravel { sortIntoTier(slot) }
   }
 
   /// Puts `slot` in the near list when any move of the listener may change it, else in the far
