@@ -14,7 +14,7 @@ package final class SceneAudioLink {
   package var scene: Scene { sceneReference.takeUnretainedValue() }
   /// The scene, held unretained for borrowing: the update's passes call through it with no
   /// reference counting (an `unowned(unsafe)` load is still retained around a call out).
-  private let sceneReference: Unmanaged<Scene>
+  let sceneReference: Unmanaged<Scene>
   /// Whether sounds started by actions are positional (follow their node).
   package let positionalActions: Bool
   package var spatial: SpatialAudio {
@@ -30,16 +30,16 @@ package final class SceneAudioLink {
   /// (the near list, the moved slots, the far heap's due ones). Main-actor state walked for
   /// every voice each update: the runtime's exclusivity checks are left off (nothing here is
   /// touched twice at once), as on `Node`.
-  @exclusivity(unchecked) private var slotState: [PlacedState] = []
-  @exclusivity(unchecked) private var freeSlots: [Int] = []
-  private var liveSlots: Int { slotState.count - freeSlots.count }
+  @exclusivity(unchecked) var slotState: [PlacedState] = []
+  @exclusivity(unchecked) var freeSlots: [Int] = []
+  var liveSlots: Int { slotState.count - freeSlots.count }
   /// The engine's count of finished voices when the slots were last swept.
-  @exclusivity(unchecked) private var finishedVoicesSeen = -1
+  @exclusivity(unchecked) var finishedVoicesSeen = -1
   /// The placements that changed in an update, kept between updates so a frame does not grow a
   /// new list.
-  @exclusivity(unchecked) private var moves: [(Voice, SpatialPlacement)] = []
+  @exclusivity(unchecked) var moves: [(Voice, SpatialPlacement)] = []
   /// The scene's moved nodes of the last update, in storage handed back and forth with it.
-  @exclusivity(unchecked) private var movedNodes: [Node] = []
+  @exclusivity(unchecked) var movedNodes: [Node] = []
   /// Where a positional voice was placed, whether its node (or an ancestor) moved since, and how
   /// far the listener may travel before it must be placed again: at once within the maximum
   /// distance, and beyond it only once the listener could have come within it.
@@ -47,7 +47,7 @@ package final class SceneAudioLink {
   /// A live slot owns one retain of its node and of its voice (taken in ``follow(_:of:)``, given
   /// back in ``free(_:)``), held as `Unmanaged` so reading them in the update costs no reference
   /// counting.
-  private struct PlacedState {
+  struct PlacedState {
     var node: Unmanaged<Node>?
     var voice: Unmanaged<Voice>?
     var placement = SpatialPlacement(gain: 0, pan: 0)
@@ -65,29 +65,25 @@ package final class SceneAudioLink {
   }
   /// The slots placed again whenever the listener moves: those within hearing. A slot that left
   /// the tier (or was freed) stays listed until the next walk drops it.
-  @exclusivity(unchecked) private var nearSlots: [Int] = []
+  @exclusivity(unchecked) var nearSlots: [Int] = []
   /// The other slots, by the listener travel at which they could first be heard: a binary
   /// min-heap, so an update pops only the slots the listener may have come within hearing of and
   /// a field of far, still emitters costs nothing per update. A slot's older entries (its key
   /// fell since) are dropped when they come up.
-  @exclusivity(unchecked) private var farHeap: [FarEntry] = []
-  private struct FarEntry {
-    var key: Double
-    var slot: Int
-  }
+  @exclusivity(unchecked) var farHeap = TravelHeap()
   /// The slots whose node moved since the last update (``markMoved(_:)``), up to
   /// `dirtyListLimit`; beyond it (most voices move) the update walks every slot instead, which
   /// costs less than listing them.
-  @exclusivity(unchecked) private var dirtySlots: [Int] = []
-  @exclusivity(unchecked) private var dirtyListLimit = 64
-  @exclusivity(unchecked) private var dirtyOverflow = false
+  @exclusivity(unchecked) var dirtySlots: [Int] = []
+  @exclusivity(unchecked) var dirtyListLimit = 64
+  @exclusivity(unchecked) var dirtyOverflow = false
   /// Whether the near list and the far heap hold every live slot: false after an update that
   /// placed every slot anyway (doppler), until a full pass sorts them again.
-  @exclusivity(unchecked) private var tiersValid = false
+  @exclusivity(unchecked) var tiersValid = false
   /// How far the listener has moved, in all, since the link was made.
-  @exclusivity(unchecked) private var listenerTravel = 0.0
+  @exclusivity(unchecked) var listenerTravel = 0.0
   /// Where the listener was at the last update.
-  private var lastListener: Point?
+  var lastListener: Point?
   /// The audio nodes in the scene.
   private(set) var audioNodes: [AudioNode] = []
   private var audioNodeSet: Set<ObjectIdentifier> = []
@@ -96,9 +92,9 @@ package final class SceneAudioLink {
   private var pauseClockSeen: UInt64?
   private var audioNodesSeen = 0
   /// The last update's step, in sample frames: how long a placement change ramps.
-  private var frameLength = 800
+  var frameLength = 800
   /// The last update's step in seconds (doppler's velocities are distances over it).
-  private var step = 1.0 / 60
+  var step = 1.0 / 60
 
   package init(
     engine: AudioEngine, scene: Scene, positional: Bool, spatial: SpatialAudio, pausesSceneWhenInactive: Bool
@@ -191,7 +187,7 @@ package final class SceneAudioLink {
     placementAndDistance(at: node.positionInScene, listener: listenerPosition)
   }
 
-  private func placementAndDistance(at position: Point, listener: Point) -> (SpatialPlacement, Double) {
+  func placementAndDistance(at position: Point, listener: Point) -> (SpatialPlacement, Double) {
     let offset = position - listener
     let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
     return (
@@ -203,7 +199,7 @@ package final class SceneAudioLink {
 
   /// How far the listener can travel before a sound `distance` away could be heard: its distance
   /// beyond the maximum (0 within it: any move places it again).
-  private func slack(atDistance distance: Double) -> Double {
+  func slack(atDistance distance: Double) -> Double {
     guard spatial.maximumDistance.isFinite, distance.isFinite, distance > spatial.maximumDistance else {
       return 0
     }
@@ -240,7 +236,7 @@ package final class SceneAudioLink {
     node.watch()
   }
 
-  private func free(_ slot: Int) {
+  func free(_ slot: Int) {
     guard slotState[slot].isLive, let held = slotState[slot].node else { return }
     let node = held.takeRetainedValue()
     node.unwatch()
@@ -254,7 +250,7 @@ package final class SceneAudioLink {
   }
 
   /// Marks the voices of `node` and of the watched nodes below it as moved.
-  private func markMoved(_ node: Node) {
+  func markMoved(_ node: Node) {
     if node.watchers > 0, let audio = NodeAudio.of(node) {
       let link = ObjectIdentifier(self)
       // A node that moved to another scene may still hold slots of the link it left.
@@ -269,238 +265,6 @@ package final class SceneAudioLink {
     }
     guard node.watchedInSubtree > node.watchers else { return }
     for child in node.children where child.watchedInSubtree > 0 { markMoved(child) }
-  }
-
-  /// Moves every positional voice whose node moved, or that the listener's move may change, to
-  /// where it is heard now, ramping over one update.
-  private func placeVoices() {
-    scene.takeMovedNodes(into: &movedNodes)
-    // Emptied (its storage kept) before the update ends: a moved node is not held past it.
-    defer { movedNodes.removeAll(keepingCapacity: true) }
-    guard liveSlots > 0 else { return }
-    let finishedVoices = core.counters.finishedVoices.load(ordering: .acquiring)
-    if finishedVoices != finishedVoicesSeen {
-      // A voice finished somewhere since the last sweep: free the slots of ours that did.
-      finishedVoicesSeen = finishedVoices
-      for slot in slotState.indices where slotState[slot].voice?.takeUnretainedValue().isFinished == true {
-        free(slot)
-      }
-    }
-    dirtyListLimit = max(64, liveSlots / 4)
-    for node in movedNodes { markMoved(node) }
-    moves.removeAll(keepingCapacity: true)
-    let doppler = spatial.speedOfSound != nil && step > 0
-    let listener = listenerPosition
-    let placesAll = lastListener == nil
-    let travelBefore = listenerTravel
-    if let last = lastListener {
-      let moved = listener - last
-      listenerTravel += (moved.dx * moved.dx + moved.dy * moved.dy).squareRoot()
-    }
-    lastListener = listener
-    let listenerMoved = listenerTravel > travelBefore
-    sceneReference.borrow { scene in
-      placeMoved(
-        in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved)
-    }
-    if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
-  }
-
-  /// `placeVoices`' work, with the scene borrowed: a pass over every slot when every slot may
-  /// need it (the first update, new spatial settings, doppler), otherwise only the slots that
-  /// can have changed.
-  @inline(__always)
-  private func placeMoved(
-    in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, listenerMoved: Bool
-  ) {
-    defer {
-      dirtySlots.removeAll(keepingCapacity: true)
-      dirtyOverflow = false
-    }
-    guard !placesAll, !doppler, tiersValid else {
-      placeEvery(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
-      return
-    }
-    if dirtyOverflow {
-      // Most voices moved: one walk over the slots places the moved ones, those within hearing
-      // (if the listener moved) and the far ones that are due. The far heap's entries of the
-      // latter are dropped or pushed again when they come up.
-      for slot in slotState.indices {
-        guard slotState[slot].isLive,
-          slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel
-        else { continue }
-        placeSlot(slot, in: scene, listener: listener)
-      }
-      return
-    }
-    if listenerMoved {
-      // Within hearing: every move of the listener changes how they are heard.
-      var kept = 0
-      for index in nearSlots.indices {
-        let slot = nearSlots[index]
-        if slotState[slot].isLive, slotState[slot].isNear {
-          placeSlot(slot, in: scene, listener: listener)
-        }
-        if slotState[slot].isLive, slotState[slot].isNear {
-          nearSlots[kept] = slot
-          kept += 1
-        } else {
-          slotState[slot].isInNearList = false
-        }
-      }
-      nearSlots.removeLast(nearSlots.count - kept)
-    }
-    for slot in dirtySlots where slotState[slot].isLive && slotState[slot].isDirty {
-      placeSlot(slot, in: scene, listener: listener)
-    }
-    // Beyond hearing: only those the listener may have come within hearing of.
-    while let top = farHeap.first, top.key < listenerTravel {
-      popFar()
-      let slot = top.slot
-      guard slotState[slot].isLive, !slotState[slot].isNear, slotState[slot].heapKey == top.key else {
-        continue  // freed, near now, or an older entry
-      }
-      slotState[slot].heapKey = .nan
-      if slotState[slot].recheckAtTravel >= listenerTravel {
-        sortIntoTier(slot)  // placed since, farther: not due yet
-      } else {
-        placeSlot(slot, in: scene, listener: listener)
-      }
-    }
-    if farHeap.count > 2 * liveSlots + 64 { rebuildFarHeap() }
-  }
-
-  /// Places `slot` (its node's move taken) and sorts it into its tier again.
-  @inline(__always)
-  private func placeSlot(_ slot: Int, in scene: Scene, listener: Point) {
-    slotState[slot].isDirty = false
-    guard let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice else { return }
-    heldNode.borrow { node in
-      heldVoice.borrow { voice in
-        place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: false)
-      }
-    }
-    // Most placed slots stay where they were (a moving voice within hearing): nothing to sort.
-    if !slotState[slot].isNear || slotState[slot].recheckAtTravel > listenerTravel { sortIntoTier(slot) }
-  }
-
-  /// Puts `slot` in the near list when any move of the listener may change it, else in the far
-  /// heap at the travel that could bring it within hearing.
-  private func sortIntoTier(_ slot: Int) {
-    let recheck = slotState[slot].recheckAtTravel
-    if recheck <= listenerTravel {
-      slotState[slot].isNear = true
-      // Its entries in the far heap, if any, are out of date now.
-      slotState[slot].heapKey = .nan
-      if !slotState[slot].isInNearList {
-        slotState[slot].isInNearList = true
-        nearSlots.append(slot)
-      }
-      return
-    }
-    slotState[slot].isNear = false
-    let pending = slotState[slot].heapKey
-    // An entry due no later is already there: when it comes up the slot is pushed again.
-    guard pending.isNaN || recheck < pending else { return }
-    slotState[slot].heapKey = recheck
-    pushFar(FarEntry(key: recheck, slot: slot))
-  }
-
-  private func pushFar(_ entry: FarEntry) {
-    farHeap.append(entry)
-    var child = farHeap.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard farHeap[child].key < farHeap[parent].key else { break }
-      farHeap.swapAt(child, parent)
-      child = parent
-    }
-  }
-
-  private func popFar() {
-    let last = farHeap.removeLast()
-    guard !farHeap.isEmpty else { return }
-    farHeap[0] = last
-    siftDown(from: 0)
-  }
-
-  private func siftDown(from start: Int) {
-    var parent = start
-    while true {
-      let left = 2 * parent + 1
-      guard left < farHeap.count else { return }
-      let right = left + 1
-      let child = right < farHeap.count && farHeap[right].key < farHeap[left].key ? right : left
-      guard farHeap[child].key < farHeap[parent].key else { return }
-      farHeap.swapAt(child, parent)
-      parent = child
-    }
-  }
-
-  /// The far heap again with one entry per far slot (older entries piled up: their keys fell).
-  private func rebuildFarHeap() {
-    farHeap.removeAll(keepingCapacity: true)
-    for slot in slotState.indices where slotState[slot].isLive && !slotState[slot].isNear {
-      slotState[slot].heapKey = slotState[slot].recheckAtTravel
-      farHeap.append(FarEntry(key: slotState[slot].recheckAtTravel, slot: slot))
-    }
-    for index in stride(from: farHeap.count / 2 - 1, through: 0, by: -1) { siftDown(from: index) }
-  }
-
-  /// A pass over every slot: each placed if it may have changed. Without doppler it sorts every
-  /// slot into its tier afresh.
-  private func placeEvery(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool) {
-    if !doppler {
-      for slot in nearSlots { slotState[slot].isInNearList = false }
-      nearSlots.removeAll(keepingCapacity: true)
-      farHeap.removeAll(keepingCapacity: true)
-    }
-    for slot in slotState.indices {
-      // A voice whose node has not moved, with the listener no nearer than it could be heard
-      // from, keeps its placement: a field of still emitters costs a look at two plain values.
-      guard slotState[slot].isLive,
-        placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
-        let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice
-      else { continue }
-      slotState[slot].isDirty = false
-      // Borrowed from the slot, which holds them: no reference counting (an `unowned(unsafe)`
-      // local is still retained around each call out).
-      heldNode.borrow { node in
-        heldVoice.borrow { voice in
-          place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: doppler)
-        }
-      }
-    }
-    tiersValid = !doppler
-    guard !doppler else { return }
-    for slot in slotState.indices where slotState[slot].isLive {
-      slotState[slot].heapKey = .nan
-      sortIntoTier(slot)
-    }
-  }
-
-  /// Places the voice in `slot` at where its node is now (`placeVoices`' step for one voice).
-  @inline(__always)
-  private func place(_ slot: Int, node: Node, voice: Voice, in scene: Scene, listener: Point, doppler: Bool) {
-    guard node.inParentHierarchy(scene) else { return }
-    let old = slotState[slot].placement
-    let oldDistance = slotState[slot].distance
-    let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)
-    slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
-    slotState[slot].distance = distance
-    if doppler {
-      // Approaching is positive: the distance shrank over the step.
-      let factor = spatial.dopplerFactor(approachingAt: (oldDistance - distance) / step)
-      voice.setDoppler(factor, overFrames: frameLength)
-    }
-    if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
-      voice.stop(fadeOut: 0.05)
-      return
-    }
-    guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
-    slotState[slot].placement = placement
-    // The queue's list holds its own reference: the slot may be freed before the queue runs.
-    moves.append((voice, placement))
   }
 
   // MARK: - Audio nodes

@@ -1,0 +1,178 @@
+import Dispatch
+import FoleySession
+
+/// The passes that send voices virtual and bring them back: after whatever changed a gain (a
+/// start, a move, a volume, a bus, the session), without a budget a pass looks only at what
+/// changed; with one it ranks every real voice and every virtual voice that could be heard, by
+/// priority and then by loudness.
+extension MixerCore {
+  /// Sends voices nobody hears (or the budget leaves out) virtual, and brings back those heard
+  /// again, if anything changed since the last pass.
+  package func rebalanceVoices() {
+    guard virtual.needsPass, isOpen, hasDevice else { return }
+    let full = virtual.needsFullPass
+    virtual.needsPass = false
+    virtual.needsFullPass = false
+    let global = configuration.maximumAudibleVoices
+    let limits = audibleLimits.withLock { $0 }
+    let budgeted = global != nil || !limits.isEmpty
+    let silenceCounts = configuration.virtualizesInaudibleVoices
+    var demote: [Int] = []
+    var promote: [ObjectIdentifier] = []
+
+    struct Entry {
+      var priority: Int
+      var score: Float
+      var category: SoundCategory
+      var channel: Int
+      var id: ObjectIdentifier?
+      /// Breaks ties, so the same game ranks its voices the same way every run.
+      var order: UInt64
+    }
+    var ranked: [Entry] = []
+    // Real voices: the changed ones, or all of them when a budget ranks them.
+    let channels = budgeted || full ? table.occupiedChannels : virtual.changedChannels
+    virtual.changedChannels.removeAll(keepingCapacity: true)
+    for channel in channels {
+      guard let slot = table[channel], mayGoVirtual(slot) else { continue }
+      let loudness = audibility(of: slot)
+      if silenceCounts, loudness < Self.silentGain {
+        demote.append(channel)
+      } else if budgeted, slot.isCounted {
+        ranked.append(
+          Entry(
+            priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
+            channel: channel, order: slot.voice.id))
+      }
+    }
+    // Virtual voices that may be heard again, oldest first: a set's order changes from run to
+    // run (hashing is seeded per process), and the order voices come back in picks their
+    // channels, and so the order the mix adds them in. An offline render must give the same
+    // bytes every run.
+    var candidates: [(id: ObjectIdentifier, entry: VirtualVoice)] = []
+    for id in virtual.candidates {
+      guard let entry = virtual.voices[id], !entry.isFrozen, entry.slot.voice.state == .playing,
+        entry.slot.sessionMode != .paused
+      else {
+        virtual.candidates.remove(id)
+        continue
+      }
+      candidates.append((id, entry))
+    }
+    candidates.sort { $0.entry.slot.voice.id < $1.entry.slot.voice.id }
+    for (id, entry) in candidates {
+      let loudness = audibility(of: entry.slot)
+      if silenceCounts, loudness < Self.audibleGain {
+        virtual.candidates.remove(id)  // until its gain changes again
+      } else if budgeted, entry.slot.isCounted {
+        ranked.append(
+          Entry(
+            priority: entry.slot.priority, score: loudness, category: entry.slot.category, channel: -1,
+            id: id,
+            order: entry.slot.voice.id))
+      } else {
+        promote.append(id)
+      }
+    }
+    if budgeted {
+      ranked.sort {
+        $0.priority != $1.priority
+          ? $0.priority > $1.priority : $0.score != $1.score ? $0.score > $1.score : $0.order < $1.order
+      }
+      var heard = 0
+      var heardOnBus: [SoundCategory: Int] = [:]
+      for entry in ranked {
+        let fits =
+          (global.map { heard < $0 } ?? true)
+          && (limits[entry.category].map { heardOnBus[entry.category, default: 0] < $0 } ?? true)
+        if fits {
+          heard += 1
+          heardOnBus[entry.category, default: 0] += 1
+          if let id = entry.id { promote.append(id) }
+        } else if entry.id == nil {
+          demote.append(entry.channel)
+        }
+      }
+    }
+    for channel in demote { virtualize(channel: channel) }
+    for id in promote where revive(id) { virtual.candidates.remove(id) }
+  }
+
+  /// Whether the voice on a channel could go virtual: playing, not paused by the session, not
+  /// releasing; sounds that limit their instances stay real. Streams go virtual only unheard:
+  /// they do not count against the budget.
+  private func mayGoVirtual(_ slot: Slot) -> Bool {
+    (slot.isCounted ? !slot.isLimited : slot.stream != nil) && !slot.isReleasing
+      && slot.voice.state == .playing && slot.sessionMode != .paused
+  }
+
+  /// Takes the voice on `channel` off it: it remembers where its lane is (read under the audio
+  /// lock, with the mix frame that position is heard on), and the channel ramps out and is
+  /// halted like a stopped voice's.
+  func virtualize(channel: Int) {
+    if let slot = table[channel], slot.stream != nil {
+      guard mayGoVirtual(slot) else { return }
+      // Its ring goes on being read by the lane while it ramps out; its clock starts where the
+      // lane stops (``streamLaneEnded(_:)``).
+      release(channel: channel, fadeOut: 0, voiceGoesOn: true)
+      keepVirtual(VirtualVoice(slot: slot, anchor: 0, awaitsLaneEnd: true))
+      scheduleFallbackWake()
+      return
+    }
+    guard let slot = table[channel], mayGoVirtual(slot),
+      let progress = backend.withAudioLock({ mixer.progress(of: channel) }), progress.hasStarted,
+      progress.frame < slot.sound.buffer.frames || progress.loops != 0
+    else { return }
+    var kept = slot
+    kept.position = progress.frame
+    kept.loops = progress.loops
+    release(channel: channel, fadeOut: 0, voiceGoesOn: true)
+    keepVirtual(VirtualVoice(slot: kept, anchor: progress.clock))
+    scheduleFallbackWake()
+  }
+
+  /// Puts a virtual voice back on a channel, starting a device buffer ahead of the mix at the
+  /// frame its clock will have reached, its gain ramping up from silence. False when there is
+  /// no channel for it (it stays virtual).
+  func revive(_ id: ObjectIdentifier) -> Bool {
+    guard let entry = virtual.voices[id] else { return true }
+    if entry.slot.stream != nil { return reviveStream(id, entry) }
+    guard table.countedVoices < configuration.maximumChannels, let channel = freeChannel() else {
+      return false
+    }
+    let slot = entry.slot
+    let gain = table.gains[channel]
+    gain.reset(left: 0, right: 0)
+    if slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
+    var placed = slot
+    while true {
+      let reached = mixer.framesMixed.load(ordering: .acquiring)
+      let target = max(reached &+ UInt64(format.bufferFrames), entry.anchor)
+      guard let (frame, loops) = place(of: entry, at: target) else {
+        // Its clock ran out while it was virtual.
+        table.giveBack(channel)
+        finishVirtual(slot.voice)
+        return true
+      }
+      placed.position = frame
+      placed.loops = loops
+      let start = LaneStart(
+        chunk: slot.sound.buffer.chunk, loops: loops, gain: gain, stream: nil, voice: slot.voice,
+        bus: queueBus(for: slot.category), paused: false, startFrame: target, position: frame)
+      do {
+        // Nil: the mix reached `target` before the lane was armed; pick a later frame.
+        if try backend.play(start, on: channel) != nil { break }
+      } catch {
+        logger.error("cannot bring back '\(slot.sound.name)': \(error.message)")
+        table.giveBack(channel)
+        return false
+      }
+    }
+    _ = forgetVirtual(id)
+    slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+    table.place(placed, on: channel)
+    let (left, right) = gainPair(for: placed)
+    gain.setTarget(left: left, right: right, step: declickStep)
+    return true
+  }
+}

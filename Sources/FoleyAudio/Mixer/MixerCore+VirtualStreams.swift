@@ -1,0 +1,105 @@
+import Dispatch
+
+/// Virtual streams (music, speech): a stream's place is its ring, so while it is virtual the
+/// queue reads the ring on at the mix's pace and throws the frames away (fades, seeks, holds and
+/// the end taken as the mix would), and coming back the lane starts on the frame the ring was
+/// read to.
+extension MixerCore {
+  /// A virtual stream's released channel was collected: the mixing thread is done with it, and
+  /// its clock starts on the mix frame after the last it was played on.
+  func streamLaneEnded(_ voice: Voice) {
+    let id = ObjectIdentifier(voice)
+    guard var entry = virtual.voices[id], entry.awaitsLaneEnd, let stream = entry.slot.stream else { return }
+    entry.awaitsLaneEnd = false
+    // Never played (it went virtual before its first buffer): it starts when it would have.
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    entry.anchor = stream.mixedThrough ?? max(reached, UInt64(clamping: voice.startFrame?.index ?? 0))
+    virtual.voices[id] = entry
+    virtual.needsPass = true
+    scheduleFallbackWake()
+  }
+
+  /// Reads every virtual stream on to the mix frame reached.
+  func advanceVirtualStreams() {
+    guard !virtual.streams.isEmpty else { return }
+    let reached = mixer.framesMixed.load(ordering: .acquiring)
+    for id in Array(virtual.streams) { advanceStream(id, to: reached) }
+  }
+
+  /// Reads a virtual stream on to mix frame `frame`, as the mix would have played it (at its
+  /// rate, as it is now). Returns false when the stream is over (it finished) or gone.
+  @discardableResult
+  func advanceStream(_ id: ObjectIdentifier, to frame: UInt64) -> Bool {
+    guard var entry = virtual.voices[id], let stream = entry.slot.stream else { return false }
+    guard !entry.awaitsLaneEnd, !entry.isFrozen, frame > entry.anchor else { return true }
+    let elapsed = Int(clamping: frame &- entry.anchor)
+    let voice = entry.slot.voice
+    let rate = Double(
+      RampRequest(packed: voice.rateRequest.load(ordering: .relaxed)).target
+        * RampRequest(packed: voice.dopplerRequest.load(ordering: .relaxed)).target)
+    let frames = rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
+    let scratch: UnsafeMutableRawPointer
+    if let kept = virtual.scratch {
+      scratch = kept
+    } else {
+      scratch = UnsafeMutableRawPointer.allocate(byteCount: VirtualVoices.scratchBytes, alignment: 16)
+      virtual.scratch = scratch
+    }
+    stream.discard(frames: frames, scratch: scratch, capacity: VirtualVoices.scratchBytes)
+    stream.noteMixed(through: frame)
+    entry.anchor = frame
+    virtual.voices[id] = entry
+    guard !stream.drained.load(ordering: .acquiring) else {
+      finishVirtual(voice)
+      return false
+    }
+    return true
+  }
+
+  /// Puts a virtual stream back on a channel: its ring is read on to a device buffer ahead of
+  /// the mix, and the lane starts on that frame, ramping up from silence.
+  func reviveStream(_ id: ObjectIdentifier, _ entry: VirtualVoice) -> Bool {
+    guard !entry.awaitsLaneEnd else { return false }
+    guard let stream = entry.slot.stream, let channel = freeChannel() else { return false }
+    let slot = entry.slot
+    let gain = table.gains[channel]
+    gain.reset(left: 0, right: 0)
+    ensureShaper(on: channel)
+    while true {
+      let reached = mixer.framesMixed.load(ordering: .acquiring)
+      let target = max(reached &+ UInt64(format.bufferFrames), virtual.voices[id]?.anchor ?? 0)
+      guard advanceStream(id, to: target) else {
+        // It ended while virtual.
+        table.giveBack(channel)
+        return true
+      }
+      let start = LaneStart(
+        chunk: slot.sound.buffer.chunk, loops: -1, gain: gain, stream: stream, voice: slot.voice,
+        bus: queueBus(for: slot.category), paused: false, startFrame: target, position: 0)
+      do {
+        // Nil: the mix reached `target` before the lane was armed; read on to a later frame.
+        if try backend.play(start, on: channel) != nil { break }
+      } catch {
+        logger.error("cannot bring back a stream: \(error.message)")
+        table.giveBack(channel)
+        return false
+      }
+    }
+    _ = forgetVirtual(id)
+    slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+    var placed = slot
+    placed.loops = -1
+    placed.position = 0
+    table.place(placed, on: channel)
+    let (left, right) = gainPair(for: placed)
+    gain.setTarget(left: left, right: right, step: declickStep)
+    return true
+  }
+
+  /// When the virtual streams must next be read on (uptime ns), if any is moving: a ring holds
+  /// half a second and the filler tops it up every 20 ms, so reading every 20 ms keeps it flowing.
+  var nextVirtualStreamRead: UInt64? {
+    for id in virtual.streams where virtual.voices[id]?.isFrozen == false { return now &+ 20_000_000 }
+    return nil
+  }
+}

@@ -1,0 +1,207 @@
+import FoleyAudio
+import FoleyScene
+
+/// The link's placing pass, once per update: the positional voices whose node moved, and those
+/// the listener's move may change, placed where they are heard now. The slots within hearing are
+/// in a list placed again whenever the listener moves, the moved nodes' slots in another, and
+/// the rest in a ``TravelHeap`` by the listener travel at which each could first be heard.
+extension SceneAudioLink {
+  /// Moves every positional voice whose node moved, or that the listener's move may change, to
+  /// where it is heard now, ramping over one update.
+  func placeVoices() {
+    scene.takeMovedNodes(into: &movedNodes)
+    // Emptied (its storage kept) before the update ends: a moved node is not held past it.
+    defer { movedNodes.removeAll(keepingCapacity: true) }
+    guard liveSlots > 0 else { return }
+    let finishedVoices = core.counters.finishedVoices.load(ordering: .acquiring)
+    if finishedVoices != finishedVoicesSeen {
+      // A voice finished somewhere since the last sweep: free the slots of ours that did.
+      finishedVoicesSeen = finishedVoices
+      for slot in slotState.indices where slotState[slot].voice?.takeUnretainedValue().isFinished == true {
+        free(slot)
+      }
+    }
+    dirtyListLimit = max(64, liveSlots / 4)
+    for node in movedNodes { markMoved(node) }
+    moves.removeAll(keepingCapacity: true)
+    let doppler = spatial.speedOfSound != nil && step > 0
+    let listener = listenerPosition
+    let placesAll = lastListener == nil
+    let travelBefore = listenerTravel
+    if let last = lastListener {
+      let moved = listener - last
+      listenerTravel += (moved.dx * moved.dx + moved.dy * moved.dy).squareRoot()
+    }
+    lastListener = listener
+    let listenerMoved = listenerTravel > travelBefore
+    sceneReference.borrow { scene in
+      placeMoved(
+        in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved)
+    }
+    if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
+  }
+
+  /// `placeVoices`' work, with the scene borrowed: a pass over every slot when every slot may
+  /// need it (the first update, new spatial settings, doppler), otherwise only the slots that
+  /// can have changed.
+  @inline(__always)
+  func placeMoved(
+    in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, listenerMoved: Bool
+  ) {
+    defer {
+      dirtySlots.removeAll(keepingCapacity: true)
+      dirtyOverflow = false
+    }
+    guard !placesAll, !doppler, tiersValid else {
+      placeEvery(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
+      return
+    }
+    if dirtyOverflow {
+      // Most voices moved: one walk over the slots places the moved ones, those within hearing
+      // (if the listener moved) and the far ones that are due. The far heap's entries of the
+      // latter are dropped or pushed again when they come up.
+      for slot in slotState.indices {
+        guard slotState[slot].isLive,
+          slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel
+        else { continue }
+        placeSlot(slot, in: scene, listener: listener)
+      }
+      return
+    }
+    if listenerMoved {
+      // Within hearing: every move of the listener changes how they are heard.
+      var kept = 0
+      for index in nearSlots.indices {
+        let slot = nearSlots[index]
+        if slotState[slot].isLive, slotState[slot].isNear {
+          placeSlot(slot, in: scene, listener: listener)
+        }
+        if slotState[slot].isLive, slotState[slot].isNear {
+          nearSlots[kept] = slot
+          kept += 1
+        } else {
+          slotState[slot].isInNearList = false
+        }
+      }
+      nearSlots.removeLast(nearSlots.count - kept)
+    }
+    for slot in dirtySlots where slotState[slot].isLive && slotState[slot].isDirty {
+      placeSlot(slot, in: scene, listener: listener)
+    }
+    // Beyond hearing: only those the listener may have come within hearing of.
+    while let top = farHeap.first, top.key < listenerTravel {
+      farHeap.removeFirst()
+      let slot = top.slot
+      guard slotState[slot].isLive, !slotState[slot].isNear, slotState[slot].heapKey == top.key else {
+        continue  // freed, near now, or an older entry
+      }
+      slotState[slot].heapKey = .nan
+      if slotState[slot].recheckAtTravel >= listenerTravel {
+        sortIntoTier(slot)  // placed since, farther: not due yet
+      } else {
+        placeSlot(slot, in: scene, listener: listener)
+      }
+    }
+    if farHeap.count > 2 * liveSlots + 64 { rebuildFarHeap() }
+  }
+
+  /// Places `slot` (its node's move taken) and sorts it into its tier again.
+  @inline(__always)
+  func placeSlot(_ slot: Int, in scene: Scene, listener: Point) {
+    slotState[slot].isDirty = false
+    guard let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice else { return }
+    heldNode.borrow { node in
+      heldVoice.borrow { voice in
+        place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: false)
+      }
+    }
+    // Most placed slots stay where they were (a moving voice within hearing): nothing to sort.
+    if !slotState[slot].isNear || slotState[slot].recheckAtTravel > listenerTravel { sortIntoTier(slot) }
+  }
+
+  /// Puts `slot` in the near list when any move of the listener may change it, else in the far
+  /// heap at the travel that could bring it within hearing.
+  func sortIntoTier(_ slot: Int) {
+    let recheck = slotState[slot].recheckAtTravel
+    if recheck <= listenerTravel {
+      slotState[slot].isNear = true
+      // Its entries in the far heap, if any, are out of date now.
+      slotState[slot].heapKey = .nan
+      if !slotState[slot].isInNearList {
+        slotState[slot].isInNearList = true
+        nearSlots.append(slot)
+      }
+      return
+    }
+    slotState[slot].isNear = false
+    let pending = slotState[slot].heapKey
+    // An entry due no later is already there: when it comes up the slot is pushed again.
+    guard pending.isNaN || recheck < pending else { return }
+    slotState[slot].heapKey = recheck
+    farHeap.push(TravelHeap.Entry(key: recheck, slot: slot))
+  }
+
+  /// The far heap again with one entry per far slot (older entries piled up: their keys fell).
+  func rebuildFarHeap() {
+    let far = slotState.indices.filter { slotState[$0].isLive && !slotState[$0].isNear }
+    for slot in far { slotState[slot].heapKey = slotState[slot].recheckAtTravel }
+    farHeap.rebuild(
+      from: far.lazy.map { TravelHeap.Entry(key: self.slotState[$0].recheckAtTravel, slot: $0) })
+  }
+
+  /// A pass over every slot: each placed if it may have changed. Without doppler it sorts every
+  /// slot into its tier afresh.
+  func placeEvery(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool) {
+    if !doppler {
+      for slot in nearSlots { slotState[slot].isInNearList = false }
+      nearSlots.removeAll(keepingCapacity: true)
+      farHeap.removeAll()
+    }
+    for slot in slotState.indices {
+      // A voice whose node has not moved, with the listener no nearer than it could be heard
+      // from, keeps its placement: a field of still emitters costs a look at two plain values.
+      guard slotState[slot].isLive,
+        placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
+        let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice
+      else { continue }
+      slotState[slot].isDirty = false
+      // Borrowed from the slot, which holds them: no reference counting (an `unowned(unsafe)`
+      // local is still retained around each call out).
+      heldNode.borrow { node in
+        heldVoice.borrow { voice in
+          place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: doppler)
+        }
+      }
+    }
+    tiersValid = !doppler
+    guard !doppler else { return }
+    for slot in slotState.indices where slotState[slot].isLive {
+      slotState[slot].heapKey = .nan
+      sortIntoTier(slot)
+    }
+  }
+
+  /// Places the voice in `slot` at where its node is now (`placeVoices`' step for one voice).
+  @inline(__always)
+  func place(_ slot: Int, node: Node, voice: Voice, in scene: Scene, listener: Point, doppler: Bool) {
+    guard node.inParentHierarchy(scene) else { return }
+    let old = slotState[slot].placement
+    let oldDistance = slotState[slot].distance
+    let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)
+    slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
+    slotState[slot].distance = distance
+    if doppler {
+      // Approaching is positive: the distance shrank over the step.
+      let factor = spatial.dopplerFactor(approachingAt: (oldDistance - distance) / step)
+      voice.setDoppler(factor, overFrames: frameLength)
+    }
+    if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
+      voice.stop(fadeOut: 0.05)
+      return
+    }
+    guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
+    slotState[slot].placement = placement
+    // The queue's list holds its own reference: the slot may be freed before the queue runs.
+    moves.append((voice, placement))
+  }
+}
