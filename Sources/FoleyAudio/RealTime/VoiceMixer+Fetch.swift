@@ -100,6 +100,8 @@ extension VoiceMixer {
   /// place (their output dropped), so its filter starts full and the seam is continuous.
   private func engage(_ channel: Int, _ shaper: VoiceShaper) {
     shaper.isEngaged = true
+    shaper.framesReadSinceEngaged = 0
+    shaper.framesHeardSinceEngaged = 0
     let history = VoiceShaper.historyFrames
     let start = shaper.input
     if lanes[channel].stream != nil {
@@ -146,6 +148,7 @@ extension VoiceMixer {
           let tail = shaper.input + (shaper.inputStart + shaper.inputCount) * channels
           let (got, ended) = fetchPlain(channel, into: tail, frames: want)
           shaper.inputCount += got
+          shaper.framesReadSinceEngaged += got
           consumed += got
           if ended { shaper.sourceEnded = true }
         }
@@ -159,6 +162,7 @@ extension VoiceMixer {
         made -= drop
       }
       produced += made
+      shaper.framesHeardSinceEngaged += Double(made) * Double(rateEnd)
       if used == 0, made == 0, shaper.sourceEnded { break }
     }
     if produced < frames {

@@ -277,9 +277,21 @@ package final class VoiceMixer: @unchecked Sendable {
   package func progress(of channel: Int) -> LaneProgress? {
     guard channel < laneCount, lanes[channel].isArmed else { return nil }
     let start = lanes[channel].startFrame
-    return LaneProgress(
-      frame: lanes[channel].position / bytesPerFrame, loops: lanes[channel].loops, clock: clock,
-      hasStarted: start == 0 || start < clock)
+    var frame = lanes[channel].position / bytesPerFrame
+    var loops = lanes[channel].loops
+    if let shaper = lanes[channel].shaper?.takeUnretainedValue(), shaper.isEngaged {
+      // The resampler holds frames it has read and not played: the voice is heard behind its
+      // lane's place (about 400 source frames with libsamplerate's sinc), in an earlier pass if
+      // the lane has wrapped.
+      frame -= shaper.unheardFrames
+      let length = lanes[channel].byteCount / bytesPerFrame
+      while frame < 0, length > 0 {
+        frame += length
+        if loops >= 0 { loops += 1 }
+      }
+      frame = max(0, frame)
+    }
+    return LaneProgress(frame: frame, loops: loops, clock: clock, hasStarted: start == 0 || start < clock)
   }
 
   package func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }

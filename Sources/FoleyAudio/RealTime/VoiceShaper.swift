@@ -22,6 +22,15 @@ package final class VoiceShaper: @unchecked Sendable {
   /// The last ``historyFrames`` frames a stream lane played (a stream cannot be read backwards).
   let history: UnsafeMutablePointer<Float>
   var isEngaged = false
+  /// Source frames read into the resampler since it took over, and the source frames its output
+  /// since then stands for (each output frame after the discard, times its rate): the
+  /// difference is what it holds read but not yet heard, its input and its filter's.
+  var framesReadSinceEngaged = 0
+  var framesHeardSinceEngaged = 0.0
+  /// Source frames read and not yet heard: the voice is heard this far behind its lane's place.
+  var unheardFrames: Int {
+    isEngaged ? max(0, Int((Double(framesReadSinceEngaged) - framesHeardSinceEngaged).rounded())) : 0
+  }
   /// The low-pass is in the path (it was out while the cutoff stood open).
   var isFiltering = false
   /// The cutoff (log2 hertz) the filter's coefficients were last set for.
@@ -63,6 +72,8 @@ package final class VoiceShaper: @unchecked Sendable {
     inputStart = 0
     inputCount = 0
     isEngaged = false
+    framesReadSinceEngaged = 0
+    framesHeardSinceEngaged = 0
     discard = 0
     sourceEnded = false
     history.update(repeating: 0, count: Self.historyFrames * channels)
