@@ -141,35 +141,55 @@ extension MixerCore {
       return false
     }
     let slot = entry.slot
-    let gain = table.gains[channel]
-    gain.reset(left: 0, right: 0)
     if slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
     var placed = slot
-    while true {
-      let reached = mixer.framesMixed.load(ordering: .acquiring)
-      let target = max(reached &+ UInt64(format.bufferFrames), entry.anchor)
+    return bringBack(id, on: channel, name: slot.sound.name) { target in
       guard let (frame, loops) = place(of: entry, at: target) else {
         // Its clock ran out while it was virtual.
-        table.giveBack(channel)
         finishVirtual(slot.voice)
-        return true
+        return nil
       }
       placed.position = frame
       placed.loops = loops
-      let start = LaneStart(
-        chunk: slot.sound.buffer.chunk, loops: loops, gain: gain, stream: nil, voice: slot.voice,
-        bus: queueBus(for: slot.category), paused: false, startFrame: target, position: frame)
+      return (
+        LaneStart(
+          chunk: slot.sound.buffer.chunk, loops: loops, gain: table.gains[channel], stream: nil,
+          voice: slot.voice, bus: queueBus(for: slot.category), paused: false, startFrame: target,
+          position: frame), placed
+      )
+    }
+  }
+
+  /// Arms `channel` for a voice coming back: on a frame a device buffer ahead of the mix (or its
+  /// anchor, if later), whose lane and slot `prepare` gives (nil: the voice ended while
+  /// virtual), again on a later frame if the mix got there first. Then the voice leaves the
+  /// virtual ones and its gain ramps up from silence. False when the mixer refused (it stays
+  /// virtual).
+  func bringBack(
+    _ id: ObjectIdentifier, on channel: Int, name: String, prepare: (UInt64) -> (LaneStart, Slot)?
+  ) -> Bool {
+    let gain = table.gains[channel]
+    gain.reset(left: 0, right: 0)
+    var placed: Slot
+    while true {
+      let reached = mixer.framesMixed.load(ordering: .acquiring)
+      let target = max(reached &+ UInt64(format.bufferFrames), virtual.voices[id]?.anchor ?? 0)
+      guard let (start, slot) = prepare(target) else {
+        table.giveBack(channel)
+        return true
+      }
+      placed = slot
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }
       } catch {
-        logger.error("cannot bring back '\(slot.sound.name)': \(error.message)")
+        logger.error("cannot bring back '\(name)': \(error.message)")
         table.giveBack(channel)
         return false
       }
     }
     _ = forgetVirtual(id)
-    slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
+    placed.sound.buffer.liveVoices.add(1, ordering: .relaxed)
     table.place(placed, on: channel)
     let (left, right) = gainPair(for: placed)
     gain.setTarget(left: left, right: right, step: declickStep)

@@ -61,39 +61,20 @@ extension MixerCore {
   func reviveStream(_ id: ObjectIdentifier, _ entry: VirtualVoice) -> Bool {
     guard !entry.awaitsLaneEnd else { return false }
     guard let stream = entry.slot.stream, let channel = freeChannel() else { return false }
-    let slot = entry.slot
-    let gain = table.gains[channel]
-    gain.reset(left: 0, right: 0)
     ensureShaper(on: channel)
-    while true {
-      let reached = mixer.framesMixed.load(ordering: .acquiring)
-      let target = max(reached &+ UInt64(format.bufferFrames), virtual.voices[id]?.anchor ?? 0)
-      guard advanceStream(id, to: target) else {
-        // It ended while virtual.
-        table.giveBack(channel)
-        return true
-      }
-      let start = LaneStart(
-        chunk: slot.sound.buffer.chunk, loops: -1, gain: gain, stream: stream, voice: slot.voice,
-        bus: queueBus(for: slot.category), paused: false, startFrame: target, position: 0)
-      do {
-        // Nil: the mix reached `target` before the lane was armed; read on to a later frame.
-        if try backend.play(start, on: channel) != nil { break }
-      } catch {
-        logger.error("cannot bring back a stream: \(error.message)")
-        table.giveBack(channel)
-        return false
-      }
-    }
-    _ = forgetVirtual(id)
-    slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
-    var placed = slot
+    var placed = entry.slot
     placed.loops = -1
     placed.position = 0
-    table.place(placed, on: channel)
-    let (left, right) = gainPair(for: placed)
-    gain.setTarget(left: left, right: right, step: declickStep)
-    return true
+    return bringBack(id, on: channel, name: "a stream") { target in
+      // False: it ended while virtual (its voice finished).
+      guard advanceStream(id, to: target) else { return nil }
+      return (
+        LaneStart(
+          chunk: placed.sound.buffer.chunk, loops: -1, gain: table.gains[channel], stream: stream,
+          voice: placed.voice, bus: queueBus(for: placed.category), paused: false, startFrame: target,
+          position: 0), placed
+      )
+    }
   }
 
   /// When the virtual streams must next be read on (uptime ns), if any is moving: a ring holds
