@@ -13,8 +13,10 @@ struct InspectorDemoTests {
       .appendingPathComponent("foley-demo")
     let script = temporaryFile("inspected.json")
     defer { try? FileManager.default.removeItem(at: script) }
-    // Paced to the wall clock (no --fast): the game runs while the browser looks.
-    try Data(#"{"duration": 8, "step": 0.0166667, "events": []}"#.utf8).write(to: script)
+    // Paced to the wall clock (no --fast): the game runs while the browser looks. Long enough
+    // that a browser slow to start on a loaded machine still finds it running: a CI run saw the
+    // socket closed by an 8 s demo that ended before the page was dumped ("disconnected").
+    try Data(#"{"duration": 25, "step": 0.0166667, "events": []}"#.utf8).write(to: script)
     let process = Process()
     process.executableURL = demo
     process.arguments = ["--headless", "--script", script.path, "--inspector"]
