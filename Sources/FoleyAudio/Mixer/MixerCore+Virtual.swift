@@ -151,14 +151,18 @@ extension MixerCore {
   func place(of entry: VirtualVoice, at frame: UInt64) -> (frame: Int, loops: Int)? {
     let slot = entry.slot
     guard !entry.isFrozen, frame > entry.anchor else { return (slot.position, slot.loops) }
-    let elapsed = Int(frame &- entry.anchor)
-    let rate = Double(
-      RampRequest(packed: slot.voice.rateRequest.load(ordering: .relaxed)).target
-        * RampRequest(packed: slot.voice.dopplerRequest.load(ordering: .relaxed)).target)
-    // At rate 1 the clock is exact; shaped voices advance by their rate as it is now.
-    let advanced = rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
+    let advanced = sourceFrames(of: slot.voice, in: Int(frame &- entry.anchor))
     return VirtualClock.advance(
       frame: slot.position, loops: slot.loops, by: advanced, frames: slot.sound.buffer.frames)
+  }
+
+  /// The source frames a virtual voice plays in `elapsed` mix frames: at rate 1 exactly those;
+  /// a shaped voice advances by its rate (and doppler) as it is now.
+  func sourceFrames(of voice: Voice, in elapsed: Int) -> Int {
+    let rate = Double(
+      RampRequest(packed: voice.rateRequest.load(ordering: .relaxed)).target
+        * RampRequest(packed: voice.dopplerRequest.load(ordering: .relaxed)).target)
+    return rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
   }
 
   /// Stops (or restarts) a virtual voice's clock: it pauses or resumes.

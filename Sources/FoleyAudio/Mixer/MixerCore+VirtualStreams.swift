@@ -32,12 +32,8 @@ extension MixerCore {
   func advanceStream(_ id: ObjectIdentifier, to frame: UInt64) -> Bool {
     guard var entry = virtual.voices[id], let stream = entry.slot.stream else { return false }
     guard !entry.awaitsLaneEnd, !entry.isFrozen, frame > entry.anchor else { return true }
-    let elapsed = Int(clamping: frame &- entry.anchor)
     let voice = entry.slot.voice
-    let rate = Double(
-      RampRequest(packed: voice.rateRequest.load(ordering: .relaxed)).target
-        * RampRequest(packed: voice.dopplerRequest.load(ordering: .relaxed)).target)
-    let frames = rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
+    let frames = sourceFrames(of: voice, in: Int(clamping: frame &- entry.anchor))
     let scratch: UnsafeMutableRawPointer
     if let kept = virtual.scratch {
       scratch = kept
