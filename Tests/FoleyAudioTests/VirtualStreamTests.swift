@@ -21,6 +21,9 @@ struct VirtualStreamTests {
     var census = VoiceCensus()
     var underruns = -1
     var virtualizations = 0
+    // The frames written before the engine closes: closing stops the music with a de-click
+    // ramp, which a loaded machine may get into the file (a run saw 238 samples of it differ).
+    var observed = 0
     let capture = try captureDiskOutput { engine, output in
       let music = engine.music
       music.play(Track(data: wav, name: "noise.wav"))
@@ -33,6 +36,7 @@ struct VirtualStreamTests {
       engine.setVolume(1, for: .music)
       #expect(waitUntil { engine.voiceCensus().virtual == 0 && engine.voiceCensus().audible == 1 })
       #expect(output.waitForMore(seconds: 0.4))
+      observed = output.framesWritten
       underruns = music.underrunFrames
       virtualizations = engine.statistics.virtualizations
       #expect(music.isPlaying)
@@ -52,11 +56,14 @@ struct VirtualStreamTests {
     #expect(before.count > 9_600)
     #expect(before.allSatisfy { left[$0] == source[$0 - start] && right[$0] == left[$0] })
     // After the 5 ms ramp-in the track is where it would have been had it played on.
-    let last = min(left.lastIndex { $0 != 0 } ?? back, start + frames - 1)
+    let last = min(left.lastIndex { $0 != 0 } ?? back, start + frames - 1, observed)
     let after = (back + 240)..<last
     #expect(after.count > 9_600)
-    let mismatches = after.filter { left[$0] != source[$0 - start] }.count
-    #expect(mismatches == 0, "\(mismatches) of \(after.count) samples differ after the return")
+    let mismatched = after.filter { left[$0] != source[$0 - start] }
+    #expect(
+      mismatched.isEmpty,
+      "\(mismatched.count) of \(after.count) samples differ after the return, from \(mismatched.first ?? 0) to \(mismatched.last ?? 0) (\(after))"
+    )
     // During the ramp it is already on its frame: each sample a fraction of the track's.
     #expect(
       (back..<(back + 240)).allSatisfy { (0...1.0001).contains(left[$0] / source[$0 - start]) })
