@@ -67,9 +67,11 @@ extension MixerCore {
       voice.setState(paused ? .paused : .playing)
       counters.bump(.started)
       counters.voiceStarted()
-      // A stream nobody can hear (its bus muted, its volume 0) goes virtual.
+      // A stream nobody can hear (its bus muted, its volume 0) goes virtual, at the pass the
+      // wake brings: not here, between the start and `onStart`, where a crossfade's outgoing
+      // half must be asked to fade in the same mix buffer.
       gainChanged(voice, channel: channel)
-      rebalanceVoices()
+      inbox.wake.signal()
     }
   }
 
