@@ -16,8 +16,9 @@ extension Node {
 
   /// The node's position in its scene's coordinates (in its root's, when it is in no scene).
   public var positionInScene: Point {
-    guard let parent else { return position }
-    return parent.toRoot(position)
+    // Borrowed, as `toRoot`'s walk: asked of every moving positional voice's node each update.
+    guard let parent = parentLink else { return position }
+    return parent.borrow { $0.toRoot(position) }
   }
 
   /// `point` from this node's coordinates to its root's.

@@ -207,6 +207,23 @@ open class Node {
     }
   }
 
+  /// The object the feature of `key` keeps on this node, as a pointer, unretained: a walk that
+  /// reads it for many nodes each update (a moved node's positional slots) takes it with
+  /// `Unmanaged.fromOpaque` and borrows it, with no reference counting.
+  package func unretainedStorage<Value>(_ key: NodeStorageKey<Value>) -> UnsafeRawPointer? {
+    Self.object(in: featureStorage, at: key.index)
+  }
+
+  /// Slot `index` of `slots` read as a pointer (an `AnyObject?` is one, nil when null), so it is
+  /// not retained. Nonisolated: a main-actor closure handed to the standard library would check
+  /// its executor on every call.
+  private nonisolated static func object(in slots: [AnyObject?], at index: Int) -> UnsafeRawPointer? {
+    slots.withUnsafeBufferPointer { buffer in
+      index < buffer.count
+        ? UnsafeRawPointer(buffer.baseAddress! + index).load(as: UnsafeRawPointer?.self) : nil
+    }
+  }
+
   public func removeChildren(in nodes: [Node]) {
     for node in nodes where node.parent === self { node.removeFromParent() }
   }

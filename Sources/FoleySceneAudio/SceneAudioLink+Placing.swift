@@ -22,7 +22,8 @@ extension SceneAudioLink {
       }
     }
     dirtyListLimit = max(64, liveSlots / 4)
-    for node in movedNodes { markMoved(node) }
+    // By index, unretained: the list holds them (a `for in` retained each node and the list).
+    for index in movedNodes.indices { markMoved(.passUnretained(movedNodes[index])) }
     moves.removeAll(keepingCapacity: true)
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
@@ -38,7 +39,10 @@ extension SceneAudioLink {
       placeMoved(
         in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved)
     }
-    if !moves.isEmpty { core.updatePlacements(moves, overFrames: frameLength) }
+    if !moves.isEmpty || !releases.isEmpty {
+      core.updatePlacements(moves, releasing: releases, overFrames: frameLength)
+      releases.removeAll(keepingCapacity: true)
+    }
   }
 
   /// `placeVoices`' work, with the scene borrowed: a pass over every slot when every slot may
@@ -201,7 +205,7 @@ extension SceneAudioLink {
     }
     guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
     slotState[slot].placement = placement
-    // The queue's list holds its own reference: the slot may be freed before the queue runs.
-    moves.append((voice, placement))
+    // Unretained: a freed slot's voice is released on the queue, after this move (`free`).
+    moves.append(PlacementMove(.passUnretained(voice), to: placement))
   }
 }

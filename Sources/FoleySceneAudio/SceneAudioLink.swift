@@ -25,19 +25,22 @@ package final class SceneAudioLink {
   private var pausedScene = false
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
   /// used (a finished voice's slot is freed and reused), with their placement state: one flat
-  /// table of plain values, so a pass over every slot touches no still emitter's node, and a
+  /// table of plain values (``PlacedSlotTable``), so a pass over every slot touches no still emitter's node, and a
   /// pass over moving ones retains nothing. An update walks only the slots that can have changed
   /// (the near list, the moved slots, the far heap's due ones). Main-actor state walked for
   /// every voice each update: the runtime's exclusivity checks are left off (nothing here is
   /// touched twice at once), as on `Node`.
-  @exclusivity(unchecked) var slotState: [PlacedState] = []
+  @exclusivity(unchecked) var slotState = PlacedSlotTable()
   @exclusivity(unchecked) var freeSlots: [Int] = []
   var liveSlots: Int { slotState.count - freeSlots.count }
   /// The engine's count of finished voices when the slots were last swept.
   @exclusivity(unchecked) var finishedVoicesSeen = -1
   /// The placements that changed in an update, kept between updates so a frame does not grow a
-  /// new list.
-  @exclusivity(unchecked) var moves: [(Voice, SpatialPlacement)] = []
+  /// new list (each holds a retain of its voice, which the queue gives back).
+  @exclusivity(unchecked) var moves: [PlacementMove] = []
+  /// The voices of slots freed since the last update, released on the queue after the moves
+  /// sent before (which name them unretained).
+  @exclusivity(unchecked) var releases: [Unmanaged<Voice>] = []
   /// The scene's moved nodes of the last update, in storage handed back and forth with it.
   @exclusivity(unchecked) var movedNodes: [Node] = []
   /// Where a positional voice was placed, whether its node (or an ancestor) moved since, and how
@@ -45,8 +48,8 @@ package final class SceneAudioLink {
   /// distance, and beyond it only once the listener could have come within it.
   ///
   /// A live slot owns one retain of its node and of its voice (taken in ``follow(_:of:)``, given
-  /// back in ``free(_:)``), held as `Unmanaged` so reading them in the update costs no reference
-  /// counting.
+  /// back in ``free(_:)``: the voice's on the queue, after the moves that name it), held as
+  /// `Unmanaged` so reading them in the update costs no reference counting.
   struct PlacedState {
     var node: Unmanaged<Node>?
     var voice: Unmanaged<Voice>?
@@ -112,10 +115,14 @@ package final class SceneAudioLink {
     // The scene went without a detach: its positional sounds stop, as a detach stops them (a
     // looping one would otherwise play on with nothing left to stop it), and the slots'
     // references go with the link.
-    for state in slotState where state.isLive {
-      state.voice?.takeRetainedValue().stop()
-      state.node?.release()
+    for slot in slotState.indices where slotState[slot].isLive {
+      guard let voice = slotState[slot].voice else { continue }
+      voice.takeUnretainedValue().stop()
+      releases.append(voice)
+      slotState[slot].node?.release()
     }
+    slotState.deallocate()
+    core.release(afterQueue: releases)
   }
 
   /// The scene's slot for its link (its node audio state, as any node's, has a slot of its own).
@@ -209,9 +216,9 @@ package final class SceneAudioLink {
   /// Each followed voice's node and the placement it was last given (for tests: every update
   /// must leave each of them where its node is heard from the listener).
   package var followedPlacements: [(node: Node, placement: SpatialPlacement)] {
-    slotState.compactMap { state in
-      guard state.isLive, let node = state.node else { return nil }
-      return (node.takeUnretainedValue(), state.placement)
+    slotState.indices.compactMap { slot in
+      guard slotState[slot].isLive, let node = slotState[slot].node else { return nil }
+      return (node.takeUnretainedValue(), slotState[slot].placement)
     }
   }
 
@@ -242,7 +249,8 @@ package final class SceneAudioLink {
     node.unwatch()
     let link = ObjectIdentifier(self)
     NodeAudio.of(node)?.positionalSlots.isolatedRemoveAll { $0.link == link && $0.slot == slot }
-    slotState[slot].voice?.release()
+    // Released on the queue, after any move of it already sent (moves name it unretained).
+    if let voice = slotState[slot].voice { releases.append(voice) }
     slotState[slot].node = nil
     slotState[slot].voice = nil
     slotState[slot].isLive = false
@@ -250,21 +258,32 @@ package final class SceneAudioLink {
   }
 
   /// Marks the voices of `node` and of the watched nodes below it as moved.
-  func markMoved(_ node: Node) {
-    if node.watchers > 0, let audio = NodeAudio.of(node) {
+  func markMoved(_ node: Unmanaged<Node>) {
+    node.borrow { markBorrowedMoved($0) }
+  }
+
+  @inline(__always)
+  private func markBorrowedMoved(_ node: Node) {
+    if node.watchers > 0, let audio = node.unretainedStorage(NodeAudio.storageKey) {
       let link = ObjectIdentifier(self)
-      // A node that moved to another scene may still hold slots of the link it left.
-      for entry in audio.positionalSlots where entry.link == link && !slotState[entry.slot].isDirty {
-        slotState[entry.slot].isDirty = true
-        if dirtySlots.count < dirtyListLimit {
-          dirtySlots.append(entry.slot)
-        } else {
-          dirtyOverflow = true
+      // Borrowed: every moved node's state is read each update.
+      Unmanaged<NodeAudio>.fromOpaque(audio).borrow { audio in
+        // A node that moved to another scene may still hold slots of the link it left. (By
+        // index: an iterator would retain the list.)
+        for index in 0..<audio.positionalSlots.count {
+          let entry = audio.positionalSlots[index]
+          guard entry.link == link, !slotState[entry.slot].isDirty else { continue }
+          slotState[entry.slot].isDirty = true
+          if dirtySlots.count < dirtyListLimit {
+            dirtySlots.append(entry.slot)
+          } else {
+            dirtyOverflow = true
+          }
         }
       }
     }
     guard node.watchedInSubtree > node.watchers else { return }
-    for child in node.children where child.watchedInSubtree > 0 { markMoved(child) }
+    for child in node.children where child.watchedInSubtree > 0 { markMoved(.passUnretained(child)) }
   }
 
   // MARK: - Audio nodes
@@ -293,6 +312,8 @@ package final class SceneAudioLink {
   package func stopAudioNodes() {
     scene.tracksMoves = false
     for slot in slotState.indices where slotState[slot].isLive { free(slot) }
+    core.release(afterQueue: releases)
+    releases.removeAll()
     for node in audioNodes { node.sceneWentAway() }
     audioNodes.removeAll()
     audioNodeSet.removeAll()

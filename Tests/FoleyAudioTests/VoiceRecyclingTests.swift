@@ -1,4 +1,7 @@
 import FoleyAudio
+import FoleyAudioTesting
+import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation
@@ -68,6 +71,44 @@ struct VoiceRecyclingTests {
         #expect(waitUntil { round.allSatisfy(\.isFinished) })
       }
       #expect(held.id == heldID && held.isFinished && held.startFrame != nil)
+    }
+  }
+
+  @Test(
+    "a positional voice placed every update is reused once it finished and its slot let go: the scene link's hold on it is given back through the queue"
+  )
+  func positionalVoiceIsReused() throws {
+    let tone = makeToneWAV(frequency: 441, duration: 0.05, amplitude: 0.5)
+    _ = try captureDiskOutput { engine, _ in
+      let scene = Scene(size: Size(width: 800, height: 600))
+      engine.attach(to: scene, positional: true)
+      weak var first: Voice?
+      do {
+        let ball = Node()
+        scene.addChild(ball)
+        ball.run(.playSound(data: tone))
+        scene.update(deltaTime: 1.0 / 60)
+        first = engine.newestVoice(of: ball)
+        #expect(first != nil)
+        // Moved every update while it plays: each update sends the queue a move naming it.
+        var step = 0.0
+        #expect(
+          waitUntil {
+            step += 1
+            ball.position = Point(x: 10 * step, y: 0)
+            scene.update(deltaTime: 1.0 / 60)
+            return first?.isFinished == true
+          })
+        ball.removeFromParent()
+      }
+      // The next updates free its slot (and the ball with it, which held it too).
+      for _ in 0..<3 { scene.update(deltaTime: 1.0 / 60) }
+      engine.waitUntilIdle()
+      let second = engine.play(try engine.sound(data: tone))
+      // A plain Bool: a failing `===` expectation would reflect the voices.
+      let reused = second === first
+      #expect(reused, "the scene link still holds the finished voice")
+      engine.detach(from: scene)
     }
   }
 

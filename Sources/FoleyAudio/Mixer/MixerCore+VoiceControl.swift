@@ -190,11 +190,19 @@ extension MixerCore {
   /// sample frames (about one game frame, so a node that moves every update glides, never steps).
   /// The ramp starts from the gain the mix has actually reached, so a voice still ramping from an
   /// earlier change still arrives in time.
-  package func updatePlacements(_ moves: [(Voice, SpatialPlacement)], overFrames frames: Int) {
+  ///
+  /// The moves' voices are unretained (``PlacementMove``); `releasing` are the retains the sender
+  /// gives up, released once the moves are made (and after every move sent before them).
+  package func updatePlacements(
+    _ moves: [PlacementMove], releasing: [Unmanaged<Voice>] = [], overFrames frames: Int
+  ) {
     queue.async { [self] in
+      defer { for voice in releasing { voice.release() } }
       guard isOpen else { return }
       let span = Float(max(1, frames))
-      for (voice, placement) in moves {
+      for move in moves {
+        let voice = move.voice.takeUnretainedValue()
+        let placement = move.placement
         if voice.isVirtual, virtual.voices[ObjectIdentifier(voice)] != nil {
           virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
           gainChanged(voice, channel: nil)
@@ -225,5 +233,12 @@ extension MixerCore {
       }
       rebalanceVoices()
     }
+  }
+
+  /// Releases `voices` on the queue, after everything sent to it before: retains that kept them
+  /// alive for moves (``PlacementMove``) the queue has not made yet.
+  package func release(afterQueue voices: [Unmanaged<Voice>]) {
+    guard !voices.isEmpty else { return }
+    queue.async { for voice in voices { voice.release() } }
   }
 }

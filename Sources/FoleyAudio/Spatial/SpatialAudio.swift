@@ -100,3 +100,23 @@ package struct SpatialPlacement: Sendable, Equatable {
     self.pan = pan
   }
 }
+
+/// A positional voice's new placement on its way to the audio queue (`updatePlacements`). A
+/// plain value with the voice unretained: the game thread's list of an update's moves fills and
+/// empties without reference counting (a strong reference in a tuple cost more to destroy than
+/// placing the voice), and without touching the voice's reference count, which the queue's and
+/// mixing thread's cores also write. Whoever sends a move keeps the voice alive until the queue
+/// is past it: the scene link hands the voices it lets go to the queue to release
+/// (`updatePlacements(_:releasing:overFrames:)`, `release(afterQueue:)`), after every move
+/// sent before.
+package struct PlacementMove: Sendable {
+  package let voice: Unmanaged<Voice>
+  package let placement: SpatialPlacement
+
+  /// (An `Unmanaged` in, not the voice: an initializer's arguments are owned, so passing the
+  /// voice would retain it for the call.)
+  package init(_ voice: Unmanaged<Voice>, to placement: SpatialPlacement) {
+    self.voice = voice
+    self.placement = placement
+  }
+}
