@@ -58,30 +58,47 @@ extension SoundMap {
       // Kept only for an event with a cooldown, the one reader (a hash and a store per post
       // otherwise). An event given a cooldown by a reload starts it at its next play.
       if entry.cooldown > 0 { runtime.lastTrigger[event.name] = event.time }
+      // One file (most events, `{"play": "file"}` a layer of one): its plan straight, with no
+      // list of plans to build. The draws are made in `resolve`'s order.
+      var single = item
+      var offset = Plan.Offset()
+      while case .layer(let items) = single.kind, items.count == 1 {
+        offset = drawn(single, on: offset)
+        single = items[0]
+      }
+      if case .file(let name) = single.kind {
+        return (
+          .played,
+          [launch(filePlan(single, name: name, offset: offset), entry: entry, event: event, in: scene)]
+        )
+      }
       var plans: [Plan] = []
       resolve(item, event: event, offset: Plan.Offset(), into: &plans)
       var played: [PlayedSound] = []
-      for plan in plans {
-        let record = PlayedSound(
-          event: event.name, file: plan.file, semitones: plan.semitones, gainDecibels: plan.decibels,
-          delay: plan.delay)
-        if plan.delay > 0, let scene {
-          let host = event.node.flatMap { $0.scene === scene ? $0 : nil } ?? scene
-          let node = event.node
-          host.run(
-            .sequence([
-              .wait(forDuration: plan.delay),
-              .run { [weak self] in
-                self?.start(plan, entry: entry, event: event.name, node: node, record: record)
-              },
-            ]))
-        } else {
-          start(plan, entry: entry, event: event.name, node: event.node, record: record)
-        }
-        played.append(record)
-      }
+      for plan in plans { played.append(launch(plan, entry: entry, event: event, in: scene)) }
       return (.played, played)
     }
+  }
+
+  /// Starts `plan` now, or after its delay; returns its record.
+  private func launch(_ plan: Plan, entry: EventEntry, event: GameEvent, in scene: Scene?) -> PlayedSound {
+    let record = PlayedSound(
+      event: event.name, file: plan.file, semitones: plan.semitones, gainDecibels: plan.decibels,
+      delay: plan.delay)
+    if plan.delay > 0, let scene {
+      let host = event.node.flatMap { $0.scene === scene ? $0 : nil } ?? scene
+      let node = event.node
+      host.run(
+        .sequence([
+          .wait(forDuration: plan.delay),
+          .run { [weak self] in
+            self?.start(plan, entry: entry, event: event.name, node: node, record: record)
+          },
+        ]))
+    } else {
+      start(plan, entry: entry, event: event.name, node: event.node, record: record)
+    }
+    return record
   }
 
   /// One sound to start: a file, its pitch and gain, and when.
@@ -96,22 +113,40 @@ extension SoundMap {
     package var decibels: Double
     package var semitones: Double
     package var delay: Double
+    /// The file item it came from (which keeps the sound it plays at its own pitch).
+    package var item: SoundItem
   }
 
-  /// Walks `item` for one post, making the random choices and stepping the sequences.
-  package func resolve(_ item: SoundItem, event: GameEvent, offset: Plan.Offset, into plans: inout [Plan]) {
+  /// `offset` with `item`'s variations drawn on top (volume, pitch, delay: the order the seeded
+  /// generator replays).
+  private func drawn(_ item: SoundItem, on offset: Plan.Offset) -> Plan.Offset {
     var here = offset
     here.decibels += draw(item.volumeDecibels)
     here.semitones += draw(item.pitchSemitones)
     here.delay += draw(item.delay)
+    return here
+  }
+
+  /// The plan of file item `item` (`name`), its variations drawn on top of `offset`.
+  private func filePlan(_ item: SoundItem, name: String, offset: Plan.Offset) -> Plan {
+    let here = drawn(item, on: offset)
+    let steps = (here.semitones * PitchVariants.stepsPerSemitone).rounded()
+    return Plan(
+      file: name, decibels: here.decibels, semitones: steps / PitchVariants.stepsPerSemitone,
+      delay: here.delay,
+      item: item)
+  }
+
+  /// Walks `item` for one post, making the random choices and stepping the sequences.
+  package func resolve(_ item: SoundItem, event: GameEvent, offset: Plan.Offset, into plans: inout [Plan]) {
+    if case .file(let name) = item.kind {
+      plans.append(filePlan(item, name: name, offset: offset))
+      return
+    }
+    let here = drawn(item, on: offset)
     let key = ObjectIdentifier(item)
     switch item.kind {
-    case .file(let name):
-      let steps = (here.semitones * PitchVariants.stepsPerSemitone).rounded()
-      plans.append(
-        Plan(
-          file: name, decibels: here.decibels, semitones: steps / PitchVariants.stepsPerSemitone,
-          delay: here.delay))
+    case .file: break  // above
     case .random(let items, let avoidRepeat, let shuffle):
       var state = runtime.items[key] ?? ItemState()
       let index = shuffle ? nextFromBag(&state, count: items.count) : pick(items, avoiding: state.recent)
@@ -157,16 +192,25 @@ extension SoundMap {
   }
 
   package func start(_ plan: Plan, entry: EventEntry, event: String, node: Node?, record: PlayedSound) {
-    guard let base = sounds[plan.file], !engine.isClosed else { return }
+    guard !engine.isClosed else { return }
     let steps = Int((plan.semitones * PitchVariants.stepsPerSemitone).rounded())
-    let pitched = variants.variant(of: base, steps: steps).nearest
-    var settings = SoundSettings()
-    settings.category = entry.category
-    settings.priority = entry.priority
-    settings.normalizesLoudness = entry.normalize
-    // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
-    if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
-    let sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)
+    let sound: Sound
+    if steps == 0, let prepared = plan.item.preparedSound {
+      sound = prepared
+    } else {
+      guard let base = sounds[plan.file] else { return }
+      let pitched = variants.variant(of: base, steps: steps).nearest
+      var settings = SoundSettings()
+      settings.category = entry.category
+      settings.priority = entry.priority
+      settings.normalizesLoudness = entry.normalize
+      // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
+      if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
+      sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)
+      // At its own pitch the sound is the same every post: kept on the item (a variant may still
+      // be on its way, and then the nearest plays meanwhile: those are made each time).
+      if steps == 0 { plan.item.preparedSound = sound }
+    }
     guard
       let voice = SceneVoices.start(
         .sound(sound), for: node, engine: engine, volume: pow(10, plan.decibels / 20),
@@ -175,11 +219,11 @@ extension SoundMap {
     else { return }
     // Kept only where something needs them: a cap, or a stop entry naming the event. Every post
     // of an event once filtered all its voices, 24 µs a post with a few hundred playing.
-    if entry.maxInstances != nil || runtime.stopTargets.contains(event) {
+    if entry.maxInstances != nil || entry.isStopTarget {
       runtime.voices[event, default: []].append(voice)
     }
     statistics.played += 1
-    observers.send(record)
+    if !observers.isEmpty { observers.send(record) }
   }
 
   package func draw(_ range: ClosedRange<Double>) -> Double {

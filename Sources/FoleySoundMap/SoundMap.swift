@@ -314,6 +314,9 @@ public final class SoundMap {
       loaded.events.values.compactMap { entry -> String? in
         if case .stop(let target, _) = entry.effect { target } else { nil }
       })
+    for name in runtime.stopTargets where definition.events[name] != nil {
+      definition.events[name]!.isStopTarget = true
+    }
     variants.retain(only: Array(decoded.values))
     // Pitch variants are rendered now, in the background, for every step a file may be played at.
     for (name, range) in pitchRanges(loaded) {

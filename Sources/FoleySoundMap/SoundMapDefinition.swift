@@ -31,6 +31,9 @@ package struct EventEntry {
   /// Plays at its category's loudness target (`mix.buses[…].loudnessLufs`).
   package var normalize = false
   package var loops = false
+  /// Whether a stop entry names this event (its voices are kept for it); set when the map
+  /// applies its definition, so a post asks no set.
+  package var isStopTarget = false
 }
 
 /// A node of an event's sound tree: a file or a container of items, with its variations. A class,
@@ -45,6 +48,10 @@ package final class SoundItem {
   }
 
   package let kind: Kind
+  /// A file item's sound at its own pitch, with its event's settings, made at its first post (a
+  /// post made a new `Sound` each time). A reload makes new items, so it never outlives the
+  /// definition and decoded files it was made from.
+  @exclusivity(unchecked) package var preparedSound: Sound?
   package let volumeDecibels: ClosedRange<Double>
   package let pitchSemitones: ClosedRange<Double>
   package let delay: ClosedRange<Double>

@@ -234,6 +234,36 @@ struct SoundMapTests {
     #expect(map.eventNames == ["ping", "pong"])
   }
 
+  @Test(
+    "a sound file edited on disk is heard at the first post after a reload, though the event kept its sound ready between posts"
+  )
+  func reloadedFileIsHeard() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let folder = try Self.folder(["a.wav": 220])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("sounds.json")
+    try Data(#"{ "version": 1, "events": { "ping": { "play": "a.wav" } } }"#.utf8).write(to: file)
+    let map = try SoundMap(contentsOf: file, engine: audio.engine, seed: 1)
+    map.watchesFile = false
+    // Two posts: the second plays the sound the first made ready.
+    for _ in 0..<2 {
+      let start = audio.frames
+      map.post("ping")
+      audio.advance(seconds: 0.12)
+      let heard = audio.left.frequency(in: (start + 960)..<(start + 3_840))
+      #expect(abs(heard - 220) < 3, "heard \(heard) Hz")
+    }
+    // The same name, other samples (and another length, so the reload sees the change).
+    try makeToneWAV(frequency: 440, duration: 0.15, amplitude: 0.3).write(
+      to: folder.appendingPathComponent("a.wav"))
+    try map.reload()
+    let start = audio.frames
+    map.post("ping")
+    audio.advance(seconds: 0.12)
+    let heard = audio.left.frequency(in: (start + 960)..<(start + 3_840))
+    #expect(abs(heard - 440) < 3, "heard \(heard) Hz after the reload")
+  }
+
   @Test("the watcher reloads an edited map at the next scene update")
   func watcher() throws {
     let audio = try EmbeddedAudio()
