@@ -20,25 +20,65 @@ package enum SceneVoices {
   ) -> Voice? {
     // `if let`, not `Optional.map` or `flatMap` with a closure: main-actor code handing a closure
     // to the standard library (a Swift 5 module) checks its executor on every call, three per
-    // trigger here before.
-    var link: SceneAudioLink?
-    if let scene = node?.scene { link = SceneAudioLink.of(scene) }
-    guard let core = engine?.core ?? link?.core else { return nil }
-    // The scene's link plays through this engine: the frame's plays go to the queue in one hop
-    // after the actions ran, and the voice may follow its node.
-    let attached = link?.core === core
-    let placed = attached && (positional ?? link!.positionalActions)
-    var audio: NodeAudio?
-    if let node { audio = NodeAudio.of(node) }
-    let voice = core.requestPlay(
-      source, volume: volume, pan: audio?.pan ?? 0, groupVolume: audio?.effectiveVolume ?? 1, loops: loops,
-      deferred: attached, placement: placed ? link!.placement(for: node!) : nil,
-      rate: audio?.playbackRate ?? 1)
-    if let audio, !voice.isFinished { audio.shapeNew(voice) }
-    if let node, !voice.isFinished {
-      (audio ?? NodeAudio.ensure(node)).started(voice)
-      if placed { link!.follow(voice, of: node) }
+    // trigger here before. The scene's link and the node's audio state are borrowed (the scene
+    // and the node hold them): retaining and releasing them, the scene and the core cost more
+    // than reading them.
+    var linkPointer: UnsafeRawPointer?
+    if let scene = node?.unretainedScene {
+      linkPointer = scene.borrow { $0.unretainedStorage(SceneAudioLink.storageKey) }
     }
+    var audioPointer: UnsafeRawPointer?
+    if let node { audioPointer = node.unretainedStorage(NodeAudio.storageKey) }
+    guard let linkPointer else {
+      guard let engine else { return nil }
+      return start(
+        source, for: node, core: engine.core, link: nil, audio: audioPointer, volume: volume, loops: loops)
+    }
+    return Unmanaged<SceneAudioLink>.fromOpaque(linkPointer).borrow { link in
+      // The scene's link plays through this engine: the frame's plays go to the queue in one hop
+      // after the actions ran, and the voice may follow its node.
+      if let engine, engine.core !== link.core {
+        return start(
+          source, for: node, core: engine.core, link: nil, audio: audioPointer, volume: volume, loops: loops)
+      }
+      return start(
+        source, for: node, core: link.core, link: link, audio: audioPointer, volume: volume, loops: loops,
+        positional: positional ?? link.positionalActions)
+    }
+  }
+
+  /// `start`'s work once the core is known: `link` when the scene's link plays through it (the
+  /// play is batched with the frame's, and placed when `positional`), `audio` the node's state.
+  @inline(__always)
+  private static func start(
+    _ source: SoundSource, for node: Node?, core: MixerCore, link: SceneAudioLink?, audio: UnsafeRawPointer?,
+    volume: Double, loops: Int, positional: Bool = false
+  ) -> Voice {
+    var held: Unmanaged<NodeAudio>?
+    if let audio { held = Unmanaged<NodeAudio>.fromOpaque(audio) }
+    let audio = held
+    let placed = link != nil && positional && node != nil
+    var pan = 0.0
+    var groupVolume = 1.0
+    var rate = 1.0
+    audio?.borrow { audio in
+      pan = audio.pan
+      groupVolume = audio.effectiveVolume
+      rate = audio.playbackRate
+    }
+    let voice = core.requestPlay(
+      source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, deferred: link != nil,
+      placement: placed ? link!.placement(for: node!) : nil, rate: rate)
+    guard let node, !voice.isFinished else { return voice }
+    if let audio {
+      audio.borrow { audio in
+        audio.shapeNew(voice)
+        audio.started(voice)
+      }
+    } else {
+      NodeAudio.ensure(node).started(voice)
+    }
+    if placed { link!.follow(voice, of: node) }
     return voice
   }
 }
