@@ -36,7 +36,8 @@ package final class SceneAudioLink {
   /// The engine's count of finished voices when the slots were last swept.
   @exclusivity(unchecked) var finishedVoicesSeen = -1
   /// The placements that changed in an update, kept between updates so a frame does not grow a
-  /// new list (each holds a retain of its voice, which the queue gives back).
+  /// new list (each names its voice unretained: the slot's retain keeps it, and a freed slot's
+  /// is given back on the queue, after the moves: `releases`).
   @exclusivity(unchecked) var moves: [PlacementMove] = []
   /// The voices of slots freed since the last update, released on the queue after the moves
   /// sent before (which name them unretained).
