@@ -68,7 +68,8 @@ package final class LookAheadLimiter: @unchecked Sendable {
   package func process(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
     // At rest (silence in, silence in the delay line, no gain reduction anywhere) the output is
     // the silence that came in; skipping the work keeps an idle engine as cheap as raw SDL_mixer.
-    if isAtRest, isSilent(samples, count: frames * channels) { return }
+    if isAtRest, peak(samples, count: frames * channels) == 0 { return }
+    if passesThrough(samples, frames: frames) { return }
     let capacity = window + 1
     for frame in 0..<frames {
       let input = samples + frame * channels
@@ -118,13 +119,75 @@ package final class LookAheadLimiter: @unchecked Sendable {
     }
   }
 
+  /// Whether ``passesThrough(_:frames:)`` may take blocks that need no limiting (on unless a
+  /// test compares it with the frame-by-frame walk).
+  package var allowsPassThrough = true
+  /// Frames the pass-through delayed (for tests: proof the fast path ran).
+  package private(set) var framesPassedThrough = 0
+
+  /// The common case of a playing game, in one cheap pass: nothing in the window asks for less
+  /// than unity gain, the release has settled at 1, and no sample of the block is above the
+  /// ceiling. Then every frame's gain is exactly 1 and the walk would only delay the samples, so
+  /// this delays them (the same samples, bit for bit) and leaves the state as the walk would: the
+  /// sliding minimum holds the newest frame's request of 1, the released gains are all 1.
+  private func passesThrough(_ samples: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+    guard allowsPassThrough, frames > 0, releasedBelowOne == 0, lastReleased == 1, dequeCount > 0,
+      dequeValues[dequeStart] == 1
+    else { return false }
+    // The block's peak, then its last frame with sound.
+    guard peak(samples, count: frames &* channels) <= ceiling else { return false }
+    var lastSounding = frames - 1
+    while lastSounding >= 0, peak(samples + lastSounding &* channels, count: channels) == 0 {
+      lastSounding -= 1
+    }
+    // The delay line: each frame goes into its slot and the frame one slot on comes out, so a run
+    // of frames up to the ring's end is one pass that reads each sample before it is overwritten.
+    var slot = position % window
+    var frame = 0
+    while frame < frames {
+      let input = samples + frame &* channels
+      let stored = delay + slot &* channels
+      let run = min(frames - frame, window - 1 - slot)
+      if run > 0 {
+        for index in 0..<run &* channels {
+          let sample = input[index]
+          input[index] = stored[index &+ channels]
+          stored[index] = sample
+        }
+        frame += run
+        slot += run
+      } else {
+        // The last slot: the frame out is the ring's first.
+        for channel in 0..<channels {
+          stored[channel] = input[channel]
+          input[channel] = delay[channel]
+        }
+        frame += 1
+        slot = 0
+      }
+    }
+    framesSinceSound =
+      lastSounding < 0 ? min(framesSinceSound + frames, window) : min(frames - 1 - lastSounding, window)
+    // The walk re-adds the released gains (all 1 here) at every 4,096th frame.
+    let last = position + frames - 1
+    if position % 4_096 == 0 || last / 4_096 > position / 4_096 { releasedSum = Double(window) }
+    position += frames
+    dequeStart = 0
+    dequeCount = 1
+    dequeIndices[0] = last
+    dequeValues[0] = 1
+    framesPassedThrough += frames
+    return true
+  }
+
   private var isAtRest: Bool {
     framesSinceSound >= window && releasedBelowOne == 0 && lastReleased == 1
   }
 
-  private func isSilent(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Bool {
-    var any: Float = 0
-    for index in 0..<count { any = max(any, abs(samples[index])) }
-    return any == 0
+  /// The largest magnitude of `count` samples; a NaN counts as silence, as in the walk.
+  private func peak(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Float {
+    var peak: Float = 0
+    for index in 0..<count { peak = max(peak, abs(samples[index])) }
+    return peak
   }
 }

@@ -6,7 +6,7 @@
 /// frame and clamping at the goal, written so no frame depends on the one before: a vector of
 /// eight samples (four frames) is scaled with one multiply-add and a max, where the frame-by-frame
 /// loop needed a compare and a branch per sample. Frames past the landing take the goal exactly.
-struct StereoRamp {
+package struct StereoRamp {
   let goalLeft: Float
   let goalRight: Float
   let distanceLeft: Float
@@ -17,7 +17,7 @@ struct StereoRamp {
   let step: Float
 
   /// Nil when `step` is not a positive finite number: the caller keeps its frame-by-frame walk.
-  init?(fromLeft: Float, fromRight: Float, toLeft: Float, toRight: Float, step: Float) {
+  package init?(fromLeft: Float, fromRight: Float, toLeft: Float, toRight: Float, step: Float) {
     guard step > 0, step.isFinite else { return nil }
     distanceLeft = abs(toLeft - fromLeft)
     distanceRight = abs(toRight - fromRight)
@@ -52,17 +52,11 @@ struct StereoRamp {
       SIMD8(left, right, left, right, left, right, left, right)
     }
 
-    /// The gains of frames `frame` … `frame + 3` of the block.
-    @inline(__always)
-    func gains(fromFrame frame: Int) -> SIMD8<Float> {
-      let left = distance - step * (firstFour + SIMD8(repeating: Float(frame)))
-      return goal - sign * left.lanewiseMax(SIMD8(repeating: 0))
-    }
   }
 
   /// The gains of frame `frame` alone.
   @inline(__always)
-  func gains(atFrame frame: Int) -> (left: Float, right: Float) {
+  package func gains(atFrame frame: Int) -> (left: Float, right: Float) {
     let steps = Float(frame + 1)
     return (
       goalLeft - signLeft * max(0, distanceLeft - step * steps),
@@ -97,46 +91,125 @@ struct StereoRamp {
   }
 
   /// Scales `frames` interleaved stereo frames in place.
-  func scale(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
-    let raw = UnsafeMutableRawPointer(samples)
-    let lanes = Lanes(self)
-    var frame = 0
-    while frame + 4 <= frames {
-      let scaled =
-        raw.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self) * lanes.gains(fromFrame: frame)
-      raw.storeBytes(of: scaled, toByteOffset: frame * 8, as: SIMD8<Float>.self)
-      frame += 4
-    }
-    while frame < frames {
-      let (left, right) = gains(atFrame: frame)
-      samples[2 * frame] *= left
-      samples[2 * frame + 1] *= right
-      frame += 1
-    }
+  package func scale(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
+    walk(frames: frames, firstFrame: 0, Scaling(samples: samples))
   }
 
   /// Adds `frames` interleaved stereo frames of `source` × the ramp into `target`; the first of
   /// them is frame `firstFrame` of the ramp's block.
-  func addScaled(
+  package func addScaled(
     _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, frames: Int, firstFrame: Int
   ) {
-    let to = UnsafeMutableRawPointer(target)
+    walk(frames: frames, firstFrame: firstFrame, Adding(source: source, target: target))
+  }
+
+  /// Hands `kernel` the gains of every four frames and those of the frames left over one by one
+  /// (frame numbers counted from `firstFrame`, the gains the closed form's), in three stretches:
+  /// while neither moving side has landed the clamp cannot bite and is left out; while one has,
+  /// the closed form clamps; once both have, the gains are the goals. The frame numbers are
+  /// carried as floats, four added a vector (exact below 2²⁴), so no vector converts an integer.
+  /// Each stretch computes the closed form's own expression, so the samples are the same bit for
+  /// bit whichever stretch a frame falls in.
+  @inline(__always)
+  private func walk<Kernel: RampKernel>(frames: Int, firstFrame: Int, _ kernel: Kernel) {
     let lanes = Lanes(self)
+    let zero = SIMD8<Float>(repeating: 0)
+    let four = SIMD8<Float>(repeating: 4)
+    let (unclamped, held) = stretches
+    // Frame numbers here count from this call's first frame.
+    let linearEnd = min(max(unclamped - firstFrame, 0), frames)
+    let heldStart = min(max(held - firstFrame, linearEnd), frames)
     var frame = 0
-    while frame + 4 <= frames {
-      let sum =
-        to.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self)
-        + source.loadUnaligned(fromByteOffset: frame * 8, as: SIMD8<Float>.self)
-        * lanes.gains(fromFrame: firstFrame + frame)
-      to.storeBytes(of: sum, toByteOffset: frame * 8, as: SIMD8<Float>.self)
-      frame += 4
+    var steps = lanes.firstFour + SIMD8(repeating: Float(firstFrame))
+    while frame &+ 4 <= linearEnd {
+      kernel.vector(frame, lanes.goal - lanes.sign * (lanes.distance - lanes.step * steps))
+      steps += four
+      frame &+= 4
     }
-    let single = source.assumingMemoryBound(to: Float.self)
+    while frame < linearEnd {
+      let (left, right) = gains(atFrame: firstFrame &+ frame)
+      kernel.single(frame, left, right)
+      frame &+= 1
+    }
+    steps = lanes.firstFour + SIMD8(repeating: Float(firstFrame &+ frame))
+    while frame &+ 4 <= heldStart {
+      kernel.vector(frame, lanes.goal - lanes.sign * (lanes.distance - lanes.step * steps).lanewiseMax(zero))
+      steps += four
+      frame &+= 4
+    }
+    while frame < heldStart {
+      let (left, right) = gains(atFrame: firstFrame &+ frame)
+      kernel.single(frame, left, right)
+      frame &+= 1
+    }
+    while frame &+ 4 <= frames {
+      kernel.vector(frame, lanes.goal)
+      frame &+= 4
+    }
     while frame < frames {
-      let (left, right) = gains(atFrame: firstFrame + frame)
-      target[2 * frame] += single[2 * frame] * left
-      target[2 * frame + 1] += single[2 * frame + 1] * right
-      frame += 1
+      kernel.single(frame, goalLeft, goalRight)
+      frame &+= 1
     }
+  }
+
+  /// Where the block's stretches change (frame numbers from the block's start): before
+  /// `unclamped` no moving side has landed, from `held` on both sides are at their goals. A side
+  /// that holds (sign 0) takes its goal whatever the frame, so it bounds neither.
+  private var stretches: (unclamped: Int, held: Int) {
+    let left = signLeft == 0 ? nil : Self.landing(distanceLeft, step) - 1
+    let right = signRight == 0 ? nil : Self.landing(distanceRight, step) - 1
+    switch (left, right) {
+    case (let left?, let right?): return (min(left, right), max(left, right))
+    case (let left?, nil): return (left, left)
+    case (nil, let right?): return (right, right)
+    case (nil, nil): return (0, 0)
+    }
+  }
+}
+
+/// What a ramp does with its gains, one vector of four frames or one frame at a time; each
+/// kernel's methods are inlined into the ramp's walk, specialized.
+private protocol RampKernel {
+  func vector(_ frame: Int, _ gains: SIMD8<Float>)
+  func single(_ frame: Int, _ left: Float, _ right: Float)
+}
+
+/// Scales samples in place.
+private struct Scaling: RampKernel {
+  let samples: UnsafeMutablePointer<Float>
+
+  @inline(__always)
+  func vector(_ frame: Int, _ gains: SIMD8<Float>) {
+    let raw = UnsafeMutableRawPointer(samples)
+    let scaled = raw.loadUnaligned(fromByteOffset: frame &* 8, as: SIMD8<Float>.self) * gains
+    raw.storeBytes(of: scaled, toByteOffset: frame &* 8, as: SIMD8<Float>.self)
+  }
+
+  @inline(__always)
+  func single(_ frame: Int, _ left: Float, _ right: Float) {
+    samples[2 &* frame] *= left
+    samples[2 &* frame &+ 1] *= right
+  }
+}
+
+/// Adds source samples × the gains into a target.
+private struct Adding: RampKernel {
+  let source: UnsafeRawPointer
+  let target: UnsafeMutablePointer<Float>
+
+  @inline(__always)
+  func vector(_ frame: Int, _ gains: SIMD8<Float>) {
+    let to = UnsafeMutableRawPointer(target)
+    let sum =
+      to.loadUnaligned(fromByteOffset: frame &* 8, as: SIMD8<Float>.self)
+      + source.loadUnaligned(fromByteOffset: frame &* 8, as: SIMD8<Float>.self) * gains
+    to.storeBytes(of: sum, toByteOffset: frame &* 8, as: SIMD8<Float>.self)
+  }
+
+  @inline(__always)
+  func single(_ frame: Int, _ left: Float, _ right: Float) {
+    let from = source.assumingMemoryBound(to: Float.self)
+    target[2 &* frame] += from[2 &* frame] * left
+    target[2 &* frame &+ 1] += from[2 &* frame &+ 1] * right
   }
 }

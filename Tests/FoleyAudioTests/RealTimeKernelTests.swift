@@ -1,0 +1,138 @@
+import FoleyAudio
+import Testing
+
+/// The mixing thread's kernels against their definitions, bit for bit: the limiter's pass-through
+/// (blocks that need no limiting are only delayed) against its frame-by-frame walk, and the
+/// stereo ramp's vector loops against its closed form frame by frame. Pure logic on the kernels
+/// themselves; their output through SDL's disk driver is in `PlaybackOutputTests` (the limiter)
+/// and `PositionalOutputTests` (moving voices, which ramp every block).
+@Suite("Mixing-thread kernels")
+struct RealTimeKernelTests {
+  /// A signal that goes quiet, loud (above the ceiling), silent and quiet again, in blocks of
+  /// random sizes, the same for both limiters.
+  struct Material {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+      state ^= state << 13
+      state ^= state >> 7
+      state ^= state << 17
+      return state
+    }
+
+    mutating func unit() -> Float { Float(next() % 2_000_001) / 1_000_000 - 1 }
+
+    /// One block: `frames` stereo frames at `amplitude`, or silence when it is 0.
+    mutating func block(frames: Int, amplitude: Float) -> [Float] {
+      (0..<frames * 2).map { _ in amplitude * unit() }
+    }
+  }
+
+  @Test(
+    "quiet, loud, silent and quiet again in random blocks: pass-through equals the walk, bit for bit",
+    arguments: [96, 7, 1])
+  func passThroughEqualsTheWalk(window: Int) {
+    let ceiling: Float = 0.89
+    func limiter(passThrough: Bool) -> LookAheadLimiter {
+      let limiter = LookAheadLimiter(channels: 2, window: window, ceiling: ceiling, releaseCoefficient: 0.002)
+      limiter.allowsPassThrough = passThrough
+      return limiter
+    }
+    let fast = limiter(passThrough: true)
+    let walk = limiter(passThrough: false)
+    var material = Material(state: 0x9E37_79B9_7F4A_7C15)
+    var differing = 0
+    var limitedFrames = 0
+    // Amplitudes by phase: quiet, loud (limited), silent, quiet; each phase several blocks long.
+    let phases: [Float] = [0.5, 1.6, 0, 0.5, 0.88, 2.5, 0.3, 0, 0, 0.7]
+    for amplitude in phases {
+      for _ in 0..<12 {
+        let frames = Int(material.next() % 700) + 1
+        var input = material.block(frames: frames, amplitude: amplitude)
+        var copy = input
+        input.withUnsafeMutableBufferPointer { fast.process($0.baseAddress!, frames: frames) }
+        copy.withUnsafeMutableBufferPointer { walk.process($0.baseAddress!, frames: frames) }
+        differing += zip(input, copy).filter { $0.bitPattern != $1.bitPattern }.count
+        if fast.takeSmallestGain() < 1 { limitedFrames += frames }
+        _ = walk.takeSmallestGain()
+      }
+    }
+    #expect(differing == 0)
+    // Both paths really ran: blocks were limited, and blocks went through the fast path.
+    #expect(limitedFrames > 0)
+    #expect(fast.framesPassedThrough > 10_000)
+    #expect(walk.framesPassedThrough == 0)
+  }
+
+  @Test("a block with one sample above the ceiling is limited, not passed through")
+  func oneLoudSampleIsLimited() {
+    let limiter = LookAheadLimiter(channels: 2, window: 32, ceiling: 0.5, releaseCoefficient: 0.01)
+    // The first block walks (the sliding minimum starts empty); the second passes through.
+    for _ in 0..<2 {
+      var quiet = [Float](repeating: 0.25, count: 2 * 256)
+      quiet.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: 256) }
+    }
+    let passed = limiter.framesPassedThrough
+    #expect(passed > 0)
+    var block = [Float](repeating: 0.25, count: 2 * 256)
+    block[301] = 0.9
+    block.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: 256) }
+    #expect(limiter.framesPassedThrough == passed)
+    #expect(limiter.takeSmallestGain() < 0.56)
+    var flush = [Float](repeating: 0, count: 2 * 64)
+    flush.withUnsafeMutableBufferPointer { limiter.process($0.baseAddress!, frames: 64) }
+    #expect(max(block.map(abs).max() ?? 0, flush.map(abs).max() ?? 0) <= 0.5)
+  }
+
+  @Test("the ramp's vector loops give the closed form's gains, before, across and after each side lands")
+  func rampMatchesItsClosedForm() throws {
+    var material = Material(state: 0x2545_F491_4F6C_DD1D)
+    var differing = 0
+    var stretchesSeen = (linear: 0, clamped: 0, held: 0)
+    for round in 0..<400 {
+      // Gains from 0 to 1.2, one side sometimes holding; steps that land within, across or past
+      // the block; a block of 1…600 frames entered at any frame (a loop's seam splits a block).
+      let fromLeft = abs(material.unit()) * 1.2
+      let fromRight = round % 5 == 0 ? fromLeft : abs(material.unit()) * 1.2
+      let toLeft = abs(material.unit()) * 1.2
+      let toRight = round % 7 == 0 ? fromRight : abs(material.unit()) * 1.2
+      let step = Float(material.next() % 1_000 + 1) / 200_000
+      let ramp = try #require(
+        StereoRamp(fromLeft: fromLeft, fromRight: fromRight, toLeft: toLeft, toRight: toRight, step: step))
+      let frames = Int(material.next() % 600) + 1
+      let firstFrame = Int(material.next() % 300)
+      let source = material.block(frames: frames, amplitude: 1)
+      var summed = material.block(frames: frames, amplitude: 0.5)
+      var expectedSum = summed
+      var scaled = source
+      var expectedScaled = source
+      for frame in 0..<frames {
+        let (left, right) = ramp.gains(atFrame: firstFrame + frame)
+        expectedSum[2 * frame] += source[2 * frame] * left
+        expectedSum[2 * frame + 1] += source[2 * frame + 1] * right
+        let (blockLeft, blockRight) = ramp.gains(atFrame: frame)
+        expectedScaled[2 * frame] *= blockLeft
+        expectedScaled[2 * frame + 1] *= blockRight
+        let landed = (left == toLeft, right == toRight)
+        switch landed {
+        case (false, false): stretchesSeen.linear += 1
+        case (true, true): stretchesSeen.held += 1
+        default: stretchesSeen.clamped += 1
+        }
+      }
+      source.withUnsafeBytes { from in
+        summed.withUnsafeMutableBufferPointer { into in
+          ramp.addScaled(from.baseAddress!, into: into.baseAddress!, frames: frames, firstFrame: firstFrame)
+        }
+      }
+      scaled.withUnsafeMutableBufferPointer { ramp.scale($0.baseAddress!, frames: frames) }
+      differing += zip(summed, expectedSum).filter { $0.bitPattern != $1.bitPattern }.count
+      differing += zip(scaled, expectedScaled).filter { $0.bitPattern != $1.bitPattern }.count
+    }
+    #expect(differing == 0)
+    // Every stretch was exercised, many times over.
+    #expect(stretchesSeen.linear > 1_000)
+    #expect(stretchesSeen.clamped > 1_000)
+    #expect(stretchesSeen.held > 1_000)
+  }
+}
