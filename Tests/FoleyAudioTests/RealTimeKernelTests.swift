@@ -29,7 +29,7 @@ struct RealTimeKernelTests {
   }
 
   @Test(
-    "quiet, loud, silent and quiet again in random blocks: pass-through equals the walk, bit for bit",
+    "quiet, loud, silent and quiet again in random blocks: pass-through, walk and the first-written walk agree bit for bit",
     arguments: [96, 7, 1])
   func passThroughEqualsTheWalk(window: Int) {
     let ceiling: Float = 0.89
@@ -40,6 +40,7 @@ struct RealTimeKernelTests {
     }
     let fast = limiter(passThrough: true)
     let walk = limiter(passThrough: false)
+    var reference = ReferenceLimiter(window: window, ceiling: ceiling, releaseCoefficient: 0.002)
     var material = Material(state: 0x9E37_79B9_7F4A_7C15)
     var differing = 0
     var limitedFrames = 0
@@ -50,9 +51,12 @@ struct RealTimeKernelTests {
         let frames = Int(material.next() % 700) + 1
         var input = material.block(frames: frames, amplitude: amplitude)
         var copy = input
+        var expected = input
         input.withUnsafeMutableBufferPointer { fast.process($0.baseAddress!, frames: frames) }
         copy.withUnsafeMutableBufferPointer { walk.process($0.baseAddress!, frames: frames) }
+        reference.process(&expected)
         differing += zip(input, copy).filter { $0.bitPattern != $1.bitPattern }.count
+        differing += zip(input, expected).filter { $0.bitPattern != $1.bitPattern }.count
         if fast.takeSmallestGain() < 1 { limitedFrames += frames }
         _ = walk.takeSmallestGain()
       }
@@ -134,5 +138,80 @@ struct RealTimeKernelTests {
     #expect(stretchesSeen.linear > 1_000)
     #expect(stretchesSeen.clamped > 1_000)
     #expect(stretchesSeen.held > 1_000)
+  }
+}
+
+/// The limiter's walk as first written (ring positions by division, no pass-through), stereo:
+/// the definition the limiter's faster loops must keep to, bit for bit.
+struct ReferenceLimiter {
+  let window: Int
+  let ceiling: Float
+  let releaseCoefficient: Double
+  var delay: [Float]
+  var released: [Float]
+  var dequeIndices: [Int]
+  var dequeValues: [Float]
+  var dequeStart = 0
+  var dequeCount = 0
+  var position = 0
+  var releasedSum: Double
+  var releasedBelowOne = 0
+  var lastReleased: Double = 1
+
+  init(window: Int, ceiling: Float, releaseCoefficient: Double) {
+    self.window = window
+    self.ceiling = ceiling
+    self.releaseCoefficient = releaseCoefficient
+    delay = Array(repeating: 0, count: window * 2)
+    released = Array(repeating: 1, count: window)
+    dequeIndices = Array(repeating: 0, count: window + 1)
+    dequeValues = Array(repeating: 0, count: window + 1)
+    releasedSum = Double(window)
+    framesSinceSound = window
+  }
+
+  var framesSinceSound: Int
+
+  mutating func process(_ samples: inout [Float]) {
+    // At rest, a silent block is left as it is (and the walk does not move on).
+    if framesSinceSound >= window, releasedBelowOne == 0, lastReleased == 1,
+      samples.allSatisfy({ $0 == 0 || $0.isNaN })
+    {
+      return
+    }
+    let capacity = window + 1
+    for frame in 0..<samples.count / 2 {
+      let peak = max(max(0, abs(samples[2 * frame])), abs(samples[2 * frame + 1]))
+      framesSinceSound = peak == 0 ? min(framesSinceSound + 1, window) : 0
+      let request: Float = peak > ceiling ? ceiling / peak * (1 - 1.0 / 1_048_576) : 1
+      while dequeCount > 0, dequeValues[(dequeStart + dequeCount - 1) % capacity] >= request {
+        dequeCount -= 1
+      }
+      dequeIndices[(dequeStart + dequeCount) % capacity] = position
+      dequeValues[(dequeStart + dequeCount) % capacity] = request
+      dequeCount += 1
+      while dequeIndices[dequeStart] <= position - window {
+        dequeStart = (dequeStart + 1) % capacity
+        dequeCount -= 1
+      }
+      let hold = dequeValues[dequeStart]
+      lastReleased = min(Double(hold), lastReleased + (1 - lastReleased) * releaseCoefficient)
+      if hold == 1 && lastReleased > 1 - 1e-6 { lastReleased = 1 }
+      let release = Float(lastReleased)
+      let slot = position % window
+      let leaving = released[slot]
+      released[slot] = release
+      releasedSum += Double(release) - Double(leaving)
+      releasedBelowOne += (release < 1 ? 1 : 0) - (leaving < 1 ? 1 : 0)
+      if position % 4_096 == 0 { releasedSum = released.reduce(0) { $0 + Double($1) } }
+      let gain: Float = releasedBelowOne == 0 ? 1 : Float(releasedSum / Double(window))
+      let outgoing = ((position + 1) % window) * 2
+      for channel in 0..<2 {
+        let sample = samples[2 * frame + channel]
+        delay[slot * 2 + channel] = sample
+        samples[2 * frame + channel] = delay[outgoing + channel] * gain
+      }
+      position += 1
+    }
   }
 }

@@ -70,7 +70,11 @@ package final class LookAheadLimiter: @unchecked Sendable {
     // the silence that came in; skipping the work keeps an idle engine as cheap as raw SDL_mixer.
     if isAtRest, peak(samples, count: frames * channels) == 0 { return }
     if passesThrough(samples, frames: frames) { return }
+    // Ring positions wrap by a compare, not a division (six of them a frame cost more than the
+    // rest of the walk).
     let capacity = window + 1
+    func wrapped(_ index: Int) -> Int { index >= capacity ? index - capacity : index }
+    var slot = position % window
     for frame in 0..<frames {
       let input = samples + frame * channels
       var peak: Float = 0
@@ -79,14 +83,15 @@ package final class LookAheadLimiter: @unchecked Sendable {
       // The gain this frame asks for, a hair under the exact ratio so rounding cannot overshoot.
       let request: Float = peak > ceiling ? ceiling / peak * (1 - 1.0 / 1_048_576) : 1
       // Sliding minimum of the last `window` requests (a monotonic deque).
-      while dequeCount > 0, dequeValues[(dequeStart + dequeCount - 1) % capacity] >= request {
+      while dequeCount > 0, dequeValues[wrapped(dequeStart + dequeCount - 1)] >= request {
         dequeCount -= 1
       }
-      dequeIndices[(dequeStart + dequeCount) % capacity] = position
-      dequeValues[(dequeStart + dequeCount) % capacity] = request
+      let back = wrapped(dequeStart + dequeCount)
+      dequeIndices[back] = position
+      dequeValues[back] = request
       dequeCount += 1
       while dequeIndices[dequeStart] <= position - window {
-        dequeStart = (dequeStart + 1) % capacity
+        dequeStart = wrapped(dequeStart + 1)
         dequeCount -= 1
       }
       let hold = dequeValues[dequeStart]
@@ -94,7 +99,6 @@ package final class LookAheadLimiter: @unchecked Sendable {
       if hold == 1 && lastReleased > 1 - 1e-6 { lastReleased = 1 }
       let release = Float(lastReleased)
       // Moving average of the released gain over the window.
-      let slot = position % window
       let leaving = released[slot]
       released[slot] = release
       releasedSum += Double(release) - Double(leaving)
@@ -109,12 +113,14 @@ package final class LookAheadLimiter: @unchecked Sendable {
       smallestGain = min(smallestGain, gain)
       // Delay line: store this frame, put out the one `window - 1` frames older.
       let stored = delay + slot * channels
-      let outgoing = delay + ((position + 1) % window) * channels
+      let next = slot + 1 == window ? 0 : slot + 1
+      let outgoing = delay + next * channels
       for channel in 0..<channels {
         let sample = input[channel]
         stored[channel] = sample
         input[channel] = outgoing[channel] * gain
       }
+      slot = next
       position += 1
     }
   }
