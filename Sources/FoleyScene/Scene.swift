@@ -88,8 +88,22 @@ open class Scene: Node {
   /// Advances every running action by `deltaTime` seconds. Negative or NaN steps count as zero.
   /// Observers added with ``addUpdateObserver(_:_:)`` run before and after the actions, even while
   /// the scene is paused.
+  ///
+  /// Called from inside an update (a block action, an observer, an ``update(_:)`` override), the
+  /// step is not taken there: the actions under way would be advanced from inside their own
+  /// advance (a block that updated its scene ran itself again, without end, until the stack
+  /// overflowed). It is added to the next update's step instead: no time is lost, and each call
+  /// from the game is one update, however often its blocks ask for more.
   public func update(deltaTime: TimeInterval) {
-    let step = deltaTime.isNaN || deltaTime < 0 ? 0 : deltaTime
+    let asked = deltaTime.isNaN || deltaTime < 0 ? 0 : deltaTime
+    guard !isUpdating else {
+      carriedTime += asked
+      return
+    }
+    isUpdating = true
+    defer { isUpdating = false }
+    let step = asked + carriedTime
+    carriedTime = 0
     currentTime += step
     for observer in updateObservers where observer.phase == .beforeActions { observer.block(step) }
     update(currentTime)
@@ -98,6 +112,11 @@ open class Scene: Node {
     for observer in updateObservers where observer.phase == .afterActions { observer.block(step) }
     didFinishUpdate()
   }
+
+  /// Whether ``update(deltaTime:)`` is under way.
+  private var isUpdating = false
+  /// Steps asked for from inside an update, added to the next one.
+  private var carriedTime: TimeInterval = 0
 
   // MARK: - Overridable hooks (SKScene's)
 
