@@ -113,41 +113,40 @@ package struct StereoRamp {
   @inline(__always)
   private func walk<Kernel: RampKernel>(frames: Int, firstFrame: Int, _ kernel: Kernel) {
     let lanes = Lanes(self)
-    let zero = SIMD8<Float>(repeating: 0)
-    let four = SIMD8<Float>(repeating: 4)
     let (unclamped, held) = stretches
     // Frame numbers here count from this call's first frame.
     let linearEnd = min(max(unclamped - firstFrame, 0), frames)
     let heldStart = min(max(held - firstFrame, linearEnd), frames)
     var frame = 0
-    var steps = lanes.firstFour + SIMD8(repeating: Float(firstFrame))
-    while frame &+ 4 <= linearEnd {
-      kernel.vector(frame, lanes.goal - lanes.sign * (lanes.distance - lanes.step * steps))
-      steps += four
-      frame &+= 4
-    }
-    while frame < linearEnd {
-      let (left, right) = gains(atFrame: firstFrame &+ frame)
-      kernel.single(frame, left, right)
-      frame &+= 1
-    }
-    steps = lanes.firstFour + SIMD8(repeating: Float(firstFrame &+ frame))
-    while frame &+ 4 <= heldStart {
-      kernel.vector(frame, lanes.goal - lanes.sign * (lanes.distance - lanes.step * steps).lanewiseMax(zero))
-      steps += four
-      frame &+= 4
-    }
-    while frame < heldStart {
-      let (left, right) = gains(atFrame: firstFrame &+ frame)
-      kernel.single(frame, left, right)
-      frame &+= 1
-    }
+    ramp(kernel, lanes, &frame, until: linearEnd, firstFrame: firstFrame, clamped: false)
+    ramp(kernel, lanes, &frame, until: heldStart, firstFrame: firstFrame, clamped: true)
     while frame &+ 4 <= frames {
       kernel.vector(frame, lanes.goal)
       frame &+= 4
     }
     while frame < frames {
       kernel.single(frame, goalLeft, goalRight)
+      frame &+= 1
+    }
+  }
+
+  /// One ramping stretch of ``walk(frames:firstFrame:_:)``, from `frame` to `end`: the closed
+  /// form with its clamp or (where no moving side can have landed) without.
+  @inline(__always)
+  private func ramp<Kernel: RampKernel>(
+    _ kernel: Kernel, _ lanes: Lanes, _ frame: inout Int, until end: Int, firstFrame: Int, clamped: Bool
+  ) {
+    let four = SIMD8<Float>(repeating: 4)
+    var steps = lanes.firstFour + SIMD8(repeating: Float(firstFrame &+ frame))
+    while frame &+ 4 <= end {
+      let left = lanes.distance - lanes.step * steps
+      kernel.vector(frame, lanes.goal - lanes.sign * (clamped ? left.lanewiseMax(SIMD8(repeating: 0)) : left))
+      steps += four
+      frame &+= 4
+    }
+    while frame < end {
+      let (left, right) = gains(atFrame: firstFrame &+ frame)
+      kernel.single(frame, left, right)
       frame &+= 1
     }
   }
