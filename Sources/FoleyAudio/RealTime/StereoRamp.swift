@@ -4,8 +4,9 @@
 /// gain applied at frame `k` of the block (counting from 0) is
 /// `goal − sign × max(0, distance − step × (k + 1))`. That is the same walk as adding `step` a
 /// frame and clamping at the goal, written so no frame depends on the one before: a vector of
-/// eight samples (four frames) is scaled with one multiply-add and a max, where the frame-by-frame
-/// loop needed a compare and a branch per sample. Frames past the landing take the goal exactly.
+/// eight samples (four frames) is scaled with a few multiply-adds (and a max only where a side may
+/// have landed), where the frame-by-frame loop needed a compare and a branch per sample. Frames
+/// past the landing take the goal exactly.
 package struct StereoRamp {
   let goalLeft: Float
   let goalRight: Float
@@ -51,7 +52,6 @@ package struct StereoRamp {
     static func pairs(_ left: Float, _ right: Float) -> SIMD8<Float> {
       SIMD8(left, right, left, right, left, right, left, right)
     }
-
   }
 
   /// The gains of frame `frame` alone.
