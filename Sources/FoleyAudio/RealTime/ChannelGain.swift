@@ -210,10 +210,10 @@ package final class ChannelGain: @unchecked Sendable {
     let gains = SIMD8<Float>(left, right, left, right, left, right, left, right)
     let raw = UnsafeMutableRawPointer(samples)
     var index = 0
-    while index + 8 <= count {
-      let scaled = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * gains
-      raw.storeBytes(of: scaled, toByteOffset: index * 4, as: SIMD8<Float>.self)
-      index += 8
+    while index &+ 8 <= count {
+      let scaled = raw.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self) * gains
+      raw.storeBytes(of: scaled, toByteOffset: index &* 4, as: SIMD8<Float>.self)
+      index &+= 8
     }
     while index < count {
       samples[index] *= index & 1 == 0 ? left : right

@@ -46,10 +46,10 @@ extension VoiceMixer {
     let raw = UnsafeRawPointer(samples)
     var largest = SIMD8<Float>(repeating: 0)
     var index = 0
-    while index + 8 <= count {
-      let block = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
+    while index &+ 8 <= count {
+      let block = raw.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
       largest = largest.lanewiseMax(block.magnitudes)
-      index += 8
+      index &+= 8
     }
     var result = largest.max()
     while index < count {
@@ -234,12 +234,12 @@ extension VoiceMixer {
   ) {
     let to = UnsafeMutableRawPointer(target)
     var index = 0
-    while index + 8 <= count {
+    while index &+ 8 <= count {
       let sum =
-        to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-        + source.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * pattern
-      to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
-      index += 8
+        to.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+        + source.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self) * pattern
+      to.storeBytes(of: sum, toByteOffset: index &* 4, as: SIMD8<Float>.self)
+      index &+= 8
     }
     let single = source.assumingMemoryBound(to: Float.self)
     while index < count {
@@ -255,12 +255,12 @@ extension VoiceMixer {
     let from = UnsafeRawPointer(source)
     let to = UnsafeMutableRawPointer(target)
     var index = 0
-    while index + 8 <= count {
+    while index &+ 8 <= count {
       let sum =
-        to.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-        + from.loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self)
-      to.storeBytes(of: sum, toByteOffset: index * 4, as: SIMD8<Float>.self)
-      index += 8
+        to.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+        + from.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+      to.storeBytes(of: sum, toByteOffset: index &* 4, as: SIMD8<Float>.self)
+      index &+= 8
     }
     while index < count {
       target[index] += source[index]
