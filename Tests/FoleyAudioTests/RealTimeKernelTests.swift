@@ -22,25 +22,27 @@ struct RealTimeKernelTests {
 
     mutating func unit() -> Float { Float(next() % 2_000_001) / 1_000_000 - 1 }
 
-    /// One block: `frames` stereo frames at `amplitude`, or silence when it is 0.
-    mutating func block(frames: Int, amplitude: Float) -> [Float] {
-      (0..<frames * 2).map { _ in amplitude * unit() }
+    /// One block: `frames` frames of `channels` samples at `amplitude`, or silence when it is 0.
+    mutating func block(frames: Int, channels: Int = 2, amplitude: Float) -> [Float] {
+      (0..<frames * channels).map { _ in amplitude * unit() }
     }
   }
 
   @Test(
     "quiet, loud, silent and quiet again in random blocks: pass-through, walk and the first-written walk agree bit for bit",
-    arguments: [96, 7, 1])
-  func passThroughEqualsTheWalk(window: Int) {
+    arguments: [(96, 2), (7, 2), (1, 2), (32, 1), (16, 6)])
+  func passThroughEqualsTheWalk(window: Int, channels: Int) {
     let ceiling: Float = 0.89
     func limiter(passThrough: Bool) -> LookAheadLimiter {
-      let limiter = LookAheadLimiter(channels: 2, window: window, ceiling: ceiling, releaseCoefficient: 0.002)
+      let limiter = LookAheadLimiter(
+        channels: channels, window: window, ceiling: ceiling, releaseCoefficient: 0.002)
       limiter.allowsPassThrough = passThrough
       return limiter
     }
     let fast = limiter(passThrough: true)
     let walk = limiter(passThrough: false)
-    var reference = ReferenceLimiter(window: window, ceiling: ceiling, releaseCoefficient: 0.002)
+    var reference = ReferenceLimiter(
+      channels: channels, window: window, ceiling: ceiling, releaseCoefficient: 0.002)
     var material = Material(state: 0x9E37_79B9_7F4A_7C15)
     var differing = 0
     var limitedFrames = 0
@@ -49,7 +51,7 @@ struct RealTimeKernelTests {
     for amplitude in phases {
       for _ in 0..<12 {
         let frames = Int(material.next() % 700) + 1
-        var input = material.block(frames: frames, amplitude: amplitude)
+        var input = material.block(frames: frames, channels: channels, amplitude: amplitude)
         var copy = input
         var expected = input
         input.withUnsafeMutableBufferPointer { fast.process($0.baseAddress!, frames: frames) }
@@ -141,9 +143,11 @@ struct RealTimeKernelTests {
   }
 }
 
-/// The limiter's walk as first written (ring positions by division, no pass-through), stereo:
-/// the definition the limiter's faster loops must keep to, bit for bit.
+/// The limiter's walk as first written (ring positions by division, no pass-through, the state
+/// in the object, any number of channels): the definition the limiter's faster loops must keep
+/// to, bit for bit.
 struct ReferenceLimiter {
+  let channels: Int
   let window: Int
   let ceiling: Float
   let releaseCoefficient: Double
@@ -158,11 +162,12 @@ struct ReferenceLimiter {
   var releasedBelowOne = 0
   var lastReleased: Double = 1
 
-  init(window: Int, ceiling: Float, releaseCoefficient: Double) {
+  init(channels: Int, window: Int, ceiling: Float, releaseCoefficient: Double) {
+    self.channels = channels
     self.window = window
     self.ceiling = ceiling
     self.releaseCoefficient = releaseCoefficient
-    delay = Array(repeating: 0, count: window * 2)
+    delay = Array(repeating: 0, count: window * channels)
     released = Array(repeating: 1, count: window)
     dequeIndices = Array(repeating: 0, count: window + 1)
     dequeValues = Array(repeating: 0, count: window + 1)
@@ -180,8 +185,9 @@ struct ReferenceLimiter {
       return
     }
     let capacity = window + 1
-    for frame in 0..<samples.count / 2 {
-      let peak = max(max(0, abs(samples[2 * frame])), abs(samples[2 * frame + 1]))
+    for frame in 0..<samples.count / channels {
+      var peak: Float = 0
+      for channel in 0..<channels { peak = max(peak, abs(samples[frame * channels + channel])) }
       framesSinceSound = peak == 0 ? min(framesSinceSound + 1, window) : 0
       let request: Float = peak > ceiling ? ceiling / peak * (1 - 1.0 / 1_048_576) : 1
       while dequeCount > 0, dequeValues[(dequeStart + dequeCount - 1) % capacity] >= request {
@@ -205,11 +211,11 @@ struct ReferenceLimiter {
       releasedBelowOne += (release < 1 ? 1 : 0) - (leaving < 1 ? 1 : 0)
       if position % 4_096 == 0 { releasedSum = released.reduce(0) { $0 + Double($1) } }
       let gain: Float = releasedBelowOne == 0 ? 1 : Float(releasedSum / Double(window))
-      let outgoing = ((position + 1) % window) * 2
-      for channel in 0..<2 {
-        let sample = samples[2 * frame + channel]
-        delay[slot * 2 + channel] = sample
-        samples[2 * frame + channel] = delay[outgoing + channel] * gain
+      let outgoing = ((position + 1) % window) * channels
+      for channel in 0..<channels {
+        let sample = samples[frame * channels + channel]
+        delay[slot * channels + channel] = sample
+        samples[frame * channels + channel] = delay[outgoing + channel] * gain
       }
       position += 1
     }

@@ -70,29 +70,61 @@ package final class LookAheadLimiter: @unchecked Sendable {
     // the silence that came in; skipping the work keeps an idle engine as cheap as raw SDL_mixer.
     if isAtRest, peak(samples, count: frames * channels) == 0 { return }
     if passesThrough(samples, frames: frames) { return }
+    // Stereo (nearly every device) with the channel count a constant: its loops unrolled.
+    if channels == 2 {
+      walk(samples, frames: frames, channels: 2)
+    } else {
+      walk(samples, frames: frames, channels: channels)
+    }
+  }
+
+  /// The walk, frame by frame: the sliding minimum, the release, the moving average and the
+  /// delay line.
+  @inline(__always)
+  private func walk(_ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int) {
     // Ring positions wrap by a compare, not a division (six of them a frame cost more than the
-    // rest of the walk).
-    let capacity = window + 1
-    func wrapped(_ index: Int) -> Int { index >= capacity ? index - capacity : index }
+    // rest of the walk), and the state is walked in locals, stored back once: kept in the
+    // object, every change went back to memory before the next sample was read (a write
+    // through `samples` might have changed it, as far as the compiler knows).
+    let capacity = window &+ 1
+    func wrapped(_ index: Int) -> Int { index >= capacity ? index &- capacity : index }
     var slot = position % window
+    var position = position
+    var dequeStart = dequeStart
+    var dequeCount = dequeCount
+    var lastReleased = lastReleased
+    var releasedSum = releasedSum
+    var releasedBelowOne = releasedBelowOne
+    var framesSinceSound = framesSinceSound
+    var smallestGain = smallestGain
+    defer {
+      self.position = position
+      self.dequeStart = dequeStart
+      self.dequeCount = dequeCount
+      self.lastReleased = lastReleased
+      self.releasedSum = releasedSum
+      self.releasedBelowOne = releasedBelowOne
+      self.framesSinceSound = framesSinceSound
+      self.smallestGain = smallestGain
+    }
     for frame in 0..<frames {
-      let input = samples + frame * channels
+      let input = samples + frame &* channels
       var peak: Float = 0
       for channel in 0..<channels { peak = max(peak, abs(input[channel])) }
-      framesSinceSound = peak == 0 ? min(framesSinceSound + 1, window) : 0
+      framesSinceSound = peak == 0 ? min(framesSinceSound &+ 1, window) : 0
       // The gain this frame asks for, a hair under the exact ratio so rounding cannot overshoot.
       let request: Float = peak > ceiling ? ceiling / peak * (1 - 1.0 / 1_048_576) : 1
       // Sliding minimum of the last `window` requests (a monotonic deque).
-      while dequeCount > 0, dequeValues[wrapped(dequeStart + dequeCount - 1)] >= request {
-        dequeCount -= 1
+      while dequeCount > 0, dequeValues[wrapped(dequeStart &+ dequeCount &- 1)] >= request {
+        dequeCount &-= 1
       }
-      let back = wrapped(dequeStart + dequeCount)
+      let back = wrapped(dequeStart &+ dequeCount)
       dequeIndices[back] = position
       dequeValues[back] = request
-      dequeCount += 1
-      while dequeIndices[dequeStart] <= position - window {
-        dequeStart = wrapped(dequeStart + 1)
-        dequeCount -= 1
+      dequeCount &+= 1
+      while dequeIndices[dequeStart] <= position &- window {
+        dequeStart = wrapped(dequeStart &+ 1)
+        dequeCount &-= 1
       }
       let hold = dequeValues[dequeStart]
       lastReleased = min(Double(hold), lastReleased + (1 - lastReleased) * releaseCoefficient)
@@ -102,8 +134,8 @@ package final class LookAheadLimiter: @unchecked Sendable {
       let leaving = released[slot]
       released[slot] = release
       releasedSum += Double(release) - Double(leaving)
-      releasedBelowOne += (release < 1 ? 1 : 0) - (leaving < 1 ? 1 : 0)
-      if position % 4_096 == 0 {
+      releasedBelowOne &+= (release < 1 ? 1 : 0) &- (leaving < 1 ? 1 : 0)
+      if position & 4_095 == 0 {
         // A plain loop: a `reduce` with a closure allocated its context here in debug builds.
         var sum = 0.0
         for index in 0..<window { sum += Double(released[index]) }
@@ -112,16 +144,16 @@ package final class LookAheadLimiter: @unchecked Sendable {
       let gain: Float = releasedBelowOne == 0 ? 1 : Float(releasedSum / Double(window))
       smallestGain = min(smallestGain, gain)
       // Delay line: store this frame, put out the one `window - 1` frames older.
-      let stored = delay + slot * channels
-      let next = slot + 1 == window ? 0 : slot + 1
-      let outgoing = delay + next * channels
+      let stored = delay + slot &* channels
+      let next = slot &+ 1 == window ? 0 : slot &+ 1
+      let outgoing = delay + next &* channels
       for channel in 0..<channels {
         let sample = input[channel]
         stored[channel] = sample
         input[channel] = outgoing[channel] * gain
       }
       slot = next
-      position += 1
+      position &+= 1
     }
   }
 
