@@ -263,8 +263,6 @@ extension SoundMap {
     package var items: [ObjectIdentifier: ItemState] = [:]
     /// The voices of the events that are capped (`maxInstances`) or that a stop entry names.
     package var voices: [String: [Voice]] = [:]
-    /// The events some stop entry names.
-    package var stopTargets: Set<String> = []
     package var lastTrigger: [String: Double] = [:]
     /// The music state last asked for, and the game parameters' last values.
     package var musicState: String?

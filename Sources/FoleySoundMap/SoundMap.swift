@@ -310,12 +310,10 @@ public final class SoundMap {
     sounds = decoded
     self.signatures = signatures
     runtime.items.removeAll()  // the containers are new; voices playing go on
-    runtime.stopTargets = Set(
-      loaded.events.values.compactMap { entry -> String? in
-        if case .stop(let target, _) = entry.effect { target } else { nil }
-      })
-    for name in runtime.stopTargets where definition.events[name] != nil {
-      definition.events[name]!.isStopTarget = true
+    // The events some stop entry names keep their voices for it.
+    for entry in loaded.events.values {
+      guard case .stop(let target, _) = entry.effect, definition.events[target] != nil else { continue }
+      definition.events[target]!.isStopTarget = true
     }
     variants.retain(only: Array(decoded.values))
     // Pitch variants are rendered now, in the background, for every step a file may be played at.
