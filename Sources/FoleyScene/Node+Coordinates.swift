@@ -21,6 +21,20 @@ extension Node {
     return parent.borrow { $0.toRoot(position) }
   }
 
+  /// The node's position in `scene`'s coordinates, or nil when the node is not in `scene`'s
+  /// tree: ``positionInScene`` and ``inParentHierarchy(_:)`` in one walk up, each ancestor
+  /// borrowed (the scene's audio link asks it of every moving positional voice's node each
+  /// update).
+  package func position(in scene: Scene) -> Point? {
+    guard var node = parentLink else { return self === scene ? position : nil }
+    var result = position
+    while let up = node.borrow({ $0.parentLink }) {
+      result = node.borrow { $0.toParent(result) }
+      node = up
+    }
+    return node.toOpaque() == Unmanaged.passUnretained(scene).toOpaque() ? result : nil
+  }
+
   /// `point` from this node's coordinates to its root's.
   fileprivate func toRoot(_ point: Point) -> Point {
     var result = point

@@ -53,16 +53,32 @@ open class Scene: Node {
   /// Whether moves of watched nodes are kept for ``takeMovedNodes()`` (an attached audio engine
   /// turns it on, and takes them every update).
   @exclusivity(unchecked) package var tracksMoves = false {
-    didSet { if !tracksMoves { movedNodes.removeAll() } }
+    didSet {
+      if !tracksMoves {
+        movedNodes.removeAll()
+        movesOverflowed = false
+      }
+    }
   }
+  /// How many moves are listed for ``takeMovedNodes()`` before the scene only notes that there
+  /// were more (``takeMovedNodes(into:)`` says so). A taker that finds the moved nodes another
+  /// way past that many (the audio link compares each voice's node with where it was placed) is
+  /// spared an entry, a retain and a release per move.
+  @exclusivity(unchecked) package var movedNodesLimit = Int.max
+  /// Whether more moves came since the last take than ``movedNodesLimit`` let the list hold.
+  @exclusivity(unchecked) private var movesOverflowed = false
 
   func noteMoved(_ node: Node) {
     guard tracksMoves else { return }
-    movedNodes.append(node)
+    if movedNodes.count < movedNodesLimit {
+      movedNodes.append(node)
+    } else {
+      movesOverflowed = true
+    }
   }
 
   /// The nodes with watched nodes below them that moved since the last call (a node may be
-  /// there more than once).
+  /// there more than once; only the first ``movedNodesLimit`` moves are listed).
   package func takeMovedNodes() -> [Node] {
     var taken: [Node] = []
     takeMovedNodes(into: &taken)
@@ -70,10 +86,14 @@ open class Scene: Node {
   }
 
   /// The same into `buffer`, whose storage (emptied) the scene keeps for the next moves: an
-  /// update that takes them every frame allocates nothing.
-  package func takeMovedNodes(into buffer: inout [Node]) {
+  /// update that takes them every frame allocates nothing. True when more moves came than the
+  /// list holds (``movedNodesLimit``): `buffer` then lists only the first of them.
+  @discardableResult
+  package func takeMovedNodes(into buffer: inout [Node]) -> Bool {
     buffer.removeAll(keepingCapacity: true)
     swap(&buffer, &movedNodes)
+    defer { movesOverflowed = false }
+    return movesOverflowed
   }
   private var updateObservers: [(id: Int, phase: UpdatePhase, block: @MainActor (TimeInterval) -> Void)] = []
   private var nextObserverID = 0

@@ -49,6 +49,32 @@ struct WatchedMoveTests {
     scene.removeAllChildren()
     #expect(scene.watchedInSubtree == 0)
   }
+
+  @Test(
+    "past the taker's limit, moves are only flagged: the list keeps the first, the next take starts afresh")
+  func movesPastTheLimitAreFlagged() {
+    let scene = Scene(size: Size(width: 100, height: 100))
+    scene.tracksMoves = true
+    let torches = (0..<5).map { _ in Node() }
+    for torch in torches {
+      scene.addChild(torch)
+      torch.watch()
+    }
+    var taken: [Node] = []
+    #expect(!scene.takeMovedNodes(into: &taken))
+    scene.movedNodesLimit = 3
+    for (index, torch) in torches.enumerated() { torch.position = Point(x: Double(index), y: 0) }
+    #expect(scene.takeMovedNodes(into: &taken), "five moves against a limit of three")
+    #expect(taken.map(ObjectIdentifier.init) == torches.prefix(3).map(ObjectIdentifier.init))
+    torches[4].position = Point(x: 9, y: 9)
+    #expect(!scene.takeMovedNodes(into: &taken), "the flag goes with the take")
+    #expect(taken.map(ObjectIdentifier.init) == [ObjectIdentifier(torches[4])])
+    // Tracking turned off and on forgets an overflow as it forgets the list.
+    for torch in torches { torch.position = Point(x: -1, y: -1) }
+    scene.tracksMoves = false
+    scene.tracksMoves = true
+    #expect(!scene.takeMovedNodes(into: &taken) && taken.isEmpty)
+  }
 }
 
 /// `inParentHierarchy`, which the positional pass asks of every moved node: true for the node
@@ -76,5 +102,31 @@ struct ParentHierarchyTests {
     stranger.addChild(cart)
     scene.addChild(stranger)
     #expect(torch.inParentHierarchy(scene) && torch.inParentHierarchy(stranger))
+  }
+
+  @Test(
+    "position(in:) is the place in the scene for a node in it (moved, rotated, scaled parents), nil outside")
+  func positionInAScene() {
+    let scene = Scene(size: Size(width: 100, height: 100))
+    let other = Scene(size: Size(width: 100, height: 100))
+    let cart = Node()
+    let torch = Node()
+    cart.position = Point(x: 10, y: 20)
+    cart.zRotation = .pi / 2
+    cart.xScale = 2
+    torch.position = Point(x: 3, y: 0)
+    scene.addChild(cart)
+    cart.addChild(torch)
+    let placed = torch.position(in: scene)
+    #expect(placed == torch.positionInScene)
+    #expect(
+      placed.map { abs($0.x - 10) < 1e-9 && abs($0.y - 26) < 1e-9 } == true, "\(String(describing: placed))")
+    #expect(cart.position(in: scene) == Point(x: 10, y: 20))
+    #expect(scene.position(in: scene) == scene.position)
+    #expect(torch.position(in: other) == nil && scene.position(in: other) == nil)
+    cart.removeFromParent()
+    #expect(torch.position(in: scene) == nil)
+    other.addChild(cart)
+    #expect(torch.position(in: other) == torch.positionInScene)
   }
 }
