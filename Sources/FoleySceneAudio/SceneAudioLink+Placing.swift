@@ -9,7 +9,7 @@ extension SceneAudioLink {
   /// Moves every positional voice whose node moved, or that the listener's move may change, to
   /// where it is heard now, ramping over one update.
   func placeVoices() {
-    scene.takeMovedNodes(into: &movedNodes)
+    let manyMoved = scene.takeMovedNodes(into: &movedNodes)
     // Emptied (its storage kept) before the update ends: a moved node is not held past it.
     defer { movedNodes.removeAll(keepingCapacity: true) }
     guard liveSlots > 0 else { return }
@@ -22,8 +22,17 @@ extension SceneAudioLink {
       }
     }
     dirtyListLimit = max(64, liveSlots / 4)
-    // By index, unretained: the list holds them (a `for in` retained each node and the list).
-    for index in movedNodes.indices { markMoved(.passUnretained(movedNodes[index])) }
+    // More moves than that next time: the scene only says so, and the walk compares places.
+    scene.movedNodesLimit = dirtyListLimit
+    if manyMoved {
+      // Most nodes moved (the scene stopped listing them): marking each one's slots would reach
+      // its storage, its audio state and its slot list, three more objects per voice, where
+      // the walk over every slot reads only the node, which the game has just moved.
+      dirtyOverflow = true
+    } else {
+      // By index, unretained: the list holds them (a `for in` retained each node and the list).
+      for index in movedNodes.indices { markMoved(.passUnretained(movedNodes[index])) }
+    }
     moves.removeAll(keepingCapacity: true)
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
@@ -37,7 +46,8 @@ extension SceneAudioLink {
     let listenerMoved = listenerTravel > travelBefore
     sceneReference.borrow { scene in
       placeMoved(
-        in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved)
+        in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved,
+        comparesPlaces: manyMoved)
     }
     if !moves.isEmpty || !releases.isEmpty {
       core.updatePlacements(moves, releasing: releases, overFrames: frameLength)
@@ -47,28 +57,37 @@ extension SceneAudioLink {
 
   /// `placeVoices`' work, with the scene borrowed: a pass over every slot when every slot may
   /// need it (the first update, new spatial settings, doppler), otherwise only the slots that
-  /// can have changed.
+  /// can have changed. With `comparesPlaces` (most nodes moved, none marked), a walk finds the
+  /// moved ones by comparing each slot's node with where it was placed.
   @inline(__always)
   func placeMoved(
-    in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, listenerMoved: Bool
+    in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, listenerMoved: Bool,
+    comparesPlaces: Bool
   ) {
     defer {
       dirtySlots.removeAll(keepingCapacity: true)
       dirtyOverflow = false
     }
     guard !placesAll, !doppler, tiersValid else {
-      placeEvery(in: scene, listener: listener, placesAll: placesAll, doppler: doppler)
+      placeEvery(
+        in: scene, listener: listener, placesAll: placesAll, doppler: doppler, comparesPlaces: comparesPlaces)
       return
     }
     if dirtyOverflow {
       // Most voices moved: one walk over the slots places the moved ones, those within hearing
       // (if the listener moved) and the far ones that are due. The far heap's entries of the
       // latter are dropped or pushed again when they come up.
-      for slot in slotState.indices {
-        guard slotState[slot].isLive,
-          slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel
-        else { continue }
-        placeSlot(slot, in: scene, listener: listener)
+      for slot in slotState.indices where slotState[slot].isLive {
+        let due = slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel
+        guard comparesPlaces else {
+          if due { placeSlot(slot, in: scene, listener: listener) }
+          continue
+        }
+        switch newPlace(of: slot, in: scene) {
+        case .outside: if due { placeSlot(slot, in: scene, listener: listener) }
+        case .unmoved(let position): if due { placeSlot(slot, at: position, listener: listener) }
+        case .moved(let position): placeSlot(slot, at: position, listener: listener)
+        }
       }
       return
     }
@@ -109,16 +128,54 @@ extension SceneAudioLink {
     if farHeap.count > 2 * liveSlots + 64 { rebuildFarHeap() }
   }
 
+  /// Where a slot's node is now, for a walk that compares places.
+  enum NewPlace {
+    /// Not in the link's scene (it is not placed).
+    case outside
+    /// Where the slot was last placed.
+    case unmoved(Point)
+    /// Somewhere else.
+    case moved(Point)
+  }
+
+  /// Where `slot`'s node is in `scene` now, against where the slot was last placed: one walk up
+  /// the node's ancestors, each borrowed.
+  @inline(__always)
+  func newPlace(of slot: Int, in scene: Scene) -> NewPlace {
+    guard let heldNode = slotState[slot].node,
+      let position = heldNode.borrow({ $0.position(in: scene) })
+    else { return .outside }
+    return position == slotState[slot].scenePosition ? .unmoved(position) : .moved(position)
+  }
+
   /// Places `slot` (its node's move taken) and sorts it into its tier again.
   @inline(__always)
   func placeSlot(_ slot: Int, in scene: Scene, listener: Point) {
+    guard let heldNode = slotState[slot].node, let position = heldNode.borrow({ $0.position(in: scene) })
+    else {
+      slotState[slot].isDirty = false
+      sortIntoTierIfNeeded(slot)
+      return
+    }
+    placeSlot(slot, at: position, listener: listener)
+  }
+
+  /// Places `slot` at `position` (its node's place in the scene, found by the caller) and sorts
+  /// it into its tier again.
+  @inline(__always)
+  func placeSlot(_ slot: Int, at position: Point, listener: Point) {
     slotState[slot].isDirty = false
-    guard let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice else { return }
-    heldNode.borrow { node in
+    if let heldVoice = slotState[slot].voice {
       heldVoice.borrow { voice in
-        place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: false)
+        place(slot, voice: voice, at: position, listener: listener, doppler: false)
       }
     }
+    sortIntoTierIfNeeded(slot)
+  }
+
+  /// Sorts a slot just placed into its tier, unless it stays where it was.
+  @inline(__always)
+  func sortIntoTierIfNeeded(_ slot: Int) {
     // Most placed slots stay where they were (a moving voice within hearing): nothing to sort.
     if !slotState[slot].isNear || slotState[slot].recheckAtTravel > listenerTravel { sortIntoTier(slot) }
   }
@@ -153,28 +210,37 @@ extension SceneAudioLink {
       from: far.lazy.map { TravelHeap.Entry(key: self.slotState[$0].recheckAtTravel, slot: $0) })
   }
 
-  /// A pass over every slot: each placed if it may have changed. Without doppler it sorts every
-  /// slot into its tier afresh.
-  func placeEvery(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool) {
+  /// A pass over every slot: each placed if it may have changed (with `comparesPlaces`, a node
+  /// no longer where its slot was placed has moved). Without doppler it sorts every slot into
+  /// its tier afresh.
+  func placeEvery(in scene: Scene, listener: Point, placesAll: Bool, doppler: Bool, comparesPlaces: Bool) {
     if !doppler {
       for slot in nearSlots { slotState[slot].isInNearList = false }
       nearSlots.removeAll(keepingCapacity: true)
       farHeap.removeAll()
     }
-    for slot in slotState.indices {
+    for slot in slotState.indices where slotState[slot].isLive {
       // A voice whose node has not moved, with the listener no nearer than it could be heard
-      // from, keeps its placement: a field of still emitters costs a look at two plain values.
-      guard slotState[slot].isLive,
-        placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel,
-        let heldNode = slotState[slot].node, let heldVoice = slotState[slot].voice
-      else { continue }
+      // from, keeps its placement: a field of still emitters costs a look at two plain values
+      // (and, when most nodes moved, a walk up from its node).
+      let mayHaveChanged =
+        placesAll || doppler || slotState[slot].isDirty || listenerTravel > slotState[slot].recheckAtTravel
+      guard mayHaveChanged || comparesPlaces, let heldVoice = slotState[slot].voice else { continue }
+      let position: Point
+      switch newPlace(of: slot, in: scene) {
+      case .outside:
+        slotState[slot].isDirty = false
+        continue
+      case .unmoved(let place):
+        guard mayHaveChanged else { continue }
+        position = place
+      case .moved(let place): position = place
+      }
       slotState[slot].isDirty = false
-      // Borrowed from the slot, which holds them: no reference counting (an `unowned(unsafe)`
+      // Borrowed from the slot, which holds it: no reference counting (an `unowned(unsafe)`
       // local is still retained around each call out).
-      heldNode.borrow { node in
-        heldVoice.borrow { voice in
-          place(slot, node: node, voice: voice, in: scene, listener: listener, doppler: doppler)
-        }
+      heldVoice.borrow { voice in
+        place(slot, voice: voice, at: position, listener: listener, doppler: doppler)
       }
     }
     tiersValid = !doppler
@@ -185,13 +251,14 @@ extension SceneAudioLink {
     }
   }
 
-  /// Places the voice in `slot` at where its node is now (`placeVoices`' step for one voice).
+  /// Places the voice in `slot` where its node is now, `position` in the scene (`placeVoices`'
+  /// step for one voice).
   @inline(__always)
-  func place(_ slot: Int, node: Node, voice: Voice, in scene: Scene, listener: Point, doppler: Bool) {
-    guard node.inParentHierarchy(scene) else { return }
+  func place(_ slot: Int, voice: Voice, at position: Point, listener: Point, doppler: Bool) {
+    slotState[slot].scenePosition = position
     let old = slotState[slot].placement
     let oldDistance = slotState[slot].distance
-    let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listener)
+    let (placement, distance) = placementAndDistance(at: position, listener: listener)
     slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
     slotState[slot].distance = distance
     if doppler {

@@ -55,6 +55,10 @@ package final class SceneAudioLink {
     var node: Unmanaged<Node>?
     var voice: Unmanaged<Voice>?
     var placement = SpatialPlacement(gain: 0, pan: 0)
+    /// Where its node was in the scene when it was last placed (nan before): an update in which
+    /// most nodes moved finds the moved ones by comparing, instead of marking each moved node's
+    /// slots through its audio state.
+    var scenePosition = Point(x: .nan, y: .nan)
     var distance = 0.0
     var recheckAtTravel = 0.0
     var isDirty = false
@@ -77,7 +81,9 @@ package final class SceneAudioLink {
   @exclusivity(unchecked) var farHeap = TravelHeap()
   /// The slots whose node moved since the last update (``markMoved(_:)``), up to
   /// `dirtyListLimit`; beyond it (most voices move) the update walks every slot instead, which
-  /// costs less than listing them.
+  /// costs less than listing them. With more moved nodes than that (the scene stops listing them
+  /// there: `Scene.movedNodesLimit`), nothing is marked: the walk compares each slot's node with
+  /// where it was placed.
   @exclusivity(unchecked) var dirtySlots: [Int] = []
   @exclusivity(unchecked) var dirtyListLimit = 64
   @exclusivity(unchecked) var dirtyOverflow = false
@@ -225,7 +231,8 @@ package final class SceneAudioLink {
 
   /// Places `voice` at `node` from now on, each update.
   package func follow(_ voice: Voice, of node: Node) {
-    let (placement, distance) = placementAndDistance(at: node.positionInScene, listener: listenerPosition)
+    let position = node.positionInScene
+    let (placement, distance) = placementAndDistance(at: position, listener: listenerPosition)
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -235,7 +242,7 @@ package final class SceneAudioLink {
     }
     slotState[slot] = PlacedState(
       node: .passRetained(node), voice: .passRetained(voice),
-      placement: voice.initialPlacement ?? placement, distance: distance,
+      placement: voice.initialPlacement ?? placement, scenePosition: position, distance: distance,
       recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true,
       isInNearList: slotState[slot].isInNearList)
     if tiersValid { sortIntoTier(slot) }

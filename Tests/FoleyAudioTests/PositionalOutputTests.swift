@@ -98,6 +98,43 @@ struct PositionalOutputTests {
     #expect(steepest < source * 1e-3, "largest step \(steepest)")
   }
 
+  @Test(
+    "96 voices crossing together (most nodes moved in one update): all heard left before, all right after")
+  func flockCrossesInOneUpdate() throws {
+    // More moved nodes than the scene lists for the link: the update finds them by comparing
+    // each voice's node with where it was placed, and every voice must still cross.
+    let voices = 96
+    let level = makeToneWAV(frequency: 0, duration: 1.5, amplitude: 0.005, channels: 1)
+    let source = Float(Int16(0.005 * 32_767)) / 32_768
+    var configuration = AudioConfiguration()
+    configuration.initialChannels = 128
+    configuration.maximumChannels = 128
+    let capture = try captureDiskOutput(configuration: configuration) { engine, _ in
+      let (scene, _) = Self.scene(engine, model: .none)
+      var finished = 0
+      for _ in 0..<voices {
+        let node = Node()
+        node.position = Point(x: 0, y: 300)
+        scene.addChild(node)
+        node.run(.playSound(data: level, name: "level.wav", waitForCompletion: true)) { finished += 1 }
+        node.run(.sequence([.wait(forDuration: 0.5), .moveTo(x: 800, duration: 0)]))
+      }
+      #expect(waitUntil(stepping: scene) { finished == voices })
+    }
+    let left = capture.left
+    let right = capture.right
+    // Found first, then required: a failure names nil, not the whole capture.
+    let heardLeft = left.audibleRange(threshold: 1e-4)?.lowerBound
+    let heardRight = right.audibleRange(threshold: 1e-4)?.upperBound
+    let start = try #require(heardLeft, "the left ear never sounded")
+    let end = try #require(heardRight, "the right ear never sounded")
+    let all = source * Float(voices)
+    // Every voice hard left before the move, every one hard right after it.
+    #expect(
+      abs(left[start + 4_800] - all) < 1e-3 && abs(right[start + 4_800]) < 1e-4, "\(left[start + 4_800])")
+    #expect(abs(right[end - 4_800] - all) < 1e-3 && abs(left[end - 4_800]) < 1e-4, "\(right[end - 4_800])")
+  }
+
   @Test("an audio node: silent while its scene is paused, continues after; removed, it stops with a ramp")
   func audioNodeFollowsItsScene() throws {
     let (bytes, values) = MusicLogicTests.ramp(from: 0.05, frames: 96_000, step: 3e-6)

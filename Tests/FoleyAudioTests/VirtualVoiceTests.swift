@@ -415,6 +415,55 @@ struct VirtualVoiceTests {
     #expect(wrong == 0, "\(wrong) placements were out of date after their update")
   }
 
+  @Test(
+    "doppler on, then an update of no time in which most emitters moved: the walk over every slot finds the moved ones"
+  )
+  func zeroStepAfterDopplerPlacesTheMovedEmitters() throws {
+    // With doppler every update places every slot and leaves the near list and far heap unsorted;
+    // an update of no time has no doppler, so it walks every slot again, and with most nodes
+    // moved (none marked) it must find them by comparing places.
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession())
+    defer { engine.close() }
+    let scene = Scene(size: Size(width: 800, height: 600))
+    let listener = Node()
+    scene.addChild(listener)
+    scene.listener = listener
+    var spatial = SpatialAudio()
+    spatial.maximumDistance = 400
+    spatial.speedOfSound = 3_430
+    engine.attach(to: scene, positional: true, spatial: spatial)
+    let loop = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
+    let emitters = (0..<200).map { index in
+      let emitter = AudioNode(sound: loop)
+      emitter.position = Point(x: Double(index % 20) * 30 - 300, y: Double(index / 20) * 30 - 150)
+      scene.addChild(emitter)
+      return emitter
+    }
+    let link = try #require(SceneAudioLink.of(scene))
+    func wrongPlacements() -> Int {
+      let here = listener.positionInScene
+      return link.followedPlacements.filter { node, placement in
+        let offset = node.positionInScene - here
+        let gain = spatial.gain(atDistance: (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot())
+        return abs(gain - placement.gain)
+          > 1e-6 || (gain > 0 && abs(spatial.pan(forHorizontalOffset: offset.dx) - placement.pan) > 1e-6)
+      }.count
+    }
+    for _ in 0..<3 {
+      for emitter in emitters { emitter.position = emitter.position + Vector(dx: 7, dy: -3) }
+      scene.update(deltaTime: 1.0 / 60)
+    }
+    #expect(link.followedPlacements.count == 200)
+    #expect(wrongPlacements() == 0)
+    for emitter in emitters.prefix(150) { emitter.position = emitter.position + Vector(dx: -40, dy: 25) }
+    scene.update(deltaTime: 0)
+    #expect(wrongPlacements() == 0, "an update of no time after doppler must still place the moved emitters")
+    for emitter in emitters.prefix(150) { emitter.position = emitter.position + Vector(dx: 40, dy: -25) }
+    scene.update(deltaTime: 0)
+    #expect(wrongPlacements() == 0)
+  }
+
   @Test("a scene stepped by a huge, infinite or NaN time with positional voices plays on: no trap")
   func hugeStepsDoNotTrap() throws {
     let mixer = EmbeddedMixer()
