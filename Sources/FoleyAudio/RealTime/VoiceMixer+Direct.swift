@@ -4,21 +4,27 @@
 extension VoiceMixer {
   /// The lane's gains when it can take the direct path; nil when it needs the full one (a stream,
   /// a shaper at work, a send, a ramp towards silence, or not float stereo).
+  ///
+  /// The lane's voice, shaper and gain stage are borrowed, not retained: the lane holds them, and
+  /// a retain and a release of each moving voice every block were a tenth of the render.
   @inline(__always)
   func directGains(_ channel: Int) -> DirectGain? {
-    guard isFloat, channels == 2, lanes[channel].stream == nil,
-      let voice = lanes[channel].voice?.takeUnretainedValue()
-    else { return nil }
-    lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed))
-    guard lanes[channel].send.value == 0, !lanes[channel].send.isMoving else { return nil }
-    if let shaper = lanes[channel].shaper?.takeUnretainedValue() {
-      guard !shaper.isEngaged, !shaper.isFiltering,
-        voice.rateRequest.load(ordering: .relaxed) == VoiceShaping.unitRate,
-        voice.dopplerRequest.load(ordering: .relaxed) == VoiceShaping.unitRate,
-        voice.cutoffRequest.load(ordering: .relaxed) == VoiceShaping.openCutoff
-      else { return nil }
+    guard isFloat, channels == 2, lanes[channel].stream == nil, let heldVoice = lanes[channel].voice else {
+      return nil
     }
-    return lanes[channel].gain?.takeUnretainedValue().directGain
+    let takesDirectPath = heldVoice._withUnsafeGuaranteedRef { voice -> Bool in
+      lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed))
+      guard lanes[channel].send.value == 0, !lanes[channel].send.isMoving else { return false }
+      guard let heldShaper = lanes[channel].shaper else { return true }
+      return heldShaper._withUnsafeGuaranteedRef { shaper in
+        !shaper.isEngaged && !shaper.isFiltering
+          && voice.rateRequest.load(ordering: .relaxed) == VoiceShaping.unitRate
+          && voice.dopplerRequest.load(ordering: .relaxed) == VoiceShaping.unitRate
+          && voice.cutoffRequest.load(ordering: .relaxed) == VoiceShaping.openCutoff
+      }
+    }
+    guard takesDirectPath, let gain = lanes[channel].gain else { return nil }
+    return gain._withUnsafeGuaranteedRef { $0.directGain }
   }
 
   /// Sums the lane's next `frames` frames × `gain` into `target`; true when the sound ended.
@@ -31,14 +37,14 @@ extension VoiceMixer {
       let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
         addScaled(from, into: target + offset * 2, count: take * 2, by: pattern)
       }
-      lanes[channel].gain?.takeUnretainedValue().account(sourceFrames: filled)
+      lanes[channel].gain?._withUnsafeGuaranteedRef { $0.account(sourceFrames: filled) }
       return ended
     case .ramp(let ramp):
       let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
         ramp.addScaled(from, into: target + offset * 2, frames: take, firstFrame: offset)
       }
       // The ramp moves on over the whole block, as it would over a block padded with silence.
-      lanes[channel].gain?.takeUnretainedValue().account(ramp, frames: frames, sourceFrames: filled)
+      lanes[channel].gain?._withUnsafeGuaranteedRef { $0.account(ramp, frames: frames, sourceFrames: filled) }
       return ended
     }
   }
