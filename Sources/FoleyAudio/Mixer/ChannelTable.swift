@@ -101,7 +101,12 @@ package final class ChannelTable {
   /// The channel of `voice`, if the voice is still on one (a stale handle finds nothing).
   package func channel(of voice: Voice) -> Int? {
     let channel = voice.channel
-    guard channel >= 0, channel < slots.count, slots[channel]?.voice === voice else { return nil }
+    // Read where it lies: `slots[channel]?.voice` copied the whole slot (a retain and a release
+    // of each of its references, through the standard library's unspecialized Optional copy),
+    // for every moving voice every update.
+    guard channel >= 0, channel < slots.count, update(channel, { $0.voice === voice }) == true else {
+      return nil
+    }
     return channel
   }
 

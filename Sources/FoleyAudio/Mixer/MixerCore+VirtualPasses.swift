@@ -34,15 +34,25 @@ extension MixerCore {
     let channels = budgeted || full ? table.occupiedChannels : virtual.changedChannels
     virtual.changedChannels.removeAll(keepingCapacity: true)
     for channel in channels {
-      guard let slot = table[channel], mayGoVirtual(slot) else { continue }
-      let loudness = audibility(of: slot)
-      if silenceCounts, loudness < Self.silentGain {
-        demote.append(channel)
-      } else if budgeted, slot.isCounted {
-        ranked.append(
+      // Each slot read where it lies: a copy retained and released each of its references, for
+      // every moving positional voice every update.
+      let verdict = table.update(channel) { slot -> (demotes: Bool, entry: Entry?) in
+        guard mayGoVirtual(slot) else { return (false, nil) }
+        let loudness = audibility(of: slot)
+        if silenceCounts, loudness < Self.silentGain { return (true, nil) }
+        guard budgeted, slot.isCounted else { return (false, nil) }
+        return (
+          false,
           Entry(
             priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
-            channel: channel, order: slot.voice.id))
+            channel: channel, order: slot.voice.id)
+        )
+      }
+      guard let verdict else { continue }
+      if verdict.demotes {
+        demote.append(channel)
+      } else if let entry = verdict.entry {
+        ranked.append(entry)
       }
     }
     // Virtual voices that may be heard again, oldest first: a set's order changes from run to
