@@ -47,9 +47,14 @@ public final class GameThreadMailbox: Sendable {
   @MainActor
   public func drain() {
     drainScheduled.store(false, ordering: .releasing)
-    let deliveries = pending.withLock { pending in
-      defer { pending.removeAll(keepingCapacity: true) }
-      return pending
+    // Taken by a swap, and not at all when nothing was posted (most frames): returning the list
+    // and then emptying it kept its capacity in a new buffer, since the copy shared the old one,
+    // so every drain allocated, once per game frame.
+    let deliveries = pending.withLock { pending -> [Delivery] in
+      guard !pending.isEmpty else { return [] }
+      var taken: [Delivery] = []
+      swap(&taken, &pending)
+      return taken
     }
     for delivery in deliveries { delivery.run() }
     for (_, poller) in pollers.withLock({ $0 }) { poller.run() }
