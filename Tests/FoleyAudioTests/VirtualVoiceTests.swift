@@ -33,15 +33,38 @@ struct VirtualVoiceTests {
 
   /// A scene with its listener at the origin, attached to `engine` with positional actions and
   /// sounds silent (so virtual) beyond `distance`.
-  static func sceneHeardWithin(_ distance: Double, through engine: AudioEngine) -> (Scene, Node) {
+  static func sceneHeardWithin(
+    _ distance: Double, through engine: AudioEngine, speedOfSound: Double? = nil
+  ) -> (Scene, Node) {
     let scene = Scene(size: Size(width: 800, height: 600))
     let listener = Node()
     scene.addChild(listener)
     scene.listener = listener
     var spatial = SpatialAudio()
     spatial.maximumDistance = distance
+    spatial.speedOfSound = speedOfSound
     engine.attach(to: scene, positional: true, spatial: spatial)
     return (scene, listener)
+  }
+
+  /// How many of the link's voices are not placed where their node is heard from the listener
+  /// now (each update must leave none), and how many of them can be heard there.
+  static func outOfDatePlacements(_ link: SceneAudioLink, listener: Node) -> (wrong: Int, heard: Int) {
+    let spatial = link.spatial
+    let here = listener.positionInScene
+    var wrong = 0
+    var heard = 0
+    for (node, placement) in link.followedPlacements {
+      let offset = node.positionInScene - here
+      let gain = spatial.gain(atDistance: (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot())
+      if gain > 0 { heard += 1 }
+      if abs(gain - placement.gain) > 1e-6
+        || (gain > 0 && abs(spatial.pan(forHorizontalOffset: offset.dx) - placement.pan) > 1e-6)
+      {
+        wrong += 1
+      }
+    }
+    return (wrong, heard)
   }
 
   /// Plays the same sound twice from one frame, hard left (left alone) and hard right (sent
@@ -365,7 +388,6 @@ struct VirtualVoiceTests {
       emitters.append(emitter)
     }
     let link = try #require(SceneAudioLink.of(scene))
-    let spatial = link.spatial
     var wrong = 0
     var heardAtSomePoint = 0
     for frame in 0..<400 {
@@ -398,18 +420,9 @@ struct VirtualVoiceTests {
         parent?.addChild(emitter)
       }
       scene.update(deltaTime: 1.0 / 60)
-      let here = listener.positionInScene
-      for (node, placement) in link.followedPlacements {
-        let offset = node.positionInScene - here
-        let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
-        let gain = spatial.gain(atDistance: distance)
-        if gain > 0 { heardAtSomePoint += 1 }
-        if abs(gain - placement.gain) > 1e-6
-          || (gain > 0 && abs(spatial.pan(forHorizontalOffset: offset.dx) - placement.pan) > 1e-6)
-        {
-          wrong += 1
-        }
-      }
+      let (wrongNow, heardNow) = Self.outOfDatePlacements(link, listener: listener)
+      wrong += wrongNow
+      heardAtSomePoint += heardNow
     }
     #expect(heardAtSomePoint > 1_000, "the walk must bring voices within hearing")
     #expect(wrong == 0, "\(wrong) placements were out of date after their update")
@@ -425,14 +438,7 @@ struct VirtualVoiceTests {
     let mixer = EmbeddedMixer()
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
-    let scene = Scene(size: Size(width: 800, height: 600))
-    let listener = Node()
-    scene.addChild(listener)
-    scene.listener = listener
-    var spatial = SpatialAudio()
-    spatial.maximumDistance = 400
-    spatial.speedOfSound = 3_430
-    engine.attach(to: scene, positional: true, spatial: spatial)
+    let (scene, listener) = Self.sceneHeardWithin(400, through: engine, speedOfSound: 3_430)
     let loop = try engine.sound(data: Self.noise(frames: 4_800), name: "loop.wav")
     let emitters = (0..<200).map { index in
       let emitter = AudioNode(sound: loop)
@@ -441,15 +447,7 @@ struct VirtualVoiceTests {
       return emitter
     }
     let link = try #require(SceneAudioLink.of(scene))
-    func wrongPlacements() -> Int {
-      let here = listener.positionInScene
-      return link.followedPlacements.filter { node, placement in
-        let offset = node.positionInScene - here
-        let gain = spatial.gain(atDistance: (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot())
-        return abs(gain - placement.gain)
-          > 1e-6 || (gain > 0 && abs(spatial.pan(forHorizontalOffset: offset.dx) - placement.pan) > 1e-6)
-      }.count
-    }
+    func wrongPlacements() -> Int { Self.outOfDatePlacements(link, listener: listener).wrong }
     for _ in 0..<3 {
       for emitter in emitters { emitter.position = emitter.position + Vector(dx: 7, dy: -3) }
       scene.update(deltaTime: 1.0 / 60)
