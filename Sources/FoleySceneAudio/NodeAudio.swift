@@ -43,6 +43,26 @@ package final class NodeAudio: SceneMembershipObserver {
     return state
   }
 
+  /// Drops the node's entry for `slot` in `link`'s table (there is at most one).
+  ///
+  /// Found from the front and removed where it lies: voices finish about in the order they
+  /// started, so the entry is usually among the first. Filtering the whole list compared every
+  /// entry, and a node that keeps hundreds of positional voices (a sound map posting a hundred
+  /// a frame from one node) spent most of its scene's update doing so.
+  package func forgetPositionalSlot(_ slot: Int, of link: ObjectIdentifier) {
+    // By index: an iterator or a closure would retain the list (and the closure check its
+    // executor per entry).
+    var index = 0
+    while index < positionalSlots.count {
+      let entry = positionalSlots[index]
+      if entry.link == link && entry.slot == slot {
+        positionalSlots.remove(at: index)
+        return
+      }
+      index += 1
+    }
+  }
+
   /// The voice the node started last.
   package var newest: Voice? { voices.last }
 

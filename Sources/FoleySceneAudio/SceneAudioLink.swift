@@ -255,8 +255,7 @@ package final class SceneAudioLink {
     guard slotState[slot].isLive, let held = slotState[slot].node else { return }
     let node = held.takeRetainedValue()
     node.unwatch()
-    let link = ObjectIdentifier(self)
-    NodeAudio.of(node)?.positionalSlots.isolatedRemoveAll { $0.link == link && $0.slot == slot }
+    NodeAudio.of(node)?.forgetPositionalSlot(slot, of: ObjectIdentifier(self))
     // Released on the queue, after any move of it already sent (moves name it unretained).
     if let voice = slotState[slot].voice { releases.append(voice) }
     slotState[slot].node = nil
