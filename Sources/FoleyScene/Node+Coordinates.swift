@@ -26,6 +26,8 @@ extension Node {
   /// borrowed (the scene's audio link asks it of every moving positional voice's node each
   /// update).
   package func position(in scene: Scene) -> Point? {
+    // `toRoot`'s walk written out again: the same walk shared through a helper that also returns
+    // the root cost 39 instructions a call against these 27 (callgrind, 256 moving voices).
     guard var node = parentLink else { return self === scene ? position : nil }
     var result = position
     while let up = node.borrow({ $0.parentLink }) {

@@ -84,7 +84,7 @@ extension SceneAudioLink {
           continue
         }
         switch newPlace(of: slot, in: scene) {
-        case .outside: if due { placeSlot(slot, in: scene, listener: listener) }
+        case .outside: if due { leaveOutside(slot) }
         case .unmoved(let position): if due { placeSlot(slot, at: position, listener: listener) }
         case .moved(let position): placeSlot(slot, at: position, listener: listener)
         }
@@ -152,12 +152,16 @@ extension SceneAudioLink {
   @inline(__always)
   func placeSlot(_ slot: Int, in scene: Scene, listener: Point) {
     guard let heldNode = slotState[slot].node, let position = heldNode.borrow({ $0.position(in: scene) })
-    else {
-      slotState[slot].isDirty = false
-      sortIntoTierIfNeeded(slot)
-      return
-    }
+    else { return leaveOutside(slot) }
     placeSlot(slot, at: position, listener: listener)
+  }
+
+  /// A due slot whose node is not in the scene: not placed (it keeps its placement), its move
+  /// taken and its tier sorted as a placed slot's.
+  @inline(__always)
+  func leaveOutside(_ slot: Int) {
+    slotState[slot].isDirty = false
+    sortIntoTierIfNeeded(slot)
   }
 
   /// Places `slot` at `position` (its node's place in the scene, found by the caller) and sorts

@@ -48,8 +48,8 @@ public final class GameThreadMailbox: Sendable {
   public func drain() {
     drainScheduled.store(false, ordering: .releasing)
     // Taken by a swap, and not at all when nothing was posted (most frames): returning the list
-    // and then emptying it kept its capacity in a new buffer, since the copy shared the old one,
-    // so every drain allocated, once per game frame.
+    // and then emptying it with its capacity kept allocated a new buffer whenever the returned
+    // copy still shared the old one.
     let deliveries = pending.withLock { pending -> [Delivery] in
       guard !pending.isEmpty else { return [] }
       var taken: [Delivery] = []
