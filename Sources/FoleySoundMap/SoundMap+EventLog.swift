@@ -33,24 +33,62 @@ public struct PostedEvent: Sendable, Hashable, Codable {
   public var sounds: [SoundMap.PlayedSound]
 }
 
+/// What one post started: most posts start one sound, held in place, so a post allocates no list
+/// (and the log's oldest entry frees none).
+package struct PlayedSounds {
+  package var first: SoundMap.PlayedSound?
+  package var more: [SoundMap.PlayedSound] = []
+
+  package static let none = PlayedSounds()
+
+  package init(_ first: SoundMap.PlayedSound? = nil) { self.first = first }
+
+  package mutating func append(_ played: SoundMap.PlayedSound) {
+    if first == nil { first = played } else { more.append(played) }
+  }
+
+  package var all: [SoundMap.PlayedSound] {
+    guard let first else { return [] }
+    return [first] + more
+  }
+}
+
 /// The latest posts, oldest first, in a fixed ring (so a busy game's log costs no more than its
-/// capacity).
+/// capacity). Kept as posted and made into ``PostedEvent``s only when read.
 package struct EventLog {
   package static let capacity = 64
-  private var entries: [PostedEvent] = []
+  private struct Entry {
+    var name: String
+    var time: Double
+    var outcome: PostedEvent.Outcome
+    var sounds: PlayedSounds
+  }
+
+  private var entries: [Entry] = []
   private var next = 0
 
-  package mutating func append(_ event: PostedEvent) {
+  package mutating func append(
+    name: String, time: Double, outcome: PostedEvent.Outcome, sounds: consuming PlayedSounds
+  ) {
+    let entry = Entry(name: name, time: time, outcome: outcome, sounds: sounds)
     if entries.count < Self.capacity {
-      entries.append(event)
+      entries.append(entry)
     } else {
-      entries[next] = event
+      entries[next] = entry
     }
     next = (next + 1) % Self.capacity
   }
 
+  /// What the latest post started (none before the first).
+  package var latest: PlayedSounds {
+    entries.isEmpty ? .none : entries[(next + Self.capacity - 1) % Self.capacity].sounds
+  }
+
   package var ordered: [PostedEvent] {
-    entries.count < Self.capacity ? entries : Array(entries[next...] + entries[..<next])
+    let inOrder = entries.count < Self.capacity ? entries : Array(entries[next...] + entries[..<next])
+    return inOrder.map {
+      PostedEvent(name: $0.name, time: $0.time, outcome: $0.outcome, sounds: $0.sounds.all)
+    }
   }
 }
 

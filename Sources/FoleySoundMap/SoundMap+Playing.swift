@@ -9,33 +9,32 @@ import Foundation
 // and its limits.
 extension SoundMap {
 
-  @discardableResult
-  package func handle(_ event: GameEvent, in scene: Scene?) -> [PlayedSound] {
+  /// Plays what `event` maps to and logs it (``EventLog/latest`` is what it started).
+  package func handle(_ event: GameEvent, in scene: Scene?) {
     let (outcome, played) = outcome(of: event, in: scene)
-    log.append(PostedEvent(name: event.name, time: event.time, outcome: outcome, sounds: played))
-    return played
+    log.append(name: event.name, time: event.time, outcome: outcome, sounds: played)
   }
 
-  private func outcome(of event: GameEvent, in scene: Scene?) -> (PostedEvent.Outcome, [PlayedSound]) {
+  private func outcome(of event: GameEvent, in scene: Scene?) -> (PostedEvent.Outcome, PlayedSounds) {
     statistics.posted += 1
     guard let entry = definition.events[event.name] else {
-      if handleMusic(event) { return (.music, []) }
+      if handleMusic(event) { return (.music, .none) }
       let count = statistics.unknown[event.name, default: 0]
       statistics.unknown[event.name] = count + 1
       if count == 0 {
         engine.core.logger.info("sound map: no event \"\(event.name)\" (counted, logged once)")
       }
-      return (.unknown, [])
+      return (.unknown, .none)
     }
     switch entry.effect {
     case .stop(let target, let fadeOut):
       for voice in runtime.voices[target] ?? [] { voice.stop(fadeOut: fadeOut) }
       runtime.voices[target] = nil
-      return (.stopped, [])
+      return (.stopped, .none)
     case .play(let item):
       if entry.cooldown > 0, let last = runtime.lastTrigger[event.name], event.time - last < entry.cooldown {
         statistics.cooledDown += 1
-        return (.cooledDown, [])
+        return (.cooledDown, .none)
       }
       if let limit = entry.maxInstances {
         // Capped: the event's voices still playing, oldest first (never more than the cap). Moved
@@ -45,7 +44,7 @@ extension SoundMap {
         defer { runtime.voices[event.name] = live }
         if live.count >= limit, !entry.stealsOldest {
           statistics.limited += 1
-          return (.limited, [])
+          return (.limited, .none)
         }
         while live.count >= limit {
           live.removeFirst().stop(fadeOut: 0.02)
@@ -69,12 +68,13 @@ extension SoundMap {
       if case .file(let name) = single.kind {
         return (
           .played,
-          [launch(filePlan(single, name: name, offset: offset), entry: entry, event: event, in: scene)]
+          PlayedSounds(
+            launch(filePlan(single, name: name, offset: offset), entry: entry, event: event, in: scene))
         )
       }
       var plans: [Plan] = []
       resolve(item, event: event, offset: Plan.Offset(), into: &plans)
-      var played: [PlayedSound] = []
+      var played = PlayedSounds()
       for plan in plans { played.append(launch(plan, entry: entry, event: event, in: scene)) }
       return (.played, played)
     }

@@ -237,9 +237,10 @@ public final class SoundMap {
     _ name: String, parameters: [String: EventValue] = [:], from node: Node? = nil, in scene: Scene? = nil
   ) -> [PlayedSound] {
     let scene = scene ?? node?.scene
-    return handle(
+    handle(
       GameEvent(name: name, parameters: parameters, node: node, time: scene?.currentTime ?? Self.now),
       in: scene)
+    return log.latest.all
   }
 
   // MARK: - Scenes

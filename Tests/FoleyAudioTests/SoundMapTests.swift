@@ -208,6 +208,40 @@ struct SoundMapTests {
     #expect(audio.engine.voiceCensus() == VoiceCensus())
   }
 
+  @Test("the event log keeps the last 64 posts, oldest first, each with what it started or why not")
+  func eventLog() throws {
+    let audio = try EmbeddedAudio()
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let map = try Self.map(
+      """
+      { "version": 1, "events": {
+          "hit": { "play": "a.wav" },
+          "chord": { "layer": ["b.wav", "c.wav"] },
+          "drone": { "play": "d.wav", "loop": true, "maxInstances": 1, "steal": "none" } } }
+      """, in: folder, engine: audio.engine)
+    let scene = Scene()
+    audio.engine.attach(to: scene)
+    audio.engine.use(map, for: scene)
+    for _ in 0..<62 { #expect(map.post("hit", in: scene).map(\.file) == ["a.wav"]) }
+    scene.events.post("chord")  // through the scene: nothing returned, all of it logged
+    scene.events.post("nobody.knows")
+    #expect(map.post("drone", in: scene).map(\.file) == ["d.wav"])
+    #expect(map.post("drone", in: scene).isEmpty)  // at its cap
+    let log = map.recentEvents
+    #expect(log.count == 64)  // 66 posts: the first two hits are gone
+    #expect(
+      log.prefix(60).allSatisfy {
+        $0.name == "hit" && $0.outcome == .played && $0.sounds.map(\.file) == ["a.wav"]
+      })
+    let last = log.suffix(4).map { "\($0.name) \($0.outcome) \($0.sounds.map(\.file))" }
+    #expect(
+      last == [
+        #"chord played ["b.wav", "c.wav"]"#, "nobody.knows unknown []", #"drone played ["d.wav"]"#,
+        "drone limited []",
+      ])
+  }
+
   @Test("hot reload: a changed map swaps the sound at the next post; a bad edit keeps the old map")
   func hotReload() throws {
     let audio = try EmbeddedAudio()
