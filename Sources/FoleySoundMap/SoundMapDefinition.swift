@@ -14,26 +14,32 @@ package struct SoundMapDefinition {
 }
 
 /// What one event does.
-package struct EventEntry {
+///
+/// A class, so a post reads its event's entry where the map keeps it: as a struct, each post
+/// copied it (its effect, its item and its category's name). Its fields are read on the game
+/// thread only, each read instantaneous: no runtime exclusivity checks (eight a post).
+package final class EventEntry {
   package enum Effect {
     case play(SoundItem)
     case stop(event: String, fadeOut: Double)
   }
 
-  package var effect: Effect
-  package var cooldown: Double = 0
-  package var maxInstances: Int?
+  @exclusivity(unchecked) package var effect: Effect
+  @exclusivity(unchecked) package var cooldown: Double = 0
+  @exclusivity(unchecked) package var maxInstances: Int?
   /// At `maxInstances`: stop the event's oldest voice (true) or drop the new one.
-  package var stealsOldest = true
-  package var priority = 0
-  package var category: SoundCategory = .effects
-  package var positional = false
+  @exclusivity(unchecked) package var stealsOldest = true
+  @exclusivity(unchecked) package var priority = 0
+  @exclusivity(unchecked) package var category: SoundCategory = .effects
+  @exclusivity(unchecked) package var positional = false
   /// Plays at its category's loudness target (`mix.buses[…].loudnessLufs`).
-  package var normalize = false
-  package var loops = false
+  @exclusivity(unchecked) package var normalize = false
+  @exclusivity(unchecked) package var loops = false
   /// Whether a stop entry names this event (its voices are kept for it); set when the map
   /// applies its definition, so a post asks no set.
-  package var isStopTarget = false
+  @exclusivity(unchecked) package var isStopTarget = false
+
+  package init(effect: Effect) { self.effect = effect }
 }
 
 /// A node of an event's sound tree: a file or a container of items, with its variations. A class,
@@ -144,7 +150,7 @@ package struct SoundMapParser {
       return EventEntry(effect: .stop(event: name, fadeOut: fade))
     }
     guard let content = item(object, at: path, extraKeys: Self.limitKeys) else { return nil }
-    var entry = EventEntry(effect: .play(content))
+    let entry = EventEntry(effect: .play(content))
     entry.cooldown = number(object["cooldown"], at: "\(path).cooldown", in: 0...3_600) ?? 0
     if let limit = object["maxInstances"] {
       if let count = Self.number(limit), count >= 1, count.rounded() == count, count <= 256 {
