@@ -194,13 +194,6 @@ package final class SceneAudioLink {
     }
   }
 
-  /// The distance gain and pan of a sound at `node`.
-  package func placement(for node: Node) -> SpatialPlacement { placementAndDistance(for: node).0 }
-
-  private func placementAndDistance(for node: Node) -> (SpatialPlacement, Double) {
-    placementAndDistance(at: node.positionInScene, listener: listenerPosition)
-  }
-
   func placementAndDistance(at position: Point, listener: Point) -> (SpatialPlacement, Double) {
     let offset = position - listener
     let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
@@ -229,10 +222,17 @@ package final class SceneAudioLink {
     }
   }
 
-  /// Places `voice` at `node` from now on, each update.
-  package func follow(_ voice: Voice, of node: Node) {
+  /// Where `node` is in the scene, and how a sound there is heard from the listener.
+  package func place(of node: Node) -> ScenePlace {
     let position = node.positionInScene
     let (placement, distance) = placementAndDistance(at: position, listener: listenerPosition)
+    return ScenePlace(position: position, placement: placement, distance: distance)
+  }
+
+  /// Places `voice` at `node` from now on, `place` being where it is now (a positional start
+  /// reckons it once, for the voice's first placement and for this).
+  package func follow(_ voice: Voice, of node: Node, at place: ScenePlace) {
+    let (position, placement, distance) = (place.position, place.placement, place.distance)
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -325,4 +325,12 @@ package final class SceneAudioLink {
     audioNodes.removeAll()
     audioNodeSet.removeAll()
   }
+}
+
+/// A node's place in its scene and how a sound there is heard: what a positional start reckons
+/// once and hands to the link.
+package struct ScenePlace {
+  package var position: Point
+  package var placement: SpatialPlacement
+  package var distance: Double
 }

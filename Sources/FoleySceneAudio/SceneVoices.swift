@@ -66,9 +66,12 @@ package enum SceneVoices {
       groupVolume = audio.effectiveVolume
       rate = audio.playbackRate
     }
+    // Reckoned once: the voice's first placement, and where the link follows it from.
+    var place: ScenePlace?
+    if placed { place = link!.place(of: node!) }
     let voice = core.requestPlay(
       source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, deferred: link != nil,
-      placement: placed ? link!.placement(for: node!) : nil, rate: rate)
+      placement: place?.placement, rate: rate)
     guard let node, !voice.isFinished else { return voice }
     if let audio {
       audio.borrow { audio in
@@ -78,7 +81,7 @@ package enum SceneVoices {
     } else {
       NodeAudio.ensure(node).started(voice)
     }
-    if placed { link!.follow(voice, of: node) }
+    if let place { link!.follow(voice, of: node, at: place) }
     return voice
   }
 }
