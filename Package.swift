@@ -73,6 +73,8 @@ let package = Package(
         "CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123", "CFoleyEBUR128",
       ]
     ),
+    // The mixing thread's widest loop in AVX, chosen at run time (see include/foley_dsp.h).
+    .target(name: "CFoleyDSP"),
     // The offline renderer: a scene and its engine on the embedded mixer, stepped with a fixed
     // time step, written to WAV with its SHA-256.
     .target(
@@ -97,8 +99,8 @@ let package = Package(
     .target(
       name: "FoleyAudio",
       dependencies: [
-        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleySamplerate", "CFoleyEBUR128",
-        "CFoleyKissFFT", .product(name: "Logging", package: "swift-log"),
+        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleyDSP", "CFoleySamplerate",
+        "CFoleyEBUR128", "CFoleyKissFFT", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),

@@ -70,6 +70,52 @@ struct RealTimeKernelTests {
     #expect(walk.framesPassedThrough == 0)
   }
 
+  @Test(
+    "the AVX sum gives the portable sum's samples bit for bit, at every length and alignment",
+    .enabled(if: VoiceMixer.hasWideVectors, "this CPU has no AVX: the portable sum is the only one"))
+  func wideSumEqualsThePortableOne() {
+    var material = Material(state: 0xD1B5_4A32_D192_ED03)
+    // Magnitudes from subnormal to huge, both signs, so a different rounding or a fused
+    // multiply-add would show.
+    func sample() -> Float {
+      let scales: [Float] = [1e-40, 1e-20, 1e-3, 0.5, 1, 3, 1e20]
+      return material.unit() * scales[Int(material.next() % UInt64(scales.count))]
+    }
+    var differing = 0
+    var checked = 0
+    for count in [0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 63, 100, 2_048, 2_053] {
+      for offset in 0..<4 {  // the buffers' alignment, in floats
+        let pattern = SIMD8<Float>((0..<8).map { _ in sample() })
+        let source = (0..<count + offset).map { _ in sample() }
+        let start = (0..<count + offset).map { _ in sample() }
+        var wide = start
+        var portable = start
+        source.withUnsafeBytes { from in
+          let from = from.baseAddress! + offset * 4
+          wide.withUnsafeMutableBufferPointer {
+            #expect(VoiceMixer.addScaledWide(from, into: $0.baseAddress! + offset, count: count, by: pattern))
+          }
+          portable.withUnsafeMutableBufferPointer {
+            VoiceMixer.addScaledPortably(from, into: $0.baseAddress! + offset, count: count, by: pattern)
+          }
+        }
+        for index in 0..<count + offset {
+          // The definition: before `offset` untouched; after, one multiply and one add.
+          let expected =
+            index < offset ? start[index] : start[index] + source[index] * pattern[(index - offset) & 7]
+          if wide[index].bitPattern != expected.bitPattern
+            || portable[index].bitPattern != expected.bitPattern
+          {
+            differing += 1
+          }
+          checked += 1
+        }
+      }
+    }
+    #expect(checked > 17_000)
+    #expect(differing == 0)
+  }
+
   @Test("a block with one sample above the ceiling is limited, not passed through")
   func oneLoudSampleIsLimited() {
     let limiter = LookAheadLimiter(channels: 2, window: 32, ceiling: 0.5, releaseCoefficient: 0.01)

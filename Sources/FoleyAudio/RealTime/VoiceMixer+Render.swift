@@ -1,4 +1,5 @@
 internal import CFoleyCodecs
+internal import CFoleyDSP
 import Dispatch
 
 /// The mixing thread's side: one callback's worth of voices into buses, buses into the master.
@@ -227,9 +228,44 @@ extension VoiceMixer {
   }
 
   /// `target += source × pattern`, eight samples at a time; sample `i` is scaled by
-  /// `pattern[i % 8]` (one gain repeated, or left and right in turn).
+  /// `pattern[i % 8]` (one gain repeated, or left and right in turn). On a CPU with AVX the C
+  /// kernel does it in 256-bit vectors, the same sums bit for bit.
   @inline(__always)
   func addScaled(
+    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
+  ) {
+    if usesWideVectors {
+      withUnsafePointer(to: pattern) { gains in
+        gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
+          foley_add_scaled_avx(source.assumingMemoryBound(to: Float.self), target, count, gains)
+        }
+      }
+      return
+    }
+    Self.addScaledPortably(source, into: target, count: count, by: pattern)
+  }
+
+  /// Whether this machine sums with the AVX kernel (mixers made while
+  /// ``allowsWideVectors`` is true use it).
+  package static var hasWideVectors: Bool { foley_dsp_has_avx() }
+
+  /// ``addScaled(_:into:count:by:)`` with the AVX kernel; false (and nothing done) on a machine
+  /// without AVX. For the tests that hold it to the portable path.
+  package static func addScaledWide(
+    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
+  ) -> Bool {
+    guard foley_dsp_has_avx() else { return false }
+    withUnsafePointer(to: pattern) { gains in
+      gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
+        foley_add_scaled_avx(source.assumingMemoryBound(to: Float.self), target, count, gains)
+      }
+    }
+    return true
+  }
+
+  /// ``addScaled(_:into:count:by:)`` in Swift's own vectors: the path on a CPU without AVX.
+  @inline(__always)
+  package static func addScaledPortably(
     _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
   ) {
     let to = UnsafeMutableRawPointer(target)
