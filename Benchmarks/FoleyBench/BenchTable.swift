@@ -198,6 +198,11 @@ struct BenchTable {
       "mix_cpu_percent_256", mix256, minimum("mix_cpu_percent_256"),
       "≤ 1 (% of a core, 256 looping voices, 0.5 volume, 9 pans, float32)", mix256.map { $0 <= 1 })
     row(
+      "mix_cpu_percent_256_portable", number("mix_cpu_percent_256_portable"),
+      minimum("mix_cpu_percent_256_portable"),
+      "reference: the same summed in Swift's 128-bit vectors, as on a CPU without AVX (null: this one has none)",
+      nil)
+    row(
       "raw_c_mix_cpu_percent_256", raw256, minimum("raw_c_mix_cpu_percent_256"), "baseline (C, the same)", nil
     )
     let idleFoley = number("idle_cpu_seconds").flatMap { i in number("idle_seconds").map { i / $0 * 100 } }

@@ -1,5 +1,6 @@
 import CFoleyAllocCounter
 import Foley
+import FoleyAudio
 import FoleyAudioTesting
 import Foundation
 import Logging
@@ -76,12 +77,18 @@ enum ShapingBenchmarks {
     let seconds = quick ? 3.0 : 8.0
     let allocationsBefore = foley_realtime_allocations()
     let plain256 = try mix(long, voices: 256, shaping: .none, seconds: seconds, logger: logger)
+    // The same with Swift's own 128-bit vectors (the path on a CPU without AVX), for the
+    // difference the AVX sum makes, in the same run.
+    VoiceMixer.allowsWideVectors = false
+    let portable256 = try mix(long, voices: 256, shaping: .none, seconds: seconds, logger: logger)
+    VoiceMixer.allowsWideVectors = true
     let plain64 = try mix(long, voices: 64, shaping: .none, seconds: seconds, logger: logger)
     let shaped64 = try mix(long, voices: 64, shaping: .filterAndSend, seconds: seconds, logger: logger)
     let pitched64 = try mix(long, voices: 64, shaping: .filterSendAndRate, seconds: seconds, logger: logger)
     let allocations = foley_realtime_allocations()
     return [
       "mix_cpu_percent_256": plain256 / seconds * 100,
+      "mix_cpu_percent_256_portable": VoiceMixer.hasWideVectors ? portable256 / seconds * 100 : NSNull(),
       "mix_cpu_percent_64": plain64 / seconds * 100,
       "effects_cpu_percent_64": (shaped64 - plain64) / seconds * 100,
       "effects_and_rate_cpu_percent_64": (pitched64 - plain64) / seconds * 100,
