@@ -73,7 +73,7 @@ let package = Package(
         "CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123", "CFoleyEBUR128",
       ]
     ),
-    // The mixing thread's widest loop in AVX, chosen at run time (see include/foley_dsp.h).
+    // The mixing thread's widest loops in AVX, chosen at run time (see include/foley_dsp.h).
     .target(name: "CFoleyDSP"),
     // The offline renderer: a scene and its engine on the embedded mixer, stepped with a fixed
     // time step, written to WAV with its SHA-256.

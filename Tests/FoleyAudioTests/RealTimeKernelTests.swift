@@ -136,11 +136,14 @@ struct RealTimeKernelTests {
     #expect(max(block.map(abs).max() ?? 0, flush.map(abs).max() ?? 0) <= 0.5)
   }
 
-  @Test("the ramp's vector loops give the closed form's gains, before, across and after each side lands")
+  @Test(
+    "the ramp's vector loops (and their AVX kernels) give the closed form's gains, before, across and after each side lands"
+  )
   func rampMatchesItsClosedForm() throws {
     var material = Material(state: 0x2545_F491_4F6C_DD1D)
     var differing = 0
     var stretchesSeen = (linear: 0, clamped: 0, held: 0)
+    var wideRounds = 0
     for round in 0..<400 {
       // Gains from 0 to 1.2, one side sometimes holding; steps that land within, across or past
       // the block; a block of 1…600 frames entered at any frame (a loop's seam splits a block).
@@ -172,9 +175,19 @@ struct RealTimeKernelTests {
         default: stretchesSeen.clamped += 1
         }
       }
+      var summedWide = summed
       source.withUnsafeBytes { from in
         summed.withUnsafeMutableBufferPointer { into in
           ramp.addScaled(from.baseAddress!, into: into.baseAddress!, frames: frames, firstFrame: firstFrame)
+        }
+        // The AVX kernels, where this CPU has them: the same samples.
+        if VoiceMixer.hasWideVectors {
+          summedWide.withUnsafeMutableBufferPointer { into in
+            ramp.addScaled(
+              from.baseAddress!, into: into.baseAddress!, frames: frames, firstFrame: firstFrame, wide: true)
+          }
+          differing += zip(summedWide, expectedSum).filter { $0.bitPattern != $1.bitPattern }.count
+          wideRounds += 1
         }
       }
       scaled.withUnsafeMutableBufferPointer { ramp.scale($0.baseAddress!, frames: frames) }
@@ -182,6 +195,7 @@ struct RealTimeKernelTests {
       differing += zip(scaled, expectedScaled).filter { $0.bitPattern != $1.bitPattern }.count
     }
     #expect(differing == 0)
+    #expect(wideRounds == (VoiceMixer.hasWideVectors ? 400 : 0))
     // Every stretch was exercised, many times over.
     #expect(stretchesSeen.linear > 1_000)
     #expect(stretchesSeen.clamped > 1_000)

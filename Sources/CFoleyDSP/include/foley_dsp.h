@@ -1,9 +1,9 @@
 #ifndef FOLEY_DSP_H
 #define FOLEY_DSP_H
 
-// The mixing thread's hottest loop in 256-bit vectors, chosen at run time: Swift compiles its
+// The mixing thread's hottest loops in 256-bit vectors, chosen at run time: Swift compiles its
 // SIMD types for the baseline x86-64 (128-bit SSE) and has no per-function target, so the
-// wider kernel is C, built for AVX alone and called only where the CPU and the OS support it.
+// wider kernels are C, built for AVX alone and called only where the CPU and the OS support them.
 // Nothing here allocates, locks or makes a system call.
 
 #include <stdbool.h>
@@ -22,6 +22,16 @@ bool foley_dsp_has_avx(void);
 /// the portable loop's. `source` and `target` need no alignment. Call it only when
 /// `foley_dsp_has_avx()` is true.
 void foley_add_scaled_avx(const float *source, float *target, ptrdiff_t count, const float *pattern);
+
+/// A de-click ramp's stretch of `vectors` vectors of four stereo frames, added into `target`:
+/// for each vector, `left = distance − step × steps`, the gains `goal − sign × left` (with `left`
+/// raised to 0 where it is below 0 when `clamped`), `target += source × gains`, then `steps += 4`.
+/// Every operand is eight floats laid out as the samples are (left, right, …); each operation is
+/// rounded on its own, as in `StereoRamp`'s Swift vectors, so the samples are theirs bit for bit.
+/// Call it only when `foley_dsp_has_avx()` is true.
+void foley_ramp_add_avx(
+    const float *source, float *target, ptrdiff_t vectors, const float *steps, const float *distance,
+    const float *step, const float *sign, const float *goal, bool clamped);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,5 @@
+internal import CFoleyDSP
+
 /// A de-click ramp of a stereo gain pair in closed form, so a block is scaled four frames at a time.
 ///
 /// Each side moves by `step` a frame from where it starts towards its goal and stops there: the
@@ -96,11 +98,13 @@ package struct StereoRamp {
   }
 
   /// Adds `frames` interleaved stereo frames of `source` × the ramp into `target`; the first of
-  /// them is frame `firstFrame` of the ramp's block.
+  /// them is frame `firstFrame` of the ramp's block. `wide`: its vectors in AVX (the C kernel;
+  /// only where ``VoiceMixer/hasWideVectors``), the same samples bit for bit.
   package func addScaled(
-    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, frames: Int, firstFrame: Int
+    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, frames: Int, firstFrame: Int,
+    wide: Bool = false
   ) {
-    walk(frames: frames, firstFrame: firstFrame, Adding(source: source, target: target))
+    walk(frames: frames, firstFrame: firstFrame, Adding(source: source, target: target, wide: wide))
   }
 
   /// Hands `kernel` the gains of every four frames and those of the frames left over one by one
@@ -120,6 +124,10 @@ package struct StereoRamp {
     var frame = 0
     ramp(kernel, lanes, &frame, until: linearEnd, firstFrame: firstFrame, clamped: false)
     ramp(kernel, lanes, &frame, until: heldStart, firstFrame: firstFrame, clamped: true)
+    let heldVectors = (frames &- frame) / 4
+    if heldVectors > 0, kernel.wide(frame, vectors: heldVectors, held: lanes.goal) {
+      frame &+= heldVectors &* 4
+    }
     while frame &+ 4 <= frames {
       kernel.vector(frame, lanes.goal)
       frame &+= 4
@@ -138,6 +146,10 @@ package struct StereoRamp {
   ) {
     let four = SIMD8<Float>(repeating: 4)
     var steps = lanes.firstFour + SIMD8(repeating: Float(firstFrame &+ frame))
+    let vectors = (end &- frame) / 4
+    if vectors > 0, kernel.wide(frame, vectors: vectors, steps: steps, lanes, clamped: clamped) {
+      frame &+= vectors &* 4
+    }
     while frame &+ 4 <= end {
       let left = lanes.distance - lanes.step * steps
       kernel.vector(frame, lanes.goal - lanes.sign * (clamped ? left.lanewiseMax(SIMD8(repeating: 0)) : left))
@@ -171,6 +183,22 @@ package struct StereoRamp {
 private protocol RampKernel {
   func vector(_ frame: Int, _ gains: SIMD8<Float>)
   func single(_ frame: Int, _ left: Float, _ right: Float)
+  /// `vectors` vectors from `frame` of a ramping stretch, `steps` the first one's frame numbers,
+  /// in one wide call; false (nothing done) when the kernel has none.
+  func wide(_ frame: Int, vectors: Int, steps: SIMD8<Float>, _ lanes: StereoRamp.Lanes, clamped: Bool) -> Bool
+  /// The same for a held stretch, at `gains`.
+  func wide(_ frame: Int, vectors: Int, held gains: SIMD8<Float>) -> Bool
+}
+
+extension RampKernel {
+  @inline(__always)
+  func wide(_ frame: Int, vectors: Int, steps: SIMD8<Float>, _ lanes: StereoRamp.Lanes, clamped: Bool) -> Bool
+  {
+    false
+  }
+
+  @inline(__always)
+  func wide(_ frame: Int, vectors: Int, held gains: SIMD8<Float>) -> Bool { false }
 }
 
 /// Scales samples in place.
@@ -195,6 +223,35 @@ private struct Scaling: RampKernel {
 private struct Adding: RampKernel {
   let source: UnsafeRawPointer
   let target: UnsafeMutablePointer<Float>
+  /// Stretches go to the AVX kernels.
+  let wide: Bool
+
+  @inline(__always)
+  func wide(_ frame: Int, vectors: Int, steps: SIMD8<Float>, _ lanes: StereoRamp.Lanes, clamped: Bool) -> Bool
+  {
+    guard wide else { return false }
+    // One stretch's operands side by side on the stack (a tuple of vectors is laid out in order).
+    var operands = (steps, lanes.distance, lanes.step, lanes.sign, lanes.goal)
+    withUnsafeBytes(of: &operands) { raw in
+      let lanes = raw.baseAddress!.assumingMemoryBound(to: Float.self)
+      foley_ramp_add_avx(
+        (source + frame &* 8).assumingMemoryBound(to: Float.self), target + frame &* 2, vectors, lanes,
+        lanes + 8, lanes + 16, lanes + 24, lanes + 32, clamped)
+    }
+    return true
+  }
+
+  @inline(__always)
+  func wide(_ frame: Int, vectors: Int, held gains: SIMD8<Float>) -> Bool {
+    guard wide else { return false }
+    withUnsafePointer(to: gains) { gains in
+      gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
+        foley_add_scaled_avx(
+          (source + frame &* 8).assumingMemoryBound(to: Float.self), target + frame &* 2, vectors &* 8, gains)
+      }
+    }
+    return true
+  }
 
   @inline(__always)
   func vector(_ frame: Int, _ gains: SIMD8<Float>) {

@@ -42,7 +42,8 @@ extension VoiceMixer {
       return ended
     case .ramp(let ramp):
       let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
-        ramp.addScaled(from, into: target + offset * 2, frames: take, firstFrame: offset)
+        ramp.addScaled(
+          from, into: target + offset * 2, frames: take, firstFrame: offset, wide: usesWideVectors)
       }
       // The ramp moves on over the whole block, as it would over a block padded with silence.
       lanes[channel].gain?._withUnsafeGuaranteedRef { $0.account(ramp, frames: frames, sourceFrames: filled) }
