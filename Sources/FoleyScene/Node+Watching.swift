@@ -26,10 +26,17 @@ extension Node {
 
   /// Counts a node with live actions into ``actionsInSubtree`` of it and every ancestor.
   func adjustActive(by delta: Int) {
-    unowned(unsafe) var current: Node? = self
-    while let node = current {
-      node.actionsInSubtree += delta
-      current = node.parent
+    // Borrowed on the way up: `parent` retained and released each ancestor (four of each, 140 of
+    // the 200 instructions a `run` spent here for a child of the scene).
+    var current = Unmanaged.passUnretained(self)
+    while true {
+      guard
+        let up = current.borrow({ node in
+          node.actionsInSubtree += delta
+          return node.parentLink
+        })
+      else { return }
+      current = up
     }
   }
 
