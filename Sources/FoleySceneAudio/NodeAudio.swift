@@ -76,9 +76,24 @@ package final class NodeAudio: SceneMembershipObserver {
     voices.append(voice)
   }
 
-  /// Drops the finished voices, keeping the others in order.
+  /// Drops the finished voices, keeping the others in order: compacted in place, each voice
+  /// read where it lies (`removeAll(where:)` retained and released every voice it looked at).
   private func pruneFinished() {
-    voices.isolatedRemoveAll { $0.isFinished }
+    let kept = voices.withUnsafeMutableBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return 0 }
+      let references = UnsafeRawPointer(base)
+      let stride = MemoryLayout<Unmanaged<Voice>>.stride
+      var kept = 0
+      for index in buffer.indices {
+        // Borrowed where it lies: reading `buffer[index]` retained it for the call.
+        let voice = references.load(fromByteOffset: index &* stride, as: Unmanaged<Voice>.self)
+        guard !voice._withUnsafeGuaranteedRef({ $0.isFinished }) else { continue }
+        if kept != index { buffer.swapAt(kept, index) }
+        kept += 1
+      }
+      return kept
+    }
+    voices.removeLast(voices.count - kept)
   }
 
   /// The node's voices that have not finished.
