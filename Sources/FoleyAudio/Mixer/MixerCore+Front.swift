@@ -21,20 +21,43 @@ extension MixerCore {
     }
     let volume = volume.clamped(to: 0...1, or: 1)
     let pan = pan.clamped(to: -1...1, or: 0)
-    let reused = requests.withLock { $0.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) }
+    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
+    let loops = max(-1, min(loops, Int(Int32.max)))
+    var normalizes = false
+    if case .sound(let sound) = source { normalizes = sound.settings.normalizesLoudness }
+    let reused: Voice?
+    if groupVolume == 1, rate == 1, schedule == nil, !normalizes {
+      // Nothing to set on the voice but what recycling sets: a finished voice is recycled and
+      // queued under one lock (most plays in a running game).
+      let (recycled, needsSchedule) = requests.withLock { pending -> (Voice?, Bool) in
+        guard let voice = pending.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) else {
+          return (nil, false)
+        }
+        pending.list.append(PlayRequest(source: source, voice: voice, loops: loops))
+        guard !deferred, !pending.isScheduled else { return (voice, false) }
+        pending.isScheduled = true
+        return (voice, true)
+      }
+      if let recycled {
+        if needsSchedule { queueRequestHop() }
+        return recycled
+      }
+      reused = nil
+    } else {
+      reused = requests.withLock { $0.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) }
+    }
     let voice =
       reused ?? Voice(id: id, core: self, state: .pending, volume: volume, pan: pan, placement: placement)
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     if rate != 1 { voice.startRate(rate) }
     if let schedule { voice.schedule.withLock { $0 = schedule } }
-    if case .sound(let sound) = source, sound.settings.normalizesLoudness,
+    if case .sound(let sound) = source, normalizes,
       let target = loudnessTargets.withLock({ $0[sound.settings.category] })
     {
       // Measured the first time (on this thread; `Sound.loudness` at load time pays it ahead).
       voice.normalization = pow(10, sound.buffer.loudness.gain(toReach: target) / 20)
     }
-    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
-    let request = PlayRequest(source: source, voice: voice, loops: max(-1, min(loops, Int(Int32.max))))
+    let request = PlayRequest(source: source, voice: voice, loops: loops)
     let needsSchedule = requests.withLock { pending in
       pending.list.append(request)
       if reused == nil { pending.voices.keep(voice) }
