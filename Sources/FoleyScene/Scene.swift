@@ -26,12 +26,14 @@ public import Foundation
 /// ```
 @MainActor
 open class Scene: Node {
-  public var size: Size
+  // `size` and `currentTime` are read by every positional start and every event post; each access
+  // is instantaneous, so the runtime's exclusivity checks are left off (as for `Node.position`).
+  @exclusivity(unchecked) public var size: Size
   /// The node that hears positional sound (FoleyAudio); nil puts the listener at the scene's
   /// centre. (SpriteKit's `listener`; with none, SpriteKit listens from the scene's origin.)
   public weak var listener: Node?
   /// The scene's own clock: the sum of the steps it was updated by (what ``update(_:)`` gets).
-  public private(set) var currentTime: TimeInterval = 0
+  @exclusivity(unchecked) public private(set) var currentTime: TimeInterval = 0
   /// The scene's game-event dispatcher (made on first use).
   public var events: GameEvents {
     if let made = gameEvents { return made }
