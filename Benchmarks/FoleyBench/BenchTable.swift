@@ -9,7 +9,12 @@ struct BenchTable {
   private mutating func row(
     _ name: String, _ median: Double?, _ minimum: Double? = nil, _ target: String, _ met: Bool?
   ) {
-    func format(_ number: Double?) -> String { number.map { String(format: "%.3f", $0) } ?? "null" }
+    // A figure too small for three decimals is not shown as 0 (a count per trigger that missed 0
+    // read "0.000 … MISSED").
+    func format(_ number: Double?) -> String {
+      number.map { $0 != 0 && abs($0) < 0.0005 ? String(format: "%.1e", $0) : String(format: "%.3f", $0) }
+        ?? "null"
+    }
     let verdict = met.map { $0 ? "met" : "MISSED" } ?? ""
     rows.append(
       "| `\(name)` | \(format(median)) | \(minimum == nil ? "" : format(minimum)) | \(target) | \(verdict) |")
