@@ -78,7 +78,7 @@ struct RealTimeKernelTests {
     // Magnitudes from subnormal to huge, both signs, so a different rounding or a fused
     // multiply-add would show.
     func sample() -> Float {
-      let scales: [Float] = [1e-40, 1e-20, 1e-3, 0.5, 1, 3, 1e20]
+      let scales: [Float] = [.leastNormalMagnitude / 100, 1e-20, 1e-3, 0.5, 1, 3, 1e20]
       return material.unit() * scales[Int(material.next() % UInt64(scales.count))]
     }
     var differing = 0
