@@ -244,12 +244,7 @@ private struct Adding: RampKernel {
   @inline(__always)
   func wide(_ frame: Int, vectors: Int, held gains: SIMD8<Float>) -> Bool {
     guard wide else { return false }
-    withUnsafePointer(to: gains) { gains in
-      gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
-        foley_add_scaled_avx(
-          (source + frame &* 8).assumingMemoryBound(to: Float.self), target + frame &* 2, vectors &* 8, gains)
-      }
-    }
+    VoiceMixer.addScaledAVX(source + frame &* 8, into: target + frame &* 2, count: vectors &* 8, by: gains)
     return true
   }
 

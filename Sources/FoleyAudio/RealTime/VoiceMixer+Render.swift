@@ -235,14 +235,23 @@ extension VoiceMixer {
     _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
   ) {
     if usesWideVectors {
-      withUnsafePointer(to: pattern) { gains in
-        gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
-          foley_add_scaled_avx(source.assumingMemoryBound(to: Float.self), target, count, gains)
-        }
-      }
+      Self.addScaledAVX(source, into: target, count: count, by: pattern)
       return
     }
     Self.addScaledPortably(source, into: target, count: count, by: pattern)
+  }
+
+  /// The one bridge to the C kernel `foley_add_scaled_avx` (the held sum, and a ramp's held
+  /// stretch): the pattern handed over as eight floats. Only where the CPU has AVX.
+  @inline(__always)
+  static func addScaledAVX(
+    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
+  ) {
+    withUnsafePointer(to: pattern) { gains in
+      gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
+        foley_add_scaled_avx(source.assumingMemoryBound(to: Float.self), target, count, gains)
+      }
+    }
   }
 
   /// Whether this machine sums with the AVX kernel (mixers made while
@@ -255,11 +264,7 @@ extension VoiceMixer {
     _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
   ) -> Bool {
     guard foley_dsp_has_avx() else { return false }
-    withUnsafePointer(to: pattern) { gains in
-      gains.withMemoryRebound(to: Float.self, capacity: 8) { gains in
-        foley_add_scaled_avx(source.assumingMemoryBound(to: Float.self), target, count, gains)
-      }
-    }
+    addScaledAVX(source, into: target, count: count, by: pattern)
     return true
   }
 
