@@ -50,8 +50,8 @@ extension SceneAudioLink {
         comparesPlaces: manyMoved)
     }
     if !moves.isEmpty || !releases.isEmpty {
-      core.updatePlacements(moves, releasing: releases, overFrames: frameLength)
-      releases.removeAll(keepingCapacity: true)
+      // Both lists come back empty, with the storage of the ones the queue finished with.
+      core.updatePlacements(&moves, releasing: &releases, overFrames: frameLength)
     }
   }
 

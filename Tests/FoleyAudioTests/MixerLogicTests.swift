@@ -255,3 +255,52 @@ struct MixerLogicTests {
     #expect(abs(try engine.sound(named: "bundled-tone.wav").duration - 0.25) < 0.001)
   }
 }
+
+/// The mailbox between the game thread and the audio queue's hop: plays and placement moves wait
+/// in it, and one hop takes them all.
+@Suite("Pending requests")
+struct PendingRequestsTests {
+  @Test(
+    "one hop serves everything added until it takes it; hops raise the two signals in turn; a steady run of moves trades the lists' storage"
+  )
+  func hopsAndStorage() {
+    var pending = PendingRequests()
+    let voice = Voice.finished(id: 1)
+    let unmanaged = Unmanaged.passUnretained(voice)
+    var moves: [PlacementMove] = []
+    var releases: [Unmanaged<Voice>] = []
+    var signals: [Int] = []
+    for round in 0..<8 {
+      // From the fourth update on, the list the game fills comes back with storage: three lists
+      // go round (the game's, the waiting one, the queue's spare), and none is allocated.
+      if round >= 3 { #expect(moves.capacity >= 100, "round \(round): the list came back without storage") }
+      #expect(!pending.hasWork)
+      for index in 0..<100 {
+        moves.append(PlacementMove(unmanaged, to: SpatialPlacement(gain: Double(index), pan: 0)))
+      }
+      pending.add(moves: &moves, releasing: &releases, overFrames: 735)
+      #expect(moves.isEmpty && pending.hasWork)
+      let signal = pending.scheduleHop()
+      #expect(signal != nil)
+      // Scheduled: later additions ride the same hop, and no second one is raised.
+      #expect(pending.scheduleHop() == nil)
+      for index in 100..<120 {
+        moves.append(PlacementMove(unmanaged, to: SpatialPlacement(gain: Double(index), pan: 0)))
+      }
+      releases.append(unmanaged)
+      pending.add(moves: &moves, releasing: &releases, overFrames: 800)
+      #expect(moves.isEmpty && releases.isEmpty)
+      #expect(pending.scheduleHop() == nil)
+      signals.append(signal ?? -1)
+      var plays = pending.take()
+      var (taken, released, frames) = pending.takePlacements()
+      // Both batches, in the order they were made; the newest glide; the release after them.
+      #expect(taken.map { $0.placement.gain } == (0..<120).map(Double.init))
+      #expect(frames == 800 && released.count == 1 && plays.isEmpty)
+      pending.giveBack(&plays)
+      pending.giveBack(moves: &taken, releases: &released)
+    }
+    // Each hop raises the signal that is not running: the one before's run ended before it began.
+    #expect(signals == [0, 1, 0, 1, 0, 1, 0, 1])
+  }
+}

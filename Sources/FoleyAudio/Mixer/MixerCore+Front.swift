@@ -29,17 +29,15 @@ extension MixerCore {
     if groupVolume == 1, rate == 1, schedule == nil, !normalizes {
       // Nothing to set on the voice but what recycling sets: a finished voice is recycled and
       // queued under one lock (most plays in a running game).
-      let (recycled, needsSchedule) = requests.withLock { pending -> (Voice?, Bool) in
+      let (recycled, hop) = requests.withLock { pending -> (Voice?, Int?) in
         guard let voice = pending.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) else {
-          return (nil, false)
+          return (nil, nil)
         }
         pending.list.append(PlayRequest(source: source, voice: voice, loops: loops))
-        guard !deferred, !pending.isScheduled else { return (voice, false) }
-        pending.isScheduled = true
-        return (voice, true)
+        return (voice, deferred ? nil : pending.scheduleHop())
       }
       if let recycled {
-        if needsSchedule { queueRequestHop() }
+        if let hop { queueRequestHop(signal: hop) }
         return recycled
       }
       reused = nil
@@ -58,32 +56,51 @@ extension MixerCore {
       voice.normalization = pow(10, sound.buffer.loudness.gain(toReach: target) / 20)
     }
     let request = PlayRequest(source: source, voice: voice, loops: loops)
-    let needsSchedule = requests.withLock { pending in
+    let hop = requests.withLock { pending -> Int? in
       pending.list.append(request)
       if reused == nil { pending.voices.keep(voice) }
-      guard !deferred, !pending.isScheduled else { return false }
-      pending.isScheduled = true
-      return true
+      return deferred ? nil : pending.scheduleHop()
     }
     // One queue hop for however many plays are waiting.
-    if needsSchedule { queueRequestHop() }
+    if let hop { queueRequestHop(signal: hop) }
     return voice
   }
 
   /// Hands the waiting requests to the audio queue, if any wait and none are on their way.
   package func flushRequests() {
-    let needsSchedule = requests.withLock { pending in
-      guard !pending.list.isEmpty, !pending.isScheduled else { return false }
-      pending.isScheduled = true
-      return true
-    }
-    if needsSchedule { queueRequestHop() }
+    let hop = requests.withLock { pending in pending.hasWork ? pending.scheduleHop() : nil }
+    if let hop { queueRequestHop(signal: hop) }
   }
 
-  /// Queues the hop, with the core retained until it has run (the hop's run releases it).
-  func queueRequestHop() {
+  /// Sends positional voices' new placements to the queue, each to glide there over `frames`
+  /// frames, then `releasing` voices to release there once it is past every move sent before
+  /// them (the sender kept them alive for those). Both lists are left empty, their storage
+  /// traded with the waiting lists': nothing is allocated in a steady run.
+  package func updatePlacements(
+    _ moves: inout [PlacementMove], releasing: inout [Unmanaged<Voice>], overFrames frames: Int
+  ) {
+    let hop = requests.withLock { pending -> Int? in
+      pending.add(moves: &moves, releasing: &releasing, overFrames: frames)
+      return pending.hasWork ? pending.scheduleHop() : nil
+    }
+    if let hop { queueRequestHop(signal: hop) }
+  }
+
+  /// Releases `voices` on the queue, after every move sent before: retains that kept them alive
+  /// for moves (``PlacementMove``) the queue has not made yet.
+  package func release(afterQueue voices: [Unmanaged<Voice>]) {
+    guard !voices.isEmpty else { return }
+    var voices = voices
+    var noMoves: [PlacementMove] = []
+    updatePlacements(&noMoves, releasing: &voices, overFrames: 1)
+  }
+
+  /// Raises hop signal `signal` (from `scheduleHop()`), with the core retained until the hop has
+  /// run (its run releases it). One raise per run: only the run's `take()` lets another hop be
+  /// scheduled, so no two raises merge into one run.
+  func queueRequestHop(signal: Int) {
     _ = Unmanaged.passRetained(self)
-    queue.async(execute: requestHop)
+    requestSignals[signal].or(data: 1)
   }
 
   /// Whether a new play of `category` may start while the session is inactive (gate one reads the

@@ -5,16 +5,28 @@ import Logging
 import Synchronization
 
 // Serving the game's play requests on the queue: each request's sound found (or decoded on the
-// decode queue while the request waits), then admitted.
+// decode queue while the request waits), then admitted; then the placement moves sent with them.
 extension MixerCore {
   func servePlayRequests() {
     batchClock = .some(nil)
     defer { batchClock = nil }
-    var batch = requests.withLock { $0.take() }
+    var batch: [PlayRequest] = []
+    var moves: [PlacementMove] = []
+    var releases: [Unmanaged<Voice>] = []
+    var frames = 1
+    requests.withLock {
+      batch = $0.take()
+      (moves, releases, frames) = $0.takePlacements()
+    }
     defer {
-      // Emptied here, where nothing else holds it, so it goes back without a copy.
+      // The voices the sender let go, now the queue is past their moves.
+      for voice in releases { voice.release() }
+      // Emptied here, where nothing else holds them, so they go back without a copy.
       batch.removeAll(keepingCapacity: true)
-      requests.withLock { $0.giveBack(&batch) }
+      requests.withLock {
+        $0.giveBack(&batch)
+        $0.giveBack(moves: &moves, releases: &releases)
+      }
     }
     guard isOpen else {
       for request in batch { finish(request.voice, counting: .failed) }
@@ -28,6 +40,9 @@ extension MixerCore {
       case .decoding: break
       }
     }
+    // After the plays: a frame's moves were made after its plays were asked for, so a voice
+    // that starts and moves in one update ends where it was moved to.
+    applyPlacements(moves, overFrames: frames)
     rebalanceVoices()
     scheduleFallbackWake()
   }

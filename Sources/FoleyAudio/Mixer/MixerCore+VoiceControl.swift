@@ -189,56 +189,43 @@ extension MixerCore {
   /// Moves positional voices to where the scene placed them, each ramping there over `frames`
   /// sample frames (about one game frame, so a node that moves every update glides, never steps).
   /// The ramp starts from the gain the mix has actually reached, so a voice still ramping from an
-  /// earlier change still arrives in time.
+  /// earlier change still arrives in time. On the queue, in the hop (``updatePlacements(_:releasing:overFrames:)``
+  /// sends them); the caller rebalances the voices after.
   ///
-  /// The moves' voices are unretained (``PlacementMove``); `releasing` are the retains the sender
-  /// gives up, released once the moves are made (and after every move sent before them).
-  package func updatePlacements(
-    _ moves: [PlacementMove], releasing: [Unmanaged<Voice>] = [], overFrames frames: Int
-  ) {
-    queue.async { [self] in
-      defer { for voice in releasing { voice.release() } }
-      guard isOpen else { return }
-      let span = Float(max(1, frames))
-      for move in moves {
-        let voice = move.voice.takeUnretainedValue()
-        let placement = move.placement
-        if voice.isVirtual, virtual.voices[ObjectIdentifier(voice)] != nil {
-          virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
-          gainChanged(voice, channel: nil)
-          continue
-        }
-        if !orphans.isEmpty, let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
-          orphans[orphan].placement = placement
-          continue
-        }
-        // The slot is changed and read where it lies: copying it out retained and released each
-        // of its references, for every moving voice every update.
-        guard let channel = table.channel(of: voice),
-          let (left, right) = table.update(
-            channel,
-            { slot -> (Float, Float)? in
-              guard slot.placement != nil else { return nil }
-              slot.placement = placement
-              guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else {
-                return nil
-              }
-              return gainPair(for: slot)
-            }) ?? nil
-        else { continue }
-        let reached = table.gains[channel].current
-        let distance = max(abs(left - reached.left), abs(right - reached.right))
-        table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
-        gainChanged(voice, channel: channel)
+  /// The moves' voices are unretained (``PlacementMove``): their sender keeps them alive until
+  /// the queue is past these moves.
+  func applyPlacements(_ moves: [PlacementMove], overFrames frames: Int) {
+    let span = Float(max(1, frames))
+    for move in moves {
+      let voice = move.voice.takeUnretainedValue()
+      let placement = move.placement
+      if voice.isVirtual, virtual.voices[ObjectIdentifier(voice)] != nil {
+        virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
+        gainChanged(voice, channel: nil)
+        continue
       }
-      rebalanceVoices()
+      if !orphans.isEmpty, let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
+        orphans[orphan].placement = placement
+        continue
+      }
+      // The slot is changed and read where it lies: copying it out retained and released each
+      // of its references, for every moving voice every update.
+      guard let channel = table.channel(of: voice),
+        let (left, right) = table.update(
+          channel,
+          { slot -> (Float, Float)? in
+            guard slot.placement != nil else { return nil }
+            slot.placement = placement
+            guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else {
+              return nil
+            }
+            return gainPair(for: slot)
+          }) ?? nil
+      else { continue }
+      let reached = table.gains[channel].current
+      let distance = max(abs(left - reached.left), abs(right - reached.right))
+      table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
+      gainChanged(voice, channel: channel)
     }
-  }
-
-  /// Releases `voices` on the queue, after everything sent to it before: retains that kept them
-  /// alive for moves (``PlacementMove``) the queue has not made yet.
-  package func release(afterQueue voices: [Unmanaged<Voice>]) {
-    guard !voices.isEmpty else { return }
-    queue.async { for voice in voices { voice.release() } }
   }
 }

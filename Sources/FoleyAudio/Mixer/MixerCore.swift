@@ -38,10 +38,11 @@ package final class MixerCore: @unchecked Sendable {
   /// The mix's format; a reopened device gets the same one.
   package let format: AudioDeviceFormat
   package let declickStep: Float
-  /// The play requests' hop to the queue, made once: a closure per hop was two allocations a
-  /// frame on the game thread. Submitted again each time (a dispatch block object may run more
-  /// than once; it is never waited for).
-  let requestHop: DispatchWorkItem
+  /// The play requests' hop to the queue: two user-data sources on it, raised in turn
+  /// (``PendingRequests/scheduleHop()``), by a merge that allocates nothing. A `queue.async`
+  /// allocated a continuation each frame on the game thread (libdispatch caches them per
+  /// thread, and the game thread only ever gives them away).
+  let requestSignals: [any DispatchSourceUserDataOr]
   package let library: SoundLibrary
   package let master: MasterBus
   package let inbox: FinishedChannelInbox
@@ -329,7 +330,12 @@ package final class MixerCore: @unchecked Sendable {
     // The hop holds the core unretained (a weak reference would cost as above, a strong one would
     // be a cycle); whoever queues it retains the core first, and the hop's run releases it.
     let hopBox = UnretainedCoreBox()
-    requestHop = DispatchWorkItem { hopBox.core?.takeRetainedValue().servePlayRequests() }
+    requestSignals = (0..<2).map { _ in
+      let signal = DispatchSource.makeUserDataOrSource(queue: queue)
+      signal.setEventHandler { hopBox.core?.takeRetainedValue().servePlayRequests() }
+      signal.activate()
+      return signal
+    }
     inbox = FinishedChannelInbox(wake: wake)
     mixer = VoiceMixer(format: format, inbox: inbox, master: master)
     box.core = self
@@ -337,6 +343,11 @@ package final class MixerCore: @unchecked Sendable {
     // Not connected to the device yet: no mix runs, so the chain goes on without the lock.
     _ = reverb.claim(for: ObjectIdentifier(self), sampleRate: format.sampleRate, channels: format.channels)
     mixer.setEffects([reverb], on: VoiceMixer.reverbBus)
+  }
+
+  deinit {
+    // No run is waiting (each holds the core); a source is cancelled before it goes.
+    for signal in requestSignals { signal.cancel() }
   }
 
   package func syncOnQueue<T>(_ work: () throws -> T) rethrows -> T {

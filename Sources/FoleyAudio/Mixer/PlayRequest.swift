@@ -23,26 +23,102 @@ package struct PlayRequest: Sendable {
 /// Plays asked for since the queue last took them; one queue hop serves a whole frame's worth.
 package struct PendingRequests: Sendable {
   package var list: [PlayRequest] = []
-  package var isScheduled = false
+  /// Whether a hop will serve ``list`` before anything queued after now: one is signalled and
+  /// has not taken the list yet.
+  package private(set) var isScheduled = false
+  /// Which of the core's two hop signals the next hop raises: the one that is not running.
+  /// A signal raised while its own hop runs would be queued again only when that run ends,
+  /// behind whatever was queued meanwhile; each hop switches to the other as it takes the list,
+  /// and the other's last run ended before this one began (the queue is serial).
+  private var nextSignal = 0
   /// The voices plays were given, for reuse once they are done with.
   package var voices = VoiceRecycler()
 
-  /// A list the queue finished with, emptied, for the next plays to go into (so a frame's plays
-  /// do not allocate a list every time).
-  private var spare: [PlayRequest] = []
+  /// Placement moves waiting for the queue, in the order they were made; the frames the newest
+  /// glide over; and the voices to release once the queue is past the moves sent before them.
+  /// They ride the plays' hop: a frame's moves and plays wake the queue once, and a moving field
+  /// of voices allocates nothing to send its moves.
+  package private(set) var moves: [PlacementMove] = []
+  package private(set) var moveFrames = 1
+  package private(set) var releases: [Unmanaged<Voice>] = []
 
+  /// A list the queue finished with, emptied, for the next plays to go into (so a frame's plays
+  /// do not allocate a list every time); the same for moves and releases.
+  private var spare: [PlayRequest] = []
+  private var spareMoves: [PlacementMove] = []
+  private var spareReleases: [Unmanaged<Voice>] = []
+
+  package init() {}
+
+  /// Whether there is anything for a hop to do.
+  package var hasWork: Bool { !list.isEmpty || !moves.isEmpty || !releases.isEmpty }
+
+  /// Adds `added` moves to glide over `frames` frames, then `released` voices to release, and
+  /// leaves both lists empty (with storage: the lists trade storage when none are waiting).
+  package mutating func add(
+    moves added: inout [PlacementMove], releasing released: inout [Unmanaged<Voice>], overFrames frames: Int
+  ) {
+    if !added.isEmpty {
+      moveFrames = frames
+      Self.move(&added, into: &moves)
+    }
+    Self.move(&released, into: &releases)
+  }
+
+  /// `items` appended to `waiting`, `items` left empty.
+  private static func move<Element>(_ items: inout [Element], into waiting: inout [Element]) {
+    guard !items.isEmpty else { return }
+    if waiting.isEmpty {
+      swap(&items, &waiting)
+    } else {
+      waiting.append(contentsOf: items)
+      items.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Marks a hop scheduled and returns the signal to raise for it (0 or 1), or nil when a hop
+  /// is already on its way (it serves what was just added).
+  package mutating func scheduleHop() -> Int? {
+    guard !isScheduled else { return nil }
+    isScheduled = true
+    return nextSignal
+  }
+
+  /// The waiting plays, for the hop that is running; the next hop will raise the other signal.
   package mutating func take() -> [PlayRequest] {
     var taken = spare
     swap(&taken, &list)
     spare = []
     isScheduled = false
+    nextSignal ^= 1
     return taken
+  }
+
+  /// The waiting moves and releases, for the hop that is running (after ``take()``).
+  package mutating func takePlacements() -> (
+    moves: [PlacementMove], releases: [Unmanaged<Voice>], frames: Int
+  ) {
+    var taken = spareMoves
+    swap(&taken, &moves)
+    spareMoves = []
+    var released = spareReleases
+    swap(&released, &releases)
+    spareReleases = []
+    return (taken, released, moveFrames)
   }
 
   /// Hands back a list ``take()`` returned, once its plays are served.
   package mutating func giveBack(_ storage: inout [PlayRequest]) {
     storage.removeAll(keepingCapacity: true)
     if storage.capacity > spare.capacity { swap(&storage, &spare) }
+  }
+
+  /// Hands back the lists ``takePlacements()`` returned, once they are done with.
+  package mutating func giveBack(moves: inout [PlacementMove], releases: inout [Unmanaged<Voice>]) {
+    moves.removeAll(keepingCapacity: true)
+    if moves.capacity > spareMoves.capacity { swap(&moves, &spareMoves) }
+    releases.removeAll(keepingCapacity: true)
+    if releases.capacity > spareReleases.capacity { swap(&releases, &spareReleases) }
   }
 }
 
