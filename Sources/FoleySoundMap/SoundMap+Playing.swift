@@ -17,7 +17,7 @@ extension SoundMap {
 
   private func outcome(of event: GameEvent, in scene: Scene?) -> (PostedEvent.Outcome, PlayedSounds) {
     statistics.posted += 1
-    guard let entry = definition.events[event.name] else {
+    guard let entry = eventLookup.entry(named: event.name, in: definition.events) else {
       if handleMusic(event) { return (.music, .none) }
       let count = statistics.unknown[event.name, default: 0]
       statistics.unknown[event.name] = count + 1
@@ -213,7 +213,8 @@ extension SoundMap {
     }
     guard
       let voice = SceneVoices.start(
-        .sound(sound), for: node, engine: engine, volume: pow(10, plan.decibels / 20),
+        .sound(sound), for: node, engine: engine,
+        volume: plan.decibels == 0 ? 1 : pow(10, plan.decibels / 20),
         loops: entry.loops ? -1 : 0, positional: entry.positional),
       !voice.isFinished
     else { return }
@@ -270,4 +271,39 @@ extension SoundMap {
   }
 
   package static var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+}
+
+/// The entries of recently posted names (or their absence), found by the name's bits before its
+/// hash. A posted name is most often a literal, whose bits are the same at every post, or a short
+/// name held in the string itself: its slot is picked from its two words, and a string compare
+/// that starts by comparing those words confirms it, where the definition's dictionary hashed
+/// every byte of the name (about 340 instructions a post). A name built afresh for each post
+/// lands in a slot by its new bits, misses, and is looked up in the definition. The map empties
+/// it whenever its definition changes.
+package struct EventLookup {
+  private static let slots = 32
+  private var names = [String?](repeating: nil, count: slots)
+  private var entries = [EventEntry?](repeating: nil, count: slots)
+
+  package init() {}
+
+  /// `name`'s entry in `events`, from its slot when it was posted there last.
+  @inline(__always)
+  package mutating func entry(named name: String, in events: [String: EventEntry]) -> EventEntry? {
+    let words = unsafeBitCast(name, to: (UInt64, UInt64).self)
+    let mixed = (words.0 ^ (words.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+    let slot = Int(truncatingIfNeeded: mixed >> 59)
+    if let held = names[slot], held == name { return entries[slot] }
+    let entry = events[name]
+    names[slot] = name
+    entries[slot] = entry
+    return entry
+  }
+
+  package mutating func removeAll() {
+    for slot in 0..<Self.slots {
+      names[slot] = nil
+      entries[slot] = nil
+    }
+  }
 }

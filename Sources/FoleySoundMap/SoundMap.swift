@@ -91,7 +91,11 @@ public final class SoundMap {
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public private(set) var lastErrors: [String] = []
 
-  @exclusivity(unchecked) package var definition: SoundMapDefinition
+  @exclusivity(unchecked) package var definition: SoundMapDefinition {
+    didSet { eventLookup.removeAll() }
+  }
+  /// The entries of recently posted names, found without hashing the name.
+  @exclusivity(unchecked) package var eventLookup = EventLookup()
   @exclusivity(unchecked) package var sounds: [String: Sound] = [:]
   package var signatures: [String: FileSignature] = [:]
   /// The music section's files, found in the map's folder.

@@ -242,6 +242,37 @@ struct SoundMapTests {
       ])
   }
 
+  @Test(
+    "48 events, short and long names, literal and built at each post, interleaved with unknown ones: each post reaches its own event"
+  )
+  func manyNamesEachReachTheirEvent() throws {
+    let audio = try EmbeddedAudio()
+    // More names than the map's lookup has slots, so names share slots and replace each other.
+    let count = 48
+    func name(_ index: Int) -> String {
+      index.isMultiple(of: 2) ? "e\(index)" : "an event with a long name, number \(index)"
+    }
+    let files = Dictionary(uniqueKeysWithValues: (0..<count).map { ("f\($0).wav", 200 + Double($0) * 10) })
+    let folder = try Self.folder(files)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let events = (0..<count).map { #""\#(name($0))": { "play": "f\#($0).wav" }"# }.joined(separator: ", ")
+    let map = try Self.map(#"{ "version": 1, "events": { \#(events) } }"#, in: folder, engine: audio.engine)
+    // The same strings each round (their bits repeat), then names built afresh at each post.
+    let held = (0..<count).map(name)
+    var wrong: [String] = []
+    for round in 0..<4 {
+      for step in 0..<count {
+        let index = (step * 7 + round * 5) % count
+        let posted = round < 2 ? held[index] : name(index)
+        if map.post(posted).map(\.file) != ["f\(index).wav"] { wrong.append("\(round): \(posted)") }
+        let unknown = map.post(posted + "?")
+        if !unknown.isEmpty { wrong.append("\(round): \(posted)? played") }
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    #expect(map.statistics.played == 4 * count && map.statistics.unknown.count == count)
+  }
+
   @Test("hot reload: a changed map swaps the sound at the next post; a bad edit keeps the old map")
   func hotReload() throws {
     let audio = try EmbeddedAudio()
