@@ -189,8 +189,9 @@ extension MixerCore {
   /// Moves positional voices to where the scene placed them, each ramping there over `frames`
   /// sample frames (about one game frame, so a node that moves every update glides, never steps).
   /// The ramp starts from the gain the mix has actually reached, so a voice still ramping from an
-  /// earlier change still arrives in time. On the queue, in the hop (``updatePlacements(_:releasing:overFrames:)``
-  /// sends them); the caller rebalances the voices after.
+  /// earlier change still arrives in time. On the queue, in the hop
+  /// (``updatePlacements(_:releasing:overFrames:)`` sends them); the caller rebalances the
+  /// voices after.
   ///
   /// The moves' voices are unretained (``PlacementMove``): their sender keeps them alive until
   /// the queue is past these moves.

@@ -25,7 +25,7 @@ package struct PendingRequests: Sendable {
   package var list: [PlayRequest] = []
   /// Whether a hop will serve ``list`` before anything queued after now: one is signalled and
   /// has not taken the list yet.
-  package private(set) var isScheduled = false
+  private var isScheduled = false
   /// Which of the core's two hop signals the next hop raises: the one that is not running.
   /// A signal raised while its own hop runs would be queued again only when that run ends,
   /// behind whatever was queued meanwhile; each hop switches to the other as it takes the list,
@@ -76,6 +76,20 @@ package struct PendingRequests: Sendable {
     }
   }
 
+  /// What `waiting` held, its place taken by `spare`'s storage (emptied by `giveBack`).
+  private static func take<Element>(_ waiting: inout [Element], spare: inout [Element]) -> [Element] {
+    var taken = spare
+    swap(&taken, &waiting)
+    spare = []
+    return taken
+  }
+
+  /// `storage` emptied and kept as the spare when it holds more than the spare does.
+  private static func giveBack<Element>(_ storage: inout [Element], to spare: inout [Element]) {
+    storage.removeAll(keepingCapacity: true)
+    if storage.capacity > spare.capacity { swap(&storage, &spare) }
+  }
+
   /// Marks a hop scheduled and returns the signal to raise for it (0 or 1), or nil when a hop
   /// is already on its way (it serves what was just added).
   package mutating func scheduleHop() -> Int? {
@@ -86,39 +100,27 @@ package struct PendingRequests: Sendable {
 
   /// The waiting plays, for the hop that is running; the next hop will raise the other signal.
   package mutating func take() -> [PlayRequest] {
-    var taken = spare
-    swap(&taken, &list)
-    spare = []
     isScheduled = false
     nextSignal ^= 1
-    return taken
+    return Self.take(&list, spare: &spare)
   }
 
   /// The waiting moves and releases, for the hop that is running (after ``take()``).
   package mutating func takePlacements() -> (
     moves: [PlacementMove], releases: [Unmanaged<Voice>], frames: Int
   ) {
-    var taken = spareMoves
-    swap(&taken, &moves)
-    spareMoves = []
-    var released = spareReleases
-    swap(&released, &releases)
-    spareReleases = []
-    return (taken, released, moveFrames)
+    (Self.take(&moves, spare: &spareMoves), Self.take(&releases, spare: &spareReleases), moveFrames)
   }
 
   /// Hands back a list ``take()`` returned, once its plays are served.
   package mutating func giveBack(_ storage: inout [PlayRequest]) {
-    storage.removeAll(keepingCapacity: true)
-    if storage.capacity > spare.capacity { swap(&storage, &spare) }
+    Self.giveBack(&storage, to: &spare)
   }
 
   /// Hands back the lists ``takePlacements()`` returned, once they are done with.
   package mutating func giveBack(moves: inout [PlacementMove], releases: inout [Unmanaged<Voice>]) {
-    moves.removeAll(keepingCapacity: true)
-    if moves.capacity > spareMoves.capacity { swap(&moves, &spareMoves) }
-    releases.removeAll(keepingCapacity: true)
-    if releases.capacity > spareReleases.capacity { swap(&releases, &spareReleases) }
+    Self.giveBack(&moves, to: &spareMoves)
+    Self.giveBack(&releases, to: &spareReleases)
   }
 }
 
