@@ -29,14 +29,20 @@ struct BenchTable {
     }
     func ratio(_ a: Double?, _ b: Double?) -> Double? { a.flatMap { a in b.map { a / max($0, 1e-9) } } }
 
+    // The speed issue's second cut asks 0.3 µs of game thread and 1.0 µs of process CPU per
+    // trigger; the first cut's lines (0.5, and 1.2 × C) are kept beside them as references.
     row(
-      "trigger_cpu_us", number("trigger_cpu_us"), minimum("trigger_cpu_us"), "≤ 0.5 (game-thread CPU)",
-      number("trigger_cpu_us").map { $0 <= 0.5 })
+      "trigger_cpu_us", number("trigger_cpu_us"), minimum("trigger_cpu_us"),
+      "≤ 0.3 (game-thread CPU; the first cut's line was 0.5)", number("trigger_cpu_us").map { $0 <= 0.3 })
     let process = number("trigger_process_cpu_us")
     let rawProcess = number("raw_c_trigger_cpu_us")
     row(
-      "trigger_process_cpu_us", process, minimum("trigger_process_cpu_us"), "≤ 1.2 × raw_c_trigger_cpu_us",
-      ratio(process, rawProcess).map { $0 <= 1.2 })
+      "trigger_process_cpu_us", process, minimum("trigger_process_cpu_us"),
+      "≤ 1.0 (process CPU, 256 channels)",
+      process.map { $0 <= 1.0 })
+    row(
+      "trigger_process_cpu_us ÷ raw_c_trigger_cpu_us", ratio(process, rawProcess), nil,
+      "reference: the first cut's line, ≤ 1.2", nil)
     row("raw_c_trigger_cpu_us", rawProcess, nil, "baseline (C, process CPU, 256 channels)", nil)
     // The baseline above pays for a failing Mix_PlayChannel(-1) (an error string) and two scans of
     // the channels; SDL_mixer itself can do less. Beside it, so no row flatters Foley.
@@ -71,7 +77,7 @@ struct BenchTable {
       row(
         "trigger_process_cpu_us_by_channels[\(channels)]", foley,
         keyedMin("trigger_process_cpu_us_by_channels", channels),
-        "≤ 1.2 × C (\(c.map { String(format: "%.3f", $0) } ?? "null"))", ratio(foley, c).map { $0 <= 1.2 })
+        "≤ 1.0 (C: \(c.map { String(format: "%.3f", $0) } ?? "null"))", foley.map { $0 <= 1.0 })
     }
     let flat = ratio(
       keyed("trigger_process_cpu_us_by_channels", "1024"), keyed("trigger_process_cpu_us_by_channels", "16"))
