@@ -73,8 +73,14 @@ struct MusicOutputTests {
     // After the fade the outgoing tone is gone (below -60 dB).
     let after = windows.filter { $0.start > fadeStart + 48_000 + window && $0.total > 0.5 * reference }
     #expect(after.count >= 8)
-    for entry in after {
-      #expect(entry.low < 1e-6 * reference, "440 Hz still at frame \(entry.start)")
+    for entry in after where entry.low >= 1e-6 * reference {
+      // Seen once under ThreadSanitizer and never reproduced: say what the window and its
+      // neighbours held (shares of one tone's full power), to tell a glitch from a track playing on.
+      let around = windows.filter { abs($0.start - entry.start) <= 2 * window }.map {
+        "frame \($0.start): 440 Hz \($0.low / reference), 660 Hz \($0.high / reference), all \($0.total / reference)"
+      }
+      Issue.record(
+        "440 Hz still at frame \(entry.start) (fade from \(fadeStart)):\n\(around.joined(separator: "\n"))")
     }
   }
 
