@@ -8,13 +8,18 @@ import Dispatch
 extension VoiceMixer {
   /// Renders the whole mix into SDL's buffer (whatever SDL_mixer put there is replaced), the
   /// master bus finishing each block in float before it is written in the device's format.
-  package func render(_ stream: UnsafeMutableRawPointer, byteCount: Int) {
+  /// - Parameter streamIsSilent: whether `stream` already holds silence, as SDL_mixer's
+  ///   post-mix hook gets it: then a buffer with nothing to play is left as it is.
+  package func render(_ stream: UnsafeMutableRawPointer, byteCount: Int, streamIsSilent: Bool = false) {
     foley_realtime_enter()
     defer { foley_realtime_leave() }
     let frames = byteCount / bytesPerFrame
     if armedLanes == 0, master.isSettled, !anyBusRinging {
-      // Nothing plays, nothing rings, the master has let go: the output is silence.
-      stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
+      // Nothing plays, nothing rings, the master has let go: the output is silence. (Clearing
+      // it again was half of an idle engine's instructions on the mixing thread.)
+      if !streamIsSilent {
+        stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
+      }
       for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
       busesRun.store(0, ordering: .relaxed)
       reverbRan.store(false, ordering: .relaxed)
@@ -348,7 +353,10 @@ package let voiceMixerPostMix:
       userData, stream, length in
       guard let userData, let stream, length > 0 else { return }
       // The engine keeps the mixer alive while the hook is set: no retain and release per buffer.
+      // SDL_mixer (2.6.2's `mix_channels`) fills the buffer with silence, then mixes music (Foley
+      // hooks none) and the playing channels (Foley's carriers loop zeros at volume 0) into it,
+      // then calls this hook: the buffer it hands over is silence.
       Unmanaged<VoiceMixer>.fromOpaque(userData)._withUnsafeGuaranteedRef {
-        $0.render(stream, byteCount: Int(length))
+        $0.render(stream, byteCount: Int(length), streamIsSilent: true)
       }
     }
