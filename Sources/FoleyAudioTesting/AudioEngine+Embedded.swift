@@ -31,9 +31,25 @@ extension AudioEngine {
   public func waitUntilIdle() {
     waitForBackgroundWork()
     streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
-    core.flushRequests()
+    core.flushRequests(evenIfHeld: true)
     while core.syncOnQueue({ core.isAwaitingDecodes }) {
       library.decodeQueue.sync {}
     }
+  }
+
+  /// Runs `body` with the engine's requests held: the plays, moves and releases it asks for wait
+  /// until ``waitUntilIdle()`` hands them to the audio queue in one hop, after whatever streams
+  /// `body` started have been put on their channels.
+  ///
+  /// An offline render's step runs the game's update this way. Without it, the order the queue
+  /// served a step's work in hung on timing: a stream started in the update (speech, music) is
+  /// put on its channel by the stream thread whenever that thread gets to it, and the scene's
+  /// hop at the end of the update went before or after it, so the plays got other channels, and
+  /// the mix added them up in another order (a render of the demo's tour differed in its last
+  /// bits under heavy load).
+  package func holdingRequests<Result>(_ body: () throws -> Result) rethrows -> Result {
+    core.holdRequests(true)
+    defer { core.holdRequests(false) }
+    return try body()
   }
 }

@@ -156,7 +156,9 @@ public final class OfflineRenderer {
     var steps = 0
     engine.waitUntilIdle()  // what was set up before the render (a map's pitch variants, decodes)
     while written < total {
-      update(step)
+      // Held: what the update asks for reaches the queue in one hop, in the order it was asked
+      // for, after the streams it started (see `AudioEngine.holdingRequests`).
+      engine.holdingRequests { update(step) }
       engine.waitUntilIdle()
       // Whole frames per step from one integer sequence: no drift, the same on every run.
       steps += 1

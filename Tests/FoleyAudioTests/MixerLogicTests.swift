@@ -303,4 +303,27 @@ struct PendingRequestsTests {
     // Each hop raises the signal that is not running: the one before's run ended before it began.
     #expect(signals == [0, 1, 0, 1, 0, 1, 0, 1])
   }
+
+  @Test(
+    "held requests raise no hop until a forced one, which takes them all; a hop already raised is not raised again"
+  )
+  func heldRequests() {
+    var pending = PendingRequests()
+    let unmanaged = Unmanaged.passUnretained(Voice.finished(id: 1))
+    var moves = [PlacementMove(unmanaged, to: SpatialPlacement(gain: 0.5, pan: 0))]
+    var releases: [Unmanaged<Voice>] = []
+    pending.isHeld = true
+    pending.add(moves: &moves, releasing: &releases, overFrames: 800)
+    #expect(pending.hasWork && pending.scheduleHop() == nil)
+    let forced = pending.scheduleHop(evenIfHeld: true)
+    #expect(forced == 0)
+    #expect(pending.scheduleHop(evenIfHeld: true) == nil)
+    _ = pending.take()
+    #expect(pending.takePlacements().moves.count == 1)
+    // Let go: hops are raised again as requests come.
+    pending.isHeld = false
+    moves.append(PlacementMove(unmanaged, to: SpatialPlacement(gain: 0.25, pan: 0)))
+    pending.add(moves: &moves, releasing: &releases, overFrames: 800)
+    #expect(pending.scheduleHop() == 1)
+  }
 }

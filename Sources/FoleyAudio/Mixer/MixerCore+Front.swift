@@ -66,10 +66,19 @@ extension MixerCore {
     return voice
   }
 
-  /// Hands the waiting requests to the audio queue, if any wait and none are on their way.
-  package func flushRequests() {
-    let hop = requests.withLock { pending in pending.hasWork ? pending.scheduleHop() : nil }
+  /// Hands the waiting requests to the audio queue, if any wait and none are on their way; while
+  /// they are held, only when `evenIfHeld`.
+  package func flushRequests(evenIfHeld: Bool = false) {
+    let hop = requests.withLock { pending in
+      pending.hasWork ? pending.scheduleHop(evenIfHeld: evenIfHeld) : nil
+    }
     if let hop { queueRequestHop(signal: hop) }
+  }
+
+  /// Holds (or lets go of) the requests: while held, plays, moves and releases wait in the
+  /// mailbox until a forced ``flushRequests(evenIfHeld:)``.
+  package func holdRequests(_ held: Bool) {
+    requests.withLock { $0.isHeld = held }
   }
 
   /// Sends positional voices' new placements to the queue, each to glide there over `frames`

@@ -90,10 +90,16 @@ package struct PendingRequests: Sendable {
     if storage.capacity > spare.capacity { swap(&storage, &spare) }
   }
 
+  /// While true, no hop is raised but a forced one (``scheduleHop(evenIfHeld:)``): what is asked
+  /// for waits here. An offline render holds its game's update, so that what the queue serves
+  /// in a step, and in what order, does not depend on when a hop ran (see
+  /// `AudioEngine.holdingRequests`).
+  package var isHeld = false
+
   /// Marks a hop scheduled and returns the signal to raise for it (0 or 1), or nil when a hop
-  /// is already on its way (it serves what was just added).
-  package mutating func scheduleHop() -> Int? {
-    guard !isScheduled else { return nil }
+  /// is already on its way (it serves what was just added) or the requests are held.
+  package mutating func scheduleHop(evenIfHeld: Bool = false) -> Int? {
+    guard !isScheduled, evenIfHeld || !isHeld else { return nil }
     isScheduled = true
     return nextSignal
   }
