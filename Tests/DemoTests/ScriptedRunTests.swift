@@ -208,8 +208,9 @@ struct ScriptedRunTests {
     let info = try WAVFile.info(at: first)
     let bytes = (try Data(contentsOf: first), try Data(contentsOf: second))
     if bytes.0 != bytes.1 {
-      // Seen once, under heavy load, and never reproduced: say where the renders part (the tour's
-      // second and frame) and keep both files, so the next failure can be looked into.
+      // The renders once parted under heavy load (a stream's channel raced the update's plays;
+      // fixed by holding the update's requests): say where they part (the tour's second and
+      // frame) and keep both files, so a next failure can be looked into.
       let differing =
         zip(bytes.0, bytes.1).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         ?? min(bytes.0.count, bytes.1.count)
