@@ -222,7 +222,7 @@ struct ScriptedRunTests {
       try? FileManager.default.copyItem(at: second, to: kept.appendingPathComponent("tour-2.wav"))
       Issue.record(
         """
-        the two renders differ from frame \(frame) (\(Double(frame) / 48_000) s); both kept in \(kept.path)
+        the two renders differ from frame \(frame) (\(Double(frame) / Double(info.format.sampleRate)) s); both kept in \(kept.path)
         first: \(one.output)
         second: \(two.output)
         """)
