@@ -10,8 +10,15 @@
 /// a retain and a release of each of its eight arrays and tables, several times per trigger and
 /// per moving voice. Queue-confined, one access at a time: the runtime's exclusivity checks are
 /// left off.
+///
+/// The slots lie in memory the table owns, read and changed where they lie: an array's element
+/// read copies the whole `Slot?` (a retain and a release of each of its references, through the
+/// standard library's unspecialized `Optional` value witnesses: about 110 instructions a copy,
+/// eight copies a stolen trigger), where a read through the table's addressor loads one field.
 package final class ChannelTable {
-  @exclusivity(unchecked) private(set) var slots: [Slot?] = []
+  /// `slotCount` initialized slots, nil where a channel is free.
+  @exclusivity(unchecked) private var slots = UnsafeMutablePointer<Slot?>.allocate(capacity: 1)
+  @exclusivity(unchecked) private var slotCount = 0
   @exclusivity(unchecked) private(set) var gains: [ChannelGain] = []
   @exclusivity(unchecked) private var free: [Int] = []
   /// Start-order links between counted voices' channels (-1 ends a list).
@@ -30,15 +37,39 @@ package final class ChannelTable {
 
   package init() {}
 
-  package var channelCount: Int { slots.count }
+  deinit {
+    slots.deinitialize(count: slotCount)
+    slots.deallocate()
+  }
 
-  package subscript(channel: Int) -> Slot? { slots[channel] }
+  package var channelCount: Int { slotCount }
+
+  /// The slot on `channel`, read where it lies: `table[channel]?.isReleasing` loads one field,
+  /// and only a binding (`if let slot = table[channel]`) copies the slot.
+  package subscript(channel: Int) -> Slot? {
+    unsafeAddress { UnsafePointer(at(channel)) }
+  }
+
+  /// Where `channel`'s slot lies (trapping outside the table, as an array would).
+  @inline(__always)
+  private func at(_ channel: Int) -> UnsafeMutablePointer<Slot?> {
+    precondition(UInt(bitPattern: channel) < UInt(bitPattern: slotCount), "no such channel")
+    return slots + channel
+  }
+
+  /// Whether nothing is on `channel`.
+  package func isFree(_ channel: Int) -> Bool { self[channel] == nil }
 
   /// Adds channels up to `count`, each with its gain stage.
   package func grow(to count: Int, makeGain: () -> ChannelGain) {
-    guard count > slots.count else { return }
-    let added = slots.count..<count
-    slots += Array(repeating: nil, count: added.count)
+    guard count > slotCount else { return }
+    let added = slotCount..<count
+    let grown = UnsafeMutablePointer<Slot?>.allocate(capacity: count)
+    grown.moveInitialize(from: slots, count: slotCount)
+    (grown + slotCount).initialize(repeating: nil, count: added.count)
+    slots.deallocate()
+    slots = grown
+    slotCount = count
     gains += added.map { _ in makeGain() }
     previous += Array(repeating: -1, count: added.count)
     next += Array(repeating: -1, count: added.count)
@@ -52,43 +83,47 @@ package final class ChannelTable {
 
   /// Returns a channel taken with ``takeFreeChannel()`` that nothing was placed on.
   package func giveBack(_ channel: Int) {
-    guard slots[channel] == nil, !free.contains(channel) else { return }
+    guard at(channel).pointee == nil, !free.contains(channel) else { return }
     free.append(channel)
   }
 
   /// Puts a counted voice on `channel` (taken from ``takeFreeChannel()``).
-  package func place(_ slot: Slot, on channel: Int) {
-    slots[channel] = slot
+  package func place(_ slot: consuming Slot, on channel: Int) {
     slot.voice.channel = channel
     if slot.isCounted {
       link(channel, soundKey: slot.soundKey, perSound: slot.isLimited)
     } else {
       streamChannels += 1
     }
+    at(channel).pointee = consume slot
   }
 
   /// Changes the slot on `channel` where it lies (no copy of its references); nil when the
   /// channel is free.
   @discardableResult
   package func update<Result>(_ channel: Int, _ change: (inout Slot) -> Result) -> Result? {
-    guard slots[channel] != nil else { return nil }
-    return change(&slots[channel]!)
+    guard at(channel).pointee != nil else { return nil }
+    return change(&at(channel).pointee!)
   }
+
+  /// The voice on `channel`, if any (one retain, not a copy of the slot).
+  package func voice(on channel: Int) -> Voice? { self[channel]?.voice }
 
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
   package func stopCounting(_ channel: Int) {
     // Where the slot lies: a copy is a retain and a release of each of its references, and every
     // stolen voice comes here.
-    guard slots[channel]?.isReleasing == false else { return }
-    slots[channel]!.isReleasing = true
-    guard slots[channel]!.isCounted else { return }
-    unlink(channel, soundKey: slots[channel]!.soundKey, perSound: slots[channel]!.isLimited)
+    let slot = at(channel)
+    guard slot.pointee?.isReleasing == false else { return }
+    slot.pointee!.isReleasing = true
+    guard slot.pointee!.isCounted else { return }
+    unlink(channel, soundKey: slot.pointee!.soundKey, perSound: slot.pointee!.isLimited)
   }
 
   /// Empties `channel` and frees it; returns what was on it (moved out, not copied).
   @discardableResult
   package func vacate(_ channel: Int) -> Slot? {
-    guard let slot = slots[channel].take() else { return nil }
+    guard let slot = at(channel).pointee.take() else { return nil }
     if !slot.isCounted {
       streamChannels -= 1
     } else if !slot.isReleasing {
@@ -101,10 +136,8 @@ package final class ChannelTable {
   /// The channel of `voice`, if the voice is still on one (a stale handle finds nothing).
   package func channel(of voice: Voice) -> Int? {
     let channel = voice.channel
-    // Read where it lies: `slots[channel]?.voice` copied the whole slot (a retain and a release
-    // of each of its references, through the standard library's unspecialized Optional copy),
-    // for every moving voice every update.
-    guard channel >= 0, channel < slots.count, update(channel, { $0.voice === voice }) == true else {
+    // Read where it lies (the table's addressor): every moving voice comes here every update.
+    guard channel >= 0, channel < slotCount, self[channel]?.voice === voice else {
       return nil
     }
     return channel
@@ -122,8 +155,10 @@ package final class ChannelTable {
     var best: (channel: Int, priority: Int)?
     var channel = oldest
     while channel >= 0 {
-      if let slot = slots[channel], slot.priority < priority, best == nil || slot.priority < best!.priority {
-        best = (channel, slot.priority)
+      if let slotPriority = at(channel).pointee?.priority, slotPriority < priority,
+        best == nil || slotPriority < best!.priority
+      {
+        best = (channel, slotPriority)
       }
       channel = next[channel]
     }
@@ -132,15 +167,16 @@ package final class ChannelTable {
 
   /// The channels that carry streams.
   package var streamChannelList: [Int] {
-    streamChannels == 0 ? [] : slots.indices.filter { slots[$0]?.stream != nil }
+    streamChannels == 0 ? [] : (0..<slotCount).filter { at($0).pointee?.stream != nil }
   }
 
   /// Every occupied channel, for passes over all voices (session changes, buses, the census).
-  package var occupiedChannels: [Int] { slots.indices.filter { slots[$0] != nil } }
+  package var occupiedChannels: [Int] { (0..<slotCount).filter { at($0).pointee != nil } }
 
   /// Empties the table: no channels (the core's start, or a device lost).
   package func removeAll() {
-    slots = []
+    slots.deinitialize(count: slotCount)
+    slotCount = 0
     gains = []
     free = []
     previous = []

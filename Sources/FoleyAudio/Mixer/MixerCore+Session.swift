@@ -6,6 +6,8 @@ package import FoleySession
 extension MixerCore {
   package func mode(for category: SoundCategory) -> SessionMode {
     let state = sessionState
+    // Active: every category plays normally, whatever its policy (no lock for it, every start).
+    if state.isActive { return .normal }
     return policies.withLock { $0.mode(for: category, in: state) }
   }
 

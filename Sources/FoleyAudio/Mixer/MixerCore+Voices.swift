@@ -61,8 +61,7 @@ extension MixerCore {
       return
     }
     startOrder += 1
-    let slot = candidate
-    guard play(slot, on: channel, chunk: sound.buffer.chunk, loops: loops, paused: false) else {
+    guard play(consume candidate, on: channel, chunk: sound.buffer.chunk, loops: loops, paused: false) else {
       table.giveBack(channel)
       finish(voice, counting: .failed)
       return
@@ -74,7 +73,9 @@ extension MixerCore {
   }
 
   /// Puts `slot` on `channel` with its gain stage in front; false (logged) when the mixer refuses.
-  package func play(_ slot: Slot, on channel: Int, chunk: MixChunk, loops: Int, paused: Bool) -> Bool {
+  package func play(
+    _ slot: consuming Slot, on channel: Int, chunk: MixChunk, loops: Int, paused: Bool
+  ) -> Bool {
     let gain = table.gains[channel]
     if paused {
       gain.reset(left: 0, right: 0)
@@ -115,11 +116,11 @@ extension MixerCore {
       logger.error("cannot play '\(slot.sound.name)': \(error.message)")
       return false
     }
-    if table[channel] == nil {
+    if table.isFree(channel) {
       slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
-      table.place(slot, on: channel)
+      table.place(consume slot, on: channel)
     } else {
-      table.update(channel) { $0 = slot }
+      table.update(channel) { [slot] in $0 = slot }
     }
     return true
   }
@@ -153,16 +154,16 @@ extension MixerCore {
 
   /// Turns a playing voice into a releasing one: it no longer counts, ramps out and is halted.
   private func steal(channel: Int) {
-    guard let slot = table[channel] else { return }
+    guard let voice = table.voice(on: channel) else { return }
     release(channel: channel, fadeOut: 0)
-    finish(slot.voice, counting: .stolen)
+    finish(voice, counting: .stolen)
   }
 
   /// Stops counting the voice on `channel` and ramps it out over `fadeOut` seconds (at least the
   /// de-click time) before it is halted. A voice that goes on without its channel (virtual) stays
   /// active.
   package func release(channel: Int, fadeOut: Double, voiceGoesOn: Bool = false) {
-    guard let slot = table[channel], !slot.isReleasing else { return }
+    guard table[channel]?.isReleasing == false else { return }
     table.stopCounting(channel)
     if !voiceGoesOn { counters.activeVoices.subtract(1, ordering: .relaxed) }
     releases.cancel(on: channel)
