@@ -110,6 +110,29 @@ struct ShapingOutputTests {
     #expect(quiet < 0.4 * 0.01, "filtered peak \(quiet)")
   }
 
+  @Test("the meters read a sound while it plays and fall to silence once nothing plays, each time")
+  func metersFallToSilence() throws {
+    let tone = makeToneWAV(frequency: 440, duration: 0.3, amplitude: 0.4)
+    _ = try captureDiskOutput { engine, output in
+      let sound = try engine.sound(data: tone)
+      // Twice: an idle mix zeroes the meters once and then leaves them, so the second sound's
+      // levels must show and fall again as the first's did.
+      for round in 1...2 {
+        let voice = engine.play(sound)
+        #expect(
+          waitUntil { abs((engine.busLevels["master"] ?? -.infinity) - 20 * log10(0.4)) < 0.2 },
+          "round \(round): \(engine.busLevels)")
+        #expect(waitUntil { voice.isFinished })
+        #expect(
+          waitUntil { engine.busLevels.values.allSatisfy { $0 == -.infinity } },
+          "round \(round): \(engine.busLevels)")
+        #expect(output.waitForMore(seconds: 0.1))
+        #expect(
+          engine.busLevels.values.allSatisfy { $0 == -.infinity }, "round \(round): \(engine.busLevels)")
+      }
+    }
+  }
+
   @Test("the reverb's tail rings on after its voice ends, decays to exact zeros, then costs nothing")
   func reverbTail() throws {
     let burst = whiteNoise(seconds: 0.1, seed: 3).map { $0 * 0.5 }
@@ -125,6 +148,9 @@ struct ShapingOutputTests {
       // The room's tail is well under 2 s; then the return bus stops running.
       #expect(waitUntil { engine.core.mixer.busesRun.load(ordering: .relaxed) == 0 })
       idleBuses = engine.core.mixer.busesRun.load(ordering: .relaxed)
+      // No bus is counted as ringing any more, so the mix takes its idle path (read under the
+      // audio lock: the count is the mixing thread's).
+      #expect(engine.core.backend.withAudioLock { engine.core.mixer.ringingBuses } == 0)
       #expect(output.waitForMore(seconds: 0.1))
     }
     #expect(idleBuses == 0)

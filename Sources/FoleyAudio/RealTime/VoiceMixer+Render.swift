@@ -14,20 +14,25 @@ extension VoiceMixer {
     foley_realtime_enter()
     defer { foley_realtime_leave() }
     let frames = byteCount / bytesPerFrame
-    if armedLanes == 0, master.isSettled, !anyBusRinging {
+    if armedLanes == 0, ringingBuses == 0, master.isSettled {
       // Nothing plays, nothing rings, the master has let go: the output is silence. (Clearing
-      // it again was half of an idle engine's instructions on the mixing thread.)
+      // it again was half of an idle engine's instructions on the mixing thread.) The meters
+      // are zeroed once, not every idle callback.
       if !streamIsSilent {
         stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
       }
-      for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
-      busesRun.store(0, ordering: .relaxed)
-      reverbRan.store(false, ordering: .relaxed)
+      if !metersAtRest {
+        for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
+        busesRun.store(0, ordering: .relaxed)
+        reverbRan.store(false, ordering: .relaxed)
+        metersAtRest = true
+      }
       clock &+= UInt64(frames)
       framesMixed.store(clock, ordering: .releasing)
       return
     }
     var done = 0
+    metersAtRest = false
     for bus in 0..<Self.busCapacity { peaks[bus] = 0 }
     isTapping = tap.isEnabled.load(ordering: .relaxed)
     while done < frames {
@@ -63,11 +68,6 @@ extension VoiceMixer {
       index += 1
     }
     return result
-  }
-
-  private var anyBusRinging: Bool {
-    for bus in 1..<Self.busCapacity where buses[bus].ringing { return true }
-    return false
   }
 
   /// Mixes one block into the master's sum (bus 0); returns the lanes that played and the buses
@@ -328,7 +328,7 @@ extension VoiceMixer {
         ringing = true
       }
     }
-    buses[bus].ringing = ringing
+    setRinging(bus, ringing)
     buses[bus].touched = true
   }
 

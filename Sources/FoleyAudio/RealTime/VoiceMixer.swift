@@ -110,6 +110,12 @@ package final class VoiceMixer: @unchecked Sendable {
   var laneCount = 0
   /// Lanes armed (playing or paused), kept with every arm and clear.
   var armedLanes = 0
+  /// Buses whose effects still ring, kept with every change of a bus's `ringing` (so an idle
+  /// callback asks one number, not 31 buses).
+  package private(set) var ringingBuses = 0
+  /// Whether the meters, `busesRun` and `reverbRan` already read zero from an idle callback: the
+  /// next idle one leaves them (32 meters in 32 cache lines, cold after 10 ms of sleep).
+  var metersAtRest = false
   var laneCapacity = 0
   /// The shapers' owners (the lanes keep them unretained), by channel.
   private var shapers: [VoiceShaper?] = []
@@ -345,8 +351,16 @@ package final class VoiceMixer: @unchecked Sendable {
     let chain = UnsafeMutableBufferPointer<Unmanaged<AudioEffect>>.allocate(capacity: effects.count)
     for (index, effect) in effects.enumerated() { chain[index] = .passUnretained(effect) }
     buses[bus].effects = chain
-    buses[bus].ringing = false
+    setRinging(bus, false)
     chains[bus] = effects
+  }
+
+  /// Sets whether `bus`'s effects still ring, keeping ``ringingBuses``.
+  @inline(__always)
+  func setRinging(_ bus: Int, _ ringing: Bool) {
+    guard buses[bus].ringing != ringing else { return }
+    buses[bus].ringing = ringing
+    ringingBuses += ringing ? 1 : -1
   }
 
   func clearLane(_ channel: Int) {
