@@ -201,6 +201,56 @@ struct RealTimeKernelTests {
     #expect(stretchesSeen.clamped > 1_000)
     #expect(stretchesSeen.held > 1_000)
   }
+
+  @Test(
+    "the stereo filter's two-frame steps give the per-sample SVF's output, for every response, in blocks of any length, its cutoff moving between them"
+  )
+  func stereoFilterMatchesThePerSampleFilter() {
+    // The mono path runs the SVF's equations a sample at a time: two of them, one per side,
+    // are the definition the stereo path's state-space steps must reproduce.
+    var material = Material(state: 0x9E37_79B9_7F4A_7C15)
+    let responses: [StateVariableFilter.Response] = [
+      .lowPass, .highPass, .bandPass, .lowShelf, .highShelf, .peaking, .notch,
+    ]
+    var worst: Float = 0
+    var compared = 0
+    for response in responses {
+      for (frequency, q, gain) in [(40.0, 0.707, 6.0), (1_000, 0.5, -12), (9_000, 4, 9), (23_000, 0.707, 0)] {
+        let stereo = StateVariableFilter(channels: 2, sampleRate: 48_000)
+        let sides = [
+          StateVariableFilter(channels: 1, sampleRate: 48_000),
+          StateVariableFilter(channels: 1, sampleRate: 48_000),
+        ]
+        let first = material.block(frames: 1, amplitude: 0.8)
+        stereo.prime(with: first)
+        sides[0].prime(with: [first[0]])
+        sides[1].prime(with: [first[1]])
+        for block in 0..<60 {
+          // The cutoff moves every few blocks (an octave either way), as a swept voice's does.
+          let moved = frequency * (block % 4 == 0 ? Double(1 + material.unit()) + 0.5 : 1)
+          for filter in [stereo] + sides { filter.configure(response, frequency: moved, q: q, gainDB: gain) }
+          let frames = Int(material.next() % 37) + 1
+          var samples = material.block(frames: frames, amplitude: 0.9)
+          var left = (0..<frames).map { samples[2 * $0] }
+          var right = (0..<frames).map { samples[2 * $0 + 1] }
+          stereo.process(&samples, frames: frames)
+          sides[0].process(&left, frames: frames)
+          sides[1].process(&right, frames: frames)
+          for frame in 0..<frames {
+            for (got, expected) in [
+              (samples[2 * frame], left[frame]), (samples[2 * frame + 1], right[frame]),
+            ] {
+              worst = max(worst, abs(got - expected) / max(1, abs(expected)))
+              compared += 1
+            }
+          }
+        }
+      }
+    }
+    #expect(compared > 10_000)
+    // Float rounding in another order, nothing more (a wrong coefficient is off by 1e-2 or more).
+    #expect(worst < 2e-5, "largest difference \(worst)")
+  }
 }
 
 /// The limiter's walk as first written (ring positions by division, no pass-through, the state

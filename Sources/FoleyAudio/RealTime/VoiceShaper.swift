@@ -136,6 +136,20 @@ package final class StateVariableFilter: @unchecked Sendable {
   private var m0: Float = 0
   private var m1: Float = 0
   private var m2: Float = 1
+  /// The same filter as a linear system on its two states s = (ic1, ic2), for the stereo path:
+  /// s' = A·s + B·x, y = C·s + D·x, and two samples at a time, s'' = A²·s + A·B·x₀ + B·x₁,
+  /// y₁ = C·A·s + C·B·x₀ + D·x₁. The states are the SVF's own, so a cutoff that moves between
+  /// blocks, or `prime(with:)`, means what it does per sample. Stepping two samples at once
+  /// halves the chain each sample waits on (a recursive filter is bound by it, not by its
+  /// arithmetic).
+  private var stepA = SIMD4<Float>(1, 0, 0, 1)  // A, by rows: a11, a12, a21, a22
+  private var stepB = SIMD2<Float>(0, 0)
+  private var outC = SIMD2<Float>(0, 1)
+  private var outD: Float = 0
+  private var pairA = SIMD4<Float>(1, 0, 0, 1)  // A²
+  private var pairB = SIMD2<Float>(0, 0)  // A·B
+  private var pairC = SIMD2<Float>(0, 1)  // C·A
+  private var pairD: Float = 0  // C·B
 
   package init(channels: Int, sampleRate: Double) {
     self.channels = channels
@@ -183,6 +197,19 @@ package final class StateVariableFilter: @unchecked Sendable {
     case .lowShelf: (m0, m1, m2) = (1, kk * (a - 1), a * a - 1)
     case .highShelf: (m0, m1, m2) = (a * a, kk * (1 - a) * a, 1 - a * a)
     }
+    // ic1' = (2a1 − 1)·ic1 − 2a2·ic2 + 2a2·x;  ic2' = 2a2·ic1 + (1 − 2a3)·ic2 + 2a3·x
+    // y = (m1·a1 + m2·a2)·ic1 + (m2·(1 − a3) − m1·a2)·ic2 + (m0 + m1·a2 + m2·a3)·x
+    let (s11, s12, s21, s22) = (2 * a1 - 1, -2 * a2, 2 * a2, 1 - 2 * a3)
+    let (b1, b2) = (2 * a2, 2 * a3)
+    let (c1, c2) = (m1 * a1 + m2 * a2, m2 * (1 - a3) - m1 * a2)
+    stepA = SIMD4(s11, s12, s21, s22)
+    stepB = SIMD2(b1, b2)
+    outC = SIMD2(c1, c2)
+    outD = m0 + m1 * a2 + m2 * a3
+    pairA = SIMD4(s11 * s11 + s12 * s21, s11 * s12 + s12 * s22, s21 * s11 + s22 * s21, s21 * s12 + s22 * s22)
+    pairB = SIMD2(s11 * b1 + s12 * b2, s21 * b1 + s22 * b2)
+    pairC = SIMD2(c1 * s11 + c2 * s21, c1 * s12 + c2 * s22)
+    pairD = c1 * b1 + c2 * b2
   }
 
   /// Filters `frames` interleaved frames in place.
@@ -212,22 +239,42 @@ package final class StateVariableFilter: @unchecked Sendable {
     }
   }
 
-  /// Both sides of a stereo block at once, in SIMD lanes.
+  /// Both sides of a stereo block at once, in SIMD lanes, two frames a step (see `stepA`).
   @inline(__always)
   private func processStereo(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
     var ic1 = SIMD2<Float>(state[0], state[2])
     var ic2 = SIMD2<Float>(state[1], state[3])
-    let (a1, a2, a3) = (SIMD2(repeating: self.a1), SIMD2(repeating: self.a2), SIMD2(repeating: self.a3))
-    let (m0, m1, m2) = (SIMD2(repeating: self.m0), SIMD2(repeating: self.m1), SIMD2(repeating: self.m2))
     let raw = UnsafeMutableRawPointer(samples)
-    for frame in 0..<frames {
-      let v0 = raw.loadUnaligned(fromByteOffset: frame * 8, as: SIMD2<Float>.self)
-      let v3 = v0 - ic2
-      let v1 = a1 * ic1 + a2 * v3
-      let v2 = ic2 + a2 * ic1 + a3 * v3
-      ic1 = 2 * v1 - ic1
-      ic2 = 2 * v2 - ic2
-      raw.storeBytes(of: m0 * v0 + m1 * v1 + m2 * v2, toByteOffset: frame * 8, as: SIMD2<Float>.self)
+    let (c1, c2, d) = (SIMD2(repeating: outC[0]), SIMD2(repeating: outC[1]), SIMD2(repeating: outD))
+    let (e1, e2, f) = (SIMD2(repeating: pairC[0]), SIMD2(repeating: pairC[1]), SIMD2(repeating: pairD))
+    let (p11, p12) = (SIMD2(repeating: pairA[0]), SIMD2(repeating: pairA[1]))
+    let (p21, p22) = (SIMD2(repeating: pairA[2]), SIMD2(repeating: pairA[3]))
+    let (q1, q2) = (SIMD2(repeating: pairB[0]), SIMD2(repeating: pairB[1]))
+    let (b1, b2) = (SIMD2(repeating: stepB[0]), SIMD2(repeating: stepB[1]))
+    var frame = 0
+    while frame &+ 2 <= frames {
+      let x0 = raw.loadUnaligned(fromByteOffset: frame &* 8, as: SIMD2<Float>.self)
+      let x1 = raw.loadUnaligned(fromByteOffset: frame &* 8 &+ 8, as: SIMD2<Float>.self)
+      // The inputs' parts first: each state then waits on one product and two sums.
+      let y0 = (d * x0 + c2 * ic2) + c1 * ic1
+      let y1 = ((f * x0 + d * x1) + e2 * ic2) + e1 * ic1
+      let next1 = ((q1 * x0 + b1 * x1) + p12 * ic2) + p11 * ic1
+      let next2 = ((q2 * x0 + b2 * x1) + p22 * ic2) + p21 * ic1
+      raw.storeBytes(of: y0, toByteOffset: frame &* 8, as: SIMD2<Float>.self)
+      raw.storeBytes(of: y1, toByteOffset: frame &* 8 &+ 8, as: SIMD2<Float>.self)
+      ic1 = next1
+      ic2 = next2
+      frame &+= 2
+    }
+    if frame < frames {
+      // An odd frame left: one step.
+      let (s11, s12) = (SIMD2(repeating: stepA[0]), SIMD2(repeating: stepA[1]))
+      let (s21, s22) = (SIMD2(repeating: stepA[2]), SIMD2(repeating: stepA[3]))
+      let x = raw.loadUnaligned(fromByteOffset: frame &* 8, as: SIMD2<Float>.self)
+      raw.storeBytes(of: (d * x + c2 * ic2) + c1 * ic1, toByteOffset: frame &* 8, as: SIMD2<Float>.self)
+      let next1 = (b1 * x + s12 * ic2) + s11 * ic1
+      ic2 = (b2 * x + s22 * ic2) + s21 * ic1
+      ic1 = next1
     }
     state[0] = abs(ic1[0]) < 1e-20 ? 0 : ic1[0]
     state[1] = abs(ic2[0]) < 1e-20 ? 0 : ic2[0]
