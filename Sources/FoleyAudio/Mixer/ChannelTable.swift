@@ -83,7 +83,7 @@ package final class ChannelTable {
 
   /// Returns a channel taken with ``takeFreeChannel()`` that nothing was placed on.
   package func giveBack(_ channel: Int) {
-    guard at(channel).pointee == nil, !free.contains(channel) else { return }
+    guard isFree(channel), !free.contains(channel) else { return }
     free.append(channel)
   }
 
