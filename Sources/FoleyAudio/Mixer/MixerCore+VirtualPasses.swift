@@ -189,6 +189,7 @@ extension MixerCore {
         return true
       }
       placed = slot
+      placed.isChannelPaused = start.paused
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }

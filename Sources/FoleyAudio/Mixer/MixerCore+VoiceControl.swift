@@ -156,6 +156,7 @@ extension MixerCore {
       releases.cancel(on: channel)
     } else {
       backend.resume(channel)
+      table.update(channel) { $0.isChannelPaused = false }
     }
     retarget(channel, slot)
   }

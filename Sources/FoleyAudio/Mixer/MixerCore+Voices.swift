@@ -116,6 +116,7 @@ extension MixerCore {
       logger.error("cannot play '\(slot.sound.name)': \(error.message)")
       return false
     }
+    slot.isChannelPaused = paused
     if table.isFree(channel) {
       slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
       table.place(consume slot, on: channel)
@@ -167,7 +168,11 @@ extension MixerCore {
     table.stopCounting(channel)
     if !voiceGoesOn { counters.activeVoices.subtract(1, ordering: .relaxed) }
     releases.cancel(on: channel)
-    if backend.isPaused(channel) {
+    let isPaused = table[channel]?.isChannelPaused == true
+    // The queue's own record agrees with the mixer's lane while the lane plays (debug builds:
+    // every test that releases a voice checks it).
+    assert(isPaused == backend.isPaused(channel) || !backend.isPlaying(channel), "channel \(channel)'s pause")
+    if isPaused {
       // A paused channel is already silent: halting it cannot click.
       backend.halt(channel)
       return

@@ -9,6 +9,10 @@ package struct Slot {
   package var sessionMode: SessionMode
   /// Stopped or stolen: no longer counted, ramping to silence before its channel is halted.
   package var isReleasing = false
+  /// Whether its channel is paused in the mixer (started paused, or paused once its ramp reached
+  /// silence; not while that ramp is under way). The queue keeps this itself: asking the mixer
+  /// takes the audio lock, and every stolen voice asked.
+  package var isChannelPaused = false
   /// The frame of the sound its first pass starts from: non-zero for a voice that continues
   /// mid-sound (restored on a new device, or back from virtual). Later passes start at 0.
   package var position = 0
