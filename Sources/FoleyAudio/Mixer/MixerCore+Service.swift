@@ -15,8 +15,7 @@ extension MixerCore {
       switch operation.kind {
       case .halt: backend.halt(operation.channel)
       case .pause:
-        backend.pause(operation.channel)
-        table.update(operation.channel) { $0.isChannelPaused = true }
+        setChannelPaused(operation.channel, true)
         // A paused stream gives back what it played silent after its ramp: it resumes at the
         // first sample that was not heard. (The channel is paused, so its effect is not running.)
         if let stream = table[operation.channel]?.stream {

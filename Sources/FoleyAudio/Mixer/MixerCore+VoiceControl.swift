@@ -155,10 +155,16 @@ extension MixerCore {
     if releases.hasPendingPause(on: channel) {
       releases.cancel(on: channel)
     } else {
-      backend.resume(channel)
-      table.update(channel) { $0.isChannelPaused = false }
+      setChannelPaused(channel, false)
     }
     retarget(channel, slot)
+  }
+
+  /// Pauses or resumes `channel` in the mixer and records it on its slot: the queue is the only
+  /// writer of a lane's paused state, so a release reads the record, not the mixer under its lock.
+  package func setChannelPaused(_ channel: Int, _ paused: Bool) {
+    if paused { backend.pause(channel) } else { backend.resume(channel) }
+    table.update(channel) { $0.isChannelPaused = paused }
   }
 
   /// Ramps the channel's gain to what its slot, bus and session say now.
