@@ -301,9 +301,11 @@ extension StreamFiller {
       successor.fadeOutOnStart(stream.effect, frames: fadeFrames)
       stream.isHandedOver = true
       stream.successor.withLock { $0 = successor }
-      add(successor)
+      // Marked started before it is added: `add` refills at once, and a stream that has not
+      // started and has nothing to open is over (its voice would be stopped before it played).
       successor.isStarted = true
       successor.startsPaused = stream.startsPaused
+      add(successor)
       core.startStream(
         successor.voice, effect: successor.effect, category: successor.category, paused: stream.startsPaused,
         onStart: successor.startFadeOuts)

@@ -91,6 +91,58 @@ struct MusicOutputTests {
     }
   }
 
+  @Test("a queued pair with crossfadeDuration: both tracks play, overlapping by the crossfade, power steady")
+  func queuedPairCrossfades() throws {
+    // Two 3 s tones queued with a 1 s crossfade sound for 3 + 3 - 1 = 5 s: the second starts
+    // fading in 1 s before the first ends, both are heard mid-fade, and the summed power holds.
+    let amplitude = 0.4
+    let low = makeToneWAV(frequency: 440, duration: 3, amplitude: amplitude)
+    let high = makeToneWAV(frequency: 660, duration: 3, amplitude: amplitude)
+    var events: [MusicEvent] = []
+    var finishedAt = 0
+    let capture = try captureDiskOutput { engine, output in
+      let music = engine.music
+      music.crossfadeDuration = 1
+      music.addObserver { events.append($0) }
+      music.play([Track(data: low, name: "low.wav"), Track(data: high, name: "high.wav")])
+      #expect(
+        waitUntil(timeout: 60) {
+          music.deliverEvents()
+          return events.contains(.finished)
+        })
+      finishedAt = output.framesWritten
+    }
+    let started = events.compactMap { event -> String? in
+      if case .trackChanged(let now) = event { return now.track.name }
+      return nil
+    }
+    #expect(started == ["low.wav", "high.wav"], "tracks heard: \(started)")
+    let signal = capture.left
+    let window = 2_400  // 50 ms: whole cycles of both tones
+    let reference = amplitude * amplitude / 2
+    let windows = stride(from: 0, to: min(signal.count, finishedAt) - window, by: window).map {
+      start -> (start: Int, low: Double, high: Double, total: Double) in
+      let range = start..<(start + window)
+      return (
+        start, signal.power(atFrequency: 440, in: range), signal.power(atFrequency: 660, in: range),
+        pow(signal.rms(in: range), 2)
+      )
+    }
+    // Sound from the first window with the low tone to the last with the high one: 5 s.
+    let first = try #require(windows.first { $0.low > 0.5 * reference })
+    let last = try #require(windows.last { $0.high > 0.5 * reference })
+    let heardSeconds = Double(last.start + window - first.start) / 48_000
+    #expect(abs(heardSeconds - 5) <= 0.15, "heard for \(heardSeconds) s, not 3 + 3 - 1")
+    // Both tones at once in the middle of the fade, each above a third of its full power.
+    let both = windows.filter { $0.low > 0.3 * reference && $0.high > 0.3 * reference }
+    #expect(!both.isEmpty, "no window holds both tracks")
+    // The summed power within 1 dB of one tone alone from the first full window to the last.
+    for entry in windows where entry.start > first.start && entry.start < last.start {
+      let decibels = 10 * log10(entry.total / reference)
+      #expect(abs(decibels) < 1, "at frame \(entry.start): \(decibels) dB")
+    }
+  }
+
   @Test("loop seams and changes of track are gapless and exact in WAV, FLAC, OGG Vorbis, Opus and MP3")
   func loopSeamsInEveryFormat() throws {
     // The same 1.5 s chirp in each format, its loop region 0.5 s ..< 1.2 s from the tags (FLAC,
