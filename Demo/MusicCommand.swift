@@ -249,6 +249,7 @@ struct MusicCommand: AsyncParsableCommand {
         music.stop(fadeOut: 0.5)
       }
     }
+    await engine.waitUntilSilent(upTo: 2)
     if music.underrunFrames > 0 { say("underruns: \(music.underrunFrames) frames of silence") }
     if failures > 0 { throw ExitCode(1) }
   }

@@ -228,11 +228,8 @@ struct PlayCommand: AsyncParsableCommand {
       try await Task.sleep(for: .milliseconds(20))
       stepper.step()
     }
-    // The reverb's tail rings on after the voices: wait for it (at most 3 s, past any RT60).
-    let tailEnd = ContinuousClock.now + .seconds(3)
-    while engine.isReverbRinging, ContinuousClock.now < tailEnd {
-      try await Task.sleep(for: .milliseconds(20))
-    }
+    // The reverb's tail rings on after the voices: the output ends once it has decayed to silence.
+    await engine.waitUntilSilent()
     let stats = engine.statistics
     print("done: \(stats.started) played, \(failures) failed")
     if failures > 0 { throw ExitCode(1) }

@@ -76,6 +76,7 @@ struct SayCommand: AsyncParsableCommand {
       try await Task.sleep(for: .milliseconds(5))
       engine.session.mailbox.drain()  // this loop is the game thread: it drains the mailbox
     }
+    await engine.waitUntilSilent(upTo: 2)
     if failed { throw ExitCode(1) }
   }
 }

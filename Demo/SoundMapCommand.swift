@@ -135,6 +135,7 @@ struct SoundMapCommand: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(10))
         stepper.step()
       }
+      await engine.waitUntilSilent()
       let statistics = map.statistics
       say(
         "done: \(statistics.posted) posted, \(statistics.played) played, \(statistics.cooledDown) cooled down, "

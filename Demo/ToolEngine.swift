@@ -11,6 +11,16 @@ extension AudioEngine {
     return try AudioEngine(session: AudioSession(), logger: logger)
   }
 
+  /// Waits until the mix is silent (every voice ended, every effect's tail rung out), at most
+  /// `seconds`: a tool that closes then writes its last sound decayed to exact zeros, not cut.
+  @MainActor
+  func waitUntilSilent(upTo seconds: Double = 30) async {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while isSounding, ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+  }
+
   /// The first line the tools print: the device, and whether it is a silent stand-in.
   var deviceLine: String { "device: \(deviceFormat)\(isSilent ? " (silent: no audio device)" : "")" }
 }

@@ -269,6 +269,30 @@ struct ScriptedRunTests {
     }
   }
 
+  @Test("play --reverb hall: the tool waits for the tail, which decays to exact zeros before it closes")
+  func playWaitsForTheTail() throws {
+    let output = temporaryFile("tail.raw")
+    let click = temporaryFile("click.wav")
+    defer {
+      try? FileManager.default.removeItem(at: output)
+      try? FileManager.default.removeItem(at: click)
+    }
+    try makeToneWAV(frequency: 2_000, duration: 0.01, amplitude: 0.8, channels: 1).write(to: click)
+    let run = try runDemoCommand(
+      ["play", click.path, "--reverb", "hall"],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let signal = try DiskCapture(contentsOf: output, format: .float32).left
+    let start = try #require(signal.samples.firstIndex { $0 != 0 })
+    let last = try #require(signal.samples.lastIndex { $0 != 0 })
+    // The hall rings for seconds after a 10 ms click, and has decayed to -100 dBFS before the
+    // output falls to exact zeros: a tail that is cut ends far louder (-58 dBFS in a 3 s wait).
+    #expect(last - start > 96_000, "the tail lasted \(Double(last - start) / 48_000) s")
+    let lastMillisecond = signal.peak(in: max(start, last - 47)..<(last + 1))
+    #expect(lastMillisecond < 1e-5, "the tail's last millisecond peaks at \(lastMillisecond)")
+    #expect(last < signal.count - 1, "the output ends in exact zeros")
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")

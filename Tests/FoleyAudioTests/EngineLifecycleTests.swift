@@ -27,6 +27,49 @@ struct EngineLifecycleTests {
     }
   }
 
+  /// Music and a ringing reverb, then `close()`; the capture's end and its largest steps.
+  private func closeWhilePlaying(
+    fade: Double
+  ) throws -> (
+    end: Double, endStep: Float, ownStep: Float, isSounding: Bool
+  ) {
+    var configuration = AudioConfiguration()
+    configuration.closeFadeDuration = fade
+    var wasSounding = false
+    let amplitude = 0.5
+    let capture = try captureDiskOutput(configuration: configuration) { engine, output in
+      engine.reverb.apply(.hall)
+      engine.music.play(
+        Track(data: makeToneWAV(frequency: 440, duration: 10, amplitude: amplitude), name: "tone.wav"))
+      let burst = engine.play(try engine.sound(data: makeToneWAV(frequency: 880, duration: 0.2)))
+      burst.setReverbSend(1)
+      #expect(waitUntil { burst.isFinished && (engine.music.currentTime ?? 0) > 0.5 })
+      #expect(output.waitForMore(seconds: 0.1))
+      wasSounding = engine.isSounding
+    }
+    let signal = capture.left
+    let last = try #require(signal.samples.lastIndex { $0 != 0 })
+    // A 440 Hz sine at 0.5 (with a reverb tail under it) moves at most about 0.03 a sample.
+    let ownStep = signal.largestStep(in: (last - 24_000)..<(last - 4_800))
+    // The level of the last millisecond written: a ramp's end is near silence, a cut is not.
+    let end = signal.rms(in: (last - 47)..<(last + 1))
+    return (end, signal.largestStep(in: (last - 240)..<signal.count), ownStep, wasSounding)
+  }
+
+  @Test("close() fades music and a ringing reverb out: the output ends on a ramp, not a cut")
+  func closeFadesOut() throws {
+    let faded = try closeWhilePlaying(fade: 0.01)
+    #expect(faded.isSounding)
+    // The last 5 ms before silence: no step larger than the signal's own, and the last
+    // millisecond written near silence (the ramp reached it).
+    #expect(
+      faded.endStep <= faded.ownStep * 1.05, "end step \(faded.endStep), the signal's own \(faded.ownStep)")
+    #expect(faded.end < 0.05, "the last millisecond at \(faded.end) RMS")
+    // Without the fade the same close cuts the tone mid-wave: the check above sees it.
+    let cut = try closeWhilePlaying(fade: 0)
+    #expect(cut.end > 0.1, "no fade, yet the last millisecond at \(cut.end) RMS")
+  }
+
   @Test("when a host (here a recorder) holds SDL audio, a failed device leaves its driver alone")
   func fallbackKeepsOthersDevices() throws {
     let input = temporaryFile("in.raw")

@@ -48,6 +48,10 @@ public struct AudioConfiguration: Sendable, Hashable {
   /// How long stops, pauses and steals take to ramp the gain to silence (per sample, no clicks),
   /// 0.5…100 ms.
   public var declickDuration: Double = 0.005
+  /// How long ``AudioEngine/close()`` fades the whole output to silence before it stops the
+  /// device, 0…0.5 s (default 10 ms): music or a ringing tail that plays when a game quits ends
+  /// without a click. 0 cuts at once.
+  public var closeFadeDuration: Double = 0.01
   /// A device name from SDL's list, or nil for the default device.
   public var deviceName: String?
   /// The master limiter; nil turns it off (then only the master volume is applied).
@@ -90,6 +94,9 @@ public struct AudioConfiguration: Sendable, Hashable {
     try check(
       declickDuration.isFinite && (0.0005...0.1).contains(declickDuration),
       "declickDuration \(declickDuration) is not in 0.0005...0.1 seconds")
+    try check(
+      closeFadeDuration.isFinite && (0...0.5).contains(closeFadeDuration),
+      "closeFadeDuration \(closeFadeDuration) is not in 0...0.5 seconds")
     try check(
       maximumSoundDuration.isFinite && (0.1...3_600).contains(maximumSoundDuration),
       "maximumSoundDuration \(maximumSoundDuration) is not in 0.1...3600 seconds")

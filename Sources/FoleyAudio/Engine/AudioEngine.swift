@@ -213,6 +213,7 @@ public final class AudioEngine: Sendable {
     guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     else { return }
     session.removeParticipant(self)
+    fadeOutBeforeClosing()
     streamFiller.shutDown()
     core.syncOnQueue { core.shutDown() }
     sdlBackend?.release()
@@ -223,6 +224,47 @@ public final class AudioEngine: Sendable {
 
   deinit {
     close()
+  }
+
+  /// Whether anything is still heard: a voice playing (or paused), or an effect's tail (a
+  /// reverb, a delay) ringing out. Once false the output is exact silence until something
+  /// starts. A tool waits for it before ``close()`` so that tails end decayed, not cut:
+  ///
+  /// ```swift
+  /// engine.play(click)
+  /// while engine.isSounding { try await Task.sleep(for: .milliseconds(20)) }
+  /// engine.close()
+  /// ```
+  public var isSounding: Bool {
+    core.counters.activeVoices.load(ordering: .relaxed) > 0
+      || core.mixer.isSounding.load(ordering: .acquiring)
+  }
+
+  /// Fades the output to silence over the configured ``AudioConfiguration/closeFadeDuration``
+  /// and waits, bounded, until the mixing thread has written the silence: whatever still plays
+  /// ends on a ramp, not a click. Skipped without a real device (the embedded mixer), and given
+  /// up when the device stops calling back (a lost device, a stalled driver).
+  private func fadeOutBeforeClosing() {
+    guard sdlBackend != nil, core.configuration.closeFadeDuration > 0 else { return }
+    let rate = Double(deviceFormat.sampleRate)
+    let master = core.mixer.master
+    master.beginClosingFade(frames: Int(core.configuration.closeFadeDuration * rate))
+    // The fade takes its length plus the buffers already on their way; a device that has not
+    // called back for 20 buffers (or 100 ms) is not coming back to finish it.
+    let bound = ContinuousClock.now + .seconds(core.configuration.closeFadeDuration + 0.5)
+    let stall = Duration.seconds(max(0.1, 20 * deviceFormat.bufferDuration))
+    var mixed = core.mixer.framesMixed.load(ordering: .acquiring)
+    var lastProgress = ContinuousClock.now
+    while !master.hasFadedOut, ContinuousClock.now < bound {
+      Thread.sleep(forTimeInterval: 0.001)
+      let now = core.mixer.framesMixed.load(ordering: .acquiring)
+      if now != mixed {
+        mixed = now
+        lastProgress = .now
+      } else if ContinuousClock.now - lastProgress > stall {
+        break
+      }
+    }
   }
 
   package func addDeviceLost() {

@@ -15,6 +15,13 @@ package final class MasterBus: @unchecked Sendable {
   /// Frames of silence put in since the last sound (mixing thread).
   private var silentFrames = 0
   private let volumeStep: Float
+  /// The closing fade asked for, in frames (0: none); the mixing thread ramps the output to
+  /// silence over it and then holds it there.
+  private let closingFadeFrames = Atomic<Int>(0)
+  /// Set by the mixing thread once the closing fade has reached silence.
+  private let closingFadeDone = Atomic<Bool>(false)
+  /// The gain the closing fade has reached (mixing thread).
+  private var closingGain: Float = 1
   private let limiter: LookAheadLimiter?
   private let channels: Int
 
@@ -34,6 +41,24 @@ package final class MasterBus: @unchecked Sendable {
 
   package func setVolume(_ volume: Float) {
     targetVolume.store(volume.bitPattern, ordering: .relaxed)
+  }
+
+  /// Asks the mixing thread to fade the whole output to silence over `frames` frames and hold it
+  /// there: the engine is closing, and what still plays must not be cut mid-wave.
+  package func beginClosingFade(frames: Int) {
+    closingFadeFrames.store(max(1, frames), ordering: .releasing)
+  }
+
+  /// Whether the closing fade has reached silence: every sample written since is zero.
+  package var hasFadedOut: Bool { closingFadeDone.load(ordering: .acquiring) }
+
+  /// An idle callback (silence out, nothing to mix) completes a closing fade at once.
+  @inline(__always)
+  package func noteIdle() {
+    if closingFadeFrames.load(ordering: .relaxed) != 0, !closingFadeDone.load(ordering: .relaxed) {
+      closingGain = 0
+      closingFadeDone.store(true, ordering: .releasing)
+    }
   }
 
   /// The smallest limiter gain in the last buffer mixed (1 when it did nothing).
@@ -84,5 +109,22 @@ package final class MasterBus: @unchecked Sendable {
       currentVolume = volume
     }
     limiter?.process(samples, frames: frames)
+    let closing = closingFadeFrames.load(ordering: .acquiring)
+    if closing != 0 { fadeForClosing(samples, frames: frames, over: closing) }
+  }
+
+  /// The closing fade, after the limiter (its look-ahead delays what it is given): a linear
+  /// ramp from the gain reached to silence, `1 / fadeFrames` a frame, then zeros.
+  private func fadeForClosing(_ samples: UnsafeMutablePointer<Float>, frames: Int, over fadeFrames: Int) {
+    let step = 1 / Float(fadeFrames)
+    var gain = closingGain
+    for frame in 0..<frames {
+      gain = max(0, gain - step)
+      for channel in 0..<channels { samples[frame * channels + channel] *= gain }
+    }
+    closingGain = gain
+    if gain == 0, !closingFadeDone.load(ordering: .relaxed) {
+      closingFadeDone.store(true, ordering: .releasing)
+    }
   }
 }

@@ -25,13 +25,20 @@ extension VoiceMixer {
         for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
         busesRun.store(0, ordering: .relaxed)
         reverbRan.store(false, ordering: .relaxed)
+        isSounding.store(false, ordering: .releasing)
+        hasReportedSounding = false
         metersAtRest = true
       }
+      master.noteIdle()
       clock &+= UInt64(frames)
       framesMixed.store(clock, ordering: .releasing)
       return
     }
     var done = 0
+    if !hasReportedSounding {
+      isSounding.store(true, ordering: .relaxed)
+      hasReportedSounding = true
+    }
     metersAtRest = false
     for bus in 0..<Self.busCapacity { peaks[bus] = 0 }
     isTapping = tap.isEnabled.load(ordering: .relaxed)

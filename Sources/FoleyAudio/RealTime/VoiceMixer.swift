@@ -116,6 +116,8 @@ package final class VoiceMixer: @unchecked Sendable {
   /// Whether the meters, `busesRun` and `reverbRan` already read zero from an idle callback: the
   /// next idle one leaves them (32 meters in 32 cache lines, cold after 10 ms of sleep).
   var metersAtRest = false
+  /// Whether ``isSounding`` was last set to true (mixing thread), so it is written once a change.
+  var hasReportedSounding = false
   var laneCapacity = 0
   /// The shapers' owners (the lanes keep them unretained), by channel.
   private var shapers: [VoiceShaper?] = []
@@ -136,6 +138,10 @@ package final class VoiceMixer: @unchecked Sendable {
   package let busesRun = Atomic<Int>(0)
   /// Whether the reverb's return bus ran in the last block (fed, or its tail ringing).
   package let reverbRan = Atomic<Bool>(false)
+  /// Whether the last callback mixed anything: a voice armed (playing or paused), a bus's tail
+  /// ringing, or the master still settling. False once a callback found nothing to do: from then
+  /// on the output is exact silence until something starts.
+  package let isSounding = Atomic<Bool>(false)
   /// Each bus's peak in the last callback (after its effects; bus 0: the master after the
   /// limiter), for meters.
   package let meters = BusMeters(count: busCapacity)
