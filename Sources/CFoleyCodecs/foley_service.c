@@ -385,6 +385,7 @@ typedef struct {
   int socket;
   int disabled;  // the service could not start: jobs fork a child each
   uint64_t starts;
+  size_t memory_limit;  // what the service may add to its address space, kept for its restarts
   job_buffer input;
   job_buffer output;
   pthread_mutex_t lock;
@@ -395,7 +396,7 @@ typedef struct {
 // engine for the streams that play (foley_streaming, below), so a long decode never keeps a
 // playing stream waiting, a stream's crash never fails a decode, and one engine's stuck stream
 // never holds another engine's.
-static service_state decoder = {0, -1, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
+static service_state decoder = {0, -1, 0, 0, 0, {-1, 0, NULL}, {-1, 0, NULL}, PTHREAD_MUTEX_INITIALIZER};
 
 // A prewarm's start of the decoder service is under way (set before its thread exists, cleared
 // once the service is ready or failed), and the jobs that were forked meanwhile.
@@ -535,6 +536,7 @@ static int start_service(service_state *service, size_t memory_limit) {
     return -1;
   }
   service->starts++;
+  service->memory_limit = memory_limit;
   return 0;
 }
 
@@ -543,20 +545,28 @@ static int start_service(service_state *service, size_t memory_limit) {
 static int ensure_started(service_state *service, size_t memory_limit) {
   if (service->pid != 0) return 0;
   if (service->disabled) return -1;
+  // A restart asked without a limit keeps the one the service was first given: a limit of 0
+  // would make the new service's address space its size at start, too small for any decode.
+  if (memory_limit == 0) memory_limit = service->memory_limit;
   if (start_service(service, memory_limit) == 0) return 0;
   service->disabled = 1;
   return -1;
 }
 
+enum { SERVICE_GONE = -2 };
+
 // Sends `request` (with `fds`) and takes the report, with the service's lock held: 0 answered,
 // 1 the service crashed or ran past `timeout_ms` (the report says which; the service is gone),
-// -1 no service could be had.
+// -1 no service could be had, SERVICE_GONE the service had gone between requests and
+// `resend` was 0 (a stream's request, which only the service it was opened in can answer).
 static int exchange(service_state *service, const service_request *request, const int *fds, int fd_count,
-                    int timeout_ms, size_t memory_limit, foley_streaming *streaming, foley_decode_result *result) {
+                    int timeout_ms, size_t memory_limit, foley_streaming *streaming, int resend,
+                    foley_decode_result *result) {
   for (int attempt = 0; attempt < 2; attempt++) {
     if (ensure_started(service, memory_limit) != 0) break;
     if (send_with_fds(service->socket, request, sizeof *request, fds, fd_count) != 0) {
       stop_service(service, 1);  // it had gone between jobs: start another and send again
+      if (!resend) return SERVICE_GONE;
       continue;
     }
     int counted = streaming && request->kind == STREAM_READ;
@@ -663,7 +673,7 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
   request.max_seconds = max_seconds;
   request.capacity = capacity;
   int fds[2] = {service->input.fd, service->output.fd};
-  int outcome = exchange(service, &request, fds, target ? 2 : 1, timeout_ms, memory_limit, NULL, result);
+  int outcome = exchange(service, &request, fds, target ? 2 : 1, timeout_ms, memory_limit, NULL, 1, result);
   // The samples leave the shared buffer while the lock still keeps other jobs out of it; the
   // service's report is bounds-checked first.
   if (outcome == 0 && target && samples && result->status == FOLEY_OK) {
@@ -769,12 +779,55 @@ struct foley_remote {
   uint64_t generation;  // the streaming service's start the stream lives in
   int channels;
   int timeout_ms;
+  // What reopens the stream in a new service when its own one is lost between requests: the
+  // bytes' memfd (the caller keeps it open as long as the remote), their length, the limit, and
+  // where the decoder is (frames since the last seek).
+  int fd;
+  size_t length;
+  size_t memory_limit;
+  int64_t position;
+  int reopens;
+  int lost;  // the last request failed because its service was gone (not because of this stream)
   char title[256], artist[256], album[256], bpm[32];
   char error[256];
 };
 
 static void remote_failed(foley_remote *remote, const char *message) {
   snprintf(remote->error, sizeof remote->error, "%s", message);
+}
+
+// Opens the remote's stream in its streaming service (started if need be), with the service's
+// lock held: 0 and the stream's id, generation and `info`, or -1 with `status` and `error`.
+static int open_in_service(foley_remote *remote, foley_info *info, foley_decode_result *result, int *status,
+                           char *error, size_t error_size) {
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_OPEN;
+  request.length = remote->length;
+  memset(result, 0, sizeof *result);
+  service_state *service = &remote->streaming->service;
+  int outcome = exchange(service, &request, &remote->fd, 1, remote->timeout_ms, remote->memory_limit,
+                         remote->streaming, 1, result);
+  if (outcome < 0 || result->status != FOLEY_OK) {
+    if (status) *status = outcome < 0 ? FOLEY_ERR_ISOLATION : result->status;
+    if (error && error_size) {
+      result->message[sizeof result->message - 1] = 0;
+      snprintf(error, error_size, "%s", outcome < 0 ? "no decoding service" : result->message);
+    }
+    return -1;
+  }
+  // The service's report is not trusted beyond its shape.
+  if (result->info.channels < 1 || result->info.channels > FOLEY_MAX_CHANNELS || result->info.sample_rate < 1000 ||
+      result->info.sample_rate > 384000 || (remote->channels && result->info.channels != remote->channels)) {
+    if (status) *status = FOLEY_ERR_CRASHED;
+    if (error && error_size) snprintf(error, error_size, "the decoder reported an impossible format");
+    return -1;
+  }
+  remote->id = (uint64_t)result->frames;
+  remote->generation = service->starts;
+  remote->position = 0;
+  *info = result->info;
+  return 0;
 }
 
 foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t length, int timeout_ms,
@@ -792,52 +845,36 @@ foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t lengt
     if (error && error_size) snprintf(error, error_size, "no decoding service");
     return NULL;
   }
-  service_request request;
-  memset(&request, 0, sizeof request);
-  request.kind = STREAM_OPEN;
-  request.length = length;
+  remote->streaming = streaming;
+  remote->timeout_ms = timeout_ms;
+  remote->fd = fd;
+  remote->length = length;
+  remote->memory_limit = memory_limit;
   foley_decode_result result;
-  memset(&result, 0, sizeof result);
   service_state *service = &streaming->service;
   pthread_mutex_lock(&service->lock);
-  int outcome = exchange(service, &request, &fd, 1, timeout_ms, memory_limit, streaming, &result);
-  uint64_t generation = service->starts;
+  int opened = open_in_service(remote, info, &result, status, error, error_size);
   pthread_mutex_unlock(&service->lock);
-  if (outcome < 0 || result.status != FOLEY_OK) {
-    if (status) *status = outcome < 0 ? FOLEY_ERR_ISOLATION : result.status;
-    if (error && error_size) {
-      result.message[sizeof result.message - 1] = 0;
-      snprintf(error, error_size, "%s", outcome < 0 ? "no decoding service" : result.message);
-    }
+  if (opened != 0) {
     free(remote);
     return NULL;
   }
-  // The service's report is not trusted beyond its shape.
-  if (result.info.channels < 1 || result.info.channels > FOLEY_MAX_CHANNELS || result.info.sample_rate < 1000 ||
-      result.info.sample_rate > 384000) {
-    if (status) *status = FOLEY_ERR_CRASHED;
-    if (error && error_size) snprintf(error, error_size, "the decoder reported an impossible format");
-    free(remote);
-    return NULL;
-  }
-  remote->streaming = streaming;
-  remote->id = (uint64_t)result.frames;
-  remote->generation = generation;
   remote->channels = result.info.channels;
-  remote->timeout_ms = timeout_ms;
   memcpy(remote->title, result.title, sizeof remote->title - 1);
   memcpy(remote->artist, result.artist, sizeof remote->artist - 1);
   memcpy(remote->album, result.album, sizeof remote->album - 1);
   memcpy(remote->bpm, result.bpm, sizeof remote->bpm - 1);
-  *info = result.info;
   if (status) *status = FOLEY_OK;
   return remote;
 }
 
 // One stream request with the streaming service's lock held; -1 (and the remote's error) when the
-// service it lived in is gone or the request failed.
+// service it lived in is gone or the request failed. `lost` is set when the service had gone
+// (between requests, or killed by SIGKILL as an out-of-memory killer would) rather than failed
+// on this stream.
 static int remote_request(foley_remote *remote, service_request *request, float *out, int64_t frames,
                           foley_decode_result *result) {
+  remote->lost = 0;
   if (cancelled(remote->streaming)) {
     remote_failed(remote, "the engine closed");
     return -1;
@@ -846,6 +883,7 @@ static int remote_request(foley_remote *remote, service_request *request, float 
   pthread_mutex_lock(&service->lock);
   if (service->pid == 0 || service->starts != remote->generation) {
     pthread_mutex_unlock(&service->lock);
+    remote->lost = 1;
     remote_failed(remote, "the decoding service stopped");
     return -1;
   }
@@ -861,7 +899,8 @@ static int remote_request(foley_remote *remote, service_request *request, float 
     request->capacity = bytes;
   }
   request->stream = remote->id;
-  int outcome = exchange(service, request, &fd, out ? 1 : 0, remote->timeout_ms, 0, remote->streaming, result);
+  int outcome = exchange(service, request, &fd, out ? 1 : 0, remote->timeout_ms, remote->memory_limit,
+                         remote->streaming, 0, result);
   if (outcome == 0 && out && result->status == FOLEY_OK && result->frames > 0) {
     if (result->frames > frames) {
       result->status = FOLEY_ERR_CRASHED;
@@ -871,37 +910,87 @@ static int remote_request(foley_remote *remote, service_request *request, float 
     }
   }
   pthread_mutex_unlock(&service->lock);
+  if (outcome == SERVICE_GONE || (outcome == 1 && result->status == FOLEY_ERR_CRASHED && result->signal == SIGKILL)) {
+    remote->lost = 1;
+  }
   if (outcome != 0 || result->status != FOLEY_OK) {
     result->message[sizeof result->message - 1] = 0;
-    remote_failed(remote, outcome < 0 ? "no decoding service" : result->message);
+    remote_failed(remote, outcome == SERVICE_GONE ? "the decoding service stopped"
+                          : outcome < 0          ? "no decoding service"
+                                                 : result->message);
     return -1;
+  }
+  return 0;
+}
+
+enum { MAX_REOPENS = 3 };
+
+// The remote's service was lost: opens the stream again in a new one at the frame it had reached.
+// 0 when it can go on (at most MAX_REOPENS times in its life: a stream whose service is killed
+// every time fails).
+static int reopen(foley_remote *remote) {
+  if (!remote->lost || remote->reopens >= MAX_REOPENS || cancelled(remote->streaming)) return -1;
+  remote->reopens++;
+  int64_t position = remote->position;
+  foley_info info;
+  foley_decode_result result;
+  char error[sizeof remote->error];
+  service_state *service = &remote->streaming->service;
+  pthread_mutex_lock(&service->lock);
+  int opened = open_in_service(remote, &info, &result, NULL, error, sizeof error);
+  pthread_mutex_unlock(&service->lock);
+  if (opened != 0) {
+    remote_failed(remote, error);
+    return -1;
+  }
+  if (position > 0) {
+    service_request request;
+    memset(&request, 0, sizeof request);
+    request.kind = STREAM_SEEK;
+    request.position = position;
+    memset(&result, 0, sizeof result);
+    if (remote_request(remote, &request, NULL, 0, &result) != 0) return -1;
+    remote->position = position;
   }
   return 0;
 }
 
 int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames) {
   if (!remote || !out || frames <= 0) return 0;
-  service_request request;
-  memset(&request, 0, sizeof request);
-  request.kind = STREAM_READ;
-  request.position = frames;
-  request.faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
-  foley_decode_result result;
-  memset(&result, 0, sizeof result);
-  if (remote_request(remote, &request, out, frames, &result) != 0) return -1;
-  return result.frames;
+  for (;;) {
+    service_request request;
+    memset(&request, 0, sizeof request);
+    request.kind = STREAM_READ;
+    request.position = frames;
+    request.faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
+    foley_decode_result result;
+    memset(&result, 0, sizeof result);
+    if (remote_request(remote, &request, out, frames, &result) == 0) {
+      remote->position += result.frames;
+      return result.frames;
+    }
+    if (reopen(remote) != 0) return -1;
+  }
 }
 
 int foley_remote_seek(foley_remote *remote, int64_t frame) {
   if (!remote || frame < 0) return -1;
-  service_request request;
-  memset(&request, 0, sizeof request);
-  request.kind = STREAM_SEEK;
-  request.position = frame;
-  foley_decode_result result;
-  memset(&result, 0, sizeof result);
-  return remote_request(remote, &request, NULL, 0, &result);
+  for (;;) {
+    service_request request;
+    memset(&request, 0, sizeof request);
+    request.kind = STREAM_SEEK;
+    request.position = frame;
+    foley_decode_result result;
+    memset(&result, 0, sizeof result);
+    if (remote_request(remote, &request, NULL, 0, &result) == 0) {
+      remote->position = frame;
+      return 0;
+    }
+    if (reopen(remote) != 0) return -1;
+  }
 }
+
+int foley_remote_reopens(const foley_remote *remote) { return remote ? remote->reopens : 0; }
 
 int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t out_size) {
   if (!remote || !key || !out || out_size == 0) return 0;
@@ -926,7 +1015,7 @@ void foley_remote_close(foley_remote *remote) {
   pthread_mutex_lock(&service->lock);
   if (service->pid != 0 && service->starts == remote->generation) {
     request.stream = remote->id;
-    exchange(service, &request, NULL, 0, remote->timeout_ms, 0, remote->streaming, &result);
+    exchange(service, &request, NULL, 0, remote->timeout_ms, remote->memory_limit, remote->streaming, 0, &result);
   }
   pthread_mutex_unlock(&service->lock);
   free(remote);

@@ -270,6 +270,63 @@ struct StreamingServiceTests {
     #expect(abs(heard - 660) < 5, "heard \(heard) Hz")
   }
 
+  /// The address-space limit of process `pid`, from `/proc/<pid>/limits` (nil if unlimited).
+  static func addressSpaceLimit(of pid: Int32) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max address space") })
+    else { return nil }
+    return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+  }
+
+  @Test(
+    "a streaming service killed between reads (as by an out-of-memory killer): the track goes on, the next plays"
+  )
+  func serviceKilledBetweenReads() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let music = audio.engine.music
+    var events: [MusicEvent] = []
+    music.addObserver { events.append($0) }
+    music.play([
+      Track(data: makeToneWAV(frequency: 440, duration: 3), name: "first.wav"),
+      Track(data: makeToneWAV(frequency: 660, duration: 1), name: "second.wav"),
+    ])
+    audio.advance(seconds: 1)
+    let service = audio.engine.streamFiller.streamingService
+    let killed = service.processID
+    try #require(killed > 0)
+    let limit = Self.addressSpaceLimit(of: killed)
+    // The embedded mixer refills only while it is advanced: no request is in flight now.
+    kill(killed, SIGKILL)
+    #expect(
+      waitUntil {
+        (try? String(contentsOfFile: "/proc/\(killed)/stat", encoding: .utf8))?.contains(") Z") != false
+      })
+    // The first track goes on from where it was, in a new service with the same limits.
+    audio.advance(seconds: 1)
+    let heard = audio.left.frequency(in: (audio.frames - 4_800)..<audio.frames)
+    #expect(abs(heard - 440) < 5, "heard \(heard) Hz after the kill")
+    let restarted = service.processID
+    #expect(restarted > 0 && restarted != killed)
+    // The same room to decode in: a restart once took its current size as its whole limit.
+    let restartedLimit = Self.addressSpaceLimit(of: restarted)
+    #expect(restartedLimit == limit, "the new service's address space is limited otherwise")
+    #expect((restartedLimit ?? 0) > 256 << 20, "the new service may map \(restartedLimit ?? 0) bytes")
+    #expect(
+      audio.advance(
+        until: {
+          music.deliverEvents()
+          return events.contains(.finished)
+        }, limit: 5))
+    let failures = events.filter { if case .failed = $0 { true } else { false } }
+    #expect(failures.isEmpty, "\(failures)")
+    let started = events.compactMap { event -> String? in
+      if case .trackChanged(let now) = event { return now.title }
+      return nil
+    }
+    #expect(started == ["first.wav", "second.wav"])
+    #expect(music.underrunFrames == 0)
+  }
+
   @Test(
     "an engine closing while its stream read hangs in its streaming service gives up at once, not after the read's 5 s timeout; another engine's music plays on"
   )

@@ -162,9 +162,11 @@ uint64_t foley_service_forks_while_starting(void);
 // A stream decoded in a streaming service: a helper process of one engine's (beside the
 // process-wide service that decodes whole sounds), so one engine's stuck stream never holds
 // another's. The track's bytes stay in the memfd `fd` (`length` bytes), which the service maps;
-// reads, seeks and tags are foley_source's, across the process boundary. When the service dies (a
-// crash, a read past `timeout_ms`), every read or seek of its streams fails (-1, foley_remote_error
-// says why) and the next open starts a new service.
+// reads, seeks and tags are foley_source's, across the process boundary. When the service dies on a
+// stream's request (a crash, a read past `timeout_ms`), that read or seek fails (-1,
+// foley_remote_error says why) and the next open starts a new service. When it is lost between
+// requests (killed from outside, as an out-of-memory killer would), a read or seek opens its
+// stream again in a new service at the frame it had reached and goes on (at most three times).
 typedef struct foley_streaming foley_streaming;
 typedef struct foley_remote foley_remote;
 // An engine's streaming service, started at its first open; NULL if out of memory.
@@ -193,6 +195,8 @@ int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames);
 int foley_remote_seek(foley_remote *remote, int64_t frame);
 int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t out_size);
 const char *foley_remote_error(foley_remote *remote);
+// How many times the stream was opened again in a new service after its own was lost.
+int foley_remote_reopens(const foley_remote *remote);
 void foley_remote_close(foley_remote *remote);
 
 // Marks the mixing thread's render (see foley_realtime.c): non-zero inside it.
