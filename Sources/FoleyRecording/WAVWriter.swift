@@ -30,13 +30,31 @@ final class WAVWriter {
     self.url = url
     self.format = format
     self.dataOffset = WAVHeader(format: format, frames: 0).dataOffset
-    let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == .new ? O_EXCL : O_TRUNC)
+    // Never through a symbolic link (replacing its target, which may be anyone's file), and never
+    // blocking: a FIFO with no reader would hold the open for ever, deaf to SIGTERM. What is there
+    // is checked before anything is cut: only a regular file is replaced.
+    let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (mode == .new ? O_EXCL : 0)
     descriptor = open(url.path, flags, 0o644)
     guard descriptor >= 0 else {
       let code = errno
       if code == EEXIST { throw .fileExists(url) }
+      if code == ELOOP {
+        throw .cannotCreate(url, message: "it is a symbolic link, which Foley does not write through")
+      }
+      if code == ENXIO { throw .cannotCreate(url, message: "it is not a regular file (a FIFO or a socket)") }
       throw .cannotCreate(url, message: String(cString: strerror(code)))
     }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      close()
+      throw .cannotCreate(url, message: "it is not a regular file (a FIFO, a device or a folder)")
+    }
+    if mode == .overwrite, ftruncate(descriptor, 0) != 0 {
+      let message = String(cString: strerror(errno))
+      close()
+      throw .cannotCreate(url, message: message)
+    }
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
     do {
       // The header goes in with pwrite at offset 0; the samples follow it.
       try patchSizes(frames: 0)

@@ -112,6 +112,38 @@ struct RecorderTests {
     }
   }
 
+  @Test("overwrite never writes through a symbolic link, never blocks on a FIFO, and replaces only files")
+  func overwriteRefusesLinksAndFIFOs() throws {
+    let target = temporaryFile("target.txt")
+    let link = temporaryFile("link.wav")
+    let fifo = temporaryFile("fifo.wav")
+    defer {
+      for url in [target, link, fifo] { try? FileManager.default.removeItem(at: url) }
+    }
+    try Data("someone else's file".utf8).write(to: target)
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    #expect(mkfifo(fifo.path, 0o644) == 0)
+    let input = makeRawSignal(
+      frequency: 440, amplitude: 0.5, seconds: 1, sampleRate: 48_000, channels: 1, float: false)
+    try withCapture(input) {
+      for url in [link, fifo] {
+        let recorder = try AudioRecorder(url: url, options: .overwrite, session: nil)
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect {
+          try recorder.record(forDuration: 0.1)
+        } throws: { error in
+          guard case RecordingError.cannotCreate(let failed, let message) = error else { return false }
+          return failed == url
+            && (message.contains("symbolic link") || message.contains("not a regular file"))
+        }
+        #expect(clock.now - started < .seconds(5), "refusing \(url.lastPathComponent) took too long")
+      }
+    }
+    #expect(try Data(contentsOf: target) == Data("someone else's file".utf8))
+    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == target.path)
+  }
+
   @Test("a file that cannot be created gives a clear error naming it")
   func unwritableTarget() throws {
     let url = URL(fileURLWithPath: "/proc/foley-cannot-write-here.wav")
