@@ -86,11 +86,25 @@ public enum WAVFile {
   /// refused. A file that is whole (``Info/isConsistent``) is not written at all, and bytes that
   /// form chunks after the samples never become samples.
   /// - Returns: the repaired file's info.
+  ///
+  /// Repair is idempotent: the sizes are patched until the file, read again, agrees with them (a
+  /// data size that was not a whole number of frames moves where the RIFF size must end, so that
+  /// takes a second pass), and a repaired file is whole, so repairing it again writes nothing.
   @discardableResult
   public static func repair(at url: URL) throws(WAVError) -> Info {
     var info = try info(at: url)
-    guard !info.isConsistent else { return info }
-    let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+    var passes = 0
+    while !info.isConsistent, passes < 3 {
+      try patchSizes(of: info, at: url)
+      info = try self.info(at: url)
+      passes += 1
+    }
+    return info
+  }
+
+  /// Writes the sizes `info` calls for, in place.
+  private static func patchSizes(of info: Info, at url: URL) throws(WAVError) {
+    let descriptor = open(url.path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     guard descriptor >= 0 else {
       throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
     }
@@ -112,11 +126,6 @@ public enum WAVFile {
         throw WAVError(.unwritable, file: url, message: String(cString: strerror(errno)))
       }
     }
-    info.frames = info.framesOnDisk
-    info.declaredDataBytes = Int(dataBytes)
-    if abs(info.riffSize - info.expectedRIFFSize) > 1 { info.riffSize = info.expectedRIFFSize }
-    info.factCount = info.factCountOffset == nil ? nil : info.framesOnDisk
-    return info
   }
 
   /// A whole WAV file in memory: ``WAVHeader`` and `samples` (interleaved, in `format`'s encoding,

@@ -79,6 +79,8 @@ enum FuzzWorker {
           outcome = "violation-repair-incomplete"
         } else if after.count != blob.count || after[before.dataOffset...] != blob[before.dataOffset...] {
           outcome = "violation-samples-changed"
+        } else if (try? WAVFile.repair(at: url)) == nil || (try? Data(contentsOf: url)) != after {
+          outcome = "violation-repair-not-idempotent"
         }
       } catch {
         outcome = "refused"

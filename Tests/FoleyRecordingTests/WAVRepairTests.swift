@@ -183,4 +183,25 @@ struct WAVRepairTests {
     _ = try WAVFile.repair(at: url)
     #expect(try Data(contentsOf: url) == before)
   }
+
+  @Test(
+    "a data size that is no whole number of frames (9 channels, block align 2): repaired once, whole after")
+  func bogusFormatRepairIsIdempotent() throws {
+    // fmt says 9 channels of 16 bits with a block align of 2; the data chunk's 24,000 bytes are
+    // 1,333 frames of 18 and 6 bytes more. Repair once moved the data size and left the RIFF
+    // size for a second repair to move.
+    let format = RecordingFormat(sampleRate: 48_000, channels: 9, sampleFormat: .signed16)
+    var (file, _) = Self.wav(format: format, samples: (0..<24_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+    file[32] = 2  // block align
+    file[33] = 0
+    let url = try Self.write(file)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let repaired = try WAVFile.repair(at: url)
+    #expect(repaired.frames == 1_333 && repaired.isConsistent)
+    #expect(try WAVFile.info(at: url).isConsistent)
+    let once = try Data(contentsOf: url)
+    _ = try WAVFile.repair(at: url)
+    #expect(try Data(contentsOf: url) == once, "a second repair changed the file")
+    #expect(once.count == file.count)
+  }
 }
