@@ -71,6 +71,7 @@ let package = Package(
       name: "CFoleyCodecs",
       dependencies: [
         "CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123", "CFoleyEBUR128",
+        "CFoleySamplerate",
       ]
     ),
     // The mixing thread's widest loops in AVX, chosen at run time (see include/foley_dsp.h).

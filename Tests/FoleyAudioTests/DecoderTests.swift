@@ -12,6 +12,37 @@ import Testing
 @MainActor
 @Suite("Decoding")
 struct DecoderTests {
+  /// Frequency from the first to the last rising zero crossing in `samples`, each placed between
+  /// its two samples by linear interpolation: precise to well under a part per million over
+  /// seconds of a pure tone.
+  static func preciseFrequency(_ samples: ArraySlice<Float>, sampleRate: Double) -> Double {
+    var crossings: [Double] = []
+    var index = samples.startIndex + 1
+    while index < samples.endIndex {
+      let (before, after) = (Double(samples[index - 1]), Double(samples[index]))
+      if before < 0, after >= 0 { crossings.append(Double(index - 1) + before / (before - after)) }
+      index += 1
+    }
+    guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
+    return Double(crossings.count - 1) * sampleRate / (last - first)
+  }
+
+  @Test(
+    "a sound decoded whole is resampled at exactly the right rate (a 1 kHz tone within 1 ppm)",
+    arguments: [44_100, 22_050, 11_025, 32_000])
+  func wholeSoundRateIsExact(rate: Int) throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let tone = makeToneWAV(frequency: 1_000, duration: 10, amplitude: 0.5, sampleRate: rate, channels: 1)
+    let sound = try audio.engine.sound(data: tone, name: "tone-\(rate).wav")
+    let voice = audio.engine.play(sound)
+    #expect(audio.advance(until: { voice.isFinished }, limit: 12))
+    let range = try #require(audio.left.audibleRange())
+    let middle = audio.left[(range.lowerBound + 4_800)..<(range.upperBound - 4_800)]
+    let heard = Self.preciseFrequency(middle, sampleRate: 48_000)
+    let partsPerMillion = (heard / 1_000 - 1) * 1e6
+    #expect(abs(partsPerMillion) < 1, "\(rate) Hz: heard \(heard) Hz, \(partsPerMillion) ppm")
+  }
+
   @Test(
     "each format decodes to the tone it holds: 440 Hz, 0.25 s, at its level",
     arguments: [
