@@ -116,6 +116,10 @@ public final class InspectorServer: Sendable {
         to: guarded { request in
           try await WebSocketHTTPHandler.webSocket(StreamHandler(inspector: self)).handleRequest(request)
         })
+      // Every other path and method, last: the token first, so that a client without it cannot
+      // tell the routes from the paths that do not exist.
+      await server.appendRoute(
+        "/*", to: guarded { _ in HTTPResponse(statusCode: .notFound, body: Data("not found\n".utf8)) })
       try await server.run()
     }
     let listening = Task {

@@ -39,6 +39,11 @@ struct InspectorServerTests {
       ] {
         #expect(RawConnection.request(port: port, path: path)?.status == 403, "\(path)")
       }
+      // A path that does not exist says so only to a client with the token: without it, the
+      // routes cannot be told from the rest.
+      #expect(RawConnection.request(port: port, path: "/no-such-route")?.status == 403)
+      #expect(RawConnection.request(port: port, path: "/stream/x/y")?.status == 403)
+      #expect(RawConnection.request(port: port, path: "/no-such-route?token=\(server.token)")?.status == 404)
       let page = try #require(RawConnection.request(port: port, path: "/?token=\(server.token)"))
       #expect(page.status == 200 && page.body.contains("Foley inspector"))
       let reply = try #require(
