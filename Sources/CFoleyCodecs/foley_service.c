@@ -787,7 +787,6 @@ struct foley_remote {
   size_t memory_limit;
   int64_t position;
   int reopens;
-  int lost;  // the last request failed because its service was gone (not because of this stream)
   char title[256], artist[256], album[256], bpm[32];
   char error[256];
 };
@@ -868,13 +867,11 @@ foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t lengt
   return remote;
 }
 
-// One stream request with the streaming service's lock held; -1 (and the remote's error) when the
-// service it lived in is gone or the request failed. `lost` is set when the service had gone
-// (between requests, or killed by SIGKILL as an out-of-memory killer would) rather than failed
-// on this stream.
+// One stream request with the streaming service's lock held: 0 answered; otherwise the remote's
+// error says why, and the result is SERVICE_GONE when the service had gone (between requests, or
+// killed by SIGKILL as an out-of-memory killer would) rather than failed on this stream, -1 else.
 static int remote_request(foley_remote *remote, service_request *request, float *out, int64_t frames,
                           foley_decode_result *result) {
-  remote->lost = 0;
   if (cancelled(remote->streaming)) {
     remote_failed(remote, "the engine closed");
     return -1;
@@ -883,9 +880,8 @@ static int remote_request(foley_remote *remote, service_request *request, float 
   pthread_mutex_lock(&service->lock);
   if (service->pid == 0 || service->starts != remote->generation) {
     pthread_mutex_unlock(&service->lock);
-    remote->lost = 1;
     remote_failed(remote, "the decoding service stopped");
-    return -1;
+    return SERVICE_GONE;
   }
   size_t bytes = (size_t)frames * (size_t)remote->channels * sizeof(float);
   int fd = -1;
@@ -910,16 +906,17 @@ static int remote_request(foley_remote *remote, service_request *request, float 
     }
   }
   pthread_mutex_unlock(&service->lock);
-  if (outcome == SERVICE_GONE || (outcome == 1 && result->status == FOLEY_ERR_CRASHED && result->signal == SIGKILL)) {
-    remote->lost = 1;
-  }
   if (outcome != 0 || result->status != FOLEY_OK) {
     result->message[sizeof result->message - 1] = 0;
     remote_failed(remote, outcome == SERVICE_GONE ? "the decoding service stopped"
                           : outcome < 0          ? "no decoding service"
                                                  : result->message);
-    return -1;
+    int killed = outcome == 1 && result->status == FOLEY_ERR_CRASHED && result->signal == SIGKILL;
+    return outcome == SERVICE_GONE || killed ? SERVICE_GONE : -1;
   }
+  // The decoder's place, for a reopen in a new service.
+  if (request->kind == STREAM_READ) remote->position += result->frames;
+  if (request->kind == STREAM_SEEK) remote->position = request->position;
   return 0;
 }
 
@@ -929,7 +926,7 @@ enum { MAX_REOPENS = 3 };
 // 0 when it can go on (at most MAX_REOPENS times in its life: a stream whose service is killed
 // every time fails).
 static int reopen(foley_remote *remote) {
-  if (!remote->lost || remote->reopens >= MAX_REOPENS || cancelled(remote->streaming)) return -1;
+  if (remote->reopens >= MAX_REOPENS || cancelled(remote->streaming)) return -1;
   remote->reopens++;
   int64_t position = remote->position;
   foley_info info;
@@ -950,47 +947,43 @@ static int reopen(foley_remote *remote) {
     request.position = position;
     memset(&result, 0, sizeof result);
     if (remote_request(remote, &request, NULL, 0, &result) != 0) return -1;
-    remote->position = position;
   }
   return 0;
 }
 
+// A stream's request, sent again once in a new service (reopened at the frame reached) each time
+// its own service is found lost: 0 answered, -1 failed (the remote's error says why).
+static int request_reopening(foley_remote *remote, service_request *request, float *out, int64_t frames,
+                             foley_decode_result *result) {
+  for (;;) {
+    memset(result, 0, sizeof *result);
+    int outcome = remote_request(remote, request, out, frames, result);
+    if (outcome == 0) return 0;
+    if (outcome != SERVICE_GONE || reopen(remote) != 0) return -1;
+  }
+}
+
 int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames) {
   if (!remote || !out || frames <= 0) return 0;
-  for (;;) {
-    service_request request;
-    memset(&request, 0, sizeof request);
-    request.kind = STREAM_READ;
-    request.position = frames;
-    request.faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
-    foley_decode_result result;
-    memset(&result, 0, sizeof result);
-    if (remote_request(remote, &request, out, frames, &result) == 0) {
-      remote->position += result.frames;
-      return result.frames;
-    }
-    if (reopen(remote) != 0) return -1;
-  }
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_READ;
+  request.position = frames;
+  request.faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
+  foley_decode_result result;
+  if (request_reopening(remote, &request, out, frames, &result) != 0) return -1;
+  return result.frames;
 }
 
 int foley_remote_seek(foley_remote *remote, int64_t frame) {
   if (!remote || frame < 0) return -1;
-  for (;;) {
-    service_request request;
-    memset(&request, 0, sizeof request);
-    request.kind = STREAM_SEEK;
-    request.position = frame;
-    foley_decode_result result;
-    memset(&result, 0, sizeof result);
-    if (remote_request(remote, &request, NULL, 0, &result) == 0) {
-      remote->position = frame;
-      return 0;
-    }
-    if (reopen(remote) != 0) return -1;
-  }
+  service_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = STREAM_SEEK;
+  request.position = frame;
+  foley_decode_result result;
+  return request_reopening(remote, &request, NULL, 0, &result);
 }
-
-int foley_remote_reopens(const foley_remote *remote) { return remote ? remote->reopens : 0; }
 
 int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t out_size) {
   if (!remote || !key || !out || out_size == 0) return 0;

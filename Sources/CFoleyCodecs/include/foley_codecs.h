@@ -195,8 +195,6 @@ int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames);
 int foley_remote_seek(foley_remote *remote, int64_t frame);
 int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t out_size);
 const char *foley_remote_error(foley_remote *remote);
-// How many times the stream was opened again in a new service after its own was lost.
-int foley_remote_reopens(const foley_remote *remote);
 void foley_remote_close(foley_remote *remote);
 
 // Marks the mixing thread's render (see foley_realtime.c): non-zero inside it.
