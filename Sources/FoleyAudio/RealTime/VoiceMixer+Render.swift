@@ -26,7 +26,6 @@ extension VoiceMixer {
         busesRun.store(0, ordering: .relaxed)
         reverbRan.store(false, ordering: .relaxed)
         isSounding.store(false, ordering: .releasing)
-        hasReportedSounding = false
         metersAtRest = true
       }
       master.noteIdle()
@@ -35,10 +34,7 @@ extension VoiceMixer {
       return
     }
     var done = 0
-    if !hasReportedSounding {
-      isSounding.store(true, ordering: .relaxed)
-      hasReportedSounding = true
-    }
+    if metersAtRest { isSounding.store(true, ordering: .relaxed) }
     metersAtRest = false
     for bus in 0..<Self.busCapacity { peaks[bus] = 0 }
     isTapping = tap.isEnabled.load(ordering: .relaxed)

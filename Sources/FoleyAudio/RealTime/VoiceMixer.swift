@@ -113,11 +113,10 @@ package final class VoiceMixer: @unchecked Sendable {
   /// Buses whose effects still ring, kept with every change of a bus's `ringing` (so an idle
   /// callback asks one number, not 31 buses).
   package private(set) var ringingBuses = 0
-  /// Whether the meters, `busesRun` and `reverbRan` already read zero from an idle callback: the
-  /// next idle one leaves them (32 meters in 32 cache lines, cold after 10 ms of sleep).
-  var metersAtRest = false
-  /// Whether ``isSounding`` was last set to true (mixing thread), so it is written once a change.
-  var hasReportedSounding = false
+  /// Whether the meters, `busesRun`, `reverbRan` and `isSounding` already read zero (as they do
+  /// when made, and after an idle callback): the next idle one leaves them (32 meters in 32 cache
+  /// lines, cold after 10 ms of sleep), and the next busy one sets `isSounding` once.
+  var metersAtRest = true
   var laneCapacity = 0
   /// The shapers' owners (the lanes keep them unretained), by channel.
   private var shapers: [VoiceShaper?] = []
@@ -382,24 +381,4 @@ extension VoiceMixer {
   package func disarmAll() {
     for channel in 0..<laneCount where lanes[channel].isArmed { clearLane(channel) }
   }
-}
-
-/// The buses' peak meters: one atomic per bus, written by the mixing thread once per callback and
-/// read by anyone (a HUD, an inspector).
-package final class BusMeters: Sendable {
-  private final class Meter: Sendable {
-    let peak = Atomic<UInt32>(Float(0).bitPattern)
-  }
-
-  private let meters: [Meter]
-
-  init(count: Int) { meters = (0..<count).map { _ in Meter() } }
-
-  package func peak(of bus: Int) -> Float {
-    guard meters.indices.contains(bus) else { return 0 }
-    return Float(bitPattern: meters[bus].peak.load(ordering: .relaxed))
-  }
-
-  @inline(__always)
-  func store(_ peak: Float, for bus: Int) { meters[bus].peak.store(peak.bitPattern, ordering: .relaxed) }
 }
