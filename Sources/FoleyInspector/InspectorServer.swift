@@ -7,6 +7,10 @@ public import FoleySoundMap
 public import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The browser inspector: an HTTP server in the game's process that serves one page showing every
 /// voice, bus meter, the spectrum, the music and the sound map's event log of the running game,
 /// streamed live over a WebSocket, and lets a sound designer move bus volumes and mutes and post
@@ -17,10 +21,14 @@ import Synchronization
 /// FlyingFox (Swift Concurrency, no SwiftNIO: small and quick to build), and is its own product:
 /// a game that does not import `FoleyInspector` links none of it.
 ///
-/// It serves from Swift concurrency's shared thread pool (as wide as the machine has cores), not
-/// from threads of its own: while a game keeps every thread of that pool blocked — synchronous
-/// waits inside tasks — the page waits with it, and answers when a thread comes free. The game
-/// loop, the mixer and the engine's queues do not use that pool.
+/// One thread of its own owns the port: a front door that caps connections
+/// (``Options/maximumConnections``), wants each request whole within ``Options/requestTimeout``,
+/// limits lines, heads, bodies and WebSocket messages, and closes a WebSocket on an unmasked
+/// frame; what passes goes to FlyingFox on a Unix socket only this user can open. FlyingFox
+/// answers from Swift concurrency's shared thread pool (as wide as the machine has cores): while
+/// a game keeps every thread of that pool blocked — synchronous waits inside tasks — the page
+/// waits with it, and answers when a thread comes free. The game loop, the mixer and the engine's
+/// queues do not use that pool.
 ///
 /// ```swift
 /// let inspector = InspectorServer(engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
@@ -33,7 +41,7 @@ import Synchronization
 /// Routes (each needs `?token=`): `/` the page, `/snapshot.json` one ``InspectorReport``,
 /// `/stream` a WebSocket that sends a report every ``Options/interval`` seconds and takes
 /// ``InspectorCommand``s, `POST /control` one command. Requests without the right token get 403,
-/// from another address than loopback (when bound to loopback) 403, bad commands an error
+/// peers other than loopback (when bound to loopback) are closed at once, bad commands an error
 /// message and nothing else: the game plays on.
 public final class InspectorServer: Sendable {
   /// Where and how it serves.
@@ -47,14 +55,23 @@ public final class InspectorServer: Sendable {
     public var allowsControl: Bool
     /// Seconds between the reports the WebSocket sends (0.05…5).
     public var interval: Double
+    /// Connections held at once. Past it, the oldest connection that has not sent its whole
+    /// request is closed to make room; when every held connection is in use, the new one is
+    /// answered 503.
+    public var maximumConnections: Int
+    /// Seconds a client has to send its whole request (0.1…600); 408 after it.
+    public var requestTimeout: Double
 
     public init(
-      port: UInt16 = 0, host: String = "127.0.0.1", allowsControl: Bool = false, interval: Double = 0.1
+      port: UInt16 = 0, host: String = "127.0.0.1", allowsControl: Bool = false, interval: Double = 0.1,
+      maximumConnections: Int = 64, requestTimeout: Double = 10
     ) {
       self.port = port
       self.host = host
       self.allowsControl = allowsControl
       self.interval = interval
+      self.maximumConnections = maximumConnections
+      self.requestTimeout = requestTimeout
     }
   }
 
@@ -78,6 +95,8 @@ public final class InspectorServer: Sendable {
   private struct Running: Sendable {
     let server: HTTPServer
     let task: Task<Void, any Error>
+    let front: InspectorGuard
+    let directory: String
     let url: URL
   }
 
@@ -93,19 +112,28 @@ public final class InspectorServer: Sendable {
   /// The page's address with its token, once started.
   public var url: URL? { running.withLock { $0?.url } }
 
-  /// Starts serving (on a task of its own) and returns the page's address, with its token.
+  /// Starts serving and returns the page's address, with its token.
   /// - Throws: ``InspectorError/cannotStart(_:)`` when the address is not an IPv4 address or
   ///   the port cannot be bound.
   @discardableResult
   public func start() throws(InspectorError) -> URL {
     if let url { return url }
-    let address: sockaddr_in
-    do {
-      address = try .inet(ip4: options.host, port: options.port)
-    } catch {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = options.port.bigEndian
+    guard inet_pton(AF_INET, options.host, &address.sin_addr) == 1 else {
       throw .cannotStart("\"\(options.host)\" is not an IPv4 address")
     }
-    let server = HTTPServer(address: address, timeout: 15, logger: .disabled)
+    let listener = try Self.listen(on: address, description: "\(options.host):\(options.port)")
+    let directory: String
+    do {
+      directory = try Self.privateDirectory()
+    } catch {
+      close(listener)
+      throw error
+    }
+    let socketPath = directory + "/http"
+    let server = HTTPServer(address: sockaddr_un.unix(path: socketPath), timeout: 15, logger: .disabled)
     let started = StartResult()
     let task = Task {
       await server.appendRoute("GET /", to: guarded { [self] _ in page() })
@@ -130,13 +158,34 @@ public final class InspectorServer: Sendable {
         started.finish(nil)
       }
     }
-    guard case .ip4(_, let port)? = started.wait() else {
+    guard started.wait() != nil else {
       task.cancel()
       listening.cancel()
-      throw .cannotStart("nothing listens on \(options.host):\(options.port) (is the port taken?)")
+      close(listener)
+      Self.removeDirectory(directory)
+      throw .cannotStart("the HTTP server did not start on \(socketPath)")
     }
-    let url = URL(string: "http://\(options.host):\(port)/?token=\(token)")!
-    running.withLock { $0 = Running(server: server, task: task, url: url) }
+    var limits = GuardLimits()
+    limits.maximumConnections = max(1, options.maximumConnections)
+    limits.requestTimeout = options.requestTimeout.clamped(to: 0.1...600, or: 10)
+    limits.loopbackOnly = options.host.hasPrefix("127.")
+    let front: InspectorGuard
+    do {
+      front = try InspectorGuard(listener: listener, upstream: socketPath, limits: limits)
+    } catch {
+      task.cancel()
+      Self.removeDirectory(directory)
+      throw error
+    }
+    var bound = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &bound) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
+    let url = URL(string: "http://\(options.host):\(UInt16(bigEndian: bound.sin_port))/?token=\(token)")!
+    running.withLock {
+      $0 = Running(server: server, task: task, front: front, directory: directory, url: url)
+    }
     return url
   }
 
@@ -148,10 +197,47 @@ public final class InspectorServer: Sendable {
         return state
       })
     else { return }
+    running.front.stop()
     running.task.cancel()
+    Self.removeDirectory(running.directory)
   }
 
-  deinit { running.withLock { $0?.task.cancel() } }
+  deinit { stop() }
+
+  /// A listening IPv4 socket bound to `address` (non-blocking, close-on-exec).
+  private static func listen(on address: sockaddr_in, description: String) throws(InspectorError) -> Int32 {
+    let socket = Glibc.socket(
+      AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard socket >= 0 else { throw .cannotStart("cannot make a socket: \(String(cString: strerror(errno)))") }
+    var yes: Int32 = 1
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = address
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, Glibc.listen(socket, 128) == 0 else {
+      let reason = String(cString: strerror(errno))
+      close(socket)
+      throw .cannotStart("cannot listen on \(description): \(reason) (is the port taken?)")
+    }
+    return socket
+  }
+
+  /// A fresh directory only this user can enter, for the server's Unix socket.
+  private static func privateDirectory() throws(InspectorError) -> String {
+    var template = Array((NSTemporaryDirectory() + "/foley-inspector-XXXXXX").utf8CString)
+    guard let made = mkdtemp(&template) else {
+      throw .cannotStart("cannot make a private directory: \(String(cString: strerror(errno)))")
+    }
+    return String(cString: made)
+  }
+
+  private static func removeDirectory(_ directory: String) {
+    unlink(directory + "/http")
+    rmdir(directory)
+  }
 
   // MARK: - Requests
 
@@ -167,8 +253,8 @@ public final class InspectorServer: Sendable {
     }
   }
 
-  /// The token matches (compared in constant time), and a loopback-bound server answers only
-  /// loopback peers.
+  /// The token matches (compared in constant time). (Which peers may connect at all is the front
+  /// door's check: a loopback-bound server serves only loopback peers.)
   func accepts(_ request: HTTPRequest) -> Bool {
     let given = Array((request.query["token"] ?? "").utf8)
     let wanted = Array(token.utf8)
@@ -176,13 +262,7 @@ public final class InspectorServer: Sendable {
     for index in wanted.indices {
       difference |= Int(wanted[index] ^ (index < given.count ? given[index] : 0))
     }
-    guard difference == 0 else { return false }
-    guard options.host == "127.0.0.1" else { return true }
-    switch request.remoteAddress {
-    case .ip4(let host, _)?: return host.hasPrefix("127.")
-    case .ip6(let host, _)?: return host == "::1" || host.hasPrefix("::ffff:127.")
-    default: return false
-    }
+    return difference == 0
   }
 
   private func page() -> HTTPResponse {

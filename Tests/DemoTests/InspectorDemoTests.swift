@@ -55,6 +55,65 @@ struct InspectorDemoTests {
     let rest = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0, "\(printed)\(rest)")
   }
+
+  /// Starts the headless demo with its inspector under the usual limit of 1,024 open files;
+  /// returns the process, its output pipe and the inspector's address.
+  func startInspectedDemo(seconds: Int) throws -> (Process, Pipe, URL) {
+    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("foley-demo")
+    let script = temporaryFile("inspected-held.json")
+    try Data(#"{"duration": \#(seconds), "step": 0.0166667, "events": []}"#.utf8).write(to: script)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = [
+      "-c", #"ulimit -n 1024 && exec "$0" --headless --script "$1" --inspector"#, demo.path, script.path,
+    ]
+    process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_AUDIODRIVER"] = "dummy"
+    environment["SDL_VIDEODRIVER"] = "dummy"
+    process.environment = environment
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var printed = ""
+    _ = waitUntil(timeout: 60) {
+      let chunk = out.fileHandleForReading.availableData
+      printed += String(decoding: chunk, as: UTF8.self)
+      return printed.contains("inspector: http://127.0.0.1:") || chunk.isEmpty
+    }
+    let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("inspector: ") })
+    return (process, out, try #require(URL(string: String(line.dropFirst("inspector: ".count)))))
+  }
+
+  @Test("A game at 1,024 open files keeps its inspector while a client holds 1,100 connections open")
+  func heldConnections() throws {
+    let (process, _, url) = try startInspectedDemo(seconds: 20)
+    defer { if process.isRunning { process.terminate() } }
+    let port = UInt16(try #require(url.port))
+    let snapshot = "/snapshot.json?" + (url.query ?? "")
+    func goodRequest() -> (status: Int?, seconds: Double) {
+      let start = Date()
+      return (RawConnection.request(port: port, path: snapshot)?.status, Date().timeIntervalSince(start))
+    }
+    #expect(goodRequest().status == 200)
+    // Each held connection has sent the start of a request and nothing more.
+    var held: [RawConnection] = []
+    for _ in 0..<1_100 {
+      guard let connection = RawConnection(port: port, timeout: 5) else { break }
+      connection.send(Array("GET /snapshot.json?tok".utf8))
+      held.append(connection)
+    }
+    #expect(held.count == 1_100, "only \(held.count) connections were made")
+    let during = goodRequest()
+    #expect(during.status == 200 && during.seconds < 10, "during: \(during)")
+    held.removeAll()
+    let after = goodRequest()
+    #expect(after.status == 200 && after.seconds < 10, "after: \(after)")
+    #expect(process.isRunning)
+  }
 }
 
 @Suite("The demo's inspector panel", .serialized)

@@ -12,6 +12,7 @@ struct InspectorServerTests {
   /// A looping tone on `bus`, and an inspector serving it; `body` gets both and the port.
   func withServer(
     allowsControl: Bool = true, bus: SoundCategory = "music",
+    maximumConnections: Int = 64, requestTimeout: Double = 10,
     _ body: (AudioEngine, InspectorServer, UInt16, Voice, DiskOutput) throws -> Void
   ) throws -> DiskCapture {
     try captureDiskOutput { engine, output in
@@ -22,7 +23,11 @@ struct InspectorServerTests {
         settings: settings)
       let voice = engine.play(tone, loops: -1)
       #expect(waitUntil { voice.startFrame != nil })
-      let server = InspectorServer(engine: engine, options: .init(allowsControl: allowsControl))
+      let server = InspectorServer(
+        engine: engine,
+        options: .init(
+          allowsControl: allowsControl, maximumConnections: maximumConnections, requestTimeout: requestTimeout
+        ))
       defer { server.stop() }
       let url = try server.start()
       #expect(url.host == "127.0.0.1" && url.query == "token=\(server.token)")

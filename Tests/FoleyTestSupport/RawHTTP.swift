@@ -11,7 +11,9 @@ import Foundation
 /// pool (two threads on a two-core machine), and the suite's synchronous tests running beside
 /// it — a demo subprocess waited for, a disk capture — can hold both threads for tens of
 /// seconds. A 10 s timeout once read such a wait as "no answer" (a CI run under load).
-public final class RawConnection {
+/// (Sendable so that a test may hand one to another thread to send from; it is used by one
+/// thread at a time.)
+public final class RawConnection: @unchecked Sendable {
   private let socket: Int32
   /// Whether the peer has closed the connection (a read returned end of file), as opposed to
   /// a read that timed out with nothing.
@@ -42,16 +44,41 @@ public final class RawConnection {
 
   deinit { close(socket) }
 
-  public func send(_ bytes: some Sequence<UInt8>) {
+  /// Sends all of `bytes`; false when the connection failed first (the peer closed it).
+  @discardableResult
+  public func send(_ bytes: some Sequence<UInt8>) -> Bool {
     let data = Array(bytes)
     var sent = 0
     while sent < data.count {
       let count = data[sent...].withUnsafeBytes {
         Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
       }
-      if count <= 0 { return }
+      if count <= 0 { return false }
       sent += count
     }
+    return true
+  }
+
+  /// Opens a WebSocket on `path`; nil unless the server switched protocols.
+  public static func webSocket(port: UInt16, path: String) -> RawConnection? {
+    guard let connection = RawConnection(port: port) else { return nil }
+    connection.send(
+      Array(
+        ("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+          + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
+    let reply = String(decoding: connection.receive(), as: UTF8.self)
+    return reply.hasPrefix("HTTP/1.1 101") ? connection : nil
+  }
+
+  /// Reads (and drops) what arrives until the peer closes; false when `timeout` seconds pass
+  /// first.
+  public func waitUntilClosed(timeout: Double = 120) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      _ = receive()
+      if peerClosed { return true }
+    }
+    return false
   }
 
   /// Whatever arrives within the timeout (empty when the peer closed or nothing came).
@@ -102,6 +129,24 @@ public final class RawConnection {
     frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     return frame
   }
+}
+
+/// The bytes this process holds in memory (resident set), from `/proc/self/statm`.
+public func residentBytes() -> Int {
+  let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
+  return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+/// Raises this process's open-file limit towards `wanted` (up to the hard limit); the limit now.
+public func raiseOpenFileLimit(to wanted: Int) -> Int {
+  var limit = rlimit()
+  getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+  if limit.rlim_cur < rlim_t(wanted) {
+    limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+  }
+  return Int(limit.rlim_cur)
 }
 
 /// This machine's first IPv4 address that is not loopback, if it has one.
