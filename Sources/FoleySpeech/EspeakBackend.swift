@@ -69,6 +69,14 @@ public final class EspeakBackend: SpeechBackend {
     return try result.get()
   }
 
+  /// Whether a thread with the default attributes (espeak-ng's) can be started now.
+  static func canStartThread() -> Bool {
+    var thread = pthread_t()
+    guard pthread_create(&thread, nil, { _ in nil }, nil) == 0 else { return false }
+    pthread_join(thread, nil)
+    return true
+  }
+
   /// espeak-ng's words per minute for a rate in 0...1: 80 at 0, its normal 175 at 0.5, 450 at 1.
   static func wordsPerMinute(_ rate: Double) -> Int {
     let clamped = min(1, max(0, rate.isFinite ? rate : 0.5))
@@ -85,6 +93,14 @@ public final class EspeakBackend: SpeechBackend {
   private func startIfNeeded() -> Int? {
     if let sampleRate { return sampleRate }
     guard startError == nil else { return nil }
+    // espeak-ng starts a thread when it initialises and aborts the process when it cannot (an
+    // assertion in its fifo.c), as under a tight address-space limit. A thread started and
+    // joined here first says whether one can be; glibc keeps the joined thread's stack for the
+    // next thread, espeak-ng's.
+    guard Self.canStartThread() else {
+      startError = "cannot start espeak-ng: no thread can be created (memory or thread limits)"
+      return nil
+    }
     // espeakINITIALIZE_DONT_EXIT: a missing data folder must not end the game.
     let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
     guard rate > 0 else {

@@ -29,7 +29,7 @@ struct DemoRun {
 /// to `report`, if any.
 func runDemoCommand(
   _ arguments: [String], in directory: URL? = nil, environment extra: [String: String?] = [:],
-  report reportURL: URL? = nil
+  report reportURL: URL? = nil, addressSpaceKiB: Int? = nil
 ) throws -> DemoRun {
   let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("foley-demo")
@@ -37,8 +37,14 @@ func runDemoCommand(
     throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: demo.path])
   }
   let process = Process()
-  process.executableURL = demo
-  process.arguments = arguments
+  if let addressSpaceKiB {
+    // The shell sets the limit (`ulimit -v`) and then becomes the demo.
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", #"ulimit -v \#(addressSpaceKiB) && exec "$0" "$@""#, demo.path] + arguments
+  } else {
+    process.executableURL = demo
+    process.arguments = arguments
+  }
   if let directory { process.currentDirectoryURL = directory }
   var environment = ProcessInfo.processInfo.environment
   environment["SDL_AUDIODRIVER"] = "dummy"
@@ -72,7 +78,7 @@ func screenshotPixels(_ url: URL) throws -> [UInt32] {
 /// Runs the demo the way CI does: headless, from a JSON script, and reads its report.
 func runDemo(
   script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:],
-  unsetting: [String] = [], directory: URL? = nil, headless: Bool = true
+  unsetting: [String] = [], directory: URL? = nil, headless: Bool = true, addressSpaceKiB: Int? = nil
 ) throws -> DemoRun {
   let scriptURL = temporaryFile("script.json")
   let reportURL = temporaryFile("report.json")
@@ -94,7 +100,8 @@ func runDemo(
     (headless ? ["--headless"] : []) + (script == nil ? [] : ["--script", scriptURL.path])
       + ["--report", reportURL.path] + arguments,
     // The package root, where Assets/ lives, unless the test says otherwise.
-    in: directory ?? ScriptedRunTests.packageRoot, environment: environment, report: reportURL)
+    in: directory ?? ScriptedRunTests.packageRoot, environment: environment, report: reportURL,
+    addressSpaceKiB: addressSpaceKiB)
 }
 
 @Suite("Scripted headless runs of the demo", .serialized)
@@ -678,5 +685,20 @@ struct ScriptedRunTests {
     #expect(run.output.contains("tone-s16.wav: -9."), "\(run.output)")
     #expect(run.output.contains("true peak -6.0 dBTP; to -20.0 LUFS: -10."), "\(run.output)")
     #expect(run.errors.contains("x.wav"))
+  }
+
+  @Test("Under a 500 MB address-space limit the game plays, speaks and ends cleanly")
+  func addressSpaceLimit() throws {
+    // T reads the audio state aloud: speech starts espeak-ng, which starts a thread of its own.
+    let run = try runDemo(
+      script: [
+        "duration": 3,
+        "events": [
+          ["at": 0.5, "event": "key", "key": "t"], ["at": 0.55, "event": "key", "key": "t", "up": true],
+        ],
+      ], arguments: [], addressSpaceKiB: 500_000)
+    #expect(run.status == 0, "\(run.errors.suffix(2_000))")
+    #expect(!run.errors.contains("Fatal error") && !run.errors.contains("crashed"))
+    #expect(run.output.contains("round 1:"), "\(run.output)")
   }
 }
