@@ -10,11 +10,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/setup.sh >/dev/null
+FOLEY_EXTRA_PACKAGES=python3 Scripts/setup.sh >/dev/null
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
-  modules=(Foley FoleyScene FoleySession FoleyAudio FoleyMusic FoleySceneAudio FoleySoundMap
-    FoleyAudioTesting FoleyRecording FoleyOffline FoleyPlatform FoleySpeech FoleyInspector)
+  # Every target of every library product, as the package itself declares them.
+  mapfile -t modules < <(swift package describe --type json | python3 -c '
+import json, sys
+package = json.load(sys.stdin)
+seen = []
+for product in package["products"]:
+    if "library" in product["type"]:
+        seen += [target for target in product["targets"] if target not in seen]
+print("\n".join(seen))')
+  if [ ${#modules[@]} -eq 0 ]; then
+    echo "docs: the package declares no library product" >&2
+    exit 1
+  fi
 fi
 mkdir -p .build/docs
 failed=0
