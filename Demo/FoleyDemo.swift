@@ -22,6 +22,12 @@ struct FoleyDemo: AsyncParsableCommand {
   /// a value, so a bare one gets "0" before parsing.
   static func main() async {
     #if canImport(Glibc)
+      // A line at a time, also into a pipe: a tool or a test reading the demo's output sees each
+      // line as it is printed, not all of them at exit.
+      // (C's `stdout` is a global variable Swift 6 will not read; its address is looked up.)
+      if let standardOutput = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "stdout") {
+        setvbuf(standardOutput.load(as: UnsafeMutablePointer<FILE>.self), nil, _IOLBF, 0)
+      }
       // glibc reserves 64 MiB of address space for each malloc arena, up to eight per core: on
       // two cores, about 600 MiB reserved and never used, which is what an address-space limit
       // (`ulimit -v`) counts. Two arenas are plenty for a game's threads; with more, a limit that

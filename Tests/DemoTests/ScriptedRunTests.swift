@@ -29,7 +29,8 @@ struct DemoRun {
 /// to `report`, if any.
 func runDemoCommand(
   _ arguments: [String], in directory: URL? = nil, environment extra: [String: String?] = [:],
-  report reportURL: URL? = nil, addressSpaceKiB: Int? = nil
+  report reportURL: URL? = nil, addressSpaceKiB: Int? = nil,
+  whenOutput trigger: (marker: String, action: () throws -> Void)? = nil
 ) throws -> DemoRun {
   let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("foley-demo")
@@ -55,7 +56,20 @@ func runDemoCommand(
   process.standardOutput = out
   process.standardError = err
   try process.run()
-  let output = out.fileHandleForReading.readDataToEndOfFile()
+  // The trigger runs once its marker has been printed, while the demo still runs (not at all
+  // when the output ends without it).
+  var early = Data()
+  if let trigger {
+    while !String(decoding: early, as: UTF8.self).contains(trigger.marker) {
+      let chunk = out.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      early += chunk
+    }
+    if String(decoding: early, as: UTF8.self).contains(trigger.marker), process.isRunning {
+      try trigger.action()
+    }
+  }
+  let output = early + out.fileHandleForReading.readDataToEndOfFile()
   let errors = err.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
   let report = reportURL.flatMap { try? Data(contentsOf: $0) }.flatMap {
@@ -78,7 +92,8 @@ func screenshotPixels(_ url: URL) throws -> [UInt32] {
 /// Runs the demo the way CI does: headless, from a JSON script, and reads its report.
 func runDemo(
   script: Any?, arguments: [String] = ["--fast"], environment extra: [String: String] = [:],
-  unsetting: [String] = [], directory: URL? = nil, headless: Bool = true, addressSpaceKiB: Int? = nil
+  unsetting: [String] = [], directory: URL? = nil, headless: Bool = true, addressSpaceKiB: Int? = nil,
+  whenOutput trigger: (marker: String, action: () throws -> Void)? = nil
 ) throws -> DemoRun {
   let scriptURL = temporaryFile("script.json")
   let reportURL = temporaryFile("report.json")
@@ -101,7 +116,7 @@ func runDemo(
       + ["--report", reportURL.path] + arguments,
     // The package root, where Assets/ lives, unless the test says otherwise.
     in: directory ?? ScriptedRunTests.packageRoot, environment: environment, report: reportURL,
-    addressSpaceKiB: addressSpaceKiB)
+    addressSpaceKiB: addressSpaceKiB, whenOutput: trigger)
 }
 
 @Suite("Scripted headless runs of the demo", .serialized)
@@ -547,16 +562,24 @@ struct ScriptedRunTests {
         at: source.appendingPathComponent(file), to: assets.appendingPathComponent(file))
     }
     let map = assets.appendingPathComponent("sounds.json")
-    // One second in, the map gains an event the script posts at 2.5 s.
+    // Once the game runs (its map loaded), the map gains an event the script posts at 2.5 s.
     var edited = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: map)) as? [String: Any])
     var events = try #require(edited["events"] as? [String: Any])
     events["door.open"] = ["play": "chime.ogg"]
     edited["events"] = events
     let newMap = try JSONSerialization.data(withJSONObject: edited)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 1) { try? newMap.write(to: map) }
+    var editedAt: Date?
     let run = try runDemo(
       script: ["duration": 3, "events": [["at": 2.5, "event": "post", "name": "door.open"]]],
-      arguments: ["--assets", assets.path])
+      arguments: ["--assets", assets.path],
+      whenOutput: (
+        "running ",
+        {
+          try newMap.write(to: map)
+          editedAt = Date()
+        }
+      ))
+    #expect(editedAt != nil, "the map was not edited while the game ran")
     #expect(run.status == 0, "\(run.errors)")
     let figures = run.report?["soundMap"] as? [String: Any]
     #expect(figures?["unknown"] as? [String: Int] == [:], "\(String(describing: figures))")
