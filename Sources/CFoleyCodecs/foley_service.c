@@ -51,9 +51,9 @@ static int64_t milliseconds_now(void) { return nanoseconds_now() / 1000000; }
 
 // How long a side of the decoding service polls its socket before it sleeps on it. Loading is a
 // burst of jobs (a scene's 500 sounds one after the other), each a round trip: asleep, each side
-// wakes only after the scheduler's wake-up latency (tens of microseconds here, more on a busy
-// machine), which made isolated loading up to 2.2 × decoding in-process; awake for this long, a
-// WAV's job (about 100 µs) is answered, and the next one taken, without either side sleeping.
+// wakes only after the scheduler's wake-up latency, which made isolated loading a multiple of
+// decoding in-process; awake for this long, a small job (a short WAV's) is answered, and the
+// next one taken, without either side sleeping.
 // The price is at most this much of a core per job, and only in a burst (below).
 enum { SPIN_NS = 250 * 1000 };
 

@@ -6,8 +6,8 @@
 /// functions (declared in a Swift 6 module) it is not checked again; the compiler has already
 /// proved where it runs. They are `@inlinable`, so a caller in another module gets them
 /// specialized for its element type: a package function that is not runs the standard library's
-/// unspecialized generic code through witness tables (a node's voice list pruned that way took
-/// about 10,000 instructions a call).
+/// unspecialized generic code through witness tables, orders of magnitude dearer for a node's
+/// voice list pruned at every trigger.
 extension Array {
   /// `removeAll(where:)`, for main-actor code.
   @inlinable @inline(__always) package mutating func isolatedRemoveAll(where shouldRemove: (Element) -> Bool)

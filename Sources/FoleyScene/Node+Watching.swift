@@ -26,8 +26,8 @@ extension Node {
 
   /// Counts a node with live actions into ``actionsInSubtree`` of it and every ancestor.
   func adjustActive(by delta: Int) {
-    // Borrowed on the way up: `parent` retained and released each ancestor (four of each, 140 of
-    // the 200 instructions a `run` spent here for a child of the scene).
+    // Borrowed on the way up: `parent` retained and released each ancestor, most of what a `run`
+    // spent here.
     var current = Unmanaged.passUnretained(self)
     while true {
       guard

@@ -363,7 +363,8 @@ open class Node {
     if hasRemovedActions && advanceDepth == 0 {
       // Most often every run is done (a node that played a sound): emptied from the end, its
       // capacity kept. `removeAll(where:)` (and `removeAll(keepingCapacity:)`, which replaces
-      // the whole range) spent about 200 instructions a trigger here.
+      // the whole range) runs generic code that costs more than the rest of a trigger's work
+      // here.
       var everyRunRemoved = true
       for index in runningActions.indices where !runningActions[index].isRemoved {
         everyRunRemoved = false

@@ -37,8 +37,8 @@
   }
 
   /// Runs `body` with the value, holding the lock. Inlined, so a caller in another module runs it
-  /// specialized: unspecialized (generic over its result), each call cost about 400 instructions
-  /// of type metadata around a lock of a few tens, twice per trigger.
+  /// specialized: unspecialized (generic over its result), each call spent many times the lock's
+  /// own cost on type metadata, twice per trigger.
   @inlinable package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock()
     defer { unlock() }

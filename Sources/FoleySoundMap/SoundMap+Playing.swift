@@ -219,7 +219,7 @@ extension SoundMap {
       !voice.isFinished
     else { return }
     // Kept only where something needs them: a cap, or a stop entry naming the event. Every post
-    // of an event once filtered all its voices, 24 µs a post with a few hundred playing.
+    // of an event once filtered all its voices: a post's cost grew with the voices playing.
     if entry.maxInstances != nil || entry.isStopTarget {
       runtime.voices[event, default: []].append(voice)
     }
@@ -277,7 +277,7 @@ extension SoundMap {
 /// hash. A posted name is most often a literal, whose bits are the same at every post, or a short
 /// name held in the string itself: its slot is picked from its two words, and a string compare
 /// that starts by comparing those words confirms it, where the definition's dictionary hashed
-/// every byte of the name (about 340 instructions a post). A name built afresh for each post
+/// every byte of the name at every post. A name built afresh for each post
 /// lands in a slot by its new bits, misses, and is looked up in the definition. The map empties
 /// it whenever its definition changes.
 package struct EventLookup {

@@ -85,8 +85,8 @@ public final class SoundMap {
   public let pitchBudget: Int
   // The state a post reads and writes, each access instantaneous (nothing is held across a call
   // out to an observer or a voice), so the runtime's exclusivity checks are left off: they were
-  // about 600 instructions of every post. `observers` keeps them (an observer may subscribe
-  // another while it is being told).
+  // a large share of every post. `observers` keeps them (an observer may subscribe another while
+  // it is being told).
   @exclusivity(unchecked) public internal(set) var statistics = Statistics()
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public private(set) var lastErrors: [String] = []

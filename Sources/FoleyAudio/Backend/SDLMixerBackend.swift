@@ -154,7 +154,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
       throw SDLError(operation: "Mix_PlayChannel", message: "the mixer is not connected")
     }
     // Arming and starting under one hold of the audio lock: SDL's device lock is recursive, so
-    // SDL_mixer's own lock inside ours costs less (measured: 27 instructions a play).
+    // SDL_mixer's own lock inside ours costs less than a second round trip.
     let armed: Result<UInt64?, SDLError> = withAudioLock {
       guard let startFrame = mixer.arm(channel, start) else { return .success(nil) }
       // The channel is the voice's lease: the carrier loops at volume 0, so SDL_mixer mixes
@@ -183,8 +183,8 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   }
 
   package func halt(_ channel: Int) {
-    // Two round trips of the audio lock, not one around both: measured, `Mix_HaltChannel`'s own
-    // lock inside ours saved 25 instructions and the closure that held both cost 50 to 90 more.
+    // Two round trips of the audio lock, not one around both: the closure that held both cost
+    // more than the nested lock it saved.
     if let mixer = connectedMixer {
       withAudioLock { if mixer.disarm(channel) { mixer.inbox.post(Int32(channel)) } }
     }

@@ -6,9 +6,8 @@ import Foundation
 /// 1 ms sums, so a reading costs a few thousand additions at most, whatever the window.
 ///
 /// Why not libebur128 here, which measures every sound's integrated loudness: its momentary and
-/// short-term readings sum the whole window's filtered samples per call (0.03 ms and 0.24 ms a
-/// bus on this machine), and with its filter the meters of five buses cost 1 % of a core at ten
-/// snapshots a second, the inspector's whole budget. The tests hold this meter to libebur128's
+/// short-term readings sum the whole window's filtered samples per call, and with its filter the
+/// meters of a few buses took the inspector's whole budget at ten snapshots a second. The tests hold this meter to libebur128's
 /// readings (within 0.05 LU on noise, tones and silence).
 package struct LoudnessMeter {
   package let channels: Int

@@ -6,7 +6,7 @@
 /// pass, asks for its bus's gain: worked out each time, that walked the bus chain through three
 /// dictionaries keyed by the category's name (hashing it at each level), and copied the bus
 /// settings to do it. Every voice that starts asks for its bus's index, which hashed the name in a
-/// dictionary under a lock (about 550 instructions a trigger). A game has a handful of
+/// dictionary under a lock, at every trigger. A game has a handful of
 /// categories, so a short list compared by name answers at once. Audio queue only.
 package final class CategoryMemo<Value> {
   @exclusivity(unchecked) private var entries: [(category: SoundCategory, value: Value)] = []

@@ -13,8 +13,8 @@
 ///
 /// The slots lie in memory the table owns, read and changed where they lie: an array's element
 /// read copies the whole `Slot?` (a retain and a release of each of its references, through the
-/// standard library's unspecialized `Optional` value witnesses: about 110 instructions a copy,
-/// eight copies a stolen trigger), where a read through the table's addressor loads one field.
+/// standard library's unspecialized `Optional` value witnesses, several copies a stolen
+/// trigger), where a read through the table's addressor loads one field.
 package final class ChannelTable {
   /// `slotCount` initialized slots, nil where a channel is free.
   @exclusivity(unchecked) private var slots = UnsafeMutablePointer<Slot?>.allocate(capacity: 1)

@@ -6,8 +6,7 @@ extension VoiceMixer {
   /// a shaper at work, a send, a ramp towards silence, or not float stereo).
   ///
   /// The lane's voice, shaper and gain stage are borrowed, not retained: the lane holds them,
-  /// and retaining and releasing each of them per voice per block doubled this check's cost
-  /// (callgrind: 198 instructions a voice, 94 borrowed).
+  /// and retaining and releasing each of them per voice per block doubled this check's cost.
   @inline(__always)
   func directGains(_ channel: Int) -> DirectGain? {
     guard isFloat, channels == 2, lanes[channel].stream == nil, let heldVoice = lanes[channel].voice else {
