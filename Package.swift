@@ -72,7 +72,10 @@ let package = Package(
       dependencies: [
         "CFoleySDL2", "CFoleyVorbisFile", "CFoleyOpusFile", "CFoleyFLAC", "CFoleyMpg123", "CFoleyEBUR128",
         "CFoleySamplerate",
-      ]
+      ],
+      // The decoders' fault injection is read from the environment in debug builds (the tests')
+      // only: see foley_decoder_faults() in codec_internal.h.
+      cSettings: [.define("FOLEY_TEST_SEAMS", .when(configuration: .debug))]
     ),
     // The mixing thread's widest loops in AVX, chosen at run time (see include/foley_dsp.h).
     .target(name: "CFoleyDSP"),

@@ -1,6 +1,8 @@
 #ifndef FOLEY_CODEC_INTERNAL_H
 #define FOLEY_CODEC_INTERNAL_H
 
+#include <stdlib.h>
+
 #include "foley_codecs.h"
 #include <stdio.h>
 
@@ -49,5 +51,17 @@ int foley_fail(foley_source *source, int status, const char *format, ...);
 // Remembers a tag ("TITLE=...", or key and value apart) and loop points found in comments.
 void foley_take_comment(foley_source *source, const char *comment, size_t length);
 void foley_set_tag(foley_source *source, const char *key, const char *value, size_t length);
+
+// The decoders' fault injection (bytes that make a decoder crash, spin or allocate without end,
+// and a slow service start), for the tests of containment: read from FOLEY_DECODER_FAULTS only
+// in debug builds, which the tests use (Package.swift defines FOLEY_TEST_SEAMS for them). A
+// release build — a shipped game — has no such switch in its environment. NULL when unset.
+static inline const char *foley_decoder_faults(void) {
+#ifdef FOLEY_TEST_SEAMS
+  return getenv("FOLEY_DECODER_FAULTS");
+#else
+  return NULL;
+#endif
+}
 
 #endif

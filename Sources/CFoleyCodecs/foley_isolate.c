@@ -68,7 +68,8 @@ size_t foley_statm_bytes(int field) {
 // The child's address space right now.
 static size_t current_address_space(void) { return foley_statm_bytes(0); }
 
-// Fault injection for the tests of containment, active only when FOLEY_DECODER_FAULTS is set:
+// Fault injection for the tests of containment, active only when FOLEY_DECODER_FAULTS is set
+// (debug builds: see foley_decoder_faults):
 // bytes starting "FOLEY-FAULT:SEGV", ":HANG" or ":HEAP" make the child crash, spin, or allocate
 // until its address-space limit stops it, exactly as a broken decoder would.
 static void inject_fault(const void *bytes, size_t length, int faults) {
@@ -176,7 +177,7 @@ static void run_child(const isolated_job *job, int timeout_ms, size_t memory_lim
   rlim_t seconds = (rlim_t)(timeout_ms / 1000 + 2);
   struct rlimit cpu = {seconds, seconds};
   setrlimit(RLIMIT_CPU, &cpu);
-  int faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
+  int faults = foley_decoder_faults() != NULL;
   if (job->bytes) {
     foley_run_job(job->bytes, job->length, job->target, job->max_seconds, job->out, job->capacity, faults, result);
   } else {
@@ -289,7 +290,7 @@ int foley_check_isolated(const void *bytes, size_t length, const char *path, int
     foley_decode_result report;
     memset(&report, 0, sizeof report);
     int served = foley_service_run(bytes, length, NULL, 0, timeout_ms, memory_limit, 0,
-                                   getenv("FOLEY_DECODER_FAULTS") != NULL, &report, NULL);
+                                   foley_decoder_faults() != NULL, &report, NULL);
     if (served != -1) {
       *result = report;
       return checked_report(&job, result);
@@ -312,7 +313,7 @@ int foley_decode_isolated_samples(const void *bytes, size_t length, const foley_
   foley_decode_result report;
   memset(&report, 0, sizeof report);
   int served = foley_service_run(bytes, length, target, max_seconds, timeout_ms, memory_limit, capacity,
-                                 getenv("FOLEY_DECODER_FAULTS") != NULL, &report, samples);
+                                 foley_decoder_faults() != NULL, &report, samples);
   if (served != -1) {
     *result = report;
     int status = checked_report(&job, result);

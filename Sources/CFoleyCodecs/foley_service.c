@@ -362,7 +362,7 @@ __attribute__((constructor)) static void foley_service_entry(void) {
   prctl(PR_SET_NAME, "foley-decoder");
   foley_prepare_isolated_process((size_t)memory_limit);
   // Fault injection for the tests of a slow start (FOLEY_DECODER_FAULTS=slow-start in the game).
-  const char *faults = getenv("FOLEY_DECODER_FAULTS");
+  const char *faults = foley_decoder_faults();
   if (faults && strstr(faults, "slow-start")) sleep(3);
   char ready = 1;
   if (send_with_fds(socket, &ready, 1, NULL, 0) != 0) _exit(0);
@@ -969,7 +969,7 @@ int64_t foley_remote_read(foley_remote *remote, float *out, int64_t frames) {
   memset(&request, 0, sizeof request);
   request.kind = STREAM_READ;
   request.position = frames;
-  request.faults = getenv("FOLEY_DECODER_FAULTS") != NULL;
+  request.faults = foley_decoder_faults() != NULL;
   foley_decode_result result;
   if (request_reopening(remote, &request, out, frames, &result) != 0) return -1;
   return result.frames;
