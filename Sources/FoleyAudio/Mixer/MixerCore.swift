@@ -65,110 +65,161 @@ package final class MixerCore: @unchecked Sendable {
   package let nextVoiceID = Atomic<UInt64>(1)
   let requests = Locked(PendingRequests())
 
-  /// Everything only the queue touches, in one box that checks the queue on every access in
-  /// debug builds and is stored inline in release builds. In release builds the runtime's
-  /// exclusivity checks are left off: only the queue touches it, one access at a time, and the
-  /// debug builds' box checks that.
-  struct QueueState {
-    var isOpen = true
-    /// False while there is no device (none at start, or lost and not reopened yet).
-    var hasDevice: Bool
-    /// The session state last applied to the voices.
-    var sessionState = AudioSession.State()
-    /// The bus settings last applied to the voices (a change clears ``MixerCore/busGains``).
-    var appliedBuses = BusSettings()
-    var releases = ReleaseScheduler()
-    /// Voices kept while there is no device, as the slots they will be restored into: each
-    /// one's `position` is where to continue and `loops` the whole passes after that.
-    var orphans: [Slot] = []
-    var hasWarnedAboutDevice = false
-    var startOrder: UInt64 = 0
-    var lastStartOfSound: [ObjectIdentifier: UInt64] = [:]
-    /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
-    var virtual = VirtualVoices()
-    /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
-    var carriers: [SoundCategory: Sound] = [:]
-    /// Plays waiting for their bytes or file to be decoded, by what they wait for.
-    var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
-    var finishedChannels: [Int] = []
-    /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is
-    /// a system call, and a burst of steals would read it per voice); nil outside a batch.
-    var batchClock: UInt64?? = nil
-  }
+  // Queue-owned state. In debug builds each value is in a box that checks the queue on every
+  // access, behind a property of the name the code uses; in release builds it is a plain stored
+  // property (a box behind a computed property made the channel table copy on some accesses, and
+  // a trigger 35% dearer on the queue), with the runtime's exclusivity checks left off: only the
+  // queue touches them, one access at a time, and the debug builds' boxes check both.
   #if DEBUG
-    private var state: QueueBound<QueueState>
-  #else
-    @exclusivity(unchecked) private var state: QueueBound<QueueState>
-  #endif
-
-  // The names the code uses, each a view of the box.
-  package var isOpen: Bool {
-    _read { yield state.value.isOpen }
-    _modify { yield &state.value.isOpen }
-  }
-  package var hasDevice: Bool {
-    _read { yield state.value.hasDevice }
-    _modify { yield &state.value.hasDevice }
-  }
-  package var sessionState: AudioSession.State {
-    _read { yield state.value.sessionState }
-    _modify { yield &state.value.sessionState }
-  }
-  package var appliedBuses: BusSettings {
-    _read { yield state.value.appliedBuses }
-    _modify {
-      yield &state.value.appliedBuses
-      busGains.forget()
+    package var isOpen: Bool {
+      _read { yield isOpenBox.value }
+      _modify { yield &isOpenBox.value }
     }
-  }
-  /// The channel table: a reference that never changes to state only the queue touches, so a
-  /// box of its own, read while any part of ``QueueState`` is being changed (a `let`, which
-  /// no exclusivity check tracks).
-  package var table: ChannelTable { tableBox.value }
-  private let tableBox: QueueBound<ChannelTable>
-  package var releases: ReleaseScheduler {
-    _read { yield state.value.releases }
-    _modify { yield &state.value.releases }
-  }
-  package var orphans: [Slot] {
-    _read { yield state.value.orphans }
-    _modify { yield &state.value.orphans }
-  }
-  package var hasWarnedAboutDevice: Bool {
-    _read { yield state.value.hasWarnedAboutDevice }
-    _modify { yield &state.value.hasWarnedAboutDevice }
-  }
-  package var startOrder: UInt64 {
-    _read { yield state.value.startOrder }
-    _modify { yield &state.value.startOrder }
-  }
-  package var lastStartOfSound: [ObjectIdentifier: UInt64] {
-    _read { yield state.value.lastStartOfSound }
-    _modify { yield &state.value.lastStartOfSound }
-  }
-  package var virtual: VirtualVoices {
-    _read { yield state.value.virtual }
-    _modify { yield &state.value.virtual }
-  }
-  package var carriers: [SoundCategory: Sound] {
-    _read { yield state.value.carriers }
-    _modify { yield &state.value.carriers }
-  }
-  var awaitingDecode: [DecodeKey: [PlayRequest]] {
-    _read { yield state.value.awaitingDecode }
-    _modify { yield &state.value.awaitingDecode }
-  }
-  var finishedChannels: [Int] {
-    _read { yield state.value.finishedChannels }
-    _modify { yield &state.value.finishedChannels }
-  }
-  var batchClock: UInt64?? {
-    _read { yield state.value.batchClock }
-    _modify { yield &state.value.batchClock }
-  }
+    private var isOpenBox: QueueBound<Bool>
+  #else
+    @exclusivity(unchecked) package var isOpen: Bool
+  #endif
+  /// False while there is no device (none at start, or lost and not reopened yet).
+  #if DEBUG
+    package var hasDevice: Bool {
+      _read { yield hasDeviceBox.value }
+      _modify { yield &hasDeviceBox.value }
+    }
+    private var hasDeviceBox: QueueBound<Bool>
+  #else
+    @exclusivity(unchecked) package var hasDevice: Bool
+  #endif
+  /// The session state last applied to the voices.
+  #if DEBUG
+    package var sessionState: AudioSession.State {
+      _read { yield sessionStateBox.value }
+      _modify { yield &sessionStateBox.value }
+    }
+    private var sessionStateBox: QueueBound<AudioSession.State>
+  #else
+    @exclusivity(unchecked) package var sessionState: AudioSession.State
+  #endif
+  /// The bus settings last applied to the voices (a change clears ``busGains``).
+  #if DEBUG
+    package var appliedBuses: BusSettings {
+      _read { yield appliedBusesBox.value }
+      _modify {
+        yield &appliedBusesBox.value
+        busGains.forget()
+      }
+    }
+    private var appliedBusesBox: QueueBound<BusSettings>
+  #else
+    @exclusivity(unchecked) package var appliedBuses: BusSettings { didSet { busGains.forget() } }
+  #endif
   package let busGains = CategoryMemo<Double>()
   /// Each category's bus index as the queue last looked it up (``busIndices`` never changes one).
   package let busIndexMemo = CategoryMemo<Int>()
+  #if DEBUG
+    package var table: ChannelTable {
+      _read { yield tableBox.value }
+    }
+    private var tableBox: QueueBound<ChannelTable>
+  #else
+    package let table: ChannelTable
+  #endif
+  #if DEBUG
+    package var releases: ReleaseScheduler {
+      _read { yield releasesBox.value }
+      _modify { yield &releasesBox.value }
+    }
+    private var releasesBox: QueueBound<ReleaseScheduler>
+  #else
+    @exclusivity(unchecked) package var releases: ReleaseScheduler
+  #endif
+  /// Voices kept while there is no device, as the slots they will be restored into: each one's
+  /// `position` is where to continue and `loops` the whole passes after that.
+  #if DEBUG
+    package var orphans: [Slot] {
+      _read { yield orphansBox.value }
+      _modify { yield &orphansBox.value }
+    }
+    private var orphansBox: QueueBound<[Slot]>
+  #else
+    @exclusivity(unchecked) package var orphans: [Slot]
+  #endif
+  #if DEBUG
+    package var hasWarnedAboutDevice: Bool {
+      _read { yield hasWarnedAboutDeviceBox.value }
+      _modify { yield &hasWarnedAboutDeviceBox.value }
+    }
+    private var hasWarnedAboutDeviceBox: QueueBound<Bool>
+  #else
+    @exclusivity(unchecked) package var hasWarnedAboutDevice: Bool
+  #endif
+  #if DEBUG
+    package var startOrder: UInt64 {
+      _read { yield startOrderBox.value }
+      _modify { yield &startOrderBox.value }
+    }
+    private var startOrderBox: QueueBound<UInt64>
+  #else
+    @exclusivity(unchecked) package var startOrder: UInt64
+  #endif
+  #if DEBUG
+    package var lastStartOfSound: [ObjectIdentifier: UInt64] {
+      _read { yield lastStartOfSoundBox.value }
+      _modify { yield &lastStartOfSoundBox.value }
+    }
+    private var lastStartOfSoundBox: QueueBound<[ObjectIdentifier: UInt64]>
+  #else
+    @exclusivity(unchecked) package var lastStartOfSound: [ObjectIdentifier: UInt64]
+  #endif
+  /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
+  #if DEBUG
+    package var virtual: VirtualVoices {
+      _read { yield virtualBox.value }
+      _modify { yield &virtualBox.value }
+    }
+    private var virtualBox: QueueBound<VirtualVoices>
+  #else
+    @exclusivity(unchecked) package var virtual: VirtualVoices
+  #endif
+  /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
+  #if DEBUG
+    package var carriers: [SoundCategory: Sound] {
+      _read { yield carriersBox.value }
+      _modify { yield &carriersBox.value }
+    }
+    private var carriersBox: QueueBound<[SoundCategory: Sound]>
+  #else
+    @exclusivity(unchecked) package var carriers: [SoundCategory: Sound]
+  #endif
+  /// Plays waiting for their bytes or file to be decoded, by what they wait for.
+  #if DEBUG
+    var awaitingDecode: [DecodeKey: [PlayRequest]] {
+      _read { yield awaitingDecodeBox.value }
+      _modify { yield &awaitingDecodeBox.value }
+    }
+    private var awaitingDecodeBox: QueueBound<[DecodeKey: [PlayRequest]]>
+  #else
+    @exclusivity(unchecked) var awaitingDecode: [DecodeKey: [PlayRequest]]
+  #endif
+  #if DEBUG
+    var finishedChannels: [Int] {
+      _read { yield finishedChannelsBox.value }
+      _modify { yield &finishedChannelsBox.value }
+    }
+    private var finishedChannelsBox: QueueBound<[Int]>
+  #else
+    @exclusivity(unchecked) var finishedChannels: [Int]
+  #endif
+  /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
+  /// system call, and a burst of steals would read it per voice); nil outside a batch.
+  #if DEBUG
+    var batchClock: UInt64?? {
+      _read { yield batchClockBox.value }
+      _modify { yield &batchClockBox.value }
+    }
+    private var batchClockBox: QueueBound<UInt64??>
+  #else
+    @exclusivity(unchecked) var batchClock: UInt64??
+  #endif
 
   /// Now, on the backend's clock.
   package var now: UInt64 {
@@ -189,8 +240,81 @@ package final class MixerCore: @unchecked Sendable {
     self.configuration = configuration
     self.format = format
     // Queue-owned from here on.
-    state = QueueBound(QueueState(hasDevice: hasDevice), on: queue)
-    tableBox = QueueBound(ChannelTable(), on: queue)
+    #if DEBUG
+      isOpenBox = QueueBound(true, on: queue)
+    #else
+      isOpen = true
+    #endif
+    #if DEBUG
+      hasDeviceBox = QueueBound(hasDevice, on: queue)
+    #else
+      self.hasDevice = hasDevice
+    #endif
+    #if DEBUG
+      sessionStateBox = QueueBound(AudioSession.State(), on: queue)
+    #else
+      sessionState = AudioSession.State()
+    #endif
+    #if DEBUG
+      appliedBusesBox = QueueBound(BusSettings(), on: queue)
+    #else
+      appliedBuses = BusSettings()
+    #endif
+    #if DEBUG
+      tableBox = QueueBound(ChannelTable(), on: queue)
+    #else
+      table = ChannelTable()
+    #endif
+    #if DEBUG
+      releasesBox = QueueBound(ReleaseScheduler(), on: queue)
+    #else
+      releases = ReleaseScheduler()
+    #endif
+    #if DEBUG
+      orphansBox = QueueBound([], on: queue)
+    #else
+      orphans = []
+    #endif
+    #if DEBUG
+      hasWarnedAboutDeviceBox = QueueBound(false, on: queue)
+    #else
+      hasWarnedAboutDevice = false
+    #endif
+    #if DEBUG
+      startOrderBox = QueueBound(0, on: queue)
+    #else
+      startOrder = 0
+    #endif
+    #if DEBUG
+      lastStartOfSoundBox = QueueBound([:], on: queue)
+    #else
+      lastStartOfSound = [:]
+    #endif
+    #if DEBUG
+      virtualBox = QueueBound(VirtualVoices(), on: queue)
+    #else
+      virtual = VirtualVoices()
+    #endif
+    #if DEBUG
+      carriersBox = QueueBound([:], on: queue)
+    #else
+      carriers = [:]
+    #endif
+    #if DEBUG
+      awaitingDecodeBox = QueueBound([:], on: queue)
+    #else
+      awaitingDecode = [:]
+    #endif
+    #if DEBUG
+      finishedChannelsBox = QueueBound([], on: queue)
+    #else
+      finishedChannels = []
+    #endif
+    #if DEBUG
+      batchClockBox = QueueBound(nil, on: queue)
+    #else
+      batchClock = nil
+    #endif
     self.backend = backend
     self.session = session
     self.library = library
