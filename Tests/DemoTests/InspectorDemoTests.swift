@@ -9,38 +9,12 @@ struct InspectorDemoTests {
     "The page, in headless chromium, shows the voices, music and events of a running headless demo",
     .enabled(if: HeadlessBrowser.isInstalled, "chromium is not installed (Scripts/test.sh installs it)"))
   func pageShowsTheDemo() throws {
-    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("foley-demo")
-    let script = temporaryFile("inspected.json")
-    defer { try? FileManager.default.removeItem(at: script) }
     // Paced to the wall clock (no --fast): the game runs while the browser looks. Long enough
     // that a browser slow to start on a loaded machine still finds it running: a CI run saw the
     // socket closed by an 8 s demo that ended before the page was dumped ("disconnected").
-    try Data(#"{"duration": 25, "step": 0.0166667, "events": []}"#.utf8).write(to: script)
-    let process = Process()
-    process.executableURL = demo
-    process.arguments = ["--headless", "--script", script.path, "--inspector"]
-    process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    var environment = ProcessInfo.processInfo.environment
-    environment["SDL_AUDIODRIVER"] = "dummy"
-    environment["SDL_VIDEODRIVER"] = "dummy"
-    process.environment = environment
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let (process, out, address, printed) = try startInspectedDemo(seconds: 25)
     defer { if process.isRunning { process.terminate() } }
-    // The address comes first, written as soon as the server listens.
-    var printed = ""
-    #expect(
-      waitUntil(timeout: 30) {
-        let chunk = out.fileHandleForReading.availableData
-        printed += String(decoding: chunk, as: UTF8.self)
-        return printed.contains("inspector: http://127.0.0.1:") || chunk.isEmpty
-      })
-    let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("inspector: ") })
-    let url = String(line.dropFirst("inspector: ".count))
+    let url = address.absoluteString
     #expect(url.contains("?token=") && url.count > 60)
     let dom = try HeadlessBrowser.dumpDOM(url)
     #expect(HeadlessBrowser.count(#"class="voice state-"#, in: dom) >= 10, "voices on the page")
@@ -56,17 +30,21 @@ struct InspectorDemoTests {
     #expect(process.terminationStatus == 0, "\(printed)\(rest)")
   }
 
-  /// Starts the headless demo with its inspector under the usual limit of 1,024 open files;
-  /// returns the process, its output pipe and the inspector's address.
-  func startInspectedDemo(seconds: Int) throws -> (Process, Pipe, URL) {
+  /// Starts the headless demo with its inspector, paced to the wall clock for `seconds`, under a
+  /// limit of `openFiles` descriptors if given; returns the process, its output pipe, the
+  /// inspector's address and what it printed up to that.
+  func startInspectedDemo(seconds: Int, openFiles: Int? = nil) throws -> (Process, Pipe, URL, String) {
     let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("foley-demo")
-    let script = temporaryFile("inspected-held.json")
+    let script = temporaryFile("inspected.json")
     try Data(#"{"duration": \#(seconds), "step": 0.0166667, "events": []}"#.utf8).write(to: script)
     let process = Process()
+    // The shell sets the limit (`ulimit -n`) and then becomes the demo.
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = [
-      "-c", #"ulimit -n 1024 && exec "$0" --headless --script "$1" --inspector"#, demo.path, script.path,
+      "-c",
+      #"\#(openFiles.map { "ulimit -n \($0) && " } ?? "")exec "$0" --headless --script "$1" --inspector"#,
+      demo.path, script.path,
     ]
     process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
@@ -78,19 +56,23 @@ struct InspectorDemoTests {
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
     try process.run()
+    // The address comes first, written as soon as the server listens.
     var printed = ""
-    _ = waitUntil(timeout: 60) {
-      let chunk = out.fileHandleForReading.availableData
-      printed += String(decoding: chunk, as: UTF8.self)
-      return printed.contains("inspector: http://127.0.0.1:") || chunk.isEmpty
-    }
+    #expect(
+      waitUntil(timeout: 60) {
+        let chunk = out.fileHandleForReading.availableData
+        printed += String(decoding: chunk, as: UTF8.self)
+        return printed.contains("inspector: http://127.0.0.1:") || chunk.isEmpty
+      })
     let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("inspector: ") })
-    return (process, out, try #require(URL(string: String(line.dropFirst("inspector: ".count)))))
+    let url = try #require(URL(string: String(line.dropFirst("inspector: ".count))))
+    try? FileManager.default.removeItem(at: script)  // read at start-up, before the address
+    return (process, out, url, printed)
   }
 
   @Test("A game at 1,024 open files keeps its inspector while a client holds 1,100 connections open")
   func heldConnections() throws {
-    let (process, _, url) = try startInspectedDemo(seconds: 20)
+    let (process, _, url, _) = try startInspectedDemo(seconds: 20, openFiles: 1_024)
     defer { if process.isRunning { process.terminate() } }
     let port = UInt16(try #require(url.port))
     let snapshot = "/snapshot.json?" + (url.query ?? "")
