@@ -67,9 +67,10 @@ package final class MixerCore: @unchecked Sendable {
 
   // Queue-owned state. In debug builds each value is in a box that checks the queue on every
   // access, behind a property of the name the code uses; in release builds it is a plain stored
-  // property (a box behind a computed property made the channel table copy on some accesses, and
-  // a trigger 35% dearer on the queue), with the runtime's exclusivity checks left off: only the
-  // queue touches them, one access at a time, and the debug builds' boxes check both.
+  // property, with the runtime's exclusivity checks left off: only the queue touches them, one
+  // access at a time, and the debug builds' boxes check both. (The state gathered in one box, or
+  // each value behind a computed property in release builds, made a trigger measurably dearer
+  // on the queue: see BENCHMARKS.md.)
   #if DEBUG
     package var isOpen: Bool {
       _read { yield isOpenBox.value }
