@@ -69,17 +69,6 @@ static int readable_soon(int socket) {
   return 0;
 }
 
-// MARK: - Shared mappings
-
-void *foley_shared_alloc(size_t size) {
-  void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return memory == MAP_FAILED ? NULL : memory;
-}
-
-void foley_shared_free(void *memory, size_t size) {
-  if (memory) munmap(memory, size);
-}
-
 // MARK: - The protocol
 
 enum { JOB_DECODE = 1, JOB_CHECK = 2, STREAM_OPEN = 3, STREAM_READ = 4, STREAM_SEEK = 5, STREAM_CLOSE = 6 };
