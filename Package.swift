@@ -77,7 +77,8 @@ let package = Package(
       // only: see foley_decoder_faults() in codec_internal.h.
       cSettings: [.define("FOLEY_TEST_SEAMS", .when(configuration: .debug))]
     ),
-    // The mixing thread's widest loops in AVX, chosen at run time (see include/foley_dsp.h).
+    // The mixing thread's code in C: its widest loops in AVX, chosen at run time, and the marker
+    // around each render that tools count its allocations by (see include/foley_dsp.h).
     .target(name: "CFoleyDSP"),
     // The offline renderer: a scene and its engine on the embedded mixer, stepped with a fixed
     // time step, written to WAV with its SHA-256.
@@ -179,7 +180,7 @@ let package = Package(
     ),
 
     // Counts allocations inside the voice mixer's render: malloc wrappers for foley-bench only.
-    .target(name: "CFoleyAllocCounter", dependencies: ["CFoleyCodecs"], path: "Benchmarks/CFoleyAllocCounter"),
+    .target(name: "CFoleyAllocCounter", dependencies: ["CFoleyDSP"], path: "Benchmarks/CFoleyAllocCounter"),
     // Benchmarks: built in release by Scripts/bench.sh; never part of the tests.
     .executableTarget(
       name: "FoleyBench",

@@ -197,15 +197,6 @@ int foley_remote_tag(foley_remote *remote, const char *key, char *out, size_t ou
 const char *foley_remote_error(foley_remote *remote);
 void foley_remote_close(foley_remote *remote);
 
-// Marks the mixing thread's render (see foley_realtime.c): non-zero inside it.
-extern __thread int foley_realtime_depth;
-void foley_realtime_enter(void);
-void foley_realtime_leave(void);
-
-// Hands the allocator's free pages back to the system (glibc's malloc_trim; nothing elsewhere).
-// Returns 1 if memory was released.
-int foley_trim_heap(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -33,6 +33,15 @@ void foley_ramp_add_avx(
     const float *source, float *target, ptrdiff_t vectors, const float *steps, const float *distance,
     const float *step, const float *sign, const float *goal, bool clamped);
 
+// Marks the mixing thread's render (see foley_realtime.c): non-zero inside it.
+extern __thread int foley_realtime_depth;
+void foley_realtime_enter(void);
+void foley_realtime_leave(void);
+
+// Hands the allocator's free pages back to the system (glibc's malloc_trim; nothing elsewhere).
+// Returns 1 if memory was released.
+int foley_trim_heap(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
 internal import CFoleyCodecs
+internal import CFoleyDSP
 internal import CFoleySDL2
 package import Dispatch
 package import Synchronization

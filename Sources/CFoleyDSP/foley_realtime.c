@@ -2,7 +2,7 @@
 // tool linked into the same executable (foley-bench's allocation counter) can tell the mix's own
 // allocations from everything else SDL's audio thread does. A thread-local counter: no lock, no
 // system call.
-#include "foley_codecs.h"
+#include "foley_dsp.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
