@@ -75,123 +75,8 @@ final class InspectorGuard: Sendable {
   }
 }
 
-/// Milliseconds on the monotonic clock.
-private func now() -> Int64 {
-  var time = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &time)
-  return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
-}
-
-/// A byte queue that is consumed from the front.
-private struct ByteQueue {
-  private var bytes: [UInt8] = []
-  private var start = 0
-
-  var count: Int { bytes.count - start }
-  var isEmpty: Bool { count == 0 }
-
-  mutating func append(_ more: UnsafeRawBufferPointer) { bytes.append(contentsOf: more) }
-  mutating func append(_ more: [UInt8]) { bytes += more }
-  mutating func removeAll() {
-    bytes = []
-    start = 0
-  }
-
-  /// Writes what it can to `socket`; false when the socket failed.
-  mutating func flush(to socket: Int32) -> Bool {
-    while !isEmpty {
-      let sent = bytes.withUnsafeBytes { all in
-        send(socket, all.baseAddress! + start, count, Int32(MSG_NOSIGNAL))
-      }
-      if sent < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
-      start += sent
-    }
-    removeAll()
-    return true
-  }
-}
-
-/// One client's connection and, once its request head passed, the server's.
-private final class GuardedConnection {
-  enum Phase {
-    /// Reading the request head.
-    case head
-    /// Forwarding a plain request (its body, then the answer).
-    case request
-    /// Forwarding a WebSocket both ways.
-    case webSocket
-    /// Sending a refusal, then closing.
-    case refusing
-  }
-
-  let client: Int32
-  let accepted: Int64
-  var upstream: Int32 = -1
-  var phase = Phase.head
-  var deadline: Int64
-  var head: [UInt8] = []
-  var lineStart = 0
-  var bodyLeft = 0
-  var toClient = ByteQueue()
-  var toUpstream = ByteQueue()
-  var upstreamClosed = false
-  var frames = FrameScanner()
-
-  init(client: Int32, accepted: Int64, deadline: Int64) {
-    self.client = client
-    self.accepted = accepted
-    self.deadline = deadline
-  }
-}
-
-/// Checks a client's WebSocket frames as they stream through, header by header.
-private struct FrameScanner {
-  private var header: [UInt8] = []
-  private var payloadLeft: UInt64 = 0
-  private var messageSize: UInt64 = 0
-
-  enum Verdict { case pass, unmasked, tooLarge }
-
-  /// Scans `bytes`; `.pass` when every frame header in them is acceptable.
-  mutating func scan(_ bytes: UnsafeRawBufferPointer, maximumMessage: Int) -> Verdict {
-    var index = 0
-    while index < bytes.count {
-      if payloadLeft > 0 {
-        let step = Int(min(payloadLeft, UInt64(bytes.count - index)))
-        payloadLeft -= UInt64(step)
-        index += step
-        continue
-      }
-      header.append(bytes[index])
-      index += 1
-      if header.count == 2, header[1] & 0x80 == 0 { return .unmasked }
-      guard header.count >= 2 else { continue }
-      let short = UInt64(header[1] & 0x7f)
-      let size = 2 + (short == 126 ? 2 : short == 127 ? 8 : 0) + 4
-      guard header.count == size else { continue }
-      var length = short
-      if short == 126 {
-        length = UInt64(header[2]) << 8 | UInt64(header[3])
-      } else if short == 127 {
-        length = header[2..<10].reduce(0) { $0 << 8 | UInt64($1) }
-      }
-      let opcode = header[0] & 0x0f
-      let isControl = opcode & 0x08 != 0
-      if isControl {
-        if length > 125 { return .tooLarge }
-      } else {
-        messageSize = opcode == 0 ? messageSize &+ length : length
-        if length > UInt64(maximumMessage) || messageSize > UInt64(maximumMessage) { return .tooLarge }
-      }
-      payloadLeft = length
-      header.removeAll(keepingCapacity: true)
-    }
-    return .pass
-  }
-}
-
 /// The guard's state, owned by its thread.
-private struct GuardLoop {
+struct GuardLoop {
   let listener: Int32
   let wake: Int32
   let upstreamPath: String
@@ -374,160 +259,20 @@ private struct GuardLoop {
         refuse(connection, 408, "the request body did not arrive within \(Int(limits.requestTimeout)) s")
         return true
       }
-      return connection.phase == .webSocket || time < connection.deadline
-    }
-  }
-
-  /// Reads what the client sent of its head; checks the limits; forwards the request when the
-  /// head is whole. False when the client is gone.
-  mutating func readHead(_ connection: GuardedConnection) -> Bool {
-    let count = recv(connection.client, &buffer, buffer.count, 0)
-    if count == 0 { return false }
-    if count < 0 { return errno == EAGAIN || errno == EINTR }
-    let scanFrom = connection.head.count
-    connection.head += buffer[..<count]
-    var index = scanFrom
-    while index < connection.head.count {
-      guard let newline = connection.head[index...].firstIndex(of: 0x0A) else { break }
-      let line = newline - connection.lineStart
-      let isFirst = connection.lineStart == 0
-      if line > limits.maximumLine {
-        refuse(connection, isFirst ? 414 : 431, isFirst ? "request line too long" : "header line too long")
-        return true
-      }
-      let isEmpty = line == 0 || (line == 1 && connection.head[connection.lineStart] == 0x0D)
-      connection.lineStart = newline + 1
-      index = newline + 1
-      if isEmpty, !isFirst {
-        let rest = Array(connection.head[index...])
-        connection.head.removeSubrange(index...)
-        forward(connection, body: rest)
-        return true
-      }
-    }
-    if connection.head.count - connection.lineStart > limits.maximumLine {
-      let isFirst = connection.lineStart == 0
-      refuse(connection, isFirst ? 414 : 431, isFirst ? "request line too long" : "header line too long")
-    } else if connection.head.count > limits.maximumHead {
-      refuse(connection, 431, "request head too large")
-    }
-    return true
-  }
-
-  /// The head is whole: checks it, connects to the server and sends it (rewritten to one request
-  /// per connection), with whatever of the body came with it.
-  mutating func forward(_ connection: GuardedConnection, body: [UInt8]) {
-    // Split as bytes: in a Swift string "\r\n" is one character, not a "\r" and a "\n".
-    let lines = connection.head.split(separator: 0x0A)
-      .map { Substring(String(decoding: $0.last == 0x0D ? $0.dropLast() : $0, as: UTF8.self)) }
-      .filter { !$0.isEmpty }
-    connection.head = []
-    guard let requestLine = lines.first, requestLine.split(separator: " ").count == 3 else {
-      refuse(connection, 400, "malformed request line")
-      return
-    }
-    var kept: [Substring] = [requestLine]
-    var length: Int?
-    var isUpgrade = false
-    for line in lines.dropFirst() {
-      guard let colon = line.firstIndex(of: ":") else {
-        refuse(connection, 400, "malformed header line")
-        return
-      }
-      let name = line[..<colon].lowercased()
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      switch name {
-      case "content-length":
-        guard let declared = Int(value), declared >= 0, length == nil || length == declared else {
-          refuse(connection, 400, "bad Content-Length")
-          return
-        }
-        length = declared
-      case "transfer-encoding":
-        refuse(connection, 411, "a body needs a Content-Length")
-        return
-      case "upgrade":
-        isUpgrade = value.lowercased() == "websocket"
-      default: break
-      }
-      kept.append(line)
-    }
-    let declared = length ?? 0
-    if declared > limits.maximumBody {
-      refuse(connection, 413, "request body over \(limits.maximumBody) bytes")
-      return
-    }
-    if !isUpgrade {
-      kept.removeAll { $0.lowercased().hasPrefix("connection:") || $0.lowercased().hasPrefix("keep-alive:") }
-      kept.append("Connection: close")
-    }
-    let upstream = connectUpstream()
-    guard upstream >= 0 else {
-      refuse(connection, 503, "the inspector is not serving")
-      return
-    }
-    connection.upstream = upstream
-    connection.toUpstream.append(Array((kept.joined(separator: "\r\n") + "\r\n\r\n").utf8))
-    if isUpgrade {
-      // A WebSocket lasts as long as both ends want it: no deadline.
-      connection.phase = .webSocket
-      connection.deadline = .max
-      connection.bodyLeft = 0
-      if !body.isEmpty { passFromClient(connection, body) }
-    } else {
-      connection.phase = .request
-      connection.bodyLeft = declared
-      passFromClient(connection, body)
-      connection.deadline =
-        connection.bodyLeft > 0
-        ? connection.accepted + milliseconds(limits.requestTimeout)
-        : now() + milliseconds(limits.responseTimeout)
-    }
-  }
-
-  /// Reads from the client of a forwarded request; false when the connection should close.
-  mutating func readClient(_ connection: GuardedConnection) -> Bool {
-    let count = recv(connection.client, &buffer, buffer.count, 0)
-    if count == 0 {
-      // A client that closes its side has nothing more to send; a WebSocket ends with it.
-      return connection.phase == .request && connection.bodyLeft == 0
-    }
-    if count < 0 { return errno == EAGAIN || errno == EINTR }
-    passFromClient(connection, Array(buffer[..<count]))
-    return true
-  }
-
-  /// Queues the client's bytes for the server: a plain request's body up to its length (the rest
-  /// is dropped), a WebSocket's frames once their headers pass.
-  mutating func passFromClient(_ connection: GuardedConnection, _ bytes: [UInt8]) {
-    switch connection.phase {
-    case .request:
-      let taken = bytes.prefix(connection.bodyLeft)
-      connection.bodyLeft -= taken.count
-      connection.toUpstream.append(Array(taken))
-      if connection.bodyLeft == 0 { connection.deadline = now() + milliseconds(limits.responseTimeout) }
-    case .webSocket:
-      let verdict = bytes.withUnsafeBytes {
-        connection.frames.scan($0, maximumMessage: limits.maximumMessage)
-      }
-      guard verdict == .pass else {
-        // RFC 6455 §5.1: a server that receives an unmasked frame closes the connection. A frame
-        // or message over the limit is refused the same way, before its payload is read.
-        close(connection.upstream)
-        connection.upstream = -1
-        connection.toUpstream.removeAll()
-        connection.toClient.removeAll()
-        connection.phase = .refusing
-        connection.deadline = now()
-        return
-      }
-      connection.toUpstream.append(bytes)
-    case .head, .refusing: break
+      return time < connection.deadline  // a WebSocket's is never
     }
   }
 
   /// Answers `status` with `reason` and closes once it is sent (or after two seconds).
   func refuse(_ connection: GuardedConnection, _ status: Int, _ reason: String) {
+    abandon(connection, closingIn: 2_000)
+    connection.toClient.append(Self.response(status, reason))
+    _ = connection.toClient.flush(to: connection.client)
+  }
+
+  /// Drops the server's side and everything queued; the client's closes within `milliseconds`
+  /// (once what is then queued for it is sent).
+  func abandon(_ connection: GuardedConnection, closingIn milliseconds: Int64) {
     if connection.upstream >= 0 {
       close(connection.upstream)
       connection.upstream = -1
@@ -535,10 +280,8 @@ private struct GuardLoop {
     connection.head = []
     connection.toUpstream.removeAll()
     connection.toClient.removeAll()
-    connection.toClient.append(Self.response(status, reason))
-    _ = connection.toClient.flush(to: connection.client)
     connection.phase = .refusing
-    connection.deadline = now() + 2_000
+    connection.deadline = now() + milliseconds
   }
 
   static func response(_ status: Int, _ reason: String) -> [UInt8] {
