@@ -11,16 +11,13 @@
 #include "foley_job.h"
 #include "foley_service.h"
 #include <SDL2/SDL.h>
-#include <ebur128.h>
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
