@@ -34,18 +34,10 @@ struct InspectorDemoTests {
   /// limit of `openFiles` descriptors if given; returns the process, its output pipe, the
   /// inspector's address and what it printed up to that.
   func startInspectedDemo(seconds: Int, openFiles: Int? = nil) throws -> (Process, Pipe, URL, String) {
-    let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("foley-demo")
     let script = temporaryFile("inspected.json")
     try Data(#"{"duration": \#(seconds), "step": 0.0166667, "events": []}"#.utf8).write(to: script)
-    let process = Process()
-    // The shell sets the limit (`ulimit -n`) and then becomes the demo.
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [
-      "-c",
-      #"\#(openFiles.map { "ulimit -n \($0) && " } ?? "")exec "$0" --headless --script "$1" --inspector"#,
-      demo.path, script.path,
-    ]
+    let process = try demoProcess(
+      ["--headless", "--script", script.path, "--inspector"], limits: openFiles.map { ["-n", "\($0)"] } ?? [])
     process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
     var environment = ProcessInfo.processInfo.environment
@@ -77,8 +69,7 @@ struct InspectorDemoTests {
     let port = UInt16(try #require(url.port))
     let snapshot = "/snapshot.json?" + (url.query ?? "")
     func goodRequest() -> (status: Int?, seconds: Double) {
-      let start = Date()
-      return (RawConnection.request(port: port, path: snapshot)?.status, Date().timeIntervalSince(start))
+      RawConnection.timedRequest(port: port, path: snapshot)
     }
     #expect(goodRequest().status == 200)
     // Each held connection has sent the start of a request and nothing more.

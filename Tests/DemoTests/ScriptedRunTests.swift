@@ -24,6 +24,26 @@ struct DemoRun {
   var reportErrors: [String] { (report?["errors"] as? [String]) ?? ["no report"] }
 }
 
+/// A process that runs foley-demo with `arguments`, under the shell's `ulimit` options in
+/// `limits` if any (say `["-v", "500000"]`: the shell sets them, then becomes the demo).
+func demoProcess(_ arguments: [String], limits: [String] = []) throws -> Process {
+  let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("foley-demo")
+  guard FileManager.default.isExecutableFile(atPath: demo.path) else {
+    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: demo.path])
+  }
+  let process = Process()
+  if limits.isEmpty {
+    process.executableURL = demo
+    process.arguments = arguments
+  } else {
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments =
+      ["-c", "ulimit \(limits.joined(separator: " ")) && exec \"$0\" \"$@\"", demo.path] + arguments
+  }
+  return process
+}
+
 /// Runs one of `foley-demo`'s commands with these arguments, on SDL's dummy audio driver (unless
 /// `environment` says otherwise; a nil value unsets a variable), and reads the report it wrote
 /// to `report`, if any.
@@ -32,20 +52,7 @@ func runDemoCommand(
   report reportURL: URL? = nil, addressSpaceKiB: Int? = nil,
   whenOutput trigger: (marker: String, action: () throws -> Void)? = nil
 ) throws -> DemoRun {
-  let demo = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("foley-demo")
-  guard FileManager.default.isExecutableFile(atPath: demo.path) else {
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: demo.path])
-  }
-  let process = Process()
-  if let addressSpaceKiB {
-    // The shell sets the limit (`ulimit -v`) and then becomes the demo.
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", #"ulimit -v \#(addressSpaceKiB) && exec "$0" "$@""#, demo.path] + arguments
-  } else {
-    process.executableURL = demo
-    process.arguments = arguments
-  }
+  let process = try demoProcess(arguments, limits: addressSpaceKiB.map { ["-v", "\($0)"] } ?? [])
   if let directory { process.currentDirectoryURL = directory }
   var environment = ProcessInfo.processInfo.environment
   environment["SDL_AUDIODRIVER"] = "dummy"

@@ -57,12 +57,7 @@ struct DecodingServiceTests {
     #expect(foley_service_starts() == starts)
     #expect(foley_service_pid() == pid)
     // Not a copy of the game: it holds far less memory than the test process does.
-    let rss = { (pid: Int32) -> Int in
-      let fields =
-        (try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8))?.split(separator: " ") ?? []
-      return fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-    }
-    #expect(rss(pid) > 0 && rss(pid) < rss(getpid()))
+    #expect(residentBytes(of: pid) > 0 && residentBytes(of: pid) < residentBytes())
   }
 
   @Test("a crash ends the service, the sound fails typed, and the next decode starts a new service")

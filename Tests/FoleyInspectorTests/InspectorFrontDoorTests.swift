@@ -10,9 +10,7 @@ import Testing
 extension InspectorServerTests {
   /// A good request's status, and how long it took.
   func goodRequest(_ port: UInt16, _ server: InspectorServer) -> (status: Int?, seconds: Double) {
-    let start = Date()
-    let status = RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)")?.status
-    return (status, Date().timeIntervalSince(start))
+    RawConnection.timedRequest(port: port, path: "/snapshot.json?token=\(server.token)")
   }
 
   @Test("A request that does not arrive whole within the request timeout is answered 408 and closed")

@@ -115,6 +115,13 @@ public final class RawConnection: @unchecked Sendable {
     return (status, parts.dropFirst().joined(separator: "\r\n\r\n"))
   }
 
+  /// A GET of `path`: its status, and the seconds the answer took.
+  public static func timedRequest(port: UInt16, path: String) -> (status: Int?, seconds: Double) {
+    let start = Date()
+    let status = request(port: port, path: path)?.status
+    return (status, Date().timeIntervalSince(start))
+  }
+
   /// A client's WebSocket frame (masked, as RFC 6455 requires of clients).
   public static func maskedFrame(opcode: UInt8, payload: [UInt8]) -> [UInt8] {
     var frame: [UInt8] = [0x80 | opcode]
@@ -129,24 +136,6 @@ public final class RawConnection: @unchecked Sendable {
     frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     return frame
   }
-}
-
-/// The bytes this process holds in memory (resident set), from `/proc/self/statm`.
-public func residentBytes() -> Int {
-  let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
-  return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-}
-
-/// Raises this process's open-file limit towards `wanted` (up to the hard limit); the limit now.
-public func raiseOpenFileLimit(to wanted: Int) -> Int {
-  var limit = rlimit()
-  getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-  if limit.rlim_cur < rlim_t(wanted) {
-    limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
-    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-  }
-  return Int(limit.rlim_cur)
 }
 
 /// This machine's first IPv4 address that is not loopback, if it has one.

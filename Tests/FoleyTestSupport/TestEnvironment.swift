@@ -29,3 +29,11 @@ public final class EventLog {
   public init() {}
   public func append(_ entry: String) { entries.append(entry) }
 }
+
+/// The bytes process `pid` (this one by default) holds in memory, its resident set, from
+/// `/proc/PID/statm`; 0 when it cannot be read.
+public func residentBytes(of pid: Int32 = getpid()) -> Int {
+  let fields =
+    (try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8))?.split(separator: " ") ?? []
+  return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
