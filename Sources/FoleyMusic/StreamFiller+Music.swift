@@ -264,6 +264,14 @@ extension StreamFiller {
   /// With a crossfade set on the queue: once the stream's track has no more than that left to be
   /// heard, the next track starts on a new stream, fading in while this one fades out, so both
   /// are heard at once and the outgoing one ends with its last sample.
+  ///
+  /// The hand-over happens up to ``crossfadeLead`` early, with the successor's start scheduled on
+  /// the mix frame where the crossfade is due: a filler serviced late (a busy machine) still
+  /// gives the whole crossfade. Only when it is later than the lead, or the stream's place in the
+  /// mix is not known yet, does the fade start at once over what is left.
+  /// How long before a crossfade is due the next track is opened and its start scheduled.
+  package static let crossfadeLead = 0.5
+
   package func handOverIfEnding(_ stream: MusicStream, waitingForChecks: Bool) {
     guard let queue = stream.queue, stream.followsQueue, !stream.skipsCrossfade, let reader = stream.reader,
       !stream.isDrainedOfSource,
@@ -276,7 +284,7 @@ extension StreamFiller {
     let remaining =
       undecoded + Double(stream.framesBuffered) / rate
       + Double(stream.converted / stream.format.bytesPerFrame) / rate
-    guard remaining <= crossfade else { return }
+    guard remaining <= crossfade + Self.crossfadeLead else { return }
     // A next track that fails is left to `nextTrack`, which reports it and plays on gaplessly.
     guard let next = queue.entry(after: stream.queuePosition) else { return }
     do {
@@ -296,9 +304,30 @@ extension StreamFiller {
         MusicStream.Segment(
           startFrame: 0, trackTime: 0, nowPlaying: nextReader.nowPlaying, kind: .start,
           queuePosition: next.position))
-      let fadeFrames = max(1, Int(remaining * rate))
-      successor.effect.requestFade(.fadeIn, frames: fadeFrames)
-      successor.fadeOutOnStart(stream.effect, frames: fadeFrames)
+      let crossfadeFrames = max(1, Int(crossfade * rate))
+      let remainingFrames = Int(remaining * rate)
+      let origin = stream.effect.ringOrigin.load(ordering: .acquiring)
+      if origin != Int.min, queue.settings.rate == 1, remainingFrames > crossfadeFrames {
+        // The mix frame the outgoing track's last sample is heard on; both fades start together
+        // when the successor goes on (its frame, or the frame it reached if it was late) and end
+        // there.
+        let endFrame = origin + stream.framesRead + remainingFrames
+        let outgoing = stream.effect
+        let incoming = successor.effect
+        successor.voice.schedule.withLock {
+          $0 = ScheduledStart(
+            frame: UInt64(max(0, endFrame - crossfadeFrames)),
+            willStart: { frame in
+              let frames = max(1, min(crossfadeFrames, endFrame - Int(truncatingIfNeeded: frame)))
+              incoming.requestFade(.fadeIn, frames: frames)
+              outgoing.requestFade(.fadeOut, frames: frames, atMixFrame: frame)
+            })
+        }
+      } else {
+        let fadeFrames = max(1, min(crossfadeFrames, remainingFrames))
+        successor.effect.requestFade(.fadeIn, frames: fadeFrames)
+        successor.fadeOutOnStart(stream.effect, frames: fadeFrames)
+      }
       stream.isHandedOver = true
       stream.successor.withLock { $0 = successor }
       // Marked started before it is added: `add` refills at once, and a stream that has not

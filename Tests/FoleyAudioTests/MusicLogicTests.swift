@@ -435,3 +435,41 @@ struct MusicLogicTests {
     #expect(!checker.remembers(tracks[1], at: nil))
   }
 }
+
+extension MusicLogicTests {
+  @Test(
+    "a queue's crossfade lasts its whole length when the filler is serviced late (every 0.2 s), starting on its frame"
+  )
+  func crossfadeKeepsLengthWhenServicedLate() throws {
+    // Buffers of 0.2 s: the filler looks at the stream only every 9,600 frames, so a hand-over
+    // decided when it looks would start the fade up to 0.2 s late and shorten it.
+    let audio = try EmbeddedAudio(limiter: false, bufferFrames: 9_600)
+    let frames = 139_000  // the fade's frame falls inside a buffer
+    let first = makeFloatWAV(
+      samples: [Float](repeating: 0.2, count: frames * 2), sampleRate: 48_000, channels: 2)
+    let second = makeFloatWAV(
+      samples: [Float](repeating: 0.4, count: frames * 2), sampleRate: 48_000, channels: 2)
+    let music = audio.engine.music
+    music.crossfadeDuration = 1
+    let log = Self.log(music)
+    music.play([Track(data: first, name: "first.wav"), Track(data: second, name: "second.wav")])
+    for _ in 0..<100 where !log.finished {
+      audio.advance(frames: 9_600)
+      music.deliverEvents()
+    }
+    #expect(log.finished)
+    #expect(log.titles == ["first.wav", "second.wav"])
+    let samples = audio.left.samples
+    let start = try #require(samples.firstIndex { $0 != 0 })
+    // The first track alone, exactly, until one second before its end.
+    let fadeStart = try #require(samples[start...].firstIndex { $0 != 0.2 })
+    #expect(
+      fadeStart - start == frames - 48_000,
+      "the fade began \(fadeStart - start - (frames - 48_000)) frames off")
+    // The first track's last sample is heard as it ends; then the second alone.
+    let end = try #require(samples.lastIndex { $0 != 0 })
+    #expect(end + 1 - start == 2 * frames - 48_000, "heard for \(end + 1 - start) frames")
+    #expect(samples[(start + frames + 10)...end].allSatisfy { abs($0 - 0.4) < 1e-6 })
+    #expect(music.underrunFrames == 0)
+  }
+}
