@@ -20,6 +20,7 @@ let package = Package(
   products: [
     .library(name: "Foley", targets: ["Foley"]),
     .library(name: "FoleyScene", targets: ["FoleyScene"]),
+    .library(name: "FoleyCore", targets: ["FoleyCore"]),
     .library(name: "FoleySession", targets: ["FoleySession"]),
     .library(name: "FoleyAudio", targets: ["FoleyAudio"]),
     .library(name: "FoleyMusic", targets: ["FoleyMusic"]),
@@ -84,7 +85,8 @@ let package = Package(
     // time step, written to WAV with its SHA-256.
     .target(
       name: "FoleyOffline",
-      dependencies: ["FoleyAudio", "FoleyAudioTesting", "FoleySession", "FoleyRecording", "CFoleyCrypto",
+      dependencies: [
+        "FoleyAudio", "FoleyAudioTesting", "FoleySession", "FoleyRecording", "CFoleyCrypto",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -94,9 +96,16 @@ let package = Package(
       name: "FoleyScene",
       swiftSettings: swiftSettings
     ),
+    // The foundation every other module stands on: the one lock, queue-owned state, the
+    // game-thread mailbox, SDL's errors, the logger and the sample formats.
+    .target(
+      name: "FoleyCore",
+      dependencies: ["CFoleySDL2", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "FoleySession",
-      dependencies: ["CFoleySDL2", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["FoleyCore", "CFoleySDL2", .product(name: "Logging", package: "swift-log")],
       swiftSettings: swiftSettings
     ),
     // The engine core: engine, mixer and voices, sounds and decoding, streams, the real-time
@@ -104,7 +113,8 @@ let package = Package(
     .target(
       name: "FoleyAudio",
       dependencies: [
-        "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleyDSP", "CFoleySamplerate",
+        "FoleyCore", "FoleySession", "CFoleySDL2", "CFoleySDL2Mixer", "CFoleyCodecs", "CFoleyDSP",
+        "CFoleySamplerate",
         "CFoleyEBUR128", "CFoleyKissFFT", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -112,33 +122,35 @@ let package = Package(
     // Streamed music: tracks, queues, crossfades, the player.
     .target(
       name: "FoleyMusic",
-      dependencies: ["FoleyAudio", "FoleySession", "CFoleyCodecs"],
+      dependencies: ["FoleyAudio", "FoleyCore", "FoleySession", "CFoleyCodecs"],
       swiftSettings: swiftSettings
     ),
     // Where scene meets engine: sound actions, AudioNode, the listener, attach and the link.
     .target(
       name: "FoleySceneAudio",
-      dependencies: ["FoleyAudio", "FoleyMusic", "FoleyScene", "FoleySession"],
+      dependencies: ["FoleyAudio", "FoleyMusic", "FoleyScene", "FoleyCore", "FoleySession"],
       swiftSettings: swiftSettings
     ),
     // Game events to sounds, from data: containers, parameters, hot reload.
     .target(
       name: "FoleySoundMap",
       dependencies: [
-        "FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleySession", "FoleyMusic",
+        "FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleyCore", "FoleySession", "FoleyMusic",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "FoleyAudioTesting",
-      dependencies: ["FoleyAudio", "FoleySession", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "FoleyAudio", "FoleyCore", "FoleySession", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "FoleyRecording",
       dependencies: [
-        "FoleySession", "CFoleySDL2",
+        "FoleyCore", "FoleySession", "CFoleySDL2",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -146,7 +158,7 @@ let package = Package(
     .target(
       name: "FoleyPlatform",
       dependencies: [
-        "FoleyScene", "FoleySession", "CFoleySDL2",
+        "FoleyScene", "FoleyCore", "FoleySession", "CFoleySDL2",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -154,7 +166,8 @@ let package = Package(
     .target(
       name: "Foley",
       dependencies: [
-        "FoleyScene", "FoleySession", "FoleyAudio", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap",
+        "FoleyScene", "FoleyCore", "FoleySession", "FoleyAudio", "FoleyMusic", "FoleySceneAudio",
+        "FoleySoundMap",
         "FoleyRecording", "FoleyPlatform",
       ],
       swiftSettings: swiftSettings
@@ -198,7 +211,7 @@ let package = Package(
       dependencies: [
         "FoleyDemoScript", "FoleyPlatform",
         "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyRecording",
-        "FoleyScene", "FoleySession", "CFoleyCodecs",
+        "FoleyScene", "FoleyCore", "FoleySession", "CFoleyCodecs",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -218,7 +231,8 @@ let package = Package(
     .target(
       name: "FoleyTestSupport",
       dependencies: [
-        "FoleyAudio", "FoleyAudioTesting", "FoleyScene", "FoleySession", "FoleyPlatform", "FoleyRecording",
+        "FoleyAudio", "FoleyAudioTesting", "FoleyScene", "FoleyCore", "FoleySession", "FoleyPlatform",
+        "FoleyRecording",
         "CFoleySDL2",
       ],
       path: "Tests/FoleyTestSupport",
@@ -228,7 +242,8 @@ let package = Package(
       name: "FoleyAudioTests",
       dependencies: [
         "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene",
-        "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2", "CFoleySDL2Mixer",
+        "FoleyCore", "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2",
+        "CFoleySDL2Mixer",
         "CFoleyCodecs", "FoleyOffline", "CFoleyEBUR128",
       ],
       // A sound shipped as a package resource, found through Bundle.module.
@@ -238,7 +253,7 @@ let package = Package(
     .testTarget(
       name: "FoleyRecordingTests",
       dependencies: [
-        "FoleyRecording", "FoleySession", "FoleyAudio", "FoleyTestSupport", "CFoleySDL2",
+        "FoleyRecording", "FoleyCore", "FoleySession", "FoleyAudio", "FoleyTestSupport", "CFoleySDL2",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: swiftSettings
@@ -266,7 +281,7 @@ let package = Package(
     .target(
       name: "FoleyInspector",
       dependencies: [
-        "FoleyAudio", "FoleyMusic", "FoleySoundMap", "FoleySession",
+        "FoleyAudio", "FoleyMusic", "FoleySoundMap", "FoleyCore", "FoleySession",
         .product(name: "FlyingFox", package: "FlyingFox"),
       ],
       swiftSettings: swiftSettings
@@ -274,26 +289,28 @@ let package = Package(
     .testTarget(
       name: "FoleyInspectorTests",
       dependencies: [
-        "FoleyInspector", "FoleyAudio", "FoleySoundMap", "FoleySession", "FoleyTestSupport",
+        "FoleyInspector", "FoleyAudio", "FoleySoundMap", "FoleyCore", "FoleySession", "FoleyTestSupport",
       ],
       swiftSettings: swiftSettings
     ),
     .target(
       name: "FoleySpeech",
-      dependencies: ["FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleySession", "CFoleyEspeak"],
+      dependencies: [
+        "FoleyAudio", "FoleySceneAudio", "FoleyScene", "FoleyCore", "FoleySession", "CFoleyEspeak",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FoleySpeechTests",
       dependencies: [
         "FoleySpeech", "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap",
-        "FoleyScene", "FoleySession", "FoleyTestSupport",
+        "FoleyScene", "FoleyCore", "FoleySession", "FoleyTestSupport",
       ],
       swiftSettings: swiftSettings
     ),
     .testTarget(
       name: "FoleyPlatformTests",
-      dependencies: ["FoleyPlatform", "FoleySession", "FoleyAudio", "CFoleySDL2"],
+      dependencies: ["FoleyPlatform", "FoleyCore", "FoleySession", "FoleyAudio", "CFoleySDL2"],
       swiftSettings: swiftSettings
     ),
   ]

@@ -1,4 +1,5 @@
 public import FoleyAudio
+public import FoleyCore
 public import FoleySession
 public import Foundation
 public import Logging

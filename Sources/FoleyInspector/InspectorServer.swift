@@ -1,8 +1,8 @@
 import FlyingFox
 import FlyingSocks
 public import FoleyAudio
+import FoleyCore
 import FoleyMusic
-import FoleySession
 public import FoleySoundMap
 public import Foundation
 import Synchronization

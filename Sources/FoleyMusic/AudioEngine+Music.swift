@@ -1,5 +1,5 @@
 @_spi(FoleyStreams) public import FoleyAudio
-package import FoleySession
+package import FoleyCore
 
 extension AudioEngine {
   /// The engine's own ``MusicPlayer``, made on first use; the music actions use it. Make more

@@ -1,6 +1,6 @@
 import Dispatch
 @_spi(FoleyStreams) public import FoleyAudio
-import FoleySession
+import FoleyCore
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 @_spi(FoleyStreams) import FoleyAudio
-import FoleySession
+import FoleyCore
 
 /// A music player's queue, shared by the game thread, which edits it, and the stream filler,
 /// which takes the next track the moment the current one's end is decoded. So a queue plays on

@@ -1,5 +1,5 @@
 @_spi(FoleyStreams) package import FoleyAudio
-package import FoleySession
+package import FoleyCore
 import Foundation
 package import Synchronization
 
@@ -80,7 +80,7 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
     get { target.withLock { $0 } }
     set { target.withLock { $0 = newValue } }
   }
-  private let target = Mutex<Double?>(nil)
+  private let target = Locked<Double?>(nil)
   /// The stems it starts sample-together with (the filler's).
   package var stemGroup: StemGroup?
   /// The check every track passes before it streams (the engine's, shared by its players).

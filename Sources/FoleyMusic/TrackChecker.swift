@@ -1,7 +1,7 @@
 internal import CFoleyCodecs
 import Dispatch
 @_spi(FoleyStreams) package import FoleyAudio
-import FoleySession
+import FoleyCore
 package import Foundation
 
 /// A track's bytes are read once, in the game's process, and checked once: the decoding service

@@ -1,7 +1,7 @@
 internal import CFoleyCodecs
 @_spi(FoleyStreams) package import FoleyAudio
+import FoleyCore
 package import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -200,7 +200,7 @@ package final class TrackBytes: @unchecked Sendable {
   package let fd: Int32
   /// The loudness the check measured on its way through the track (nil: not checked).
   package var loudness: Loudness? { measured.withLock { $0 } }
-  private let measured = Mutex<Loudness?>(nil)
+  private let measured = Locked<Loudness?>(nil)
 
   /// Keeps the check's measurement (from the service's report, so taken only within reason).
   package func keepLoudness(integrated: Double, truePeak: Double) {

@@ -1,6 +1,7 @@
 internal import CFoleyCrypto
 public import FoleyAudio
 public import FoleyAudioTesting
+public import FoleyCore
 import FoleyRecording
 public import FoleySession
 public import Foundation

@@ -1,6 +1,6 @@
 internal import CFoleySDL2
+import FoleyCore
 public import FoleyScene
-import FoleySession
 import Foundation
 
 /// Where a scene is drawn: a real window, or an offscreen surface for headless runs and

@@ -1,5 +1,5 @@
 internal import CFoleySDL2
-import FoleySession
+import FoleyCore
 
 /// Owns SDL's initialisation for Foley: initialises the subsystems asked for, applies hints, and
 /// shuts down exactly what it started.

@@ -1,5 +1,6 @@
 internal import CFoleySDL2
 import Dispatch
+public import FoleyCore
 public import FoleySession
 public import Foundation
 public import Logging

@@ -1,4 +1,4 @@
-public import FoleySession
+public import FoleyCore
 public import Foundation
 
 /// Why a recording could not start, or why it stopped early. Every case names what it concerns;

@@ -1,4 +1,4 @@
-public import FoleySession
+public import FoleyCore
 
 /// The sample format of a recording: rate, channels, and 16-bit integer or 32-bit float samples.
 ///

@@ -1,4 +1,4 @@
-import FoleySession
+import FoleyCore
 public import Foundation
 
 #if canImport(Glibc)

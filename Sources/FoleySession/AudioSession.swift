@@ -1,4 +1,5 @@
 import Dispatch
+public import FoleyCore
 import Foundation
 import Synchronization
 

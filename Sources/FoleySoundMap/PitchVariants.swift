@@ -1,6 +1,6 @@
 import Dispatch
 package import FoleyAudio
-import FoleySession
+import FoleyCore
 import Foundation
 
 /// Pitched copies of a sound map's sounds, rendered off the game thread in quarter-semitone steps

@@ -1,6 +1,6 @@
 import Dispatch
 @_spi(FoleyStreams) import FoleyAudio
-import FoleySession
+import FoleyCore
 package import Synchronization
 
 /// Syntheses queued or running on a synthesizer's queue, so an offline render (`waitUntilIdle`)

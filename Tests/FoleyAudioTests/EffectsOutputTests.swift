@@ -1,7 +1,7 @@
 import FoleyAudio
+import FoleyCore
 import FoleyScene
 import FoleySceneAudio
-import FoleySession
 import FoleyTestSupport
 import Foundation
 import Testing

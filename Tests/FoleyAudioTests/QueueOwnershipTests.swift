@@ -1,7 +1,7 @@
 import Dispatch
 import FoleyAudio
 import FoleyAudioTesting
-import FoleySession
+import FoleyCore
 import Testing
 
 /// State that belongs to a queue is checked on every access in debug builds: touching it from

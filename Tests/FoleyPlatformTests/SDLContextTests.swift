@@ -1,5 +1,5 @@
+import FoleyCore
 import FoleyPlatform
-import FoleySession
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 package import Dispatch
-package import FoleySession
+package import FoleyCore
 
 /// The few mixer operations the engine's core makes, and its clock: the seam between the core's
 /// logic and SDL_mixer.

@@ -1,3 +1,4 @@
+import FoleyCore
 import Foundation
 import Synchronization
 
@@ -48,7 +49,7 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   private static let silence: Float = 1e-6
 
   /// The preset as given (the mixing thread reads `settings`, packed to bytes in one atomic).
-  private let exact: Mutex<Preset>
+  private let exact: Locked<Preset>
   private let settings: Atomic<UInt64>
   private let dryLevel: Atomic<UInt32>
   private var applied: UInt64 = .max
@@ -62,7 +63,7 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   /// A reverb set to `preset`; `dry` is the share of the input passed through (0 on a return bus).
   public init(_ preset: Preset = .room, dry: Double = 0) {
     settings = Atomic(Self.pack(preset))
-    exact = Mutex(preset)
+    exact = Locked(preset)
     dryLevel = Atomic(Float(dry.clamped(to: 0...1, or: 0)).bitPattern)
     super.init()
   }

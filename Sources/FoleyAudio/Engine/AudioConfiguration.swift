@@ -1,4 +1,4 @@
-public import FoleySession
+public import FoleyCore
 import Foundation
 
 /// What to ask of the audio device when an ``AudioEngine`` opens it, and the engine's limits.

@@ -1,4 +1,4 @@
-public import FoleySession
+public import FoleyCore
 
 /// An audio output device SDL reports.
 ///

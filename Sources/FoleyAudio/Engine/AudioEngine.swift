@@ -1,3 +1,4 @@
+public import FoleyCore
 public import FoleySession
 public import Foundation
 public import Logging

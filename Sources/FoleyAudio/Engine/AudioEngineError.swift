@@ -1,4 +1,4 @@
-public import FoleySession
+public import FoleyCore
 
 /// Why an ``AudioEngine`` could not open.
 ///

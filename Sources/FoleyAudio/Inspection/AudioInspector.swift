@@ -1,4 +1,4 @@
-import FoleySession
+import FoleyCore
 import Foundation
 
 /// Looks inside a running engine: ``snapshot(window:spectrumOf:)`` gives every voice, every bus's

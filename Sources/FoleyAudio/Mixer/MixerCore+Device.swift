@@ -1,5 +1,5 @@
 import Dispatch
-package import FoleySession
+package import FoleyCore
 
 /// Losing the output device and getting one back, with every voice restored at the sample it had
 /// reached.

@@ -1,4 +1,5 @@
 package import Dispatch
+package import FoleyCore
 package import FoleySession
 import Foundation
 package import Logging

@@ -2,6 +2,7 @@ internal import CFoleyCodecs
 internal import CFoleyDSP
 internal import CFoleySDL2
 package import Dispatch
+package import FoleyCore
 package import Synchronization
 
 /// Decoded samples in the mix's format, shared by every ``Sound`` made from the same bytes and
@@ -16,7 +17,7 @@ package final class SoundBuffer: Sendable {
   /// Voices playing from these samples right now; a cache keeps buffers with live voices.
   package let liveVoices = Atomic<Int>(0)
   /// The loudness, once measured (see `loudness`).
-  let measuredLoudness = Mutex<Loudness?>(nil)
+  let measuredLoudness = Locked<Loudness?>(nil)
   private let releaser: ChunkReleaser
 
   package init(

@@ -1,4 +1,4 @@
-import FoleySession
+import FoleyCore
 package import Foundation
 
 /// The bytes a `playSound(data:)` action plays, and the sound they resolved to the first time,

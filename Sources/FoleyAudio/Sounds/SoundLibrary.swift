@@ -1,5 +1,5 @@
 package import Dispatch
-import FoleySession
+import FoleyCore
 package import Foundation
 package import Logging
 

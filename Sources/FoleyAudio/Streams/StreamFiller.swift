@@ -1,5 +1,5 @@
 package import Dispatch
-import FoleySession
+import FoleyCore
 import Foundation
 package import Synchronization
 

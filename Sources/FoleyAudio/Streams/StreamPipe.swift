@@ -1,6 +1,6 @@
 internal import CFoleySDL2
 internal import CFoleySamplerate
-import FoleySession
+import FoleyCore
 import Foundation
 package import Synchronization
 

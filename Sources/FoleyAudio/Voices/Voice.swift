@@ -1,3 +1,4 @@
+package import FoleyCore
 package import Synchronization
 
 /// The handle of one play of a sound.
@@ -65,7 +66,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     set { rawNormalization.store(newValue.bitPattern, ordering: .relaxed) }
   }
   /// The start the game scheduled, until the audio queue starts the voice.
-  package let schedule = Mutex<ScheduledStart?>(nil)
+  package let schedule = Locked<ScheduledStart?>(nil)
   private let rawStartFrame = Atomic<Int>(-1)
   private let rawVirtual = Atomic<Bool>(false)
 
