@@ -46,7 +46,7 @@ extension DemoGame {
     }
     guard !variants.isEmpty else { return }
     do {
-      try engine.setMaximumAudibleVoices(Self.emberBudget, for: Self.emberCategory)
+      try engine.bus(Self.emberCategory).setMaximumAudibleVoices(Self.emberBudget)
     } catch {
       report.errors.append("\(error)")
     }

@@ -153,7 +153,7 @@ struct MusicCommand: AsyncParsableCommand {
     let music = engine.music
     music.crossfadeDuration = crossfade
     if let normalize {
-      try engine.setLoudnessTarget(normalize, for: .music)
+      try engine.bus(.music).setLoudnessTarget(normalize)
       music.normalizesLoudness = true
     }
     music.isShuffled = shuffle

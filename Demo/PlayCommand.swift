@@ -159,7 +159,7 @@ struct PlayCommand: AsyncParsableCommand {
     let engine = try AudioEngine.forTool("foley.play")
     defer { engine.close() }
     print(engine.deviceLine)
-    if let highpass { try engine.setEffects([FilterEffect(.highPass, frequency: highpass)], on: .effects) }
+    if let highpass { try engine.bus(.effects).setEffects([FilterEffect(.highPass, frequency: highpass)]) }
     if let reverb { engine.reverb.apply(reverb.preset) }
     if let shapingLine { print(shapingLine) }
     // Positional plays happen in a scene around the listener; plain ones straight on the engine.
@@ -183,7 +183,7 @@ struct PlayCommand: AsyncParsableCommand {
       do {
         var settings = SoundSettings()
         if let normalize {
-          try engine.setLoudnessTarget(normalize, for: settings.category)
+          try engine.bus(settings.category).setLoudnessTarget(normalize)
           settings.normalizesLoudness = true
         }
         let sound = try Sound(contentsOf: URL(fileURLWithPath: file), engine: engine, settings: settings)

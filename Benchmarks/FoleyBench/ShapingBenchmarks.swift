@@ -24,7 +24,7 @@ enum ShapingBenchmarks {
     if shaping != .none {
       // The bus the voices sum into is compressed, keyed by another (silent) bus: the compressor's
       // cost is in the figure even when it has nothing to duck against.
-      try engine.setEffects([CompressorEffect(threshold: -30, ratio: 4, sidechain: .speech)], on: .effects)
+      try engine.bus(.effects).setEffects([CompressorEffect(threshold: -30, ratio: 4, sidechain: .speech)])
     }
     let decoded = try engine.sound(data: sound)
     for index in 0..<voices {

@@ -332,12 +332,12 @@ public final class InspectorServer: Sendable {
       if bus == "master" {
         engine.masterVolume = volume
       } else {
-        engine.setVolume(volume, for: SoundCategory(bus))
+        engine.bus(SoundCategory(bus)).volume = volume
       }
       return "volume of \(bus): \(volume)"
     case .mute(let bus, let muted):
       try checkBus(bus)
-      if bus == "master" { engine.isMuted = muted } else { engine.setMuted(muted, for: SoundCategory(bus)) }
+      if bus == "master" { engine.isMuted = muted } else { engine.bus(SoundCategory(bus)).isMuted = muted }
       return "\(bus) \(muted ? "muted" : "unmuted")"
     case .post(let event):
       guard let soundMap else {

@@ -170,13 +170,13 @@ extension MusicPlayer {
 // Loudness: tracks at the music's bus's loudness target.
 extension MusicPlayer {
   /// Whether tracks play at the loudness target of the music's category
-  /// (`AudioEngine/setLoudnessTarget(_:for:)`), from the loudness their check measured (a gain,
+  /// (`AudioBus/setLoudnessTarget(_:)`), from the loudness their check measured (a gain,
   /// lowered to keep the true peak at or under -1 dBTP). Off by default. A track that starts a
   /// stream is normalised from its first sample; the next track of a queue (gapless or
   /// crossfaded by the queue) changes level when it begins to be heard, with a de-click ramp.
   ///
   /// ```swift
-  /// try engine.setLoudnessTarget(-16, for: .music)
+  /// try engine.bus(.music).setLoudnessTarget(-16)
   /// music.normalizesLoudness = true
   /// ```
   public var normalizesLoudness: Bool {
@@ -193,7 +193,7 @@ extension MusicPlayer {
   }
 
   /// The target tracks play at now (nil: as they are).
-  var loudnessTarget: Double? { normalizes ? engine?.loudnessTarget(for: category) : nil }
+  var loudnessTarget: Double? { normalizes ? engine?.bus(category).loudnessTarget : nil }
 
   /// Sets `stream`'s gain for the track now heard on it.
   func applyNormalization(to stream: MusicStream, playing: NowPlaying) {

@@ -338,12 +338,12 @@ public final class SoundMap {
   private func applyMix(_ mix: MixDefinition) {
     if let preset = mix.reverb { engine.reverb.apply(preset) }
     for (category, bus) in mix.buses.sorted(by: { $0.key.name < $1.key.name }) {
-      if let decibels = bus.volumeDecibels { engine.setVolume(pow(10, decibels / 20), for: category) }
+      if let decibels = bus.volumeDecibels { engine.bus(category).volume = pow(10, decibels / 20) }
       do {
-        if let send = bus.reverbSend { try engine.setReverbSend(send, for: category) }
-        if let parent = bus.parent { try engine.route(category, to: parent) }
-        if let lufs = bus.loudness { try engine.setLoudnessTarget(lufs, for: category) }
-        try engine.setEffects(bus.effects.map { $0.make() }, on: category)
+        if let send = bus.reverbSend { try engine.bus(category).setReverbSend(send) }
+        if let parent = bus.parent { try engine.bus(category).route(to: parent) }
+        if let lufs = bus.loudness { try engine.bus(category).setLoudnessTarget(lufs) }
+        try engine.bus(category).setEffects(bus.effects.map { $0.make() })
       } catch {
         lastErrors.append("mix.buses[\"\(category)\"]: \(error)")
         engine.core.logger.warning("sound map mix: bus \(category): \(error)")

@@ -33,7 +33,7 @@ struct EffectsOutputTests {
     let capture = try captureDiskOutput { engine, output in
       let duck = CompressorEffect(
         threshold: -40, ratio: 20, attack: 0.005, release: 0.08, range: 12, sidechain: .speech)
-      try engine.setEffects([duck], on: .music)
+      try engine.bus(.music).setEffects([duck])
       let bed = try Sound(
         data: makeToneWAV(frequency: 200, duration: 1, amplitude: 0.3), engine: engine, settings: music)
       let line = try Sound(
@@ -76,8 +76,9 @@ struct EffectsOutputTests {
     let burst = makeFloatWAV(samples: shaped, sampleRate: 48_000, channels: 1)
     var quietAfter = -1
     let capture = try captureDiskOutput { engine, output in
-      try engine.setEffects(
-        [DelayEffect(time: 0.1, feedback: 0.5, wet: 1, dry: 1, damping: 20_000)], on: "echoes")
+      try engine.bus("echoes").setEffects([
+        DelayEffect(time: 0.1, feedback: 0.5, wet: 1, dry: 1, damping: 20_000)
+      ])
       var settings = SoundSettings()
       settings.category = "echoes"
       let voice = engine.play(try Sound(data: burst, engine: engine, settings: settings))
@@ -142,24 +143,24 @@ struct EffectsOutputTests {
       var settings = SoundSettings()
       settings.category = "radio"
       let sound = try Sound(data: low, engine: engine, settings: settings)
-      engine.setVolume(0.5, for: "world")
-      try engine.route("radio", to: "world")
+      engine.bus("world").volume = 0.5
+      try engine.bus("radio").route(to: "world")
       #expect(throws: AudioEffectError.loop("world", into: "radio")) {
-        try engine.route("world", to: "radio")
+        try engine.bus("world").route(to: "radio")
       }
       #expect(throws: AudioEffectError.loop("radio", into: "radio")) {
-        try engine.route("radio", to: "radio")
+        try engine.bus("radio").route(to: "radio")
       }
       let halved = engine.play(sound)
       #expect(waitUntil { halved.isFinished })
       #expect(output.waitForMore(seconds: 0.2))
       marks.append(output.framesWritten)
-      try engine.setEffects([FilterEffect(.highPass, frequency: 2_000)], on: "world")
+      try engine.bus("world").setEffects([FilterEffect(.highPass, frequency: 2_000)])
       let filtered = engine.play(sound)
       #expect(waitUntil { filtered.isFinished })
       #expect(output.waitForMore(seconds: 0.2))
       marks.append(output.framesWritten)
-      try engine.route("radio", to: nil)
+      try engine.bus("radio").route(to: nil)
       let direct = engine.play(sound)
       #expect(waitUntil { direct.isFinished })
     }
@@ -171,5 +172,45 @@ struct EffectsOutputTests {
     #expect(abs(halved - 0.2) < 0.002, "through the parent at 0.5: \(halved)")
     #expect(filtered < 0.2 * 0.01, "through the parent's high-pass: \(filtered)")
     #expect(abs(direct - 0.4) < 0.002, "back on the master: \(direct)")
+  }
+
+  @Test(
+    "a soloed bus: only it and the buses routed into it are heard; the others come back when the solo ends")
+  func soloedBus() throws {
+    // Three looping tones on three buses, each on its own frequency: "speech" (440 Hz), "radio"
+    // (660 Hz, routed into "speech") and "world" (300 Hz).
+    let tones: [(SoundCategory, Double)] = [("speech", 440), ("radio", 660), ("world", 300)]
+    var marks: [Int] = []
+    let capture = try captureDiskOutput { engine, output in
+      try engine.bus("radio").route(to: "speech")
+      for (category, frequency) in tones {
+        var settings = SoundSettings()
+        settings.category = category
+        let tone = makeToneWAV(frequency: frequency, duration: 0.5, amplitude: 0.2)
+        engine.play(try Sound(data: tone, engine: engine, settings: settings), loops: -1)
+      }
+      #expect(output.waitForMore(seconds: 0.5))
+      marks.append(output.framesWritten)
+      engine.bus("speech").isSoloed = true
+      #expect(engine.bus("speech").isSoloed && !engine.bus("world").isSoloed)
+      #expect(output.waitForMore(seconds: 0.5))
+      marks.append(output.framesWritten)
+      engine.bus("speech").isSoloed = false
+      #expect(output.waitForMore(seconds: 0.5))
+      marks.append(output.framesWritten)
+      engine.stopAllVoices()
+    }
+    let signal = capture.left
+    // Windows well inside each stretch (the queue and the ramps take a few milliseconds).
+    func power(_ frequency: Double, after mark: Int) -> Double {
+      signal.power(atFrequency: frequency, in: (mark + 7_200)..<(mark + 16_800))
+    }
+    let before = (power(440, after: marks[0] - 19_200), power(660, after: marks[0] - 19_200))
+    let world = power(300, after: marks[0] - 19_200)
+    #expect(before.0 > 1e-3 && before.1 > 1e-3 && world > 1e-3, "all three heard first")
+    #expect(power(440, after: marks[0]) > 0.5 * before.0, "the soloed bus plays on")
+    #expect(power(660, after: marks[0]) > 0.5 * before.1, "a bus routed into the soloed one plays on")
+    #expect(power(300, after: marks[0]) < 1e-6 * world, "the other bus falls silent")
+    #expect(power(300, after: marks[1]) > 0.5 * world, "and comes back when the solo ends")
   }
 }

@@ -138,8 +138,8 @@ struct InspectorTests {
     var snapshot: AudioSnapshot?
     _ = try captureDiskOutput { engine, output in
       let tone = try sound(engine, frequency: 441, seconds: 4)
-      try engine.setEffects([FilterEffect(.lowPass, frequency: 800)], on: "sfx")
-      engine.setVolume(0.5, for: "sfx")
+      try engine.bus("sfx").setEffects([FilterEffect(.lowPass, frequency: 800)])
+      engine.bus("sfx").volume = 0.5
       let heard = engine.play(tone, loops: -1)
       let unheard = engine.play(tone, volume: 0)
       let paused = engine.play(tone)

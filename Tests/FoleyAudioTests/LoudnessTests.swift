@@ -86,7 +86,7 @@ struct LoudnessTests {
   func normalisedPlaysAtTarget() throws {
     var measuredInput = 0.0
     let capture = try captureDiskOutput { engine, _ in
-      try engine.setLoudnessTarget(-20, for: .effects)
+      try engine.bus(.effects).setLoudnessTarget(-20)
       var settings = SoundSettings()
       settings.normalizesLoudness = true
       let sound = try Sound(
@@ -111,7 +111,7 @@ struct LoudnessTests {
     var reductions: [Double] = []
     for normalizes in [true, false] {
       let capture = try captureDiskOutput { engine, _ in
-        try engine.setLoudnessTarget(-3, for: .effects)
+        try engine.bus(.effects).setLoudnessTarget(-3)
         var settings = SoundSettings()
         settings.normalizesLoudness = normalizes
         // White noise peaking at 0.8 (-1.9 dBFS): -3 LUFS would need its peaks well over 0 dBFS.
@@ -140,7 +140,7 @@ struct LoudnessTests {
     #expect(abs(levels[0] - -1) < 0.15, "normalised true peak \(levels[0]) dBTP")
     #expect(reductions[0] > -0.05, "the limiter turned it down by \(reductions[0]) dB")
     #expect(levels[1] > levels[0] + 1, "plain true peak \(levels[1]) dBTP")
-    #expect(throws: AudioEffectError.self) { try EmbeddedAudio().engine.setLoudnessTarget(5, for: .music) }
+    #expect(throws: AudioEffectError.self) { try EmbeddedAudio().engine.bus(.music).setLoudnessTarget(5) }
   }
 
   @Test("the sound map's normalize switch and a bus's loudnessLufs: the event plays at the bus's target")
@@ -154,7 +154,7 @@ struct LoudnessTests {
         { "version": 1, "events": { "hum": { "play": "hum.wav", "category": "machines", "normalize": true } },
           "mix": { "buses": { "machines": { "loudnessLufs": -24 } } } }
         """, in: folder, engine: engine)
-      #expect(engine.loudnessTarget(for: SoundCategory("machines")) == -24)
+      #expect(engine.bus(SoundCategory("machines")).loudnessTarget == -24)
       #expect(map.post("hum").count == 1)
       #expect(waitUntil { engine.statistics.started == 1 && engine.statistics.activeVoices == 0 })
     }
@@ -172,7 +172,7 @@ extension LoudnessTests {
   func musicNormalised() throws {
     let quiet = Self.noise(seconds: 4, amplitude: 0.02, seed: 12)
     let capture = try captureDiskOutput { engine, _ in
-      try engine.setLoudnessTarget(-16, for: .music)
+      try engine.bus(.music).setLoudnessTarget(-16)
       let music = engine.music
       music.normalizesLoudness = true
       music.play(Track(data: quiet, name: "quiet.wav"))

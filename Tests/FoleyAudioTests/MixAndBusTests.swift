@@ -65,8 +65,8 @@ struct MixAndBusTests {
       try Sound(data: level, name: "effect", engine: audio.engine, settings: effect), loops: -1)
     audio.advance(seconds: 0.05)
     let start = audio.frames
-    audio.engine.setVolume(0.5, for: .music, fadeDuration: 0.1)
-    #expect(audio.engine.volume(for: .music) == 0.5)
+    audio.engine.bus(.music).fade(to: 0.5, duration: 0.1)
+    #expect(audio.engine.bus(.music).volume == 0.5)
     audio.advance(seconds: 0.2)
     let left = audio.left
     let right = audio.right
@@ -83,11 +83,11 @@ struct MixAndBusTests {
     #expect(offBy.max()! < 1e-6, "worst at frame \(offBy.firstIndex(of: offBy.max()!)!)")
     #expect(right.samples[start..<audio.frames].allSatisfy { abs($0 - full) < 1e-6 })
 
-    audio.engine.setMuted(true, for: .effects)
+    audio.engine.bus(.effects).isMuted = true
     audio.advance(seconds: 0.05)
     #expect(audio.right[audio.frames - 1] == 0)
-    #expect(audio.engine.isMuted(.effects) && audio.engine.volume(for: .effects) == 1)
-    audio.engine.setMuted(false, for: .effects)
+    #expect(audio.engine.bus(.effects).isMuted && audio.engine.bus(.effects).volume == 1)
+    audio.engine.bus(.effects).isMuted = false
     audio.advance(seconds: 0.05)
     #expect(abs(audio.right[audio.frames - 1] - full) < 1e-6)
     #expect(audio.right.largestStep <= full / 240 * 1.01)  // muting and unmuting ramp too
@@ -135,5 +135,68 @@ struct MixAndBusTests {
     audio.advance(seconds: 0.05)
     let ceiling = Float(pow(10, -1.0 / 20))
     #expect(audio.left.peak <= ceiling + 1.0 / 32_768 && audio.left.peak > ceiling - 0.01)
+  }
+
+  @Test(
+    "a bus handle: two handles reach one bus, settings read back, bad values are refused and change nothing")
+  func busHandle() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let engine = audio.engine
+    let music = engine.bus(.music)
+    #expect(music == engine.bus(.music) && music != engine.bus(.effects))
+    #expect(music.volume == 1 && !music.isMuted && !music.isSoloed && music.effects.isEmpty)
+    engine.bus(.music).volume = 0.25
+    #expect(music.volume == 0.25)
+    music.volume = .nan
+    #expect(music.volume == 1, "NaN is full volume, as documented")
+    music.volume = 7
+    #expect(music.volume == 1)
+    let lowPass = FilterEffect(.lowPass, frequency: 1_000)
+    try music.setEffects([lowPass])
+    #expect(music.effects.count == 1 && music.effects.first === lowPass)
+    try engine.bus("stingers").route(to: .music)
+    #expect(engine.bus("stingers").parent == music && music.parent == nil)
+    #expect(throws: AudioEffectError.loop(.music, into: "stingers")) { try music.route(to: "stingers") }
+    #expect(music.parent == nil)
+    try music.setLoudnessTarget(-16)
+    #expect(throws: AudioEffectError.self) { try music.setLoudnessTarget(3) }
+    #expect(throws: AudioEffectError.self) { try music.setLoudnessTarget(.nan) }
+    #expect(music.loudnessTarget == -16)
+    try music.setMaximumAudibleVoices(4)
+    #expect(throws: AudioEffectError.self) { try music.setMaximumAudibleVoices(0) }
+    #expect(music.maximumAudibleVoices == 4)
+    #expect(music.sessionPolicy == nil && music.effectiveSessionPolicy == engine.sessionPolicy)
+    music.sessionPolicy = .duck(decibels: -12)
+    #expect(music.effectiveSessionPolicy == .duck(decibels: -12))
+    #expect(music.level == -.infinity, "nothing mixed on it yet")
+  }
+
+  @Test("solo: while one bus is soloed the others ramp to silence, sample by sample, and ramp back after")
+  func soloRamps() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    var music = SoundSettings()
+    music.category = .music
+    music.pan = -1  // left only
+    var effect = SoundSettings()
+    effect.pan = 1  // right only
+    let level = makeToneWAV(frequency: 0, duration: 0.1, amplitude: 0.5)
+    audio.engine.play(try Sound(data: level, name: "music", engine: audio.engine, settings: music), loops: -1)
+    audio.engine.play(
+      try Sound(data: level, name: "effect", engine: audio.engine, settings: effect), loops: -1)
+    audio.advance(seconds: 0.05)
+    let full = audio.left[audio.frames - 1]
+    #expect(full > 0.1)
+    let start = audio.frames
+    audio.engine.bus(.music).setSoloed(true, fadeDuration: 0.1)
+    audio.advance(seconds: 0.2)
+    #expect(
+      audio.left.samples[start..<audio.frames].allSatisfy { abs($0 - full) < 1e-6 },
+      "the soloed bus untouched")
+    #expect(abs(audio.right[start + 2_400] - full * 0.5) < 0.001, "halfway down mid-fade")
+    #expect(audio.right[audio.frames - 1] == 0)
+    #expect(audio.right.largestStep(in: start..<audio.frames) <= full / 4_800 * 1.01)
+    audio.engine.bus(.music).isSoloed = false
+    audio.advance(seconds: 0.05)
+    #expect(abs(audio.right[audio.frames - 1] - full) < 1e-6)
   }
 }

@@ -379,7 +379,7 @@ struct MusicLogicTests {
   @Test("with a ducking policy, focus lost lowers the music by its decibels instead of pausing it")
   func duckingMusic() throws {
     let audio = try EmbeddedAudio(limiter: false)
-    audio.engine.setSessionPolicy(.duck(decibels: -12), for: .music)
+    audio.engine.bus(.music).sessionPolicy = .duck(decibels: -12)
     let (bytes, values) = Self.ramp(from: 0.1, frames: 96_000, step: 1e-6)
     let music = audio.engine.music
     music.play(Track(data: bytes, name: "ramp.wav"))

@@ -31,7 +31,7 @@ struct OfflineRenderTests {
     spatial.speedOfSound = 3_430
     engine.attach(to: scene, positional: false, spatial: spatial)
     SceneView().presentScene(scene)
-    try engine.setEffects([FilterEffect(.lowPass, frequency: 2_500)], on: .ambience)
+    try engine.bus(.ambience).setEffects([FilterEffect(.lowPass, frequency: 2_500)])
     engine.reverb.apply(.hall)
     let map = try SoundMap(
       json: Data(
@@ -84,7 +84,7 @@ struct OfflineRenderTests {
     spatial.distanceModel = .inverse(reference: 100, rolloff: 1)
     engine.attach(to: scene, positional: true, spatial: spatial)
     SceneView().presentScene(scene)
-    try engine.setEffects([DelayEffect(time: 0.12, feedback: 0.4, wet: 0.4)], on: "flyby")
+    try engine.bus("flyby").setEffects([DelayEffect(time: 0.12, feedback: 0.4, wet: 0.4)])
     var settings = SoundSettings()
     settings.category = "flyby"
     let hum = try Sound(

@@ -131,7 +131,7 @@ struct SessionLogicTests {
   @Test("music set to duck by 12 dB plays on at a quarter of its level while unfocused")
   func duckPolicy() throws {
     let audio = try EmbeddedAudio(limiter: false)
-    audio.engine.setSessionPolicy(.duck(decibels: -12), for: .music)
+    audio.engine.bus(.music).sessionPolicy = .duck(decibels: -12)
     var settings = SoundSettings()
     settings.category = .music
     let music = try Sound(

@@ -88,7 +88,7 @@ struct ShapingOutputTests {
   func busFilter() throws {
     let low = makeToneWAV(frequency: 150, duration: 0.6, amplitude: 0.4)
     let capture = try captureDiskOutput { engine, output in
-      try engine.setEffects([FilterEffect(.highPass, frequency: 2_000)], on: .effects)
+      try engine.bus(.effects).setEffects([FilterEffect(.highPass, frequency: 2_000)])
       var settings = SoundSettings()
       settings.category = "radio"
       let filtered = engine.play(try engine.sound(data: low))
@@ -171,7 +171,7 @@ extension ShapingOutputTests {
     let burst = makeFloatWAV(samples: whiteNoise(seconds: 0.1, seed: 5), sampleRate: 48_000, channels: 1)
     var dryEnd = 0
     let capture = try captureDiskOutput { engine, output in
-      try engine.setReverbSend(1, for: "hall")
+      try engine.bus("hall").setReverbSend(1)
       var settings = SoundSettings()
       settings.category = "hall"
       let dry = engine.play(try engine.sound(data: burst))

@@ -28,12 +28,12 @@ struct VirtualStreamTests {
       let music = engine.music
       music.play(Track(data: wav, name: "noise.wav"))
       #expect(waitUntil { (music.currentTime ?? 0) >= 0.4 })
-      engine.setVolume(0, for: .music)
+      engine.bus(.music).volume = 0
       #expect(waitUntil { engine.voiceCensus().virtual == 1 })
       census = engine.voiceCensus()
       // Away for longer than the half second a stream's ring holds: it must be read on.
       #expect(output.waitForMore(seconds: 0.8))
-      engine.setVolume(1, for: .music)
+      engine.bus(.music).volume = 1
       #expect(waitUntil { engine.voiceCensus().virtual == 0 && engine.voiceCensus().audible == 1 })
       #expect(output.waitForMore(seconds: 0.4))
       observed = output.framesWritten
@@ -81,7 +81,7 @@ struct VirtualStreamTests {
     mixer.advance(seconds: 0.2)
     #expect(engine.voiceCensus().audible == 1)
     let channelsBefore = engine.statistics.activeVoices
-    engine.setVolume(0, for: .music)
+    engine.bus(.music).volume = 0
     mixer.advance(seconds: 0.1)
     #expect(engine.voiceCensus().virtual == 1 && engine.voiceCensus().audible == 0)
     #expect(channelsBefore == 1 && engine.statistics.activeVoices == 1)
@@ -122,7 +122,7 @@ struct VirtualStreamTests {
     defer { engine.close() }
     let music = engine.music
     let track = Track(data: VirtualVoiceTests.noise(frames: 480_000, seed: 3), name: "long.wav")
-    engine.setVolume(0, for: .music)
+    engine.bus(.music).volume = 0
     music.play(track)
     mixer.advance(seconds: 0.2)
     #expect(engine.voiceCensus().virtual == 1 && engine.voiceCensus().audible == 0)
@@ -146,7 +146,7 @@ struct VirtualStreamTests {
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
     let source = NoiseSource(samples: VirtualVoiceTests.noiseSamples(frames: 48_000, seed: 99))
-    engine.setVolume(0, for: .speech)
+    engine.bus(.speech).volume = 0
     let stream = engine.playStream(source, name: "line", category: .speech, volume: 1)
     mixer.advance(seconds: 0.1)
     #expect(stream.voice.isVirtual)

@@ -236,10 +236,10 @@ struct VirtualVoiceTests {
     let mixer = EmbeddedMixer()
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
-    #expect(throws: AudioEffectError.self) { try engine.setMaximumAudibleVoices(0, for: .ambience) }
-    #expect(throws: AudioEffectError.self) { try engine.setMaximumAudibleVoices(5_000, for: .ambience) }
-    try engine.setMaximumAudibleVoices(1, for: .ambience)
-    #expect(engine.maximumAudibleVoices(for: .ambience) == 1)
+    #expect(throws: AudioEffectError.self) { try engine.bus(.ambience).setMaximumAudibleVoices(0) }
+    #expect(throws: AudioEffectError.self) { try engine.bus(.ambience).setMaximumAudibleVoices(5_000) }
+    try engine.bus(.ambience).setMaximumAudibleVoices(1)
+    #expect(engine.bus(.ambience).maximumAudibleVoices == 1)
     var ambience = SoundSettings()
     ambience.category = .ambience
     let wind = try Sound(
@@ -251,7 +251,7 @@ struct VirtualVoiceTests {
     mixer.advance(seconds: 0.05)
     #expect(!loud.isVirtual && soft.isVirtual && effects.allSatisfy { !$0.isVirtual })
     // Lifting the bus's budget brings the soft one back.
-    try engine.setMaximumAudibleVoices(nil, for: .ambience)
+    try engine.bus(.ambience).setMaximumAudibleVoices(nil)
     mixer.advance(seconds: 0.05)
     #expect(!soft.isVirtual && engine.voiceCensus().virtual == 0)
   }
@@ -265,7 +265,7 @@ struct VirtualVoiceTests {
     let voices = (0..<3).map { _ in engine.play(sound, volume: 0.5, loops: -1) }
     mixer.advance(seconds: 0.05)
     #expect(voices.allSatisfy { !$0.isVirtual })
-    engine.setVolume(0, for: .effects)
+    engine.bus(.effects).volume = 0
     mixer.advance(seconds: 0.05)
     #expect(voices.allSatisfy { $0.isVirtual })
     #expect(engine.voiceCensus().virtual == 3 && engine.voiceCensus().audible == 0)
@@ -273,13 +273,13 @@ struct VirtualVoiceTests {
     voices[0].pause()
     mixer.advance(seconds: 0.05)
     #expect(voices[0].state == .paused && engine.voiceCensus().pausedByGame == 1)
-    engine.setVolume(1, for: .effects)
+    engine.bus(.effects).volume = 1
     mixer.advance(seconds: 0.05)
     #expect(!voices[1].isVirtual && !voices[2].isVirtual && voices[0].isVirtual)
     voices[0].resume()
     mixer.advance(seconds: 0.05)
     #expect(!voices[0].isVirtual && voices[0].isPlaying)
-    engine.setVolume(0, for: .effects)
+    engine.bus(.effects).volume = 0
     mixer.advance(seconds: 0.05)
     voices[1].stop()
     engine.stopAllVoices()

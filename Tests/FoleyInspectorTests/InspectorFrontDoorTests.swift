@@ -116,7 +116,7 @@ extension InspectorServerTests {
       #expect(socket.waitUntilClosed())
       #expect(residentBytes() - before < 32 << 20, "memory grew by \(residentBytes() - before) bytes")
       #expect(goodRequest(port, server).status == 200)
-      #expect(engine.volume(for: "music") == 1)
+      #expect(engine.bus("music").volume == 1)
     }
   }
 
@@ -127,11 +127,11 @@ extension InspectorServerTests {
       let command = Array(#"{"type":"volume","bus":"music","volume":0.25}"#.utf8)
       socket.send([0x81, UInt8(command.count)] + command)
       #expect(socket.waitUntilClosed())
-      #expect(engine.volume(for: "music") == 1)
+      #expect(engine.bus("music").volume == 1)
       // The same command masked is carried out: the refusal was the mask's.
       let masked = try #require(RawConnection.webSocket(port: port, path: "/stream?token=\(server.token)"))
       masked.send(RawConnection.maskedFrame(opcode: 1, payload: command))
-      #expect(waitUntil(timeout: 120) { engine.volume(for: "music") == 0.25 })
+      #expect(waitUntil(timeout: 120) { engine.bus("music").volume == 0.25 })
       _ = masked
     }
   }

@@ -78,7 +78,7 @@ struct InspectorServerTests {
         #expect(reply.status == 400, "\(body.prefix(40)) → \(reply.status) \(reply.body)")
         #expect(reply.body.hasPrefix("bad command"))
       }
-      #expect(engine.volume(for: "music") == 1)
+      #expect(engine.bus("music").volume == 1)
       // Junk that is not HTTP, then a WebSocket that sends a malformed command and then a frame
       // a client may not send (unmasked).
       // (The server answers junk with nothing and drops it at its own 15 s timeout; a second
@@ -105,12 +105,12 @@ struct InspectorServerTests {
       // Still serving, still playing.
       #expect(RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)")?.status == 200)
       #expect(output.waitForMore(seconds: 0.1))
-      #expect(voice.isPlaying && engine.volume(for: "music") == 1)
+      #expect(voice.isPlaying && engine.bus("music").volume == 1)
       let good = RawConnection.request(
         port: port, method: "POST", path: control,
         body: Array(#"{"type":"volume","bus":"music","volume":0.5}"#.utf8))
       #expect(good?.status == 200)
-      #expect(engine.volume(for: "music") == 0.5)
+      #expect(engine.bus("music").volume == 0.5)
     }
   }
 
@@ -121,7 +121,7 @@ struct InspectorServerTests {
         port: port, method: "POST", path: "/control?token=\(server.token)",
         body: Array(#"{"type":"mute","bus":"music","muted":true}"#.utf8))
       #expect(reply?.status == 400 && reply?.body.contains("not enabled") == true)
-      #expect(!engine.isMuted("music"))
+      #expect(!engine.bus("music").isMuted)
     }
   }
 
@@ -150,7 +150,7 @@ struct InspectorServerTests {
       before = start..<output.framesWritten
       let url = try #require(server.url)
       dom = try HeadlessBrowser.dumpDOM(url.absoluteString + "#set=music:0.25")
-      #expect(waitUntil(timeout: 120) { engine.volume(for: "music") == 0.25 })
+      #expect(waitUntil(timeout: 120) { engine.bus("music").volume == 0.25 })
       #expect(output.waitForMore(seconds: 0.3))
       let settled = output.framesWritten
       #expect(output.waitForMore(seconds: 0.2))

@@ -60,8 +60,8 @@ sprite.run(.sequence([.playSoundFileNamed("chime.ogg", waitForCompletion: true),
 let voice = engine.play(try engine.sound(named: "ambience.wav"), volume: 0.5)
 voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(fadeOut: 0.5)
 engine.play(try engine.sound(named: "ambience.wav"), loops: -1)   // -1 loops until stopped
-engine.setVolume(0.4, for: .music, fadeDuration: 2)                // every category is a bus
-engine.setMuted(true, for: .effects); engine.masterVolume = 0.8; engine.isMuted = false
+engine.bus(.music).fade(to: 0.4, duration: 2)                // every category is a bus
+engine.bus(.effects).isMuted = true; engine.bus(.speech).isSoloed = false; engine.masterVolume = 0.8
 print(engine.statistics)                // requested, started, suppressed, rejected, stolen, failed, voices, decodes
 print(engine.masterMeter)               // the limiter's gain reduction now and at its deepest
 // README-BLOCK-END
@@ -75,11 +75,9 @@ voice.setPlaybackRate(1.5, over: 0.8)                      // glides, sample by 
 voice.setLowPassCutoff(900, over: 0.2)                     // a voice's own low-pass (20…20,000 Hz)
 voice.setReverbSend(0.4)                                   // a post-fader share to the engine's reverb
 engine.reverb.apply(.cave)                                 // presets: .room, .hall, .cave, .underwater
-try engine.setEffects([FilterEffect(.highPass, frequency: 80), FilterEffect(.peaking(gainDB: 3), frequency: 3_000)],
-                      on: .speech)                         // each category's bus has an effect chain
-try engine.setEffects([CompressorEffect(threshold: -40, ratio: 8, range: 12, sidechain: .speech)],
-                      on: .music)                          // music ducks under speech, by the speech's level
-try engine.setEffects([DelayEffect(time: 0.35, feedback: 0.45)], on: "shouts")   // an echo
+try engine.bus(.speech).setEffects([FilterEffect(.highPass, frequency: 80), FilterEffect(.peaking(gainDB: 3), frequency: 3_000)])                         // each category's bus has an effect chain
+try engine.bus(.music).setEffects([CompressorEffect(threshold: -40, ratio: 8, range: 12, sidechain: .speech)])                          // music ducks under speech, by the speech's level
+try engine.bus("shouts").setEffects([DelayEffect(time: 0.35, feedback: 0.45)])   // an echo
 spatial.speedOfSound = 3_430                               // doppler for positional voices (off by default)
 ball.run(.changePlaybackRate(to: 1.4, duration: 0.3))      // SpriteKit's four audio actions
 ball.run(.changeObstruction(to: -24, duration: 0.2))       // dB, −100…0, as AVAudio3DMixing
@@ -92,7 +90,7 @@ player.run(.changeReverb(to: 0.6, duration: 0.5))
 @MainActor func readmeLoudness(engine: AudioEngine, sound: Sound, voiceLine: Data) throws {
 // README-BLOCK 5
 print(sound.loudness)                                  // "-18.4 LUFS, range 5.1 LU, true peak -1.3 dBTP"
-try engine.setLoudnessTarget(-20, for: .effects)       // the bus's target, in LUFS
+try engine.bus(.effects).setLoudnessTarget(-20)       // the bus's target, in LUFS
 var settings = SoundSettings()
 settings.normalizesLoudness = true                     // this sound plays at its bus's target
 let line = try Sound(data: voiceLine, name: "line-12.ogg", engine: engine, settings: settings)
@@ -118,7 +116,7 @@ fire.run(.sequence([.changeVolume(to: 0.3, duration: 2), .stereoPan(by: -0.2, du
 var configuration = AudioConfiguration()
 configuration.maximumAudibleVoices = 32                        // the 32 that rank first are mixed; the rest are virtual
 let engine = try AudioEngine(configuration: configuration)
-try engine.setMaximumAudibleVoices(6, for: .ambience)          // and at most 6 of the ambience bus
+try engine.bus(.ambience).setMaximumAudibleVoices(6)          // and at most 6 of the ambience bus
 let torch = AudioNode(fileNamed: "torch.ogg")                  // a thousand of these cost what the heard ones cost
 let away = torch.voice?.isVirtual                              // true while it plays in time without a channel
 let census = engine.voiceCensus()                              // census.audible, census.virtual

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// ```swift
 /// let muffle = FilterEffect(.lowPass, frequency: 900)
-/// try engine.setEffects([muffle], on: .ambience)
+/// try engine.bus(.ambience).setEffects([muffle])
 /// muffle.setFrequency(4_000, over: 2)     // the door opens
 /// ```
 ///

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// ```swift
 /// let duck = CompressorEffect(threshold: -40, ratio: 8, range: 12, sidechain: .speech)
-/// try engine.setEffects([duck], on: .music)   // the music drops 12 dB while anyone speaks
+/// try engine.bus(.music).setEffects([duck])   // the music drops 12 dB while anyone speaks
 /// ```
 public final class CompressorEffect: AudioEffect, @unchecked Sendable {
   public let threshold: Double

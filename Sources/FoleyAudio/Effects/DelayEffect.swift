@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// ```swift
 /// let canyon = DelayEffect(time: 0.35, feedback: 0.45, wet: 0.5, damping: 3_000)
-/// try engine.setEffects([canyon], on: "shouts")
+/// try engine.bus("shouts").setEffects([canyon])
 /// ```
 public final class DelayEffect: AudioEffect, @unchecked Sendable {
   public static let maximumTime = 2.0

@@ -7,12 +7,12 @@ import Synchronization
 ///
 /// ```swift
 /// let muffle = FilterEffect(.lowPass, frequency: 900)
-/// try engine.setEffects([muffle], on: .ambience)
+/// try engine.bus(.ambience).setEffects([muffle])
 /// muffle.setFrequency(6_000, over: 1.5)     // out of the cave
 ///
 /// let presence = FilterEffect(.peaking(gainDB: 4), frequency: 3_000, q: 1.2)
 /// let rumbleCut = FilterEffect(.highPass, frequency: 60)
-/// try engine.setEffects([rumbleCut, presence], on: .speech)
+/// try engine.bus(.speech).setEffects([rumbleCut, presence])
 /// ```
 public final class FilterEffect: AudioEffect, @unchecked Sendable {
   /// The response.

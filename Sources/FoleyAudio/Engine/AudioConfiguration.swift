@@ -34,7 +34,7 @@ public struct AudioConfiguration: Sendable, Hashable {
   /// (``Voice/isVirtual``): they give their channel back, keep their place in time, and come
   /// back when they rank again. Voices rank by their sound's priority, then by how loud they are
   /// after volume, distance, bus and session (a voice already heard counts 3 dB louder, so one
-  /// at the edge does not flap). 1…4,096. Per bus: ``AudioEngine/setMaximumAudibleVoices(_:for:)``.
+  /// at the edge does not flap). 1…4,096. Per bus: ``AudioBus/setMaximumAudibleVoices(_:)``.
   ///
   /// ```swift
   /// configuration.maximumAudibleVoices = 32      // 5,000 torches, the 32 nearest heard

@@ -1,37 +1,23 @@
 import Foundation
 
 extension AudioEngine {
-  /// Sets the volume of `category`'s bus (every voice of that category, now and to come), 0…1,
-  /// ramping over `fadeDuration` seconds (at least the de-click time): a settings slider never
-  /// zippers.
-  ///
-  /// ```swift
-  /// engine.setVolume(0.3, for: .music, fadeDuration: 2)   // a slow fade of all music
-  /// engine.setMuted(true, for: .effects)
-  /// engine.masterVolume = 0.8
-  /// ```
+  @available(*, deprecated, message: "use engine.bus(category).fade(to:duration:), or .volume = value")
   public func setVolume(_ volume: Double, for category: SoundCategory, fadeDuration: Double = 0) {
-    let value = volume.clamped(to: 0...1, or: 1)
-    core.buses.withLock { $0.volumes[category] = value }
-    applyBuses(fade: fadeDuration)
+    bus(category).fade(to: volume, duration: fadeDuration)
   }
 
-  /// The volume of `category`'s bus (1 unless set).
-  public func volume(for category: SoundCategory) -> Double {
-    core.buses.withLock { $0.volume(for: category) }
-  }
+  @available(*, deprecated, message: "use engine.bus(category).volume")
+  public func volume(for category: SoundCategory) -> Double { bus(category).volume }
 
-  /// Mutes or unmutes `category`'s bus, with a ramp; its volume is kept for unmuting.
+  @available(
+    *, deprecated, message: "use engine.bus(category).setMuted(_:fadeDuration:), or .isMuted = value"
+  )
   public func setMuted(_ muted: Bool, for category: SoundCategory, fadeDuration: Double = 0) {
-    core.buses.withLock { buses in
-      if muted { buses.muted.insert(category) } else { buses.muted.remove(category) }
-    }
-    applyBuses(fade: fadeDuration)
+    bus(category).setMuted(muted, fadeDuration: fadeDuration)
   }
 
-  public func isMuted(_ category: SoundCategory) -> Bool {
-    core.buses.withLock { $0.muted.contains(category) }
-  }
+  @available(*, deprecated, message: "use engine.bus(category).isMuted")
+  public func isMuted(_ category: SoundCategory) -> Bool { bus(category).isMuted }
 
   /// Turns `categories` down by `decibels` (a negative number) until ``endDuck(named:fadeDuration:)``,
   /// ramping over `fadeDuration` seconds: dialogue over music, say. Ducks are named so several can
@@ -118,56 +104,21 @@ extension AudioEngine {
   /// Loudness targets accepted, in LUFS.
   public static let loudnessTargets: ClosedRange<Double> = -70...0
 
-  /// Makes `category`'s sounds that normalize (``SoundSettings/normalizesLoudness``, or
-  /// `"normalize": true` in the sound map) play at `lufs` from their next play; nil removes the
-  /// target. A value outside ``loudnessTargets`` (or not finite) is refused.
-  ///
-  /// ```swift
-  /// engine.setLoudnessTarget(-16, for: .music)
-  /// var settings = SoundSettings(); settings.category = .music; settings.normalizesLoudness = true
-  /// let sting = try Sound(data: bytes, name: "sting.ogg", engine: engine, settings: settings)
-  /// _ = sting.loudness                  // measured now, not at its first play
-  /// ```
-  /// - Throws: ``AudioEffectError/outOfRange(_:)`` naming the value.
+  @available(*, deprecated, message: "use engine.bus(category).setLoudnessTarget(_:)")
   public func setLoudnessTarget(_ lufs: Double?, for category: SoundCategory) throws(AudioEffectError) {
-    if let lufs, !(lufs.isFinite && Self.loudnessTargets.contains(lufs)) {
-      throw .outOfRange("loudness target \(lufs) LUFS is outside -70…0")
-    }
-    core.loudnessTargets.withLock { $0[category] = lufs }
+    try bus(category).setLoudnessTarget(lufs)
   }
 
-  /// `category`'s loudness target, if it has one.
-  public func loudnessTarget(for category: SoundCategory) -> Double? {
-    core.loudnessTargets.withLock { $0[category] }
-  }
+  @available(*, deprecated, message: "use engine.bus(category).loudnessTarget")
+  public func loudnessTarget(for category: SoundCategory) -> Double? { bus(category).loudnessTarget }
 }
 
 extension AudioEngine {
-  /// The most voices of `category` mixed at once (nil removes the bus's own budget); the rest of
-  /// its voices are virtual (``Voice/isVirtual``) and come back, at the frame their clock has
-  /// reached, when they rank again. Works with the global
-  /// ``AudioConfiguration/maximumAudibleVoices``: a voice is heard when it fits both. Outside
-  /// 1…4,096 is refused.
-  ///
-  /// ```swift
-  /// try engine.setMaximumAudibleVoices(8, for: .ambience)   // the 8 loudest torches
-  /// ```
-  /// - Throws: ``AudioEffectError/outOfRange(_:)`` naming the value.
+  @available(*, deprecated, message: "use engine.bus(category).setMaximumAudibleVoices(_:)")
   public func setMaximumAudibleVoices(_ count: Int?, for category: SoundCategory) throws(AudioEffectError) {
-    if let count, !(1...4_096).contains(count) {
-      throw .outOfRange("maximumAudibleVoices \(count) is outside 1…4096")
-    }
-    core.audibleLimits.withLock { $0[category] = count }
-    core.queue.async { [core] in
-      guard core.isOpen else { return }
-      core.allGainsChanged(category: nil)
-      core.rebalanceVoices()
-      core.scheduleFallbackWake()
-    }
+    try bus(category).setMaximumAudibleVoices(count)
   }
 
-  /// `category`'s own voice budget, if it has one.
-  public func maximumAudibleVoices(for category: SoundCategory) -> Int? {
-    core.audibleLimits.withLock { $0[category] }
-  }
+  @available(*, deprecated, message: "use engine.bus(category).maximumAudibleVoices")
+  public func maximumAudibleVoices(for category: SoundCategory) -> Int? { bus(category).maximumAudibleVoices }
 }

@@ -37,77 +37,21 @@ public enum AudioEffectError: Error, Sendable, Equatable, CustomStringConvertibl
 /// effect chain runs on the sum, and the result goes to the master. Voices also send a share of
 /// themselves to the engine's reverb return (``reverb``).
 extension AudioEngine {
-  /// Replaces the effect chain of `category`'s bus with `effects`, in order (an empty list
-  /// removes them). It takes effect at the next buffer; a removed reverb's tail stops at once.
-  ///
-  /// ```swift
-  /// let lowPass = FilterEffect(.lowPass, frequency: 1_200)
-  /// try engine.setEffects([lowPass, ReverbEffect(.hall, dry: 1)], on: .music)
-  /// ```
-  /// - Throws: ``AudioEffectError/effectOfAnotherEngine`` if an effect serves another engine,
-  ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  @available(*, deprecated, message: "use engine.bus(category).setEffects(_:)")
   public func setEffects(_ effects: [AudioEffect], on category: SoundCategory) throws(AudioEffectError) {
-    let bus = try busOf(category)
-    let owner = ObjectIdentifier(core)
-    var keys: [(CompressorEffect, Int)] = []
-    for effect in effects {
-      guard effect.claim(for: owner, sampleRate: deviceFormat.sampleRate, channels: deviceFormat.channels)
-      else {
-        throw .effectOfAnotherEngine
-      }
-      if let compressor = effect as? CompressorEffect, let sidechain = compressor.sidechain {
-        let key = try busOf(sidechain)
-        keys.append((compressor, key))
-      }
-    }
-    core.setEffects(effects, onBus: bus, keys: keys)
+    try bus(category).setEffects(effects)
   }
 
-  /// Routes `category`'s bus into `parent`'s (nil: the master, as at first): its sum, after its
-  /// own effects, goes through the parent's effects, and the parent's volume and mute apply to
-  /// its voices too. Buses nest as deep as you like, never in a loop.
-  ///
-  /// ```swift
-  /// try engine.route("footsteps", to: .effects)     // the effects bus's volume and EQ reach them
-  /// try engine.route("radio", to: nil)              // straight to the master again
-  /// ```
-  /// - Throws: ``AudioEffectError/loop(_:into:)`` when `parent` already sums into `category`,
-  ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  @available(*, deprecated, message: "use engine.bus(category).route(to:)")
   public func route(_ category: SoundCategory, to parent: SoundCategory?) throws(AudioEffectError) {
-    let bus = try busOf(category)
-    var parentBus = 0
-    if let parent {
-      parentBus = try busOf(parent)
-    }
-    let looped = core.buses.withLock { settings -> Bool in
-      if let parent {
-        guard !settings.wouldLoop(category, into: parent) else { return true }
-        settings.parents[category] = parent
-      } else {
-        settings.parents[category] = nil
-      }
-      return false
-    }
-    if looped, let parent { throw .loop(category, into: parent) }
-    core.setParent(parentBus, of: bus)
-    applyBuses(fade: 0)
+    try bus(category).route(to: parent)
   }
 
-  /// Glides the share of `category`'s bus sent to the engine's reverb (``reverb``) to `level`
-  /// (0…1, clamped; NaN is 0) over `duration` seconds: post-fader, after the bus's own effects.
-  /// Every voice of the category then fills the room together, on top of any voice's own send.
-  ///
-  /// ```swift
-  /// try engine.setReverbSend(0.5, for: .ambience, over: 1)   // the level moves into the cave
-  /// ```
-  /// - Throws: ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  @available(*, deprecated, message: "use engine.bus(category).setReverbSend(_:over:)")
   public func setReverbSend(
     _ level: Double, for category: SoundCategory, over duration: Double = 0
-  )
-    throws(AudioEffectError)
-  {
-    let bus = try busOf(category)
-    core.setSend(level, over: duration, onBus: bus)
+  ) throws(AudioEffectError) {
+    try bus(category).setReverbSend(level, over: duration)
   }
 
   /// Each bus's peak in the last buffer, in dBFS (-inf: silent), after its effects: the
@@ -139,12 +83,4 @@ extension AudioEngine {
   /// Whether the engine's reverb is sounding: fed by a voice's send, or its tail still ringing
   /// (it stops below -120 dBFS). A tool that plays a sound and quits waits for this to end.
   public var isReverbRinging: Bool { core.mixer.reverbRan.load(ordering: .relaxed) }
-
-  /// `category`'s bus in the mixer, given out on first use.
-  /// - Throws: ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
-  private func busOf(_ category: SoundCategory) throws(AudioEffectError) -> Int {
-    let bus = core.bus(for: category)
-    guard bus > 0 else { throw .noBusLeft(category) }
-    return bus
-  }
 }

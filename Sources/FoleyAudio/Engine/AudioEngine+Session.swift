@@ -11,15 +11,14 @@ extension AudioEngine {
     }
   }
 
-  /// Gives `category` a policy of its own (nil: back to ``sessionPolicy``).
+  @available(*, deprecated, message: "use engine.bus(category).sessionPolicy = policy")
   public func setSessionPolicy(_ policy: SessionPolicy?, for category: SoundCategory) {
-    core.policies.withLock { $0.byCategory[category] = policy }
-    core.queue.async { [core] in core.reapplySessionModes() }
+    bus(category).sessionPolicy = policy
   }
 
-  /// The policy `category` follows.
+  @available(*, deprecated, message: "use engine.bus(category).effectiveSessionPolicy")
   public func sessionPolicy(for category: SoundCategory) -> SessionPolicy {
-    core.policies.withLock { $0.policy(for: category) }
+    bus(category).effectiveSessionPolicy
   }
 }
 

@@ -22,7 +22,7 @@ package import Synchronization
 /// let coin = try engine.sound(data: coinBytes, name: "coin.wav")
 /// engine.play(coin)
 /// engine.play(coin, volume: 0.5, pan: -0.8)            // overlaps the first
-/// engine.setVolume(0.4, for: .music, fadeDuration: 1)  // the music bus, ramped
+/// engine.bus(.music).fade(to: 0.4, duration: 1)  // the music bus, ramped
 /// print(engine.statistics.started, engine.masterMeter.gainReductionDecibels)
 /// engine.close()
 /// ```

@@ -4,6 +4,10 @@
 package struct BusSettings: Sendable {
   package var volumes: [SoundCategory: Double] = [:]
   package var muted: Set<SoundCategory> = []
+  /// Soloed buses: while any is, only they and the buses routed into them are heard.
+  package var soloed: Set<SoundCategory> = []
+  /// Each bus's effect chain as the game last set it (the mixer holds the chain it runs).
+  package var effects: [SoundCategory: [AudioEffect]] = [:]
   package var masterVolume: Double = 1
   package var isMasterMuted = false
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
@@ -14,17 +18,20 @@ package struct BusSettings: Sendable {
   package func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
   /// What a bus and the buses it sums into contribute to each of its voices' gain: each one's
-  /// volume, or nothing while one is muted, and the deepest duck that holds each down.
+  /// volume, or nothing while one is muted, and the deepest duck that holds each down; nothing
+  /// while other buses are soloed and neither it nor a bus it sums into is.
   package func gain(for category: SoundCategory) -> Double {
     var gain = ownGain(for: category)
+    var heard = soloed.isEmpty || soloed.contains(category)
     var bus = category
     var depth = 0
     while let parent = parents[bus], depth < 32 {
       gain *= ownGain(for: parent)
+      heard = heard || soloed.contains(parent)
       bus = parent
       depth += 1
     }
-    return gain
+    return heard ? gain : 0
   }
 
   /// Whether routing `category` into `parent` would close a loop.

@@ -33,13 +33,23 @@ extension MixerCore {
     // Real voices: the changed ones, or all of them when a budget ranks them.
     let channels = budgeted || full ? table.occupiedChannels : virtual.changedChannels
     virtual.changedChannels.removeAll(keepingCapacity: true)
+    var stillFading: [Int] = []
     for channel in channels {
+      // A voice fading to zero (a bus muted or soloed away over seconds) is heard to the end of
+      // its fade: it goes virtual once its ramp reaches zero, when the gain stage wakes the queue
+      // and this pass looks at it again.
+      let fadesToZero =
+        table.gains.indices.contains(channel) && table.gains[channel].target == (0, 0)
+        && !table.gains[channel].isSilent
       // Each slot read where it lies: a copy retained and released each of its references, for
       // every moving positional voice every update.
       let verdict = table.update(channel) { slot -> (demotes: Bool, entry: Entry?) in
         guard mayGoVirtual(slot) else { return (false, nil) }
         let loudness = audibility(of: slot)
-        if silenceCounts, loudness < Self.silentGain { return (true, nil) }
+        if silenceCounts, loudness < Self.silentGain {
+          if fadesToZero { stillFading.append(channel) }
+          return (!fadesToZero, nil)
+        }
         guard budgeted, slot.isCounted else { return (false, nil) }
         return (
           false,
@@ -54,6 +64,10 @@ extension MixerCore {
       } else if let entry = verdict.entry {
         ranked.append(entry)
       }
+    }
+    if !stillFading.isEmpty {
+      virtual.changedChannels += stillFading
+      virtual.needsPass = true
     }
     // Virtual voices that may be heard again, oldest first: a set's order changes from run to
     // run (hashing is seeded per process), and the order voices come back in picks their

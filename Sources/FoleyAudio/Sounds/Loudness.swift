@@ -10,7 +10,7 @@ import Synchronization
 /// ```swift
 /// let loudness = try engine.sound(named: "Music/fanfare.ogg").loudness
 /// print(loudness)                        // "-18.4 LUFS, range 5.1 LU, true peak -1.3 dBTP"
-/// engine.setLoudnessTarget(-20, for: .effects)   // sounds with normalizesLoudness play at -20 LUFS
+/// engine.bus(.effects).setLoudnessTarget(-20)   // sounds with normalizesLoudness play at -20 LUFS
 /// ```
 public struct Loudness: Sendable, Hashable, CustomStringConvertible {
   /// Integrated loudness in LUFS; -infinity for silence (below the absolute gate, -70 LUFS). A

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// ```swift
 /// engine.sessionPolicy = .ambient                          // the default: silent when unfocused
-/// engine.setSessionPolicy(.duck(decibels: -12), for: .music) // music carries on, quieter
-/// engine.setSessionPolicy(.playback, for: .speech)         // speech keeps playing
+/// engine.bus(.music).sessionPolicy = .duck(decibels: -12) // music carries on, quieter
+/// engine.bus(.speech).sessionPolicy = .playback         // speech keeps playing
 /// ```
 public enum SessionPolicy: Hashable, Sendable, CustomStringConvertible {
   /// Pauses while inactive and resumes when active again; new plays are dropped. The default.

@@ -20,9 +20,9 @@ public struct SoundSettings: Sendable, Hashable {
   public var maximumInstances: Int?
   /// The least time between two starts of this sound, in seconds; closer requests are rejected.
   public var minimumInterval: Double = 0
-  /// The kind of sound, which picks its ``SessionPolicy`` (``AudioEngine/setSessionPolicy(_:for:)``).
+  /// The kind of sound, which picks its ``SessionPolicy`` (``AudioBus/sessionPolicy``).
   public var category: SoundCategory = .effects
-  /// Plays at its category's loudness target (``AudioEngine/setLoudnessTarget(_:for:)``): a gain
+  /// Plays at its category's loudness target (``AudioBus/setLoudnessTarget(_:)``): a gain
   /// from its measured loudness, lowered to keep its true peak at or under -1 dBTP. Off by
   /// default; without a target for its category it changes nothing.
   public var normalizesLoudness = false

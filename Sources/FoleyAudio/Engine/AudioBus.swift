@@ -1,0 +1,279 @@
+import Foundation
+
+/// A category's submix bus, as a handle: its volume, mute and solo, its effects and routing, its
+/// reverb send, its loudness target, its voice budget and its session policy, read and changed in
+/// one place.
+///
+/// Every ``SoundCategory`` has a bus: its voices are summed into it, its effect chain runs on
+/// the sum, and the result goes to its parent bus (the master unless routed). A handle is a
+/// small value; asking ``AudioEngine/bus(_:)`` twice for one category gives two handles to the
+/// same bus, and what one sets, the other reads.
+///
+/// ```swift
+/// let music = engine.bus(.music)
+/// music.volume = 0.8                        // at once, with the de-click ramp
+/// music.fade(to: 0.3, duration: 2)          // a slow fade of all music
+/// engine.bus(.effects).isMuted = true
+/// engine.bus(.speech).isSoloed = true       // only speech is heard until the solo ends
+/// try music.setEffects([FilterEffect(.lowPass, frequency: 1_200)])
+/// try music.setLoudnessTarget(-16)
+/// try engine.bus(.ambience).setMaximumAudibleVoices(8)
+/// engine.bus(.music).sessionPolicy = .duck(decibels: -12)
+/// ```
+///
+/// Volumes are linear gains, 0…1 (out-of-range values are clamped, NaN is 1); fades ramp per
+/// sample and never take less than the engine's de-click time, so a settings slider never
+/// zippers. What a bus refuses (a loudness target outside -70…0 LUFS, a routing loop, an effect
+/// that serves another engine) is thrown as an ``AudioEffectError`` and changes nothing.
+public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
+  /// The category whose bus this is.
+  public let category: SoundCategory
+  let engine: AudioEngine
+
+  init(category: SoundCategory, engine: AudioEngine) {
+    self.category = category
+    self.engine = engine
+  }
+
+  public static func == (lhs: AudioBus, rhs: AudioBus) -> Bool {
+    lhs.category == rhs.category && lhs.engine === rhs.engine
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(category)
+    hasher.combine(ObjectIdentifier(engine))
+  }
+
+  public var description: String { "bus '\(category)'" }
+
+  private var core: MixerCore { engine.core }
+
+  // MARK: - Volume, mute, solo
+
+  /// The bus's volume, 0…1 (1 unless set). Setting it ramps its voices over the de-click time;
+  /// ``fade(to:duration:)`` takes longer.
+  public var volume: Double {
+    get { core.buses.withLock { $0.volume(for: category) } }
+    nonmutating set { fade(to: newValue, duration: 0) }
+  }
+
+  /// Moves the bus's volume to `volume` (0…1, clamped; NaN is 1) over `duration` seconds, a
+  /// straight line sample by sample.
+  public func fade(to volume: Double, duration: Double) {
+    let value = volume.clamped(to: 0...1, or: 1)
+    core.buses.withLock { $0.volumes[category] = value }
+    engine.applyBuses(fade: duration)
+  }
+
+  /// Whether the bus is muted. Its ``volume`` is kept for unmuting; setting this ramps over the
+  /// de-click time (``setMuted(_:fadeDuration:)`` takes longer).
+  public var isMuted: Bool {
+    get { core.buses.withLock { $0.muted.contains(category) } }
+    nonmutating set { setMuted(newValue, fadeDuration: 0) }
+  }
+
+  /// Mutes or unmutes the bus, ramping over `fadeDuration` seconds.
+  public func setMuted(_ muted: Bool, fadeDuration: Double) {
+    core.buses.withLock { buses in
+      if muted { buses.muted.insert(category) } else { buses.muted.remove(category) }
+    }
+    engine.applyBuses(fade: fadeDuration)
+  }
+
+  /// Whether the bus is soloed. While any bus is soloed, only the voices of soloed buses and of
+  /// buses routed into them are heard; the rest fall silent (they keep playing, as when muted),
+  /// and come back when the last solo ends. Ramps over the de-click time.
+  public var isSoloed: Bool {
+    get { core.buses.withLock { $0.soloed.contains(category) } }
+    nonmutating set { setSoloed(newValue, fadeDuration: 0) }
+  }
+
+  /// Solos or unsolos the bus, ramping the buses it silences or brings back over `fadeDuration`
+  /// seconds.
+  public func setSoloed(_ soloed: Bool, fadeDuration: Double) {
+    core.buses.withLock { buses in
+      if soloed { buses.soloed.insert(category) } else { buses.soloed.remove(category) }
+    }
+    engine.applyBuses(fade: fadeDuration)
+  }
+
+  /// Turns the bus down by `decibels` (a negative number) until ``AudioEngine/endDuck(named:fadeDuration:)``
+  /// with the same name, ramping over `fadeDuration` seconds; ``volume`` is untouched. To duck
+  /// several buses under one name, use ``AudioEngine/duck(_:by:named:fadeDuration:)``.
+  public func duck(by decibels: Double, named name: String, fadeDuration: Double = 0.2) {
+    engine.duck([category], by: decibels, named: name, fadeDuration: fadeDuration)
+  }
+
+  // MARK: - Effects and routing
+
+  /// The bus's effect chain, in order (empty unless set).
+  public var effects: [AudioEffect] {
+    core.buses.withLock { $0.effects[category] ?? [] }
+  }
+
+  /// Replaces the bus's effect chain with `effects`, in order (an empty list removes them). It
+  /// takes effect at the next buffer; a removed reverb's tail stops at once.
+  ///
+  /// ```swift
+  /// try engine.bus(.music).setEffects([FilterEffect(.lowPass, frequency: 1_200), ReverbEffect(.hall, dry: 1)])
+  /// ```
+  /// - Throws: ``AudioEffectError/effectOfAnotherEngine`` if an effect serves another engine,
+  ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken. Nothing changes then.
+  public func setEffects(_ effects: [AudioEffect]) throws(AudioEffectError) {
+    let bus = try index()
+    let owner = ObjectIdentifier(core)
+    var keys: [(CompressorEffect, Int)] = []
+    for effect in effects {
+      guard
+        effect.claim(
+          for: owner, sampleRate: engine.deviceFormat.sampleRate, channels: engine.deviceFormat.channels)
+      else {
+        throw .effectOfAnotherEngine
+      }
+      if let compressor = effect as? CompressorEffect, let sidechain = compressor.sidechain {
+        let key = try AudioBus(category: sidechain, engine: engine).index()
+        keys.append((compressor, key))
+      }
+    }
+    core.buses.withLock { $0.effects[category] = effects.isEmpty ? nil : effects }
+    core.setEffects(effects, onBus: bus, keys: keys)
+  }
+
+  /// The bus this one sums into (nil: the master).
+  public var parent: AudioBus? {
+    core.buses.withLock { $0.parents[category] }.map { AudioBus(category: $0, engine: engine) }
+  }
+
+  /// Routes the bus into `parent`'s (nil: the master, as at first): its sum, after its own
+  /// effects, goes through the parent's effects, and the parent's volume, mute and solo apply to
+  /// its voices too. Buses nest as deep as you like, never in a loop.
+  ///
+  /// ```swift
+  /// try engine.bus("footsteps").route(to: .effects)   // the effects bus's volume and EQ reach them
+  /// try engine.bus("radio").route(to: nil)            // straight to the master again
+  /// ```
+  /// - Throws: ``AudioEffectError/loop(_:into:)`` when `parent` already sums into this bus,
+  ///   ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  public func route(to parent: SoundCategory?) throws(AudioEffectError) {
+    let bus = try index()
+    var parentBus = 0
+    if let parent {
+      parentBus = try AudioBus(category: parent, engine: engine).index()
+    }
+    let looped = core.buses.withLock { settings -> Bool in
+      if let parent {
+        guard !settings.wouldLoop(category, into: parent) else { return true }
+        settings.parents[category] = parent
+      } else {
+        settings.parents[category] = nil
+      }
+      return false
+    }
+    if looped, let parent { throw .loop(category, into: parent) }
+    core.setParent(parentBus, of: bus)
+    engine.applyBuses(fade: 0)
+  }
+
+  /// Glides the share of the bus sent to the engine's reverb (``AudioEngine/reverb``) to `level`
+  /// (0…1, clamped; NaN is 0) over `duration` seconds: post-fader, after the bus's own effects.
+  /// Every voice of the category then fills the room together, on top of any voice's own send.
+  ///
+  /// ```swift
+  /// try engine.bus(.ambience).setReverbSend(0.5, over: 1)   // the level moves into the cave
+  /// ```
+  /// - Throws: ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
+  public func setReverbSend(_ level: Double, over duration: Double = 0) throws(AudioEffectError) {
+    core.setSend(level, over: duration, onBus: try index())
+  }
+
+  /// The bus's peak in the last buffer, in dBFS (-inf: silent or not yet mixed), after its
+  /// effects: for a meter.
+  public var level: Double {
+    guard let bus = core.busIndices.withLock({ $0[category] }) else { return -.infinity }
+    return 20 * log10(Double(core.mixer.meters.peak(of: bus)))
+  }
+
+  // MARK: - Loudness, budget, session
+
+  /// The loudness, in LUFS, the bus's sounds that normalize play at (nil: none).
+  public var loudnessTarget: Double? {
+    core.loudnessTargets.withLock { $0[category] }
+  }
+
+  /// Makes the bus's sounds that normalize (``SoundSettings/normalizesLoudness``, or
+  /// `"normalize": true` in the sound map) play at `lufs` from their next play; nil removes the
+  /// target.
+  ///
+  /// ```swift
+  /// try engine.bus(.music).setLoudnessTarget(-16)
+  /// ```
+  /// - Throws: ``AudioEffectError/outOfRange(_:)`` for a value outside
+  ///   ``AudioEngine/loudnessTargets`` or not finite; the target is unchanged.
+  public func setLoudnessTarget(_ lufs: Double?) throws(AudioEffectError) {
+    if let lufs, !(lufs.isFinite && AudioEngine.loudnessTargets.contains(lufs)) {
+      throw .outOfRange("loudness target \(lufs) LUFS is outside -70…0")
+    }
+    core.loudnessTargets.withLock { $0[category] = lufs }
+  }
+
+  /// The most voices of the bus mixed at once (nil: no budget of its own).
+  public var maximumAudibleVoices: Int? {
+    core.audibleLimits.withLock { $0[category] }
+  }
+
+  /// Sets the most voices of the bus mixed at once (nil removes the bus's own budget); the rest
+  /// of its voices are virtual (``Voice/isVirtual``) and come back, at the frame their clock has
+  /// reached, when they rank again. Works with the global
+  /// ``AudioConfiguration/maximumAudibleVoices``: a voice is heard when it fits both.
+  ///
+  /// ```swift
+  /// try engine.bus(.ambience).setMaximumAudibleVoices(8)   // the 8 loudest torches
+  /// ```
+  /// - Throws: ``AudioEffectError/outOfRange(_:)`` outside 1…4,096; the budget is unchanged.
+  public func setMaximumAudibleVoices(_ count: Int?) throws(AudioEffectError) {
+    if let count, !(1...4_096).contains(count) {
+      throw .outOfRange("maximumAudibleVoices \(count) is outside 1…4096")
+    }
+    core.audibleLimits.withLock { $0[category] = count }
+    core.queue.async { [core] in
+      guard core.isOpen else { return }
+      core.allGainsChanged(category: nil)
+      core.rebalanceVoices()
+      core.scheduleFallbackWake()
+    }
+  }
+
+  /// What the bus's voices do while the session is inactive for an unfocused reason: its own
+  /// policy, or nil to follow the engine's ``AudioEngine/sessionPolicy``.
+  public var sessionPolicy: SessionPolicy? {
+    get { core.policies.withLock { $0.byCategory[category] } }
+    nonmutating set {
+      core.policies.withLock { $0.byCategory[category] = newValue }
+      core.queue.async { [core] in core.reapplySessionModes() }
+    }
+  }
+
+  /// The policy the bus's voices follow: its own, or the engine's.
+  public var effectiveSessionPolicy: SessionPolicy {
+    core.policies.withLock { $0.policy(for: category) }
+  }
+
+  /// The mixer's index of the bus, given one on first use.
+  func index() throws(AudioEffectError) -> Int {
+    let bus = core.bus(for: category)
+    guard bus > 0 else { throw .noBusLeft(category) }
+    return bus
+  }
+}
+
+extension AudioEngine {
+  /// The bus of `category`: a handle to read and change its volume, mute, solo, effects,
+  /// routing, loudness target, voice budget and session policy.
+  ///
+  /// ```swift
+  /// engine.bus(.music).fade(to: 0.3, duration: 2)
+  /// ```
+  public func bus(_ category: SoundCategory) -> AudioBus {
+    AudioBus(category: category, engine: self)
+  }
+}
