@@ -1,5 +1,5 @@
 import Foley
-import FoleyAudioTesting
+import FoleyAudio
 import FoleySpeech
 import Foundation
 import Logging

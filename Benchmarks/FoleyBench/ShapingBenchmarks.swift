@@ -15,11 +15,11 @@ enum ShapingBenchmarks {
 
   /// Process CPU seconds over `seconds` with `voices` looping voices.
   static func mix(
-    _ sound: Data, voices: Int, shaping: Shaping, seconds: Double, logger: Logger
+    _ sound: Data, voices: Int, shaping: Shaping, seconds: Double, wideVectors: Bool = true, logger: Logger
   ) throws -> Double {
-    let engine = try AudioEngine(
-      configuration: TriggerBenchmarks.configuration(channels: voices), session: AudioSession(),
-      logger: logger)
+    var configuration = TriggerBenchmarks.configuration(channels: voices)
+    configuration.allowsWideVectors = wideVectors
+    let engine = try AudioEngine(configuration: configuration, session: AudioSession(), logger: logger)
     defer { engine.close() }
     if shaping != .none {
       // The bus the voices sum into is compressed, keyed by another (silent) bus: the compressor's
@@ -79,9 +79,8 @@ enum ShapingBenchmarks {
     let plain256 = try mix(long, voices: 256, shaping: .none, seconds: seconds, logger: logger)
     // The same with Swift's own 128-bit vectors (the path on a CPU without AVX), for the
     // difference the AVX sum makes, in the same run.
-    VoiceMixer.allowsWideVectors = false
-    let portable256 = try mix(long, voices: 256, shaping: .none, seconds: seconds, logger: logger)
-    VoiceMixer.allowsWideVectors = true
+    let portable256 = try mix(
+      long, voices: 256, shaping: .none, seconds: seconds, wideVectors: false, logger: logger)
     let plain64 = try mix(long, voices: 64, shaping: .none, seconds: seconds, logger: logger)
     let shaped64 = try mix(long, voices: 64, shaping: .filterAndSend, seconds: seconds, logger: logger)
     let pitched64 = try mix(long, voices: 64, shaping: .filterSendAndRate, seconds: seconds, logger: logger)

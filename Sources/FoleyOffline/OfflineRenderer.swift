@@ -1,6 +1,5 @@
 internal import CFoleyCrypto
 public import FoleyAudio
-public import FoleyAudioTesting
 public import FoleyCore
 import FoleyRecording
 public import FoleySession

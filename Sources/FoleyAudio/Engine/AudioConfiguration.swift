@@ -13,6 +13,9 @@ import Foundation
 /// Values outside the ranges documented on each property make ``AudioEngine/init(configuration:session:assetRoots:logger:)``
 /// throw ``AudioEngineError/invalidConfiguration(_:)`` naming the property.
 public struct AudioConfiguration: Sendable, Hashable {
+  /// Whether the mix may sum voices with the AVX kernel where the CPU has it. Only foley-bench
+  /// turns it off, to measure the portable path (what a CPU without AVX runs) in the same run.
+  package var allowsWideVectors = true
   /// Frames per second, 8,000…384,000.
   public var sampleRate: Int = 48_000
   /// The mix's sample format. `.float32` (the default) never saturates inside the mix, however

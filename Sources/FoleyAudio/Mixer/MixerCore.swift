@@ -339,7 +339,8 @@ package final class MixerCore: @unchecked Sendable {
       return signal
     }
     inbox = FinishedChannelInbox(wake: wake)
-    mixer = VoiceMixer(format: format, inbox: inbox, master: master)
+    mixer = VoiceMixer(
+      format: format, inbox: inbox, master: master, allowsWideVectors: configuration.allowsWideVectors)
     box.core = self
     hopBox.core = Unmanaged.passUnretained(self)
     // Not connected to the device yet: no mix runs, so the chain goes on without the lock.

@@ -263,7 +263,7 @@ extension VoiceMixer {
   }
 
   /// Whether this machine sums with the AVX kernel (mixers made while
-  /// ``allowsWideVectors`` is true use it).
+  /// ``AudioConfiguration/allowsWideVectors`` is true use it).
   package static var hasWideVectors: Bool { foley_dsp_has_avx() }
 
   /// ``addScaled(_:into:count:by:)`` with the AVX kernel; false (and nothing done) on a machine

@@ -154,14 +154,15 @@ package final class VoiceMixer: @unchecked Sendable {
   /// ``clock`` as of the last callback, for anyone.
   package let framesMixed = Atomic<UInt64>(0)
 
-  /// Whether mixers made from now on may sum voices with the AVX kernel where the CPU has it
-  /// (foley-bench turns it off to measure the portable path in the same run).
-  nonisolated(unsafe) package static var allowsWideVectors = true
   /// Sums voices with the AVX kernel (``addScaled(_:into:count:by:)``): fixed when made.
   let usesWideVectors: Bool
 
-  package init(format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus) {
-    usesWideVectors = Self.allowsWideVectors && foley_dsp_has_avx()
+  /// - Parameter allowsWideVectors: false keeps the mix on Swift's portable vectors even where
+  ///   the CPU has AVX (``AudioConfiguration/allowsWideVectors``).
+  package init(
+    format: AudioDeviceFormat, inbox: FinishedChannelInbox, master: MasterBus, allowsWideVectors: Bool = true
+  ) {
+    usesWideVectors = allowsWideVectors && foley_dsp_has_avx()
     self.format = format
     self.inbox = inbox
     self.master = master

@@ -1,5 +1,4 @@
 package import Dispatch
-public import FoleyAudio
 public import FoleyCore
 public import FoleySession
 import Synchronization

@@ -1,4 +1,3 @@
-public import FoleyAudio
 public import FoleyCore
 public import FoleySession
 public import Foundation
