@@ -41,14 +41,19 @@ def module_of(path):
 
 
 def strip_comments_and_strings(text):
-    text = re.sub(r'"""[\s\S]*?"""', '""', text)
+    """The code alone, line for line: strings emptied, comments dropped, newlines kept."""
+
+    def blank(match):
+        return "\n" * match.group(0).count("\n")
+
+    text = re.sub(r'"""[\s\S]*?"""', lambda m: '""' + blank(m), text)
     text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
-    text = re.sub(r"/\*[\s\S]*?\*/", "", text)
+    text = re.sub(r"/\*[\s\S]*?\*/", blank, text)
     return re.sub(r"//[^\n]*", "", text)
 
 
 DECLARATION = re.compile(
-    r"^\s*(?:@[\w().: ]+\s+)*package\s+(?:(?:static|final|override|mutating|nonmutating|lazy|"
+    r"^[ \t]*(?:@[\w().: ]+[ \t]+)*package[ \t]+(?:(?:static|final|override|mutating|nonmutating|lazy|"
     r"convenience|required|indirect|private\(set\)|fileprivate\(set\)|nonisolated(?:\(unsafe\))?)\s+)*"
     r"(?:func|var|let|class|struct|enum|protocol|typealias|actor|case|init|subscript)\b\s*([A-Za-z_]\w*)?",
     re.M,
@@ -57,6 +62,9 @@ DECLARATION = re.compile(
 
 def check_visibility(findings):
     words_by_module = defaultdict(set)
+    signatures = defaultdict(list)
+    protocol_bodies = defaultdict(list)
+    requirements = defaultdict(set)
     declarations = []
     for root in SOURCE_ROOTS:
         for path in swift_files(root):
@@ -65,15 +73,35 @@ def check_visibility(findings):
             words_by_module[module].update(re.findall(r"[A-Za-z_]\w*", text))
             if not path.startswith("Sources/"):
                 continue
+            for match in re.finditer(r"\bpackage\s+protocol\s+\w+[^{]*\{", text):
+                depth, index = 1, match.end()
+                while depth and index < len(text):
+                    depth += {"{": 1, "}": -1}.get(text[index], 0)
+                    index += 1
+                protocol_bodies[module].append(text[match.end() : index])
             for match in DECLARATION.finditer(text):
                 name = match.group(1)
+                # The declaration's head: up to its body or its value.
+                kind = match.group(0).split()[-2] if name else match.group(0).split()[-1]
+                brace = text.find("{", match.end())
+                end = text.find("\n", match.end()) if kind in ("var", "let") else brace
+                head = text[match.end() : min(end if end >= 0 else len(text), match.end() + 600)]
+                signatures[module].append((name, set(re.findall(r"[A-Za-z_]\w*", head))))
                 kind = match.group(0).split()[-2] if name else match.group(0).split()[-1]
                 if name is None or kind in ("init", "subscript"):
                     continue  # an initializer or subscript: used through its type
                 line = text.count("\n", 0, match.start()) + 1
                 declarations.append((module, path, line, name))
+    # What package protocols require: their witnesses must be package too.
+    for module, texts in protocol_bodies.items():
+        for body in texts:
+            requirements[module].update(re.findall(r"\b(?:func|var|let|associatedtype)\s+([A-Za-z_]\w*)", body))
     for module, path, line, name in declarations:
         used = any(name in words for other, words in words_by_module.items() if other != module)
+        # A type in the signature of another package declaration of its module is used through
+        # it (the compiler requires it to be package too).
+        used = used or any(name in words for owner, words in signatures[module] if owner != name)
+        used = used or name in requirements[module]
         if not used:
             findings.append(f"{path}:{line}: 'package {name}' is used by no other module: make it internal")
 

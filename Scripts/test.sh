@@ -6,8 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium: the browser inspector's tests load its page in a real headless browser.
-FOLEY_EXTRA_PACKAGES="${FOLEY_EXTRA_PACKAGES:-} chromium" Scripts/setup.sh
+# chromium: the browser inspector's tests load its page in a real headless browser; python3 runs
+# the house check.
+FOLEY_EXTRA_PACKAGES="${FOLEY_EXTRA_PACKAGES:-} chromium python3" Scripts/setup.sh
+
+# The rules the compiler cannot check: `package` only where another module uses it, no test seam
+# in production, one lock type (Scripts/check-house.py says what it found and where).
+python3 Scripts/check-house.py
 
 export SDL_AUDIODRIVER="${SDL_AUDIODRIVER:-dummy}"
 # Engines the tests open without a logger of their own log at warning and above: the "audio open"

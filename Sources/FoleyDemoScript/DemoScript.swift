@@ -114,7 +114,7 @@ package struct DemoScript {
   }
 
   /// A value as a message shows it, with control characters escaped (a NUL once went out raw).
-  package static func show(_ value: Any?) -> String {
+  static func show(_ value: Any?) -> String {
     guard let value else { return "nothing" }
     let text: String
     if let number = number(value) {

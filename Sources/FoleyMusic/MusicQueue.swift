@@ -49,7 +49,7 @@ package final class MusicQueue: Sendable {
   /// Replaces the tracks; play order starts again, from `first` (shuffled after it if
   /// shuffling). Returns the play-order position of `first`.
   @discardableResult
-  package func replace(with tracks: [Track], first: Int = 0) -> Int {
+  func replace(with tracks: [Track], first: Int = 0) -> Int {
     state.withLock { state in
       state.tracks = tracks
       state.order = Array(tracks.indices)
@@ -80,7 +80,7 @@ package final class MusicQueue: Sendable {
   }
 
   /// Turns shuffling on or off; what has been played up to `position` keeps its place.
-  package func setShuffled(_ shuffled: Bool, keepingThrough position: Int?) {
+  func setShuffled(_ shuffled: Bool, keepingThrough position: Int?) {
     state.withLock { state in
       guard state.isShuffled != shuffled else { return }
       state.isShuffled = shuffled

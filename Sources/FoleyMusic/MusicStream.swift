@@ -21,30 +21,30 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
     /// The first frame (of everything written to the ring) of this stretch.
     package let startFrame: Int
     /// Where in its track that frame is, in seconds.
-    package let trackTime: Double
+    let trackTime: Double
     package let nowPlaying: NowPlaying
     package let kind: Kind
     /// The track's place in the player's queue, if it came from there.
-    package let queuePosition: Int?
+    let queuePosition: Int?
   }
 
   /// A track waiting to be opened (its check in a child process may still be running).
-  package struct Opening {
+  struct Opening {
     package var track: Track
-    package var queuePosition: Int?
-    package var startTime: Double
+    var queuePosition: Int?
+    var startTime: Double
     package var fadeIn: Double
     /// Tracks of the queue that failed one after another; a queue of only bad tracks stops.
-    package var failuresInARow = 0
+    var failuresInARow = 0
   }
 
   /// Where the next track comes from when this one ends; nil for a single track.
   package let queue: MusicQueue?
   /// Set by the player when the stream fades out under another (a crossfade, a stop with a
   /// fade): the filler keeps it fed but goes on to no next track.
-  package let isLetGo = Atomic<Bool>(false)
+  let isLetGo = Atomic<Bool>(false)
   /// The stream the filler started to crossfade into as this one ends (the player follows it).
-  package let successor = Locked<MusicStream?>(nil)
+  let successor = Locked<MusicStream?>(nil)
   /// Streams to fade out (effect, frames) the moment this one starts, so a crossfade's halves
   /// begin in the same mix buffer however long this one took to open; applied even if it never
   /// starts.
@@ -55,26 +55,26 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
 
   private struct Shared {
     package var segments: [Segment] = []
-    package var delivered = 0
+    var delivered = 0
     package var failures: [(Track, SoundError)] = []
   }
 
   // The filler's own.
-  package var opening: Opening?
+  var opening: Opening?
   package var reader: TrackReader?
   /// The queue position of the track being decoded.
-  package var queuePosition: Int?
+  var queuePosition: Int?
   /// The filler already started the next track on a successor (a crossfade): this one just ends.
-  package var isHandedOver = false
+  var isHandedOver = false
   /// Where the search for the next track stopped to wait for a check: the position searched
   /// after and the tracks that failed on the way (already reported).
-  package var nextTrackSearch: (position: Int?, failures: Int)?
+  var nextTrackSearch: (position: Int?, failures: Int)?
   /// The next track could not be opened early for a crossfade: it follows gaplessly instead.
-  package var skipsCrossfade = false
+  var skipsCrossfade = false
   /// Whether the stream goes on to the queue's next track when its own ends.
-  package var followsQueue: Bool { !isHandedOver && !isLetGo.load(ordering: .acquiring) }
+  var followsQueue: Bool { !isHandedOver && !isLetGo.load(ordering: .acquiring) }
   /// The game paused the music: a successor starts paused too.
-  package var startsPaused = false
+  var startsPaused = false
   /// The loudness its tracks play at (nil: as they are): the player sets it, the filler reads it.
   package var loudnessTarget: Double? {
     get { target.withLock { $0 } }
@@ -82,7 +82,7 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   }
   private let target = Locked<Double?>(nil)
   /// The stems it starts sample-together with (the filler's).
-  package var stemGroup: StemGroup?
+  var stemGroup: StemGroup?
   /// The check every track passes before it streams (the engine's, shared by its players).
   package let checker: TrackChecker
 
@@ -117,12 +117,12 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   }
 
   /// Fades `effect` out over `frames` when this stream starts.
-  package func fadeOutOnStart(_ effect: StreamEffect, frames: Int) {
+  func fadeOutOnStart(_ effect: StreamEffect, frames: Int) {
     fadeOutsOnStart.withLock { $0.append((effect, frames)) }
   }
 
   /// Hands over the fades still waiting for this stream's start (it was dropped before starting).
-  package func takeFadeOutsOnStart() -> [(StreamEffect, Int)] {
+  func takeFadeOutsOnStart() -> [(StreamEffect, Int)] {
     fadeOutsOnStart.withLock { fades in
       defer { fades.removeAll() }
       return fades
@@ -130,13 +130,13 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   }
 
   /// Starts the fades waiting for this stream's start.
-  package func startFadeOuts() {
+  func startFadeOuts() {
     for (effect, frames) in takeFadeOutsOnStart() { effect.requestFade(.fadeOut, frames: frames) }
   }
 
   // MARK: - What the game thread reads
 
-  package func addSegment(_ segment: Segment) {
+  func addSegment(_ segment: Segment) {
     let frame = framesRead
     shared.withLock { state in
       state.segments.append(segment)
@@ -152,9 +152,9 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   }
 
   /// Segments kept (bounded: see ``addSegment(_:)``).
-  package var keptSegments: Int { shared.withLock { $0.segments.count } }
+  var keptSegments: Int { shared.withLock { $0.segments.count } }
 
-  package func addFailure(_ track: Track, _ error: SoundError) {
+  func addFailure(_ track: Track, _ error: SoundError) {
     shared.withLock { $0.failures.append((track, error)) }
   }
 
@@ -184,7 +184,7 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   package var hasStarted: Bool { effect.ringOrigin.load(ordering: .acquiring) != Int.min }
 
   /// Whether segments have begun being heard, or tracks failed, since the game thread last looked.
-  package var hasNews: Bool {
+  var hasNews: Bool {
     let frame = framesRead
     let started = hasStarted
     let segmentNews = shared.withLock { state -> (Bool, Segment?) in
@@ -207,7 +207,7 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
   private let lastBeatSeen = Atomic<Int>(Int.min)
 
   /// The failures, and the segments that have begun being heard, since the last call.
-  package func takeNews() -> (failures: [(Track, SoundError)], segments: [Segment]) {
+  func takeNews() -> (failures: [(Track, SoundError)], segments: [Segment]) {
     let frame = framesRead
     let started = hasStarted
     return shared.withLock { state in
@@ -233,7 +233,7 @@ package final class MusicStream: StreamPipe, @unchecked Sendable {
 
 /// Streams that start on one frame (a track's stems): each waits, filled, until every other one is
 /// ready or has failed, then all start on the same frame of output. The filler's queue owns it.
-package final class StemGroup: @unchecked Sendable {
+final class StemGroup: @unchecked Sendable {
   /// Members not yet ready.
   var pending: Int
   /// Members filled and waiting for the others.

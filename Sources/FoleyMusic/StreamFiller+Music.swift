@@ -44,7 +44,7 @@ extension StreamFiller {
     }
   }
 
-  package func seekOnQueue(_ stream: MusicStream, to seconds: Double) -> Bool {
+  func seekOnQueue(_ stream: MusicStream, to seconds: Double) -> Bool {
     guard !stream.isCancelled.load(ordering: .acquiring), stream.followsQueue,
       let heard = stream.position?.segment, stream.effect.reopen()
     else { return false }
@@ -70,7 +70,7 @@ extension StreamFiller {
   }
 
   /// Whether the voices of `streams` start paused (the game paused the music before they began).
-  package func setStartsPaused(_ paused: Bool, for streams: [MusicStream]) {
+  func setStartsPaused(_ paused: Bool, for streams: [MusicStream]) {
     queue.async {
       for stream in streams { stream.startsPaused = paused }
     }
@@ -220,7 +220,7 @@ extension StreamFiller {
 
   /// The stream's track ended: go on to the queue's next in the same ring, without a gap, or
   /// end the stream. False while the next track's check runs (it is tried again next time).
-  package func nextTrack(of stream: MusicStream) -> Bool {
+  func nextTrack(of stream: MusicStream) -> Bool {
     // Where the search for a track that opens had got to, if it waited for a check last time.
     var (position, failures) = stream.nextTrackSearch ?? (stream.queuePosition, 0)
     stream.nextTrackSearch = nil
@@ -270,9 +270,9 @@ extension StreamFiller {
   /// gives the whole crossfade. Only when it is later than the lead, or the stream's place in the
   /// mix is not known yet, does the fade start at once over what is left.
   /// How long before a crossfade is due the next track is opened and its start scheduled.
-  package static let crossfadeLead = 0.5
+  static let crossfadeLead = 0.5
 
-  package func handOverIfEnding(_ stream: MusicStream, waitingForChecks: Bool) {
+  func handOverIfEnding(_ stream: MusicStream, waitingForChecks: Bool) {
     guard let queue = stream.queue, stream.followsQueue, !stream.skipsCrossfade, let reader = stream.reader,
       !stream.isDrainedOfSource,
       reader.isInLastPass, let length = reader.frames

@@ -32,7 +32,7 @@ package final class TrackChecker: Sendable {
   /// The largest track file read (512 MiB: about 50 minutes of 48 kHz stereo FLAC).
   package static let maximumFileSize = 512 << 20
   /// Tracks whose bytes and verdicts are kept; older ones are read and checked again if played.
-  package static let rememberedTracks = 32
+  static let rememberedTracks = 32
   /// The most bytes of checked tracks kept for their next play (256 MiB by default); past it the
   /// least recently asked-for are forgotten first (the newest is always kept).
   package let rememberedBytes: Int

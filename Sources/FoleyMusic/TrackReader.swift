@@ -33,7 +33,7 @@ package final class TrackReader {
   /// Passes of the loop region begun so far (for `MusicEvent.looped`).
   private(set) var passesPlayed = 0
   /// No passes of the loop region are left: what remains plays to the track's end.
-  package var isInLastPass: Bool { passesLeft == 0 }
+  var isInLastPass: Bool { passesLeft == 0 }
   /// The streaming service the track decodes in, if any (kept alive with the stream).
   private let service: StreamingService?
   /// Set when the decoder failed mid-track (the track ends there).
@@ -203,7 +203,7 @@ package final class TrackBytes: @unchecked Sendable {
   private let measured = Locked<Loudness?>(nil)
 
   /// Keeps the check's measurement (from the service's report, so taken only within reason).
-  package func keepLoudness(integrated: Double, truePeak: Double) {
+  func keepLoudness(integrated: Double, truePeak: Double) {
     guard !integrated.isNaN, integrated < 50, truePeak.isFinite, truePeak >= 0, truePeak < 1_000 else {
       return
     }

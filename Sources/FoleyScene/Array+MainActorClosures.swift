@@ -16,12 +16,12 @@ extension Array {
   }
 
   /// `first(where:)`, for main-actor code.
-  @inlinable @inline(__always) package func isolatedFirst(where predicate: (Element) -> Bool) -> Element? {
+  @inlinable @inline(__always) func isolatedFirst(where predicate: (Element) -> Bool) -> Element? {
     first(where: predicate)
   }
 
   /// `contains(where:)`, for main-actor code.
-  @inlinable @inline(__always) package func isolatedContains(where predicate: (Element) -> Bool) -> Bool {
+  @inlinable @inline(__always) func isolatedContains(where predicate: (Element) -> Bool) -> Bool {
     contains(where: predicate)
   }
 }

@@ -82,7 +82,7 @@ open class Node {
   /// The parent, unretained: walks up the tree (a node's scene, its place in it) borrow each
   /// ancestor through it with no reference counting, which an `unowned(unsafe)` stored property
   /// does not spare (each load is a retain and a release).
-  @exclusivity(unchecked) package private(set) var parentLink: Unmanaged<Node>?
+  @exclusivity(unchecked) private(set) var parentLink: Unmanaged<Node>?
   /// Changes with every change to `children`: while it holds still during an update, every child
   /// the update took is still a child, and no weak `parent` needs loading to know it.
   @exclusivity(unchecked) private var childrenGeneration = 0

@@ -96,7 +96,7 @@ open class AudioNode: Node {
     engineAttached(link)
   }
 
-  package func engineAttached(_ link: SceneAudioLink) {
+  func engineAttached(_ link: SceneAudioLink) {
     self.link = link
     link.register(self)
     isHeldByScene = SceneAudioLink.isPausedInTree(self)
@@ -117,14 +117,14 @@ open class AudioNode: Node {
   }
 
   /// The scene's engine was detached (or the scene went): the sound stops.
-  package func sceneWentAway() {
+  func sceneWentAway() {
     link = nil
     voice?.stop()
     voice = nil
   }
 
   /// The scene (or an ancestor) paused or unpaused.
-  package func setHeldByScene(_ held: Bool) {
+  func setHeldByScene(_ held: Bool) {
     guard held != isHeldByScene else { return }
     isHeldByScene = held
     guard let voice, !voice.isFinished else {

@@ -6,8 +6,8 @@ import Foundation
 /// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music
 /// player of the engine attached to the node's scene (or the one given) to play or stop. The
 /// action itself is instantaneous; the music goes on after it.
-package struct MusicBehavior: InstantActionBehavior {
-  package enum Command {
+struct MusicBehavior: InstantActionBehavior {
+  enum Command {
     case play(Track, crossfade: Double)
     case stop(fadeOut: Double)
   }

@@ -12,7 +12,7 @@ import Foundation
 /// the send drops by d/2 dB too. With both, the stronger filter applies and the gains multiply.
 extension NodeAudio {
   /// The node's volume with its obstruction and occlusion gains.
-  package var effectiveVolume: Double {
+  var effectiveVolume: Double {
     volume * Self.gain(obstruction) * Self.gain(occlusion)
   }
 
@@ -29,7 +29,7 @@ extension NodeAudio {
   }
 
   /// A voice the node just started takes on its shaping (its rate was given at the request).
-  package func shapeNew(_ voice: Voice) {
+  func shapeNew(_ voice: Voice) {
     if effectiveSend > 0 { voice.setReverbSend(effectiveSend) }
     if cutoff < 20_000 { voice.setLowPassCutoff(cutoff) }
   }
@@ -44,12 +44,12 @@ extension NodeAudio {
     for voice in liveVoices { voice.setReverbSend(effectiveSend, over: duration) }
   }
 
-  package func setObstruction(_ decibels: Double, over duration: Double) {
+  func setObstruction(_ decibels: Double, over duration: Double) {
     obstruction = decibels.clamped(to: -100...0, or: obstruction)
     applyFiltering(over: duration)
   }
 
-  package func setOcclusion(_ decibels: Double, over duration: Double) {
+  func setOcclusion(_ decibels: Double, over duration: Double) {
     occlusion = decibels.clamped(to: -100...0, or: occlusion)
     applyFiltering(over: duration)
   }

@@ -7,7 +7,7 @@ package import FoleyScene
 /// Not main-actor isolated itself (each call would then carry an executor check): it is only ever
 /// reached through a node, on the game thread. For the same reason its fields skip the runtime's
 /// exclusivity checks (one thread, never touched twice at once: a trigger read four of them).
-package final class NodeAudio: SceneMembershipObserver {
+final class NodeAudio: SceneMembershipObserver {
   @exclusivity(unchecked) package var volume: Double = 1
   /// The stereo pan `Action.stereoPan(to:duration:)` gave the node (added to its voices' own).
   @exclusivity(unchecked) package var pan: Double = 0
@@ -17,12 +17,12 @@ package final class NodeAudio: SceneMembershipObserver {
   @exclusivity(unchecked) package var reverbSend: Double = 0
   /// `.changeObstruction` and `.changeOcclusion`, in decibels (-100…0, 0: none), as
   /// AVAudio3DMixing measures them.
-  @exclusivity(unchecked) package var obstruction: Double = 0
-  @exclusivity(unchecked) package var occlusion: Double = 0
+  @exclusivity(unchecked) var obstruction: Double = 0
+  @exclusivity(unchecked) var occlusion: Double = 0
   @exclusivity(unchecked) private var voices: [Voice] = []
   /// The slots of the node's positional voices in the scene links that place them (usually one
   /// link, one or two slots): an update that finds the node moved marks them without a search.
-  @exclusivity(unchecked) package var positionalSlots: [PositionalSlot] = []
+  @exclusivity(unchecked) var positionalSlots: [PositionalSlot] = []
   /// The list's length at which finished voices are next dropped: twice what was left last time
   /// (at least 4), so a node that keeps many voices playing is not scanned on every trigger, and
   /// one that plays every frame lets its finished voices go within a few frames (for the engine
@@ -30,13 +30,13 @@ package final class NodeAudio: SceneMembershipObserver {
   @exclusivity(unchecked) private var pruneAt = 4
 
   /// The node's slot for it (the scene's engine link has a slot of its own).
-  package static let storageKey = NodeStorageKey<NodeAudio>()
+  static let storageKey = NodeStorageKey<NodeAudio>()
 
   /// The node's audio state, if it has any yet.
   @MainActor package static func of(_ node: Node) -> NodeAudio? { node[storage: storageKey] }
 
   /// The node's audio state, made on first use.
-  @MainActor package static func ensure(_ node: Node) -> NodeAudio {
+  @MainActor static func ensure(_ node: Node) -> NodeAudio {
     if let state = of(node) { return state }
     let state = NodeAudio()
     node[storage: storageKey] = state
@@ -49,7 +49,7 @@ package final class NodeAudio: SceneMembershipObserver {
   /// started, so the entry is usually among the first. Filtering the whole list compared every
   /// entry, and a node that keeps hundreds of positional voices (a sound map posting a hundred
   /// a frame from one node) spent most of its scene's update doing so.
-  package func forgetPositionalSlot(_ slot: Int, of link: ObjectIdentifier) {
+  func forgetPositionalSlot(_ slot: Int, of link: ObjectIdentifier) {
     // By index: an iterator or a closure would retain the list (and the closure check its
     // executor per entry).
     var index = 0
@@ -103,7 +103,7 @@ package final class NodeAudio: SceneMembershipObserver {
   }
 
   /// Sets the node's pan and applies it to its voices still playing.
-  package func setPan(_ newPan: Double) {
+  func setPan(_ newPan: Double) {
     pan = min(1, max(-1, newPan))
     for voice in liveVoices { voice.pan = pan }
   }
@@ -125,7 +125,7 @@ package final class NodeAudio: SceneMembershipObserver {
 }
 
 /// One positional voice's slot in a scene link's table.
-package struct PositionalSlot {
+struct PositionalSlot {
   /// The link (`SceneAudioLink`) whose table the slot is in.
   package let link: ObjectIdentifier
   package let slot: Int

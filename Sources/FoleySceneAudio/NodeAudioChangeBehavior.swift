@@ -7,8 +7,8 @@ package import Foundation
 /// `.changeOcclusion`: moves one of the node's audio properties (and with it its voices', now and
 /// to come) over the duration. Each frame's step glides over that frame's time on the mixing
 /// thread, so the change is a continuous ramp, not a staircase.
-package struct NodeAudioChangeBehavior: ActionBehavior {
-  package enum Property {
+struct NodeAudioChangeBehavior: ActionBehavior {
+  enum Property {
     case volume
     case pan
     case playbackRate
@@ -39,7 +39,7 @@ package struct NodeAudioChangeBehavior: ActionBehavior {
     }
   }
 
-  package let property: Property
+  let property: Property
   package let target: Double
   package let relative: Bool
   package let duration: TimeInterval
@@ -56,7 +56,7 @@ package struct NodeAudioChangeBehavior: ActionBehavior {
 }
 
 @MainActor
-package final class NodeAudioChangeRunner: ActionRunner {
+final class NodeAudioChangeRunner: ActionRunner {
   private let behavior: NodeAudioChangeBehavior
   private var start: Double?
   private var elapsed: TimeInterval = 0

@@ -2,7 +2,7 @@ package import FoleyAudio
 package import FoleyScene
 package import Foundation
 
-package struct PlaySoundBehavior: ActionBehavior {
+struct PlaySoundBehavior: ActionBehavior {
   package let source: SoundSource
   package let waitForCompletion: Bool
   package let engine: AudioEngine?
@@ -35,7 +35,7 @@ package struct PlaySoundBehavior: ActionBehavior {
 }
 
 @MainActor
-package final class PlaySoundRunner: ActionRunner {
+final class PlaySoundRunner: ActionRunner {
   private let behavior: PlaySoundBehavior
   private var voice: Voice?
 

@@ -4,8 +4,8 @@ import Foundation
 
 /// `Action.play()`, `.pause()` and `.stop()`: on an ``AudioNode``, its sound; on any other node,
 /// the voices the node's sound actions started. Instantaneous.
-package struct PlaybackBehavior: InstantActionBehavior {
-  package enum Command {
+struct PlaybackBehavior: InstantActionBehavior {
+  enum Command {
     case play
     case pause
     case stop

@@ -21,7 +21,7 @@ package final class SceneAudioLink {
     didSet { lastListener = nil }  // every placement is computed again
   }
   package let pausesSceneWhenInactive: Bool
-  package var observerTokens: [Int] = []
+  var observerTokens: [Int] = []
   private var pausedScene = false
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
   /// used (a finished voice's slot is freed and reused), with their placement state: one flat
@@ -133,12 +133,12 @@ package final class SceneAudioLink {
   }
 
   /// The scene's slot for its link (its node audio state, as any node's, has a slot of its own).
-  package nonisolated static let storageKey = NodeStorageKey<SceneAudioLink>()
+  nonisolated static let storageKey = NodeStorageKey<SceneAudioLink>()
 
   /// The link of the engine attached to `scene`, if any.
   package static func of(_ scene: Scene) -> SceneAudioLink? { scene[storage: storageKey] }
 
-  package func sceneWillUpdate(_ scene: Scene, step: Double) {
+  func sceneWillUpdate(_ scene: Scene, step: Double) {
     // Held within 64 frames…0.1 s in Double first: a step of 1e308 (or infinity) must not trap.
     let rate = Double(core.format.sampleRate)
     frameLength = Int((step.isFinite ? step * rate : rate).clamped(to: 64...max(64, rate / 10), or: 800))
@@ -176,7 +176,7 @@ package final class SceneAudioLink {
     }
   }
 
-  package func sceneDidUpdate(_ scene: Scene) {
+  func sceneDidUpdate(_ scene: Scene) {
     placeVoices()
     core.flushRequests()
   }
@@ -184,7 +184,7 @@ package final class SceneAudioLink {
   // MARK: - Positions
 
   /// Where the listener is: the listener node's place in the scene, or the scene's centre.
-  package var listenerPosition: Point {
+  var listenerPosition: Point {
     // Borrowed: every positional start asks, and the retains and releases of the scene and the
     // listener were most of its cost.
     sceneReference.borrow { scene in
@@ -295,18 +295,18 @@ package final class SceneAudioLink {
 
   // MARK: - Audio nodes
 
-  package func register(_ node: AudioNode) {
+  func register(_ node: AudioNode) {
     guard audioNodeSet.insert(ObjectIdentifier(node)).inserted else { return }
     audioNodes.append(node)
   }
 
-  package func unregister(_ node: AudioNode) {
+  func unregister(_ node: AudioNode) {
     guard audioNodeSet.remove(ObjectIdentifier(node)) != nil else { return }
     audioNodes.isolatedRemoveAll { $0 === node }
   }
 
   /// Whether `node` or one of its ancestors (the scene included) is paused.
-  package static func isPausedInTree(_ node: Node) -> Bool {
+  static func isPausedInTree(_ node: Node) -> Bool {
     var current: Node? = node
     while let step = current {
       if step.isPaused { return true }
@@ -316,7 +316,7 @@ package final class SceneAudioLink {
   }
 
   /// The scene is going (detached, or deallocated): its audio nodes' sounds stop.
-  package func stopAudioNodes() {
+  func stopAudioNodes() {
     scene.tracksMoves = false
     for slot in slotState.indices where slotState[slot].isLive { free(slot) }
     core.release(afterQueue: releases)

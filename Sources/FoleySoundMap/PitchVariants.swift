@@ -11,7 +11,7 @@ import Foundation
 /// `queue`.
 package final class PitchVariants: @unchecked Sendable {
   /// Steps per semitone.
-  package static let stepsPerSemitone = 4.0
+  static let stepsPerSemitone = 4.0
 
   private struct Key: Hashable {
     package let sound: ObjectIdentifier
@@ -99,7 +99,7 @@ package final class PitchVariants: @unchecked Sendable {
   }
 
   /// The bytes a variant `steps` quarter-semitones from `sound` takes: lower is longer.
-  package static func estimatedBytes(of sound: Sound, steps: Int) -> Int {
+  static func estimatedBytes(of sound: Sound, steps: Int) -> Int {
     let factor = pow(2, -Double(steps) / stepsPerSemitone / 12)
     return Int(min(Double(Int.max / 2), Double(sound.buffer.byteCount) * factor))
   }
@@ -110,7 +110,7 @@ package final class PitchVariants: @unchecked Sendable {
   }
 
   /// Forgets the variants of sounds no longer in `keep`.
-  package func retain(only keep: [Sound]) {
+  func retain(only keep: [Sound]) {
     let kept = Set(keep.map(ObjectIdentifier.init))
     table.withLock { table in
       for key in table.entries.keys where !kept.contains(key.sound) {

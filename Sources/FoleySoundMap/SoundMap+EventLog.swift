@@ -80,7 +80,7 @@ package struct EventLog {
   }
 
   /// What the latest post started (none before the first).
-  package var latest: PlayedSounds {
+  var latest: PlayedSounds {
     entries.isEmpty ? .none : entries[(next + Self.capacity - 1) % Self.capacity].sounds
   }
 

@@ -14,7 +14,7 @@ extension SoundMap {
 
   /// Handles `music.state` (parameter `state`) and `music.intensity` (the piece's intensity
   /// parameter, 0…1); false for any other event.
-  package func handleMusic(_ event: GameEvent) -> Bool {
+  func handleMusic(_ event: GameEvent) -> Bool {
     switch event.name {
     case "music.state":
       guard let name = event.parameters["state"]?.description else {
@@ -35,7 +35,7 @@ extension SoundMap {
   }
 
   /// Moves the music to state `name` on its rule's moment (nothing if it is already there).
-  package func enterMusicState(_ name: String) {
+  func enterMusicState(_ name: String) {
     guard let music = definition.music, let state = music.states[name], let piece = music.tracks[state.track]
     else {
       engine.core.logger.warning("sound map: no music state \"\(name)\"")

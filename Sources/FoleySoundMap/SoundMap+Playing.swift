@@ -232,7 +232,7 @@ extension SoundMap {
   }
 
   /// A weighted pick, never one of `recent` when another is possible.
-  package func pick(_ items: [SoundItem], avoiding recent: [Int]) -> Int {
+  func pick(_ items: [SoundItem], avoiding recent: [Int]) -> Int {
     var allowed = items.indices.filter { !recent.contains($0) }
     if allowed.isEmpty { allowed = Array(items.indices) }
     let total = allowed.reduce(0) { $0 + items[$1].weight }
@@ -245,7 +245,7 @@ extension SoundMap {
   }
 
   /// The next of a shuffled round; a new round never starts with the one that ended the last.
-  package func nextFromBag(_ state: inout ItemState, count: Int) -> Int {
+  func nextFromBag(_ state: inout ItemState, count: Int) -> Int {
     if state.bag.isEmpty {
       state.bag = Array(0..<count).shuffled(using: &random)
       if count > 1, state.bag.last == state.recent.last { state.bag.swapAt(0, count - 1) }
@@ -253,18 +253,18 @@ extension SoundMap {
     return state.bag.removeLast()
   }
 
-  package struct ItemState {
+  struct ItemState {
     package var recent: [Int] = []
-    package var bag: [Int] = []
+    var bag: [Int] = []
     package var position = 0
-    package var lastTime: Double?
+    var lastTime: Double?
   }
 
-  package struct Runtime {
+  struct Runtime {
     package var items: [ObjectIdentifier: ItemState] = [:]
     /// The voices of the events that are capped (`maxInstances`) or that a stop entry names.
     package var voices: [String: [Voice]] = [:]
-    package var lastTrigger: [String: Double] = [:]
+    var lastTrigger: [String: Double] = [:]
     /// The music state last asked for, and the game parameters' last values.
     package var musicState: String?
     package var parameters: [String: Double] = [:]
@@ -280,7 +280,7 @@ extension SoundMap {
 /// every byte of the name at every post. A name built afresh for each post
 /// lands in a slot by its new bits, misses, and is looked up in the definition. The map empties
 /// it whenever its definition changes.
-package struct EventLookup {
+struct EventLookup {
   private static let slots = 32
   private var names = [String?](repeating: nil, count: slots)
   private var entries = [EventEntry?](repeating: nil, count: slots)

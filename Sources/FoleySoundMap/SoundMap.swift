@@ -91,20 +91,20 @@ public final class SoundMap {
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public private(set) var lastErrors: [String] = []
 
-  @exclusivity(unchecked) package var definition: SoundMapDefinition {
+  @exclusivity(unchecked) var definition: SoundMapDefinition {
     didSet { eventLookup.removeAll() }
   }
   /// The entries of recently posted names, found without hashing the name.
-  @exclusivity(unchecked) package var eventLookup = EventLookup()
+  @exclusivity(unchecked) var eventLookup = EventLookup()
   @exclusivity(unchecked) package var sounds: [String: Sound] = [:]
-  package var signatures: [String: FileSignature] = [:]
+  var signatures: [String: FileSignature] = [:]
   /// The music section's files, found in the map's folder.
-  package var musicFiles: [String: URL] = [:]
-  package var mapSignature: FileSignature?
+  var musicFiles: [String: URL] = [:]
+  var mapSignature: FileSignature?
   package let folder: URL
   @exclusivity(unchecked) package var random: SeededRandomGenerator
   package let variants: PitchVariants
-  @exclusivity(unchecked) package var runtime = Runtime()
+  @exclusivity(unchecked) var runtime = Runtime()
   package var observers = ObserverList<PlayedSound>()
   /// The latest posts, for ``recentEvents``.
   @exclusivity(unchecked) package var log = EventLog()
@@ -113,7 +113,7 @@ public final class SoundMap {
   package let watch = SoundMapWatch()
   private let idleWaiter: Int
   /// The largest map file read (16 MiB): checked before a byte is read.
-  package static let maximumMapFileSize = 16 << 20
+  static let maximumMapFileSize = 16 << 20
 
   /// Loads the map at `url`, decoding every file it names through `engine`.
   /// - Parameters:
@@ -351,7 +351,7 @@ public final class SoundMap {
     }
   }
 
-  package var watchedFiles: [URL] {
+  var watchedFiles: [URL] {
     let roots = AssetRoots([folder])
     return (url.map { [$0] } ?? []) + sounds.keys.sorted().compactMap { try? roots.locate($0) }
   }

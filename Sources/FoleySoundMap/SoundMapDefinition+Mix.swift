@@ -18,7 +18,7 @@ package struct MixDefinition {
   package struct Bus {
     package var effects: [EffectSpec] = []
     package var reverbSend: Double?
-    package var volumeDecibels: Double?
+    var volumeDecibels: Double?
     /// The loudness its normalizing sounds play at, in LUFS.
     package var loudness: Double?
     /// The category's bus it sums into (nil: the master).

@@ -27,7 +27,7 @@ package struct MusicDefinition {
     package var tempo: TempoMap?
     /// The game parameter whose value (0…1) brings the stems in one after another.
     package var intensity: String?
-    package var intensityFade: Double = 1
+    var intensityFade: Double = 1
   }
 
   package struct State {

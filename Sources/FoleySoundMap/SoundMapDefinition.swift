@@ -25,10 +25,10 @@ package final class EventEntry {
   }
 
   @exclusivity(unchecked) package var effect: Effect
-  @exclusivity(unchecked) package var cooldown: Double = 0
-  @exclusivity(unchecked) package var maxInstances: Int?
+  @exclusivity(unchecked) var cooldown: Double = 0
+  @exclusivity(unchecked) var maxInstances: Int?
   /// At `maxInstances`: stop the event's oldest voice (true) or drop the new one.
-  @exclusivity(unchecked) package var stealsOldest = true
+  @exclusivity(unchecked) var stealsOldest = true
   @exclusivity(unchecked) package var priority = 0
   @exclusivity(unchecked) package var category: SoundCategory = .effects
   @exclusivity(unchecked) package var positional = false
@@ -37,7 +37,7 @@ package final class EventEntry {
   @exclusivity(unchecked) package var loops = false
   /// Whether a stop entry names this event (its voices are kept for it); set when the map
   /// applies its definition, so a post asks no set.
-  @exclusivity(unchecked) package var isStopTarget = false
+  @exclusivity(unchecked) var isStopTarget = false
 
   package init(effect: Effect) { self.effect = effect }
 }
@@ -57,8 +57,8 @@ package final class SoundItem {
   /// A file item's sound at its own pitch, with its event's settings, made at its first post (a
   /// post made a new `Sound` each time). A reload makes new items, so it never outlives the
   /// definition and decoded files it was made from.
-  @exclusivity(unchecked) package var preparedSound: Sound?
-  package let volumeDecibels: ClosedRange<Double>
+  @exclusivity(unchecked) var preparedSound: Sound?
+  let volumeDecibels: ClosedRange<Double>
   package let pitchSemitones: ClosedRange<Double>
   package let delay: ClosedRange<Double>
   package let weight: Double
@@ -84,12 +84,12 @@ package struct SoundMapParser {
 
   package init() {}
 
-  package static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
-  package static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
-  package static let limitKeys: Set<String> = [
+  static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
+  static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
+  static let limitKeys: Set<String> = [
     "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
   ]
-  package static let optionKeys: [String: Set<String>] = [
+  static let optionKeys: [String: Set<String>] = [
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
   ]
 

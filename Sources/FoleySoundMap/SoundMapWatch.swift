@@ -42,7 +42,7 @@ package final class SoundMapWatch: @unchecked Sendable {
   }
 
   /// Whether a file changed since the last look.
-  package func takeChange() -> Bool {
+  func takeChange() -> Bool {
     changed.exchange(false, ordering: .acquiringAndReleasing)
   }
 

@@ -5,8 +5,8 @@ package import Synchronization
 
 /// Syntheses queued or running on a synthesizer's queue, so an offline render (`waitUntilIdle`)
 /// can wait for them: the speech it mixes then never depends on how fast espeak-ng ran.
-package final class SynthesisTracker: Sendable {
-  package let inFlight = Atomic<Int>(0)
+final class SynthesisTracker: Sendable {
+  let inFlight = Atomic<Int>(0)
   package init() {}
 }
 

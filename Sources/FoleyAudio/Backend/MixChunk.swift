@@ -14,10 +14,10 @@ package struct MixChunk: @unchecked Sendable, Hashable {
   package var samples: UnsafeMutableRawPointer { UnsafeMutableRawPointer(pointer.pointee.abuf) }
   package var byteCount: Int { Int(pointer.pointee.alen) }
   /// False for a view into another chunk's samples (a play resumed mid-sound).
-  package var ownsSamples: Bool { pointer.pointee.allocated != 0 }
+  var ownsSamples: Bool { pointer.pointee.allocated != 0 }
 
   /// A chunk that takes ownership of `samples`, which must come from `SDL_malloc`.
-  package static func owning(_ samples: UnsafeMutableRawPointer, byteCount: Int) -> MixChunk? {
+  static func owning(_ samples: UnsafeMutableRawPointer, byteCount: Int) -> MixChunk? {
     make(samples, byteCount: byteCount, owns: true)
   }
 
@@ -40,7 +40,7 @@ package struct MixChunk: @unchecked Sendable, Hashable {
 
   /// Frees the chunk (and its samples, if it owns them) without SDL_mixer: for a mixer that is
   /// not SDL_mixer, or once SDL_mixer is closed.
-  package func freeWithoutMixer() {
+  func freeWithoutMixer() {
     if ownsSamples { SDL_free(pointer.pointee.abuf) }
     SDL_free(pointer)
   }

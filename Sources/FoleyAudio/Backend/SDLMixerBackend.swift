@@ -12,7 +12,7 @@ import Synchronization
 /// Invariant behind `@unchecked Sendable`: the `var`s are touched only on the engine's audio
 /// queue (open, close and every channel call come from there); the wake source and timer are
 /// Dispatch objects, safe from any thread.
-package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
+final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private static let mixerInUse = Atomic<Bool>(false)
 
   private var ownsAudioSubsystem = false
@@ -65,11 +65,11 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   /// Whether SDL audio was not running before this backend took its reference: then switching it
   /// to the dummy driver (the no-device fallback) pulls no device from under anyone else.
-  package let wasSoleAudioUser: Bool
+  let wasSoleAudioUser: Bool
 
   /// Restarts SDL audio on its dummy driver: the no-device fallback when this backend is SDL
   /// audio's only user. The reference stays counted (no raw `SDL_AudioInit`).
-  package func switchToDummyDriver() throws(SDLError) {
+  func switchToDummyDriver() throws(SDLError) {
     SDL_QuitSubSystem(SDL_INIT_AUDIO)
     SDL_SetHintWithPriority(SDL_HINT_AUDIODRIVER, "dummy", SDL_HINT_OVERRIDE)
     defer { _ = SDL_ResetHint(SDL_HINT_AUDIODRIVER) }
@@ -147,7 +147,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   // MARK: - Channels
 
-  package func allocateChannels(_ count: Int) -> Int { Int(Mix_AllocateChannels(Int32(count))) }
+  func allocateChannels(_ count: Int) -> Int { Int(Mix_AllocateChannels(Int32(count))) }
 
   package func play(_ start: LaneStart, on channel: Int) throws(SDLError) -> UInt64? {
     guard let mixer = connectedMixer, let carrier = carrierChunk() else {
@@ -208,7 +208,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     withAudioLock { connectedMixer?.isArmed(channel) ?? false }
   }
 
-  package func freeChunk(_ chunk: MixChunk) {
+  func freeChunk(_ chunk: MixChunk) {
     if let mixer = connectedMixer {
       withAudioLock {
         for channel in mixer.disarm(using: chunk) { mixer.inbox.post(Int32(channel)) }
@@ -237,7 +237,7 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-  package func makeWakeSignal(queue: DispatchQueue, service: @escaping @Sendable () -> Void) -> WakeSignal {
+  func makeWakeSignal(queue: DispatchQueue, service: @escaping @Sendable () -> Void) -> WakeSignal {
     let source = DispatchSource.makeUserDataOrSource(queue: queue)
     source.setEventHandler(handler: service)
     source.activate()
@@ -266,13 +266,13 @@ package final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   }
 
   /// SDL mixes on its own clock (the device's callback).
-  package var mixesOnDemand: Bool { false }
+  var mixesOnDemand: Bool { false }
 
-  package func runBeforeEachBuffer(_ work: @escaping @Sendable () -> Void) {
+  func runBeforeEachBuffer(_ work: @escaping @Sendable () -> Void) {
     preconditionFailure("SDL mixes on its own clock; the engine refills streams on a timer")
   }
 
-  package func scheduleService(at deadline: UInt64?) {
+  func scheduleService(at deadline: UInt64?) {
     // Arming a Dispatch timer allocates (libdispatch makes a new configuration each time), and
     // the queue asks several times a frame while voices fade. A timer armed for no later than
     // asked stays as it is: it fires early, and the service it runs asks again. One no longer

@@ -16,7 +16,7 @@ package final class DecodedSamples {
   }
 
   /// Hands the samples to a chunk, once; nil if the chunk cannot be made (then they are freed).
-  package func intoChunk() -> MixChunk? {
+  func intoChunk() -> MixChunk? {
     guard let bytes else { return nil }
     self.bytes = nil
     guard let chunk = MixChunk.owning(bytes, byteCount: byteCount) else {

@@ -14,7 +14,7 @@ package import Foundation
 package struct SoundDecoder: Sendable {
   package let format: AudioDeviceFormat
   /// The longest sound decoded whole, in seconds.
-  package let maximumDuration: Double
+  let maximumDuration: Double
   /// Whether decoding runs isolated (the decoding service).
   package let isolated: Bool
   /// How long an isolated decode may take before it is stopped.
@@ -24,7 +24,7 @@ package struct SoundDecoder: Sendable {
 
   /// Starts the decoding service on a thread of its own, unless it runs or is starting
   /// (`foley_service_prewarm`).
-  package static func prewarmService() { foley_service_prewarm(childMemoryLimit) }
+  static func prewarmService() { foley_service_prewarm(childMemoryLimit) }
 
   package func decode(_ data: Data, name: String) throws(SoundError) -> DecodedSamples {
     guard !data.isEmpty else { throw SoundError(.empty, asset: name) }

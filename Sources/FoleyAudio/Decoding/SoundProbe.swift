@@ -175,13 +175,13 @@ private struct ByteReader {
       : values[3] << 24 | values[2] << 16 | values[1] << 8 | values[0]
   }
 
-  package func synchsafe(_ offset: Int) -> Int? {
+  func synchsafe(_ offset: Int) -> Int? {
     guard offset >= 0, offset + 4 <= bytes.count else { return nil }
     return bytes[offset..<(offset + 4)].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
   }
 
   /// An IEEE 754 80-bit extended float (AIFF's sample rate).
-  package func extended(_ offset: Int) -> Double? {
+  func extended(_ offset: Int) -> Double? {
     guard offset >= 0, offset + 10 <= bytes.count else { return nil }
     let exponent = (Int(bytes[offset] & 0x7F) << 8 | Int(bytes[offset + 1])) - 16_383 - 63
     let mantissa = bytes[(offset + 2)..<(offset + 10)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -190,7 +190,7 @@ private struct ByteReader {
   }
 
   /// The granule position of the last Ogg page.
-  package func lastOggGranule() -> Int? {
+  func lastOggGranule() -> Int? {
     let end = tail ?? bytes
     var index = end.count - 27
     while index >= 0 {

@@ -26,7 +26,7 @@ public class AudioEffect: @unchecked Sendable {
   package init() {}
 
   /// Claims the effect for an engine (by its identity); false if another engine has it.
-  package func claim(for engine: ObjectIdentifier, sampleRate: Int, channels: Int) -> Bool {
+  func claim(for engine: ObjectIdentifier, sampleRate: Int, channels: Int) -> Bool {
     let id = Int(bitPattern: UInt(bitPattern: engine.hashValue))
     let (exchanged, current) = owner.compareExchange(
       expected: 0, desired: id, ordering: .acquiringAndReleasing)
@@ -54,5 +54,5 @@ public class AudioEffect: @unchecked Sendable {
   }
 
   /// The bus that keys the effect, in the mixer (-1: none); set under the audio lock.
-  package var keyBus: Int { -1 }
+  var keyBus: Int { -1 }
 }

@@ -23,8 +23,8 @@ public final class CompressorEffect: AudioEffect, @unchecked Sendable {
   public let sidechain: SoundCategory?
   /// The sidechain's bus in the mixer, set under the audio lock when the effect is put on a bus
   /// (-1: its own signal).
-  package var sidechainBus = -1
-  package override var keyBus: Int { sidechainBus }
+  var sidechainBus = -1
+  override var keyBus: Int { sidechainBus }
   private let reduction = Atomic<UInt32>(Float(0).bitPattern)
   private var attackCoefficient: Float = 0
   private var releaseCoefficient: Float = 0

@@ -80,7 +80,7 @@ public struct AudioConfiguration: Sendable, Hashable {
   public init() {}
 
   /// Checks every value; the first one out of range is named in the error.
-  package func validated() throws(AudioEngineError) -> AudioConfiguration {
+  func validated() throws(AudioEngineError) -> AudioConfiguration {
     func check(_ valid: Bool, _ what: String) throws(AudioEngineError) {
       if !valid { throw .invalidConfiguration(what) }
     }
@@ -139,7 +139,7 @@ public struct LimiterSettings: Sendable, Hashable {
 
   package var ceiling: Float { Float(pow(10, ceilingDecibels / 20)) }
 
-  package func lookAheadFrames(at sampleRate: Int) -> Int {
+  func lookAheadFrames(at sampleRate: Int) -> Int {
     max(1, Int((lookAhead * Double(sampleRate)).rounded()) + 1)
   }
 

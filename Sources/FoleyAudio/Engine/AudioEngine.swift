@@ -64,7 +64,7 @@ public final class AudioEngine: Sendable {
   private let sdlBackend: SDLMixerBackend?
   private let fellBackToDummy: Bool
   /// Whether this engine put `deviceLost` on the session (cleared again when it closes).
-  package let addedDeviceLost = Atomic<Bool>(false)
+  let addedDeviceLost = Atomic<Bool>(false)
 
   /// Opens the default (or configured) output device through SDL_mixer.
   /// - Parameters:
@@ -268,12 +268,12 @@ public final class AudioEngine: Sendable {
     }
   }
 
-  package func addDeviceLost() {
+  func addDeviceLost() {
     addedDeviceLost.store(true, ordering: .releasing)
     session.deactivate(reason: .deviceLost)
   }
 
-  package func clearDeviceLost() {
+  func clearDeviceLost() {
     if addedDeviceLost.exchange(false, ordering: .acquiringAndReleasing) {
       session.activate(reason: .deviceLost)
     }
@@ -321,12 +321,12 @@ public final class AudioEngine: Sendable {
   }
 
   /// Runs every registered waiter (each blocks until its module's background work is done).
-  package func waitForBackgroundWork() {
+  func waitForBackgroundWork() {
     for waiter in idleWaiters.withLock({ Array($0.values) }) { waiter.run() }
   }
 
   /// The state of `Feature`'s module for this engine, if it was made.
-  package func featureIfMade<Feature: Sendable & AnyObject>(_ type: Feature.Type = Feature.self) -> Feature? {
+  func featureIfMade<Feature: Sendable & AnyObject>(_ type: Feature.Type = Feature.self) -> Feature? {
     features.withLock { $0[ObjectIdentifier(type)] as? Feature }
   }
 

@@ -58,7 +58,7 @@ package final class AudioCounters: Sendable {
     case requested, started, suppressed, rejected, stolen, failed, decoded
   }
 
-  package func bump(_ outcome: Outcome) {
+  func bump(_ outcome: Outcome) {
     switch outcome {
     case .requested: requested.add(1, ordering: .relaxed)
     case .started: started.add(1, ordering: .relaxed)
@@ -70,7 +70,7 @@ package final class AudioCounters: Sendable {
     }
   }
 
-  package func voiceStarted() {
+  func voiceStarted() {
     let now = activeVoices.add(1, ordering: .relaxed).newValue
     var peak = peakVoices.load(ordering: .relaxed)
     while now > peak {

@@ -2,18 +2,18 @@
 /// (under the core's mutex), applied by the queue to every voice of the bus with a per-sample
 /// ramp.
 package struct BusSettings: Sendable {
-  package var volumes: [SoundCategory: Double] = [:]
+  var volumes: [SoundCategory: Double] = [:]
   package var muted: Set<SoundCategory> = []
   /// Soloed buses: while any is, only they and the buses routed into them are heard.
-  package var soloed: Set<SoundCategory> = []
+  var soloed: Set<SoundCategory> = []
   /// Each bus's effect chain as the game last set it (the mixer holds the chain it runs).
   package var effects: [SoundCategory: [AudioEffect]] = [:]
   package var masterVolume: Double = 1
-  package var isMasterMuted = false
+  var isMasterMuted = false
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
-  package var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
+  var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
   /// The bus each category's bus sums into (absent: the master). Never a cycle.
-  package var parents: [SoundCategory: SoundCategory] = [:]
+  var parents: [SoundCategory: SoundCategory] = [:]
 
   package func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
@@ -35,7 +35,7 @@ package struct BusSettings: Sendable {
   }
 
   /// Whether routing `category` into `parent` would close a loop.
-  package func wouldLoop(_ category: SoundCategory, into parent: SoundCategory) -> Bool {
+  func wouldLoop(_ category: SoundCategory, into parent: SoundCategory) -> Bool {
     var bus: SoundCategory? = parent
     var depth = 0
     while let current = bus, depth <= 32 {
@@ -55,5 +55,5 @@ package struct BusSettings: Sendable {
     return gain
   }
 
-  package var masterGain: Double { isMasterMuted ? 0 : masterVolume }
+  var masterGain: Double { isMasterMuted ? 0 : masterVolume }
 }

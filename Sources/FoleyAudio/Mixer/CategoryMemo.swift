@@ -8,7 +8,7 @@
 /// settings to do it. Every voice that starts asks for its bus's index, which hashed the name in a
 /// dictionary under a lock, at every trigger. A game has a handful of
 /// categories, so a short list compared by name answers at once. Audio queue only.
-package final class CategoryMemo<Value> {
+final class CategoryMemo<Value> {
   @exclusivity(unchecked) private var entries: [(category: SoundCategory, value: Value)] = []
 
   package init() {}
@@ -24,5 +24,5 @@ package final class CategoryMemo<Value> {
   }
 
   /// Every value is worked out again when next asked.
-  package func forget() { entries.removeAll(keepingCapacity: true) }
+  func forget() { entries.removeAll(keepingCapacity: true) }
 }

@@ -58,10 +58,10 @@ package final class ChannelTable {
   }
 
   /// Whether nothing is on `channel`.
-  package func isFree(_ channel: Int) -> Bool { self[channel] == nil }
+  func isFree(_ channel: Int) -> Bool { self[channel] == nil }
 
   /// Adds channels up to `count`, each with its gain stage.
-  package func grow(to count: Int, makeGain: () -> ChannelGain) {
+  func grow(to count: Int, makeGain: () -> ChannelGain) {
     guard count > slotCount else { return }
     let added = slotCount..<count
     let grown = UnsafeMutablePointer<Slot?>.allocate(capacity: count)
@@ -79,7 +79,7 @@ package final class ChannelTable {
     free += added.reversed()
   }
 
-  package func takeFreeChannel() -> Int? { free.popLast() }
+  func takeFreeChannel() -> Int? { free.popLast() }
 
   /// Returns a channel taken with ``takeFreeChannel()`` that nothing was placed on.
   package func giveBack(_ channel: Int) {
@@ -110,7 +110,7 @@ package final class ChannelTable {
   package func voice(on channel: Int) -> Voice? { self[channel]?.voice }
 
   /// The voice on `channel` stops counting (it is releasing); its channel stays taken.
-  package func stopCounting(_ channel: Int) {
+  func stopCounting(_ channel: Int) {
     // Where the slot lies: a copy is a retain and a release of each of its references, and every
     // stolen voice comes here.
     let slot = at(channel)
@@ -122,7 +122,7 @@ package final class ChannelTable {
 
   /// Empties `channel` and frees it; returns what was on it (moved out, not copied).
   @discardableResult
-  package func vacate(_ channel: Int) -> Slot? {
+  func vacate(_ channel: Int) -> Slot? {
     guard let slot = at(channel).pointee.take() else { return nil }
     if !slot.isCounted {
       streamChannels -= 1
@@ -143,15 +143,15 @@ package final class ChannelTable {
     return channel
   }
 
-  package var oldestVoiceChannel: Int? { oldest >= 0 ? oldest : nil }
+  var oldestVoiceChannel: Int? { oldest >= 0 ? oldest : nil }
 
-  package func oldestVoiceChannel(of sound: ObjectIdentifier) -> Int? { soundLists[sound].map(\.oldest) }
+  func oldestVoiceChannel(of sound: ObjectIdentifier) -> Int? { soundLists[sound].map(\.oldest) }
 
-  package func instances(of sound: ObjectIdentifier) -> Int { soundLists[sound]?.count ?? 0 }
+  func instances(of sound: ObjectIdentifier) -> Int { soundLists[sound]?.count ?? 0 }
 
   /// The counted voice with the lowest priority below `priority` (oldest first among equals).
   /// A scan: only sounds with the `stealLowestPriority` policy ask, and only at the cap.
-  package func lowestPriorityChannel(below priority: Int) -> Int? {
+  func lowestPriorityChannel(below priority: Int) -> Int? {
     var best: (channel: Int, priority: Int)?
     var channel = oldest
     while channel >= 0 {
@@ -166,12 +166,12 @@ package final class ChannelTable {
   }
 
   /// The channels that carry streams.
-  package var streamChannelList: [Int] {
+  var streamChannelList: [Int] {
     streamChannels == 0 ? [] : (0..<slotCount).filter { at($0).pointee?.stream != nil }
   }
 
   /// Every occupied channel, for passes over all voices (session changes, buses, the census).
-  package var occupiedChannels: [Int] { (0..<slotCount).filter { at($0).pointee != nil } }
+  var occupiedChannels: [Int] { (0..<slotCount).filter { at($0).pointee != nil } }
 
   /// Empties the table: no channels (the core's start, or a device lost).
   package func removeAll() {

@@ -6,7 +6,7 @@ package import FoleyCore
 extension MixerCore {
   /// Closes the (lost) device, keeping the voices, and tries to open the default device in the
   /// same format. Returns whether a device is open afterwards.
-  package func replaceDevice() -> Bool {
+  func replaceDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return false }
     if hasDevice { closeDeviceKeepingVoices() }
@@ -17,7 +17,7 @@ extension MixerCore {
 
   /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`; never a retry loop. Returns
   /// whether this attempt opened a device (false when there already was one).
-  package func retryDevice() -> Bool {
+  func retryDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen, !hasDevice else { return false }
     return reopenDevice()
@@ -71,7 +71,7 @@ extension MixerCore {
   /// Moves every voice to the output device `name` (nil: the default), each continuing at the
   /// frame it reached; if that device does not open, back to the one before (or the default).
   /// Returns the reason it did not open, nil when it did.
-  package func switchDevice(to name: String?) -> SDLError? {
+  func switchDevice(to name: String?) -> SDLError? {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return SDLError(operation: "switchOutput", message: "the engine is closed") }
     let previous = outputDeviceName.withLock { $0 }

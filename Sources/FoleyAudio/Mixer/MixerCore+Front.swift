@@ -77,7 +77,7 @@ extension MixerCore {
 
   /// Holds (or lets go of) the requests: while held, plays, moves and releases wait in the
   /// mailbox until a forced ``flushRequests(evenIfHeld:)``.
-  package func holdRequests(_ held: Bool) {
+  func holdRequests(_ held: Bool) {
     requests.withLock { $0.isHeld = held }
   }
 
@@ -114,7 +114,7 @@ extension MixerCore {
 
   /// Whether a new play of `category` may start while the session is inactive (gate one reads the
   /// session's state; gate two, on the queue, the same).
-  package func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
+  func mayStartWhileInactive(_ category: SoundCategory) -> Bool {
     let state = session.state
     return policies.withLock { $0.mayStart(category, in: state) }
   }

@@ -3,7 +3,7 @@ import Foundation
 /// What the inspector asks of the queue: every voice it keeps, with where each is, read
 /// together with the mix clock under one audio lock.
 extension MixerCore {
-  package func inspectVoices() -> (clock: UInt64, voices: [VoiceSnapshot]) {
+  func inspectVoices() -> (clock: UInt64, voices: [VoiceSnapshot]) {
     dispatchPrecondition(condition: .onQueue(queue))
     processFinishedChannels()
     let channels = table.occupiedChannels
@@ -69,7 +69,7 @@ extension MixerCore {
   }
 
   /// Each bus's effect chain, by bus index (under the audio lock, on the queue).
-  package func inspectEffects() -> [[AudioEffect]] {
+  func inspectEffects() -> [[AudioEffect]] {
     dispatchPrecondition(condition: .onQueue(queue))
     return backend.withAudioLock { (0..<VoiceMixer.busCapacity).map { mixer.effects(on: $0) } }
   }

@@ -18,12 +18,12 @@ extension MixerCore {
   /// The category's bus, on the queue: from the queue's memo, so a voice's start takes no lock
   /// and hashes no name once its category has played.
   @inline(__always)
-  package func queueBus(for category: SoundCategory) -> Int {
+  func queueBus(for category: SoundCategory) -> Int {
     busIndexMemo.value(for: category) { bus(for: $0) }
   }
 
   /// Gives `channel` a shaper if it has none (allocating here, on the queue, never in the mix).
-  package func ensureShaper(on channel: Int) {
+  func ensureShaper(on channel: Int) {
     guard !mixer.hasShaper(channel) else { return }
     guard
       let shaper = VoiceShaper(
@@ -36,7 +36,7 @@ extension MixerCore {
   }
 
   /// A voice asked for a rate or a filter after it started: its lane gets a shaper.
-  package func giveShaper(to voice: Voice) {
+  func giveShaper(to voice: Voice) {
     queue.async { [self] in
       guard isOpen, hasDevice, let channel = table.channel(of: voice) else { return }
       ensureShaper(on: channel)
@@ -57,7 +57,7 @@ extension MixerCore {
   }
 
   /// Routes `bus` into `parent` (0: the master).
-  package func setParent(_ parent: Int, of bus: Int) {
+  func setParent(_ parent: Int, of bus: Int) {
     queue.async { [self] in
       guard isOpen else { return }
       backend.withAudioLock { mixer.setParent(parent, of: bus) }
@@ -65,7 +65,7 @@ extension MixerCore {
   }
 
   /// Glides `bus`'s send to the reverb's return.
-  package func setSend(_ level: Double, over duration: Double, onBus bus: Int) {
+  func setSend(_ level: Double, over duration: Double, onBus bus: Int) {
     let seconds = duration.clamped(to: 0...3_600, or: 0)
     let frames = max(declickFrames, Int((seconds * Double(format.sampleRate)).rounded()))
     let request = RampRequest(

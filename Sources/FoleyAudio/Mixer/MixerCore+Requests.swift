@@ -124,5 +124,5 @@ extension MixerCore {
   }
 
   /// Whether plays are waiting for a decode (queue-confined).
-  package var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
+  var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
 }

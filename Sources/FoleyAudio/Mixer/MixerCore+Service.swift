@@ -32,7 +32,7 @@ extension MixerCore {
   }
 
   /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
-  package func scheduleFallbackWake() {
+  func scheduleFallbackWake() {
     var earliest = releases.earliestDeadline
     if let end = earliestVirtualEnd { earliest = min(earliest ?? end, end) }
     if let read = nextVirtualStreamRead { earliest = min(earliest ?? read, read) }
@@ -40,7 +40,7 @@ extension MixerCore {
   }
 
   /// Applies what the mix reported finished since the last look.
-  package func processFinishedChannels() {
+  func processFinishedChannels() {
     // Emptied from the end, its storage kept (`removeAll(keepingCapacity:)` replaces the whole
     // range, through generic code, and a stolen trigger at the cap makes one call).
     while !finishedChannels.isEmpty { finishedChannels.removeLast() }

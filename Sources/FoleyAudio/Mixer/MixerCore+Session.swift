@@ -13,14 +13,14 @@ extension MixerCore {
 
   /// Brings every voice in line with the session: pauses (with a ramp), ducks or resumes it.
   /// Voices the game paused are left alone, so they stay paused across the transition.
-  package func applySession(_ transition: AudioSession.Transition) {
+  func applySession(_ transition: AudioSession.Transition) {
     dispatchPrecondition(condition: .onQueue(queue))
     sessionState = transition.new
     reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
   }
 
   /// Re-evaluates each voice's session mode, after a transition or a policy change.
-  package func reapplySessionModes(resumingPausedVoices: Bool = true) {
+  func reapplySessionModes(resumingPausedVoices: Bool = true) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard isOpen else { return }
     if !resumingPausedVoices {
@@ -73,7 +73,7 @@ extension MixerCore {
 
   /// Applies the bus settings the game last set: each changed bus ramps its voices to their new
   /// gain over `fade` seconds (at least the de-click time), sample by sample.
-  package func applyBuses(fade: Double) {
+  func applyBuses(fade: Double) {
     dispatchPrecondition(condition: .onQueue(queue))
     let settings = buses.withLock { $0 }
     let before = appliedBuses

@@ -9,7 +9,7 @@ import Foundation
 extension MixerCore {
   /// A voice for a stream, not yet started: ``startStream(_:effect:category:)`` starts it once
   /// its ring is filled. Stopping it before then means it never starts.
-  package func makeStreamVoice(volume: Double) -> Voice {
+  func makeStreamVoice(volume: Double) -> Voice {
     counters.bump(.requested)
     let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
     return Voice(id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1), pan: 0)
@@ -77,7 +77,7 @@ extension MixerCore {
 
   /// Halts the channels whose stream has ended and been heard out, or finished fading out: the
   /// stream effect raised the wake signal when it did.
-  package func haltDrainedStreams() {
+  func haltDrainedStreams() {
     guard table.streamChannels > 0 else { return }
     var halted = false
     for channel in table.streamChannelList {

@@ -10,10 +10,10 @@ package struct VirtualVoice {
   /// which its ring has been read.
   package var anchor: UInt64
   /// Paused (by the game or the session): time does not move it.
-  package var isFrozen = false
+  var isFrozen = false
   /// A stream whose released channel may still be mixing it (its ramp out): until the channel
   /// is collected the mixing thread reads the stream, and the queue must not.
-  package var awaitsLaneEnd = false
+  var awaitsLaneEnd = false
 }
 
 /// The virtual voices and what the next pass must look at (queue-owned).
@@ -23,23 +23,23 @@ package struct VirtualVoices {
   /// budget left them out.
   package var candidates: Set<ObjectIdentifier> = []
   /// Channels whose voice's gain changed since the last pass.
-  package var changedChannels: [Int] = []
+  var changedChannels: [Int] = []
   /// Virtual voices that end (not looping for ever); they finish when their clock says so.
   package var ending: Set<ObjectIdentifier> = []
   /// Virtual streams (music, speech): the queue reads their rings on at the mix's pace.
   package var streams: Set<ObjectIdentifier> = []
   /// Where a virtual stream's unheard frames are read to (queue-owned, made on first use).
-  package var scratch: UnsafeMutableRawPointer?
-  package static let scratchBytes = 32_768
-  package var needsPass = false
+  var scratch: UnsafeMutableRawPointer?
+  static let scratchBytes = 32_768
+  var needsPass = false
   /// Whether every real voice is ranked at the next pass (a budget applies and something that
   /// ranks them changed), not only the changed ones.
-  package var needsFullPass = false
+  var needsFullPass = false
 }
 
 /// Where a voice is in its sound `elapsed` frames after it was at `frame` with `loops` whole
 /// passes after the current one (-1: for ever); nil when it has ended by then.
-package enum VirtualClock {
+enum VirtualClock {
   package static func advance(
     frame: Int, loops: Int, by elapsed: Int, frames: Int
   ) -> (frame: Int, loops: Int)? {

@@ -8,7 +8,7 @@ import FoleySession
 extension MixerCore {
   /// Sends voices nobody hears (or the budget leaves out) virtual, and brings back those heard
   /// again, if anything changed since the last pass.
-  package func rebalanceVoices() {
+  func rebalanceVoices() {
     guard virtual.needsPass, isOpen, hasDevice else { return }
     let full = virtual.needsFullPass
     virtual.needsPass = false

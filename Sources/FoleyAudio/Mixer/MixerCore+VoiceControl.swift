@@ -94,7 +94,7 @@ extension MixerCore {
 
   /// Stops every voice (of `category`, or all), ramping out over `fadeOut` seconds. Reaches the
   /// voices actions started, which have no handle in the game's hands.
-  package func stopAll(category: SoundCategory?, fadeOut: Double) {
+  func stopAll(category: SoundCategory?, fadeOut: Double) {
     let fade = fadeOut.clamped(to: 0...3_600, or: 0)
     queue.async { [self] in
       guard isOpen else { return }
@@ -110,7 +110,7 @@ extension MixerCore {
   }
 
   /// Resumes every voice the game (or an interruption that ended without resuming) left paused.
-  package func resumeAll(category: SoundCategory?) {
+  func resumeAll(category: SoundCategory?) {
     queue.async { [self] in
       guard isOpen else { return }
       let voices =
@@ -128,7 +128,7 @@ extension MixerCore {
     return orphans.first { $0.voice === voice }?.category == category
   }
 
-  package func updateGain(of voice: Voice) {
+  func updateGain(of voice: Voice) {
     queue.async { [self] in
       guard isOpen, voice.state == .playing else { return }
       if voice.isVirtual {
@@ -144,13 +144,13 @@ extension MixerCore {
     }
   }
 
-  package func rampToPause(_ channel: Int) {
+  func rampToPause(_ channel: Int) {
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
     releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
   }
 
   /// Undoes a pause that is pending or done, ramping up to the slot's gains.
-  package func rampToResume(_ channel: Int) {
+  func rampToResume(_ channel: Int) {
     guard let slot = table[channel] else { return }
     if releases.hasPendingPause(on: channel) {
       releases.cancel(on: channel)
@@ -162,13 +162,13 @@ extension MixerCore {
 
   /// Pauses or resumes `channel` in the mixer and records it on its slot: the queue is the only
   /// writer of a lane's paused state, so a release reads the record, not the mixer under its lock.
-  package func setChannelPaused(_ channel: Int, _ paused: Bool) {
+  func setChannelPaused(_ channel: Int, _ paused: Bool) {
     if paused { backend.pause(channel) } else { backend.resume(channel) }
     table.update(channel) { $0.isChannelPaused = paused }
   }
 
   /// Ramps the channel's gain to what its slot, bus and session say now.
-  package func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
+  func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
     let (left, right) = gainPair(for: slot)
     table.gains[channel].setTarget(left: left, right: right, step: step ?? declickStep)
   }
@@ -177,7 +177,7 @@ extension MixerCore {
   /// session. An unplaced voice pans on a linear balance law (the centre is at full level in both
   /// ears, so two centred plays simply add); a positional one takes its distance gain and pans on
   /// its source's law (constant power for mono, balance for stereo).
-  package func gainPair(for slot: Slot) -> (Float, Float) {
+  func gainPair(for slot: Slot) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
     let volume =

@@ -3,7 +3,7 @@ import Dispatch
 /// Admitting voices onto channels, stealing and releasing them, and collecting finished ones.
 extension MixerCore {
   /// Gate two, then the sound's limits and the channel cap.
-  package func admit(_ request: PlayRequest, playing sound: Sound) {
+  func admit(_ request: PlayRequest, playing sound: Sound) {
     // The session may have gone inactive since the action ran.
     guard hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
       finish(request.voice, counting: .suppressed)
@@ -126,7 +126,7 @@ extension MixerCore {
     return true
   }
 
-  package func growChannels(to count: Int) {
+  func growChannels(to count: Int) {
     let allocated = backend.allocateChannels(count)
     backend.withAudioLock { mixer.reserve(lanes: allocated) }
     table.grow(to: allocated) {
@@ -138,7 +138,7 @@ extension MixerCore {
 
   /// A channel with nothing on it, growing the pool when needed; as a last resort the channel
   /// that has been ramping out longest is cut (it is already nearly silent).
-  package func freeChannel() -> Int? {
+  func freeChannel() -> Int? {
     if let free = table.takeFreeChannel() { return free }
     // Streams (music) do not count against the voice cap, so they get channels beyond it.
     let limit = configuration.maximumChannels + releaseReserve + table.streamChannels
@@ -194,7 +194,7 @@ extension MixerCore {
   }
 
   /// The mix reported `channel` finished (played out, or halted).
-  package func channelFinished(_ channel: Int) {
+  func channelFinished(_ channel: Int) {
     guard let slot = table.vacate(channel) else { return }  // already collected
     releases.cancel(on: channel)
     slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)

@@ -32,13 +32,13 @@ package final class MixerCore: @unchecked Sendable {
   /// Each category's loudness target in LUFS, for sounds that normalize (any thread).
   package let loudnessTargets = Locked<[SoundCategory: Double]>([:])
   /// Each category's own voice budget (any thread; the queue reads it in its passes).
-  package let audibleLimits = Locked<[SoundCategory: Int]>([:])
+  let audibleLimits = Locked<[SoundCategory: Int]>([:])
   package let session: AudioSession
   package let logger: Logger
   package let configuration: AudioConfiguration
   /// The mix's format; a reopened device gets the same one.
   package let format: AudioDeviceFormat
-  package let declickStep: Float
+  let declickStep: Float
   /// The play requests' hop to the queue: two user-data sources on it, raised in turn
   /// (``PendingRequests/scheduleHop()``), by a merge that allocates nothing. A `queue.async`
   /// allocated a continuation each frame on the game thread (libdispatch caches them per
@@ -46,7 +46,7 @@ package final class MixerCore: @unchecked Sendable {
   let requestSignals: [any DispatchSourceUserDataOr]
   package let library: SoundLibrary
   package let master: MasterBus
-  package let inbox: FinishedChannelInbox
+  let inbox: FinishedChannelInbox
   /// The mix itself, on SDL's thread: voices into buses, buses into the master.
   package let mixer: VoiceMixer
   /// The reverb on the return bus that voices send to.
@@ -55,7 +55,7 @@ package final class MixerCore: @unchecked Sendable {
   /// lock only lets the game thread read it for `setEffects`).
   package let busIndices = Locked<[SoundCategory: Int]>([:])
   /// The session policy of each category; read by the game thread's gate while inactive.
-  package let policies = Locked(PolicyTable())
+  let policies = Locked(PolicyTable())
   /// Bus volumes as the game last set them; the queue applies them.
   package let buses = Locked(BusSettings())
   /// The output device the engine was opened on or switched to (nil: the default). A device lost
@@ -63,7 +63,7 @@ package final class MixerCore: @unchecked Sendable {
   package let outputDeviceName = Locked<String?>(nil)
   /// SDL's id of the opened output device; 0 while there is none.
   package let deviceID = Atomic<UInt32>(0)
-  package let nextVoiceID = Atomic<UInt64>(1)
+  let nextVoiceID = Atomic<UInt64>(1)
   let requests = Locked(PendingRequests())
 
   // Queue-owned state. In debug builds each value is in a box that checks the queue on every
@@ -73,37 +73,37 @@ package final class MixerCore: @unchecked Sendable {
   // each value behind a computed property in release builds, made a trigger measurably dearer
   // on the queue: see BENCHMARKS.md.)
   #if DEBUG
-    package var isOpen: Bool {
+    var isOpen: Bool {
       _read { yield isOpenBox.value }
       _modify { yield &isOpenBox.value }
     }
     private var isOpenBox: QueueBound<Bool>
   #else
-    @exclusivity(unchecked) package var isOpen: Bool
+    @exclusivity(unchecked) var isOpen: Bool
   #endif
   /// False while there is no device (none at start, or lost and not reopened yet).
   #if DEBUG
-    package var hasDevice: Bool {
+    var hasDevice: Bool {
       _read { yield hasDeviceBox.value }
       _modify { yield &hasDeviceBox.value }
     }
     private var hasDeviceBox: QueueBound<Bool>
   #else
-    @exclusivity(unchecked) package var hasDevice: Bool
+    @exclusivity(unchecked) var hasDevice: Bool
   #endif
   /// The session state last applied to the voices.
   #if DEBUG
-    package var sessionState: AudioSession.State {
+    var sessionState: AudioSession.State {
       _read { yield sessionStateBox.value }
       _modify { yield &sessionStateBox.value }
     }
     private var sessionStateBox: QueueBound<AudioSession.State>
   #else
-    @exclusivity(unchecked) package var sessionState: AudioSession.State
+    @exclusivity(unchecked) var sessionState: AudioSession.State
   #endif
   /// The bus settings last applied to the voices (a change clears ``busGains``).
   #if DEBUG
-    package var appliedBuses: BusSettings {
+    var appliedBuses: BusSettings {
       _read { yield appliedBusesBox.value }
       _modify {
         yield &appliedBusesBox.value
@@ -112,11 +112,11 @@ package final class MixerCore: @unchecked Sendable {
     }
     private var appliedBusesBox: QueueBound<BusSettings>
   #else
-    @exclusivity(unchecked) package var appliedBuses: BusSettings { didSet { busGains.forget() } }
+    @exclusivity(unchecked) var appliedBuses: BusSettings { didSet { busGains.forget() } }
   #endif
-  package let busGains = CategoryMemo<Double>()
+  let busGains = CategoryMemo<Double>()
   /// Each category's bus index as the queue last looked it up (``busIndices`` never changes one).
-  package let busIndexMemo = CategoryMemo<Int>()
+  let busIndexMemo = CategoryMemo<Int>()
   #if DEBUG
     package var table: ChannelTable {
       _read { yield tableBox.value }
@@ -137,40 +137,40 @@ package final class MixerCore: @unchecked Sendable {
   /// Voices kept while there is no device, as the slots they will be restored into: each one's
   /// `position` is where to continue and `loops` the whole passes after that.
   #if DEBUG
-    package var orphans: [Slot] {
+    var orphans: [Slot] {
       _read { yield orphansBox.value }
       _modify { yield &orphansBox.value }
     }
     private var orphansBox: QueueBound<[Slot]>
   #else
-    @exclusivity(unchecked) package var orphans: [Slot]
+    @exclusivity(unchecked) var orphans: [Slot]
   #endif
   #if DEBUG
-    package var hasWarnedAboutDevice: Bool {
+    var hasWarnedAboutDevice: Bool {
       _read { yield hasWarnedAboutDeviceBox.value }
       _modify { yield &hasWarnedAboutDeviceBox.value }
     }
     private var hasWarnedAboutDeviceBox: QueueBound<Bool>
   #else
-    @exclusivity(unchecked) package var hasWarnedAboutDevice: Bool
+    @exclusivity(unchecked) var hasWarnedAboutDevice: Bool
   #endif
   #if DEBUG
-    package var startOrder: UInt64 {
+    var startOrder: UInt64 {
       _read { yield startOrderBox.value }
       _modify { yield &startOrderBox.value }
     }
     private var startOrderBox: QueueBound<UInt64>
   #else
-    @exclusivity(unchecked) package var startOrder: UInt64
+    @exclusivity(unchecked) var startOrder: UInt64
   #endif
   #if DEBUG
-    package var lastStartOfSound: [ObjectIdentifier: UInt64] {
+    var lastStartOfSound: [ObjectIdentifier: UInt64] {
       _read { yield lastStartOfSoundBox.value }
       _modify { yield &lastStartOfSoundBox.value }
     }
     private var lastStartOfSoundBox: QueueBound<[ObjectIdentifier: UInt64]>
   #else
-    @exclusivity(unchecked) package var lastStartOfSound: [ObjectIdentifier: UInt64]
+    @exclusivity(unchecked) var lastStartOfSound: [ObjectIdentifier: UInt64]
   #endif
   /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
   #if DEBUG
@@ -184,13 +184,13 @@ package final class MixerCore: @unchecked Sendable {
   #endif
   /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
   #if DEBUG
-    package var carriers: [SoundCategory: Sound] {
+    var carriers: [SoundCategory: Sound] {
       _read { yield carriersBox.value }
       _modify { yield &carriersBox.value }
     }
     private var carriersBox: QueueBound<[SoundCategory: Sound]>
   #else
-    @exclusivity(unchecked) package var carriers: [SoundCategory: Sound]
+    @exclusivity(unchecked) var carriers: [SoundCategory: Sound]
   #endif
   /// Plays waiting for their bytes or file to be decoded, by what they wait for.
   #if DEBUG
@@ -232,7 +232,7 @@ package final class MixerCore: @unchecked Sendable {
     return reading
   }
   /// Extra physical channels beyond the voice cap, where stolen and stopped voices ramp out.
-  package let releaseReserve = 16
+  let releaseReserve = 16
 
   package init(
     configuration: AudioConfiguration, format: AudioDeviceFormat, hasDevice: Bool, backend: any MixerBackend,

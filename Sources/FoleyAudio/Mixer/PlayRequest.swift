@@ -39,7 +39,7 @@ package struct PendingRequests: Sendable {
   /// They ride the plays' hop: a frame's moves and plays wake the queue once, and a moving field
   /// of voices allocates nothing to send its moves.
   package private(set) var moves: [PlacementMove] = []
-  package private(set) var moveFrames = 1
+  private(set) var moveFrames = 1
   package private(set) var releases: [Unmanaged<Voice>] = []
 
   /// A list the queue finished with, emptied, for the next plays to go into (so a frame's plays
@@ -139,7 +139,7 @@ package struct PendingRequests: Sendable {
 /// ``maximumCount`` are kept (about 2 MB); voices made beyond that are not kept. Kept under the
 /// lock of ``PendingRequests``, which every play takes anyway.
 package struct VoiceRecycler: Sendable {
-  package static let maximumCount = 8_192
+  static let maximumCount = 8_192
   private var ring: [Voice?] = []
   private var head = 0
   private(set) var count = 0
@@ -150,7 +150,7 @@ package struct VoiceRecycler: Sendable {
   /// it; nil otherwise (the caller makes one and ``keep(_:)``s it). One look a take (each costs a
   /// cache miss: the queue touched the voice last), which still turns a full ring over, past
   /// voices that stay held.
-  package mutating func reuse(
+  mutating func reuse(
     id: UInt64, volume: Double, pan: Double, placement: SpatialPlacement?
   ) -> Voice? {
     guard count > 0 else { return nil }

@@ -29,7 +29,7 @@ package struct ReleaseScheduler {
     return waiting.remove(at: index)
   }
 
-  package func hasPendingPause(on channel: Int) -> Bool {
+  func hasPendingPause(on channel: Int) -> Bool {
     waiting.contains { $0.channel == channel && $0.kind == .pause }
   }
 
@@ -38,7 +38,7 @@ package struct ReleaseScheduler {
   /// storage (the queue runs this every mix buffer; it allocated a list each time).
   private var dueStorage: [Operation] = []
 
-  package mutating func takeDue(now: UInt64, isSilent: (Int) -> Bool) -> [Operation] {
+  mutating func takeDue(now: UInt64, isSilent: (Int) -> Bool) -> [Operation] {
     var due: [Operation] = []
     swap(&due, &dueStorage)
     due.removeAll(keepingCapacity: true)
@@ -51,10 +51,10 @@ package struct ReleaseScheduler {
     return due
   }
 
-  package var earliestDeadline: UInt64? { waiting.lazy.map(\.deadline).min() }
+  var earliestDeadline: UInt64? { waiting.lazy.map(\.deadline).min() }
 
   /// The channel that has been ramping out longest: cut first when no channel is free.
-  package var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
+  var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
 
   package mutating func removeAll() { waiting.removeAll() }
 }

@@ -16,9 +16,9 @@ package enum SessionMode: Equatable {
 }
 
 /// The session policy of each category; read by the game thread's gate while inactive.
-package struct PolicyTable: Sendable {
-  package var standard: SessionPolicy = .ambient
-  package var byCategory: [SoundCategory: SessionPolicy] = [:]
+struct PolicyTable: Sendable {
+  var standard: SessionPolicy = .ambient
+  var byCategory: [SoundCategory: SessionPolicy] = [:]
 
   package func policy(for category: SoundCategory) -> SessionPolicy { byCategory[category] ?? standard }
 
@@ -31,7 +31,7 @@ package struct PolicyTable: Sendable {
   }
 
   /// Whether a new play of `category` may start in `state`.
-  package func mayStart(_ category: SoundCategory, in state: AudioSession.State) -> Bool {
+  func mayStart(_ category: SoundCategory, in state: AudioSession.State) -> Bool {
     mode(for: category, in: state) != .paused
   }
 }

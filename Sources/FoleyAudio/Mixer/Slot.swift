@@ -6,13 +6,13 @@ package struct Slot {
   package let order: UInt64
   /// The whole passes to play after the first (-1: for ever).
   package var loops: Int
-  package var sessionMode: SessionMode
+  var sessionMode: SessionMode
   /// Stopped or stolen: no longer counted, ramping to silence before its channel is halted.
-  package var isReleasing = false
+  var isReleasing = false
   /// Whether its channel is paused in the mixer (started paused, or paused once its ramp reached
   /// silence; not while that ramp is under way). The queue keeps this itself: asking the mixer
   /// takes the audio lock, and every stolen voice asked.
-  package var isChannelPaused = false
+  var isChannelPaused = false
   /// The frame of the sound its first pass starts from: non-zero for a voice that continues
   /// mid-sound (restored on a new device, or back from virtual). Later passes start at 0.
   package var position = 0
@@ -35,11 +35,11 @@ package struct Slot {
     self.placement = placement
   }
 
-  package var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
+  var soundKey: ObjectIdentifier { ObjectIdentifier(sound) }
   package var category: SoundCategory { sound.settings.category }
   package var priority: Int { sound.settings.priority }
   /// Whether the sound limits its instances (only then is it listed per sound).
-  package var isLimited: Bool { sound.settings.maximumInstances != nil }
+  var isLimited: Bool { sound.settings.maximumInstances != nil }
   /// Whether the voice is in the start-order lists that stealing and the cap use.
-  package var isCounted: Bool { stream == nil }
+  var isCounted: Bool { stream == nil }
 }

@@ -27,14 +27,14 @@ package final class ChannelGain: @unchecked Sendable {
   private let reachedLeft = Atomic<UInt32>(Float(1).bitPattern)
   private let reachedRight = Atomic<UInt32>(Float(1).bitPattern)
   /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
-  package let firstMixedAt = Atomic<UInt64>(0)
+  let firstMixedAt = Atomic<UInt64>(0)
   private var currentLeft: Float = 1
   private var currentRight: Float = 1
   private let isFloat: Bool
   private let channelCount: Int
   private let bytesPerFrame: Int
   private let wake: WakeSignal
-  package let defaultStep: Float
+  let defaultStep: Float
 
   package init(isFloat: Bool, channelCount: Int, defaultStep: Float, wake: WakeSignal) {
     self.isFloat = isFloat
@@ -50,11 +50,11 @@ package final class ChannelGain: @unchecked Sendable {
 
   /// Sample frames this channel has mixed since the last ``reset(left:right:)``: where the play
   /// has got to, so a voice can be restored at the same place after the device is reopened.
-  package var playedFrames: Int { played.load(ordering: .acquiring) }
+  var playedFrames: Int { played.load(ordering: .acquiring) }
 
   /// Frames the channel has mixed silent since its ramp to zero reached zero: a paused stream
   /// gives these back, so it resumes at the first sample that was not heard.
-  package var framesMutedSinceSilent: Int { mutedFrames.load(ordering: .acquiring) }
+  var framesMutedSinceSilent: Int { mutedFrames.load(ordering: .acquiring) }
 
   /// The gains the mix had reached at the end of its last buffer (where a new ramp starts from).
   package var current: (left: Float, right: Float) {
@@ -84,7 +84,7 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// Moves the gain towards new targets at `step` per sample frame.
-  package func setTarget(left: Float, right: Float, step: Float) {
+  func setTarget(left: Float, right: Float, step: Float) {
     rampStep.store(step.bitPattern, ordering: .relaxed)
     targetLeft.store(left.bitPattern, ordering: .relaxed)
     targetRight.store(right.bitPattern, ordering: .relaxed)
@@ -165,7 +165,7 @@ package final class ChannelGain: @unchecked Sendable {
   /// What ``process(_:byteCount:sourceFrames:)`` records of a block the one-pass mix scaled at
   /// held gains.
   @inline(__always)
-  package func account(sourceFrames: Int) {
+  func account(sourceFrames: Int) {
     if played.add(sourceFrames, ordering: .releasing).oldValue == 0, sourceFrames > 0 {
       firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
     }
@@ -241,7 +241,7 @@ enum DirectGain {
 }
 
 /// A sample type the gain stage can scale.
-package protocol GainSample {
+protocol GainSample {
   init(scaling sample: Self, by gain: Float)
 }
 

@@ -13,14 +13,14 @@ package import Synchronization
 /// Invariant behind `@unchecked Sendable`: the producer writes words only in the free region and
 /// publishes them with `written` (release); the consumer reads only below `written` (acquire) and
 /// frees them with `read` (release). Positions are monotonic word totals.
-package final class InspectorTap: @unchecked Sendable {
+final class InspectorTap: @unchecked Sendable {
   /// Words in the ring: 4 Mi (16 MiB), about 5 s of the master and seven stereo buses at 48 kHz.
   package let capacity: Int
   private let words: UnsafeMutablePointer<UInt32>
   private let written = Atomic<Int>(0)
   private let read = Atomic<Int>(0)
   /// Whether the mix copies its buses here.
-  package let isEnabled = Atomic<Bool>(false)
+  let isEnabled = Atomic<Bool>(false)
   /// Blocks the mix could not copy because the reader was a whole ring behind.
   package let dropped = Atomic<Int>(0)
   static let headerWords = 4
@@ -90,7 +90,7 @@ package final class InspectorTap: @unchecked Sendable {
   }
 
   /// Consumer: forgets what is waiting (when inspection stops).
-  package func discard() {
+  func discard() {
     read.store(written.load(ordering: .acquiring), ordering: .releasing)
   }
 }

@@ -45,16 +45,16 @@ package final class MasterBus: @unchecked Sendable {
 
   /// Asks the mixing thread to fade the whole output to silence over `frames` frames and hold it
   /// there: the engine is closing, and what still plays must not be cut mid-wave.
-  package func beginClosingFade(frames: Int) {
+  func beginClosingFade(frames: Int) {
     closingFadeFrames.store(max(1, frames), ordering: .releasing)
   }
 
   /// Whether the closing fade has reached silence: every sample written since is zero.
-  package var hasFadedOut: Bool { closingFadeDone.load(ordering: .acquiring) }
+  var hasFadedOut: Bool { closingFadeDone.load(ordering: .acquiring) }
 
   /// An idle callback (silence out, nothing to mix) completes a closing fade at once.
   @inline(__always)
-  package func noteIdle() {
+  func noteIdle() {
     if closingFadeFrames.load(ordering: .relaxed) != 0, !closingFadeDone.load(ordering: .relaxed) {
       closingGain = 0
       closingFadeDone.store(true, ordering: .releasing)
@@ -62,12 +62,12 @@ package final class MasterBus: @unchecked Sendable {
   }
 
   /// The smallest limiter gain in the last buffer mixed (1 when it did nothing).
-  package var gainInLastBuffer: Float { Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) }
+  var gainInLastBuffer: Float { Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) }
 
   /// The smallest limiter gain since the engine opened or the meter was last reset.
-  package var smallestGain: Float { Float(bitPattern: smallestGainSinceReset.load(ordering: .relaxed)) }
+  var smallestGain: Float { Float(bitPattern: smallestGainSinceReset.load(ordering: .relaxed)) }
 
-  package func resetMeter() {
+  func resetMeter() {
     smallestGainSinceReset.store(Float(1).bitPattern, ordering: .relaxed)
   }
 
@@ -83,7 +83,7 @@ package final class MasterBus: @unchecked Sendable {
   /// Whether silence in gives silence out with nothing left to change: the limiter's look-ahead
   /// holds only silence, its gain is back at 1 and the volume has settled. The mix may then skip
   /// the master entirely (an idle engine costs SDL's callback and little else). Mixing thread.
-  package var isSettled: Bool {
+  var isSettled: Bool {
     silentFrames > latencyFrames && currentVolume == Float(bitPattern: targetVolume.load(ordering: .relaxed))
       && Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) == 1
   }

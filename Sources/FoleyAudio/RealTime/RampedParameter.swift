@@ -4,7 +4,7 @@ import Synchronization
 /// the frames to reach it over travel together in one 64-bit atomic, so the mixing thread never
 /// sees a target with another request's duration. Lock-free in both directions; the game thread
 /// never waits for the mix.
-package struct RampRequest: Equatable, Sendable {
+struct RampRequest: Equatable, Sendable {
   package var target: Float
   /// Frames over which to arrive; 0 arrives at once.
   package var frames: UInt32
@@ -19,11 +19,11 @@ package struct RampRequest: Equatable, Sendable {
     frames = UInt32(truncatingIfNeeded: packed)
   }
 
-  package var packed: UInt64 { UInt64(target.bitPattern) << 32 | UInt64(frames) }
+  var packed: UInt64 { UInt64(target.bitPattern) << 32 | UInt64(frames) }
 }
 
 /// The mixing thread's side of one ramped parameter: where it is and how fast it moves.
-package struct RampFollower {
+struct RampFollower {
   package private(set) var value: Float
   private var step: Float = 0
   private var remaining = 0
@@ -63,7 +63,7 @@ package struct RampFollower {
   }
 
   /// Whether the value still moves.
-  package var isMoving: Bool { remaining > 0 }
+  var isMoving: Bool { remaining > 0 }
 
   /// The value after `frames` more frames (linear, landing exactly on the goal).
   @inline(__always)

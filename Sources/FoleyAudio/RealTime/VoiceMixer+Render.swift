@@ -350,7 +350,7 @@ extension VoiceMixer {
 }
 
 /// SDL_mixer's post-mix hook; `userData` is the engine's ``VoiceMixer``.
-package let voiceMixerPostMix:
+let voiceMixerPostMix:
   @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Void =
     {
       userData, stream, length in

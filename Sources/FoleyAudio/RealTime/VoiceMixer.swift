@@ -60,11 +60,11 @@ package struct LaneProgress: Equatable {
 /// Parameters that change while playing (gains, rates, cutoffs, sends, bus effects) are atomics.
 package final class VoiceMixer: @unchecked Sendable {
   /// The mix runs in blocks of at most this many frames (SDL may ask for more at once).
-  package static let blockFrames = 1_024
+  static let blockFrames = 1_024
   /// Buses that can exist: the master, the reverb's return, and the categories.
-  package static let busCapacity = 32
+  static let busCapacity = 32
   /// The reverb's return bus; index 0 is the master's sum.
-  package static let reverbBus = 1
+  static let reverbBus = 1
 
   struct Lane {
     var isArmed = false
@@ -101,7 +101,7 @@ package final class VoiceMixer: @unchecked Sendable {
   }
 
   package let format: AudioDeviceFormat
-  package let inbox: FinishedChannelInbox
+  let inbox: FinishedChannelInbox
   package let master: MasterBus
   let channels: Int
   let isFloat: Bool
@@ -136,7 +136,7 @@ package final class VoiceMixer: @unchecked Sendable {
   /// no tail ringing costs nothing, and is not counted.
   package let busesRun = Atomic<Int>(0)
   /// Whether the reverb's return bus ran in the last block (fed, or its tail ringing).
-  package let reverbRan = Atomic<Bool>(false)
+  let reverbRan = Atomic<Bool>(false)
   /// Whether the last callback mixed anything: a voice armed (playing or paused), a bus's tail
   /// ringing, or the master still settling. False once a callback found nothing to do: from then
   /// on the output is exact silence until something starts.
@@ -145,7 +145,7 @@ package final class VoiceMixer: @unchecked Sendable {
   /// limiter), for meters.
   package let meters = BusMeters(count: busCapacity)
   /// Copies of every bus that ran, for the inspector (only while one reads).
-  package let tap = InspectorTap()
+  let tap = InspectorTap()
   /// Whether this callback copies into ``tap`` (mixing thread).
   var isTapping = false
   /// Frames mixed so far: the index, in the device's output, of the next frame to be mixed
@@ -209,7 +209,7 @@ package final class VoiceMixer: @unchecked Sendable {
   // MARK: - The queue's side (under the audio lock)
 
   /// Makes lanes exist up to `count`.
-  package func reserve(lanes count: Int) {
+  func reserve(lanes count: Int) {
     guard count > laneCount else { return }
     if count > laneCapacity {
       let capacity = max(count, laneCapacity * 2)
@@ -251,10 +251,10 @@ package final class VoiceMixer: @unchecked Sendable {
   }
 
   /// Whether `channel` has a shaper.
-  package func hasShaper(_ channel: Int) -> Bool { channel < laneCount && shapers[channel] != nil }
+  func hasShaper(_ channel: Int) -> Bool { channel < laneCount && shapers[channel] != nil }
 
   /// Gives `channel` a shaper, reset for the voice on it (if any).
-  package func install(_ shaper: VoiceShaper, on channel: Int) {
+  func install(_ shaper: VoiceShaper, on channel: Int) {
     guard channel < laneCount else { return }
     shapers[channel] = shaper
     if let voice = lanes[channel].voice?.takeUnretainedValue(), lanes[channel].isArmed {
@@ -268,14 +268,14 @@ package final class VoiceMixer: @unchecked Sendable {
 
   /// Stops `channel` at once; false if it was not playing.
   @discardableResult
-  package func disarm(_ channel: Int) -> Bool {
+  func disarm(_ channel: Int) -> Bool {
     guard channel < laneCount, lanes[channel].isArmed else { return false }
     clearLane(channel)
     return true
   }
 
   /// Every playing channel whose samples lie in `chunk`, stopped; for freeing it.
-  package func disarm(using chunk: MixChunk) -> [Int] {
+  func disarm(using chunk: MixChunk) -> [Int] {
     let start = UnsafeRawPointer(chunk.samples)
     let end = start + chunk.byteCount
     var stopped: [Int] = []
@@ -288,7 +288,7 @@ package final class VoiceMixer: @unchecked Sendable {
     return stopped
   }
 
-  package func setPaused(_ channel: Int, _ paused: Bool) {
+  func setPaused(_ channel: Int, _ paused: Bool) {
     guard channel < laneCount, lanes[channel].isArmed else { return }
     lanes[channel].isPaused = paused
   }
@@ -314,12 +314,12 @@ package final class VoiceMixer: @unchecked Sendable {
     return LaneProgress(frame: frame, loops: loops, clock: clock, hasStarted: start == 0 || start < clock)
   }
 
-  package func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }
+  func isArmed(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isArmed }
   package func isPaused(_ channel: Int) -> Bool { channel < laneCount && lanes[channel].isPaused }
 
   /// Routes `bus` into `parent` (0: the master) and puts the buses back in an order where each
   /// runs before the one it sums into. The caller has made sure there is no loop.
-  package func setParent(_ parent: Int, of bus: Int) {
+  func setParent(_ parent: Int, of bus: Int) {
     guard bus > Self.reverbBus, bus < Self.busCapacity,
       parent == 0 || (parent > Self.reverbBus && parent < Self.busCapacity)
     else { return }
@@ -340,7 +340,7 @@ package final class VoiceMixer: @unchecked Sendable {
   }
 
   /// Sets `bus`'s post-fader send to the reverb's return.
-  package func setSend(_ request: RampRequest, on bus: Int) {
+  func setSend(_ request: RampRequest, on bus: Int) {
     guard bus > Self.reverbBus, bus < Self.busCapacity else { return }
     buses[bus].sendRequest = request.packed
   }
@@ -379,7 +379,7 @@ package final class VoiceMixer: @unchecked Sendable {
 
 extension VoiceMixer {
   /// Stops every lane without reporting it (the device is closing; the core keeps its voices).
-  package func disarmAll() {
+  func disarmAll() {
     for channel in 0..<laneCount where lanes[channel].isArmed { clearLane(channel) }
   }
 }

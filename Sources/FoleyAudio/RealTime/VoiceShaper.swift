@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Invariant behind `@unchecked Sendable`: the queue makes it and resets it only under the audio
 /// lock (no mix runs then); otherwise only the mixing thread touches it.
-package final class VoiceShaper: @unchecked Sendable {
+final class VoiceShaper: @unchecked Sendable {
   /// Frames of the sound before the voice's current place, fed to the resampler (and its output
   /// dropped) when it takes over mid-play, so its filter starts full instead of from silence.
   static let historyFrames = 64

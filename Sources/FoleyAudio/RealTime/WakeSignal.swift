@@ -21,11 +21,11 @@ package final class WakeSignal: Sendable {
   }
 
   /// Whether a signal is waiting for the queue.
-  package var isPending: Bool { pending.load(ordering: .acquiring) }
+  var isPending: Bool { pending.load(ordering: .acquiring) }
 
   /// Clears the signal; the queue calls this before it looks, so a signal raised while it works
   /// wakes it again.
-  package func takePending() -> Bool {
+  func takePending() -> Bool {
     pending.exchange(false, ordering: .acquiringAndReleasing)
   }
 }

@@ -18,7 +18,7 @@ public enum SessionPolicy: Hashable, Sendable, CustomStringConvertible {
   case duck(decibels: Double)
 
   /// The gain this policy applies while unfocused, or nil when it pauses.
-  package var unfocusedGain: Float? {
+  var unfocusedGain: Float? {
     switch self {
     case .ambient: nil
     case .playback: 1

@@ -70,7 +70,7 @@ package final class ChunkReleaser: Sendable {
   /// Trims done so far (the tests' count).
   package var trims: Int { trimsDone.load(ordering: .acquiring) }
   /// How many freed bytes ask for a trim.
-  package static let trimThreshold = 8 << 20
+  static let trimThreshold = 8 << 20
 
   package init(queue: DispatchQueue, backend: any MixerBackend) {
     self.queue = queue

@@ -24,7 +24,7 @@ package final class SoundDataReference: Sendable {
     }
   }
 
-  package func remember(_ sound: Sound, in library: SoundLibrary) {
+  func remember(_ sound: Sound, in library: SoundLibrary) {
     resolved.withLock { $0 = (ObjectIdentifier(library), sound) }
   }
 }

@@ -18,11 +18,11 @@ package import Logging
 /// Decoding runs on the caller's thread for the synchronous API and on the library's own queue
 /// for actions; never on the audio queue, never under the mixer's lock.
 package final class SoundLibrary: Sendable {
-  package let decoder: SoundDecoder
+  let decoder: SoundDecoder
   package let assets: AssetRoots
   /// Bytes of decoded samples kept for reuse.
   package let limit: Int
-  package let decodeQueue = DispatchQueue(label: "foley.decode", qos: .userInitiated)
+  let decodeQueue = DispatchQueue(label: "foley.decode", qos: .userInitiated)
   package let releaser: ChunkReleaser
   private let logger: Logger
   private let state = Locked(State())
@@ -42,18 +42,18 @@ package final class SoundLibrary: Sendable {
     /// The bytes, and any other `Data` storage found equal to them: kept alive so an address in
     /// `byIdentity` can never be reused by other bytes while it is listed. They count against
     /// the budget.
-    package var retained: [Data]
+    var retained: [Data]
     package let result: Result<Sound, SoundError>
     package var lastUse: UInt64
     package var data: Data { retained[0] }
-    package var identities: [Identity] { retained.compactMap(SoundLibrary.identity(of:)) }
+    var identities: [Identity] { retained.compactMap(SoundLibrary.identity(of:)) }
     package var bytes: Int {
       ((try? result.get())?.buffer.byteCount ?? 0) + retained.reduce(0) { $0 + $1.count }
     }
   }
 
   /// At most this many `Data` storages are remembered for one entry.
-  package static let aliasesPerEntry = 4
+  static let aliasesPerEntry = 4
 
   private struct NamedEntry {
     package let result: Result<Sound, SoundError>
@@ -64,9 +64,9 @@ package final class SoundLibrary: Sendable {
   }
 
   private struct State {
-    package var byContent: [ContentKey: [Entry]] = [:]
-    package var byIdentity: [Identity: ContentKey] = [:]
-    package var byName: [String: NamedEntry] = [:]
+    var byContent: [ContentKey: [Entry]] = [:]
+    var byIdentity: [Identity: ContentKey] = [:]
+    var byName: [String: NamedEntry] = [:]
     package var bytes = 0
     package var clock: UInt64 = 0
     package var failures = 0
@@ -74,7 +74,7 @@ package final class SoundLibrary: Sendable {
   }
 
   /// At most this many failed decodes are remembered; past it the oldest are forgotten.
-  package static let rememberedFailures = 1_024
+  static let rememberedFailures = 1_024
 
   /// The largest sound file read whole (`AudioConfiguration.maximumSoundFileSize`).
   package let maximumFileSize: Int
@@ -93,7 +93,7 @@ package final class SoundLibrary: Sendable {
   }
 
   /// Bytes of decoded samples the cache holds.
-  package var cachedBytes: Int { state.withLock { $0.bytes } }
+  var cachedBytes: Int { state.withLock { $0.bytes } }
   /// Times bytes were decoded (successfully or not).
   package var decodes: Int { state.withLock { $0.decodes } }
 
@@ -116,7 +116,7 @@ package final class SoundLibrary: Sendable {
   }
 
   /// What the cache already knows about `data` (found or failed), without decoding.
-  package func cachedResult(for reference: SoundDataReference) -> Result<Sound, SoundError>? {
+  func cachedResult(for reference: SoundDataReference) -> Result<Sound, SoundError>? {
     if let sound = reference.sound(in: self) { return .success(sound) }
     guard let result = lookUp(reference.data) else { return nil }
     if case .success(let sound) = result { reference.remember(sound, in: self) }
@@ -220,7 +220,7 @@ package final class SoundLibrary: Sendable {
   }
 
   /// The sound loaded under `name`, if it is in the cache (no file is read).
-  package func cachedSound(named name: String) -> Sound? {
+  func cachedSound(named name: String) -> Sound? {
     state.withLock { state in
       guard var entry = state.byName[name], case .success(let sound) = entry.result else { return nil }
       state.clock += 1
@@ -231,7 +231,7 @@ package final class SoundLibrary: Sendable {
   }
 
   /// Logs a failed decode of bytes (once: the failure is then remembered).
-  package func logFailure(_ error: SoundError) {
+  func logFailure(_ error: SoundError) {
     logger.error("\(error)")
   }
 
@@ -315,7 +315,7 @@ package final class SoundLibrary: Sendable {
   }
 
   /// A sound of silence in `category`, not cached: the carrier a streamed voice loops.
-  package func silentSound(frames: Int, category: SoundCategory) -> Sound? {
+  func silentSound(frames: Int, category: SoundCategory) -> Sound? {
     guard
       let buffer = SoundBuffer.silence(
         frames: frames, format: decoder.format,
@@ -351,7 +351,7 @@ package final class SoundLibrary: Sendable {
 /// A file's size and modification time, to tell whether it changed since a load failed.
 package struct FileSignature: Hashable {
   package let size: Int
-  package let modified: Date
+  let modified: Date
 
   package init?(of url: URL?) {
     guard let url, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),

@@ -43,7 +43,7 @@ package final class PCMStream: StreamPipe, @unchecked Sendable {
   }
 
   /// The mix frames per source frame.
-  package var rateRatio: Double { Double(format.sampleRate) / Double(source.sampleRate) }
+  var rateRatio: Double { Double(format.sampleRate) / Double(source.sampleRate) }
 
   /// Stops at source frame `frame` (fading out over the de-click time before it) and waits for
   /// ``release()``.

@@ -43,7 +43,7 @@ package final class StreamEffect: @unchecked Sendable {
   package let isHolding = Atomic<Bool>(false)
   // Reports (to anyone).
   /// Frames of stream audio played so far (not counting silence or audio skipped by a seek).
-  package let framesHeard = Atomic<Int>(0)
+  let framesHeard = Atomic<Int>(0)
   /// Frames of silence put out while the stream had audio still to come: underruns.
   package let underrunFrames = Atomic<Int>(0)
   /// Ended and fully heard, or faded out: the channel may be halted.
@@ -122,7 +122,7 @@ package final class StreamEffect: @unchecked Sendable {
   /// Moves back `frames` that were consumed but not heard (played at zero gain before a pause).
   /// Only while the channel is paused, so the mixing thread is not in ``process(_:byteCount:)``;
   /// nothing moves back across a seek or beyond what the producer leaves untouched.
-  package func rewind(frames: Int) {
+  func rewind(frames: Int) {
     guard frames > 0, frames <= rewindLimit, seekFadeOutLeft == 0, seekFadeInDone >= declickFrames,
       ring.seek.generation == seenSeekGeneration, !drained.load(ordering: .acquiring)
     else { return }
@@ -134,13 +134,13 @@ package final class StreamEffect: @unchecked Sendable {
   /// Called by the voice mixer after each block the stream played in: `frame` is the mix frame
   /// after the block's last.
   @inline(__always)
-  package func noteMixed(through frame: UInt64) {
+  func noteMixed(through frame: UInt64) {
     ringOrigin.store(Int(truncatingIfNeeded: frame) - ring.totalRead / bytesPerFrame, ordering: .releasing)
   }
 
   /// The mix frame after the last one the stream was played on (its ring read through it); nil
   /// until it has played.
-  package var mixedThrough: UInt64? {
+  var mixedThrough: UInt64? {
     let origin = ringOrigin.load(ordering: .acquiring)
     guard origin != Int.min else { return nil }
     return UInt64(clamping: origin + ring.totalRead / bytesPerFrame)
@@ -151,7 +151,7 @@ package final class StreamEffect: @unchecked Sendable {
   /// exactly as the mix would take them. The queue calls it only while no lane plays the stream
   /// (before one is armed again, or after the last was collected), so it owns the mixing
   /// thread's state meanwhile; the audio lock taken to arm a lane orders the two.
-  package func discard(frames: Int, scratch: UnsafeMutableRawPointer, capacity: Int) {
+  func discard(frames: Int, scratch: UnsafeMutableRawPointer, capacity: Int) {
     let chunk = max(1, capacity / bytesPerFrame)
     var left = frames
     while left > 0 {

@@ -48,7 +48,7 @@ package final class StreamFiller: @unchecked Sendable {
   /// The engine's own streaming service (music decodes there).
   package let streamingService = StreamingService()
   /// CPU time this queue has spent refilling (read by the benchmark: the decode thread's cost).
-  package let cpuNanoseconds = Atomic<UInt64>(0)
+  let cpuNanoseconds = Atomic<UInt64>(0)
   /// Scratch for decoded float frames and converted bytes, reused by every stream's refill.
   private var decodedScratch: QueueBound<[Float]>
   private var byteScratch: QueueBound<[UInt8]>
@@ -65,7 +65,7 @@ package final class StreamFiller: @unchecked Sendable {
   }
 
   /// Whether the engine closed (queue-owned).
-  package var isShutDown: Bool { shutDownFlag.value }
+  var isShutDown: Bool { shutDownFlag.value }
 
   /// What a new stream's pipe is built from: the mix's format, the buffering, the de-click time,
   /// the engine's wake, and a new streamed voice.
@@ -92,7 +92,7 @@ package final class StreamFiller: @unchecked Sendable {
   }
 
   /// Refills every stream now: the timer's work, and the embedded mixer's before each buffer.
-  package func fillAll(waitingForChecks: Bool = false) {
+  func fillAll(waitingForChecks: Bool = false) {
     dispatchPrecondition(condition: .onQueue(queue))
     let started = Self.threadCPUNanoseconds
     defer { cpuNanoseconds.add(Self.threadCPUNanoseconds &- started, ordering: .relaxed) }

@@ -237,7 +237,7 @@ package import Synchronization
 
   /// Moves what the converter has ready into the ring, as far as `room` bytes; returns the bytes
   /// moved.
-  package func moveConverted(room: Int, scratch: inout [UInt8]) -> Int {
+  func moveConverted(room: Int, scratch: inout [UInt8]) -> Int {
     let frameBytes = format.bytesPerFrame
     let taken = scratch.withUnsafeMutableBytes { buffer in
       takeConverted(into: buffer.baseAddress!, count: min(room, buffer.count / frameBytes * frameBytes))

@@ -29,13 +29,13 @@ package final class StreamRing: @unchecked Sendable {
   deinit { buffer.deallocate() }
 
   /// Bytes the producer may write now.
-  package var freeSpace: Int {
+  var freeSpace: Int {
     capacity - (written.load(ordering: .relaxed) - read.load(ordering: .acquiring))
   }
   /// Bytes written since the stream began (the producer's position).
-  package var totalWritten: Int { written.load(ordering: .acquiring) }
+  var totalWritten: Int { written.load(ordering: .acquiring) }
   /// Bytes consumed since the stream began (heard, or skipped by a seek).
-  package var totalRead: Int { read.load(ordering: .acquiring) }
+  var totalRead: Int { read.load(ordering: .acquiring) }
 
   /// Producer: appends `count` bytes (at most ``freeSpace``).
   package func write(_ bytes: UnsafeRawPointer, count: Int) {
@@ -51,7 +51,7 @@ package final class StreamRing: @unchecked Sendable {
   }
 
   /// Producer: everything written so far is old audio; what follows starts after a seek.
-  package func markSeek() {
+  func markSeek() {
     seekMark.store(written.load(ordering: .relaxed), ordering: .releasing)
     seekGeneration.add(1, ordering: .releasing)
   }
@@ -80,7 +80,7 @@ package final class StreamRing: @unchecked Sendable {
   }
 
   /// Consumer: gives back `count` bytes just read (the producer must not have reused them).
-  package func rewind(by count: Int) {
+  func rewind(by count: Int) {
     read.store(read.load(ordering: .relaxed) - count, ordering: .releasing)
   }
 

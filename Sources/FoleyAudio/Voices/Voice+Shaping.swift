@@ -6,13 +6,13 @@ package enum VoiceShaping {
   /// octaves either way is what a band-limited resampler does cleanly).
   package static let rates: ClosedRange<Double> = 0.25...4
   /// The low-pass cutoffs a voice accepts, in hertz; at the top the filter is out of the path.
-  package static let cutoffs: ClosedRange<Double> = 20...20_000
-  package static let openCutoffLog2 = Float(log2(20_000.0))
+  static let cutoffs: ClosedRange<Double> = 20...20_000
+  static let openCutoffLog2 = Float(log2(20_000.0))
   /// The requests of a voice that was never shaped (rate 1, cutoff open).
-  package static let unitRate = RampRequest(target: 1, frames: 0).packed
-  package static let openCutoff = RampRequest(target: openCutoffLog2, frames: 0).packed
+  static let unitRate = RampRequest(target: 1, frames: 0).packed
+  static let openCutoff = RampRequest(target: openCutoffLog2, frames: 0).packed
   /// The reverb send of a voice that was never sent (none).
-  package static let noSend = RampRequest(target: 0, frames: 0).packed
+  static let noSend = RampRequest(target: 0, frames: 0).packed
 }
 
 /// Shaping a voice while it plays: its playback rate (pitch and tempo together), a low-pass
@@ -83,7 +83,7 @@ extension Voice {
   }
 
   /// The rate a voice starts at, set before it is on a channel (its lane gets a shaper then).
-  package func startRate(_ rate: Double) {
+  func startRate(_ rate: Double) {
     guard !rate.isNaN else { return }
     let value = rate.clamped(to: VoiceShaping.rates, or: 1)
     rateRequest.store(RampRequest(target: Float(value), frames: 0).packed, ordering: .relaxed)

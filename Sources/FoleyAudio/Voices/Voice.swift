@@ -42,13 +42,13 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawChannel = Atomic<Int>(-1)
   /// The shaping the game asked for, read by the mixing thread each buffer (see
   /// `Voice+Shaping.swift`): playback rate, low-pass cutoff (log2 of hertz), reverb send.
-  package let rateRequest = Atomic<UInt64>(VoiceShaping.unitRate)
-  package let cutoffRequest = Atomic<UInt64>(VoiceShaping.openCutoff)
-  package let sendRequest = Atomic<UInt64>(VoiceShaping.noSend)
+  let rateRequest = Atomic<UInt64>(VoiceShaping.unitRate)
+  let cutoffRequest = Atomic<UInt64>(VoiceShaping.openCutoff)
+  let sendRequest = Atomic<UInt64>(VoiceShaping.noSend)
   /// The doppler factor the scene gives a positional voice, multiplied into its rate.
-  package let dopplerRequest = Atomic<UInt64>(VoiceShaping.unitRate)
+  let dopplerRequest = Atomic<UInt64>(VoiceShaping.unitRate)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
-  package let needsShaper = Atomic<Bool>(false)
+  let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
   package var initialPlacement: SpatialPlacement? {
@@ -85,7 +85,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
 
   /// Makes a finished voice that nobody else holds a new pending one, as `init` would: every
   /// field back to its start. Only ``VoiceRecycler`` calls it, having checked both.
-  package func recycle(id: UInt64, volume: Double, pan: Double, placement: SpatialPlacement?) {
+  func recycle(id: UInt64, volume: Double, pan: Double, placement: SpatialPlacement?) {
     rawID.store(id, ordering: .relaxed)
     rawVolume.store(volume.bitPattern, ordering: .relaxed)
     rawPan.store(pan.bitPattern, ordering: .relaxed)
@@ -129,12 +129,12 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Records the frame the voice starts on, the first time it is put on a channel.
-  package func noteStart(atFrame frame: UInt64) {
+  func noteStart(atFrame frame: UInt64) {
     _ = rawStartFrame.compareExchange(
       expected: -1, desired: Int(truncatingIfNeeded: frame), ordering: .releasing)
   }
 
-  package func setState(_ state: State) {
+  func setState(_ state: State) {
     let was = rawState.exchange(state.rawValue, ordering: .acquiringAndReleasing)
     // Counted after the state is stored: whoever sees the count sees the voice finished.
     if state == .finished, was != State.finished.rawValue {
@@ -154,7 +154,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// streamed voice (music, speech) goes virtual only when nobody can hear it.
   public var isVirtual: Bool { rawVirtual.load(ordering: .relaxed) }
 
-  package func setVirtual(_ virtual: Bool) { rawVirtual.store(virtual, ordering: .relaxed) }
+  func setVirtual(_ virtual: Bool) { rawVirtual.store(virtual, ordering: .relaxed) }
 
   /// True once the voice has ended for good: played out, stopped, stolen, rejected, suppressed
   /// or failed. A paused voice is not finished.

@@ -3,7 +3,7 @@ package import Foundation
 /// Runs an effect once and finishes at once, leaving the whole step over: the runner of every
 /// instantaneous action (a block, an event posted, a play/pause/stop, a music command).
 @MainActor
-package final class InstantRunner: RunnerStage {
+final class InstantRunner: RunnerStage {
   private let perform: @MainActor (Node) -> Void
 
   package init(_ perform: @escaping @MainActor (Node) -> Void) {

@@ -12,7 +12,7 @@ package import Foundation
 /// cannot restart is replaced inside its ``BehaviorStage``, whose own call holds it) — and a
 /// node drops a run's stage only when no advance of it is under way.
 @MainActor
-package class RunnerStage: ActionRunner {
+class RunnerStage: ActionRunner {
   package func advance(by deltaTime: TimeInterval, on node: Node) -> TimeInterval? {
     preconditionFailure("every stage overrides advance(by:on:)")
   }
@@ -57,7 +57,7 @@ final class BehaviorStage: RunnerStage {
 extension Optional where Wrapped: AnyObject {
   /// The reference without a retain, for ``Unmanaged/borrow(_:)``: its owner must hold it for
   /// as long as it is borrowed.
-  @inlinable @inline(__always) package var unretained: Unmanaged<Wrapped>? {
+  @inlinable @inline(__always) var unretained: Unmanaged<Wrapped>? {
     guard let self else { return nil }
     return Unmanaged.passUnretained(self)
   }
