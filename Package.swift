@@ -243,12 +243,53 @@ let package = Package(
       name: "FoleyAudioTests",
       dependencies: [
         "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene",
-        "FoleyCore", "FoleySession", "FoleyPlatform", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2",
-        "CFoleySDL2Mixer",
-        "CFoleyCodecs", "FoleyOffline", "CFoleyEBUR128",
+        "FoleyCore", "FoleySession", "FoleyRecording", "FoleyTestSupport", "CFoleySDL2", "CFoleySDL2Mixer",
+        "CFoleyCodecs", "CFoleyEBUR128",
       ],
       // A sound shipped as a package resource, found through Bundle.module.
       resources: [.copy("Resources")],
+      swiftSettings: swiftSettings
+    ),
+    // Each module's own tests (they drive it through the engine, so they link the modules below it).
+    .testTarget(
+      name: "FoleyMusicTests",
+      dependencies: [
+        "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleyScene", "FoleySession",
+        "FoleyTestSupport",
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FoleySoundMapTests",
+      dependencies: [
+        "FoleyAudio", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene", "FoleySession",
+        "FoleyTestSupport",
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FoleySceneAudioTests",
+      dependencies: [
+        "FoleyAudio", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene", "FoleyCore",
+        "FoleySession",
+        "FoleyTestSupport",
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FoleyOfflineTests",
+      dependencies: [
+        "FoleyOffline", "FoleyAudio", "FoleyMusic", "FoleySceneAudio", "FoleySoundMap", "FoleyScene",
+        "FoleyRecording", "FoleySession", "FoleyTestSupport",
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "FoleySessionTests",
+      dependencies: [
+        "FoleySession", "FoleyAudio", "FoleyAudioTesting", "FoleyMusic", "FoleySceneAudio", "FoleyScene",
+        "FoleyPlatform", "FoleyTestSupport",
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -145,15 +145,15 @@ struct LoudnessTests {
 
   @Test("the sound map's normalize switch and a bus's loudnessLufs: the event plays at the bus's target")
   func soundMapNormalises() throws {
-    let folder = try SoundMapTests.folder([:])
+    let folder = try makeToneFolder([:])
     defer { try? FileManager.default.removeItem(at: folder) }
     try Self.noise(seconds: 3, amplitude: 0.02, seed: 3).write(to: folder.appendingPathComponent("hum.wav"))
     let capture = try captureDiskOutput { engine, _ in
-      let map = try SoundMapTests.map(
-        """
+      let json = """
         { "version": 1, "events": { "hum": { "play": "hum.wav", "category": "machines", "normalize": true } },
           "mix": { "buses": { "machines": { "loudnessLufs": -24 } } } }
-        """, in: folder, engine: engine)
+        """
+      let map = try SoundMap(json: Data(json.utf8), relativeTo: folder, engine: engine, seed: 7)
       #expect(engine.bus(SoundCategory("machines")).loudnessTarget == -24)
       #expect(map.post("hum").count == 1)
       #expect(waitUntil { engine.statistics.started == 1 && engine.statistics.activeVoices == 0 })

@@ -137,7 +137,7 @@ struct PositionalOutputTests {
 
   @Test("an audio node: silent while its scene is paused, continues after; removed, it stops with a ramp")
   func audioNodeFollowsItsScene() throws {
-    let (bytes, values) = MusicLogicTests.ramp(from: 0.05, frames: 96_000, step: 3e-6)
+    let (bytes, values) = makeRampWAV(from: 0.05, frames: 96_000, step: 3e-6)
     var scenePausedAt = 0
     let capture = try captureDiskOutput { engine, output in
       let (scene, _) = Self.scene(engine, model: .none)

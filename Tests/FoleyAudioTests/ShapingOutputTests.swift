@@ -217,24 +217,6 @@ extension ShapingOutputTests {
   }
 }
 
-/// Deterministic white noise in -0.5…0.5.
-func whiteNoise(seconds: Double, seed: UInt64) -> [Float] {
-  var generator = SeededRandomNumbers(seed: seed)
-  return (0..<Int(seconds * 48_000)).map { _ in Float.random(in: -0.5...0.5, using: &generator) }
-}
-
-struct SeededRandomNumbers: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-}
-
 /// The transfer function in dB at `frequencies`, from the cross-spectrum of input and output over
 /// Hann-windowed blocks of 4,800 samples (10 Hz bins), after skipping `skip` samples of both.
 func transfer(from input: [Float], to output: [Float], skip: Int, at frequencies: [Double]) -> [Double] {

@@ -14,21 +14,12 @@ import Testing
 struct VirtualVoiceTests {
   /// `count` frames of mono noise in ±0.05…0.25 (never zero, so a frame out of place shows).
   static func noise(frames count: Int, seed: UInt32 = 12_345) -> Data {
-    makeFloatWAV(samples: noiseSamples(frames: count, seed: seed), sampleRate: 48_000, channels: 1)
+    makeNoiseWAV(frames: count, seed: seed)
   }
 
   /// The samples of ``noise(frames:seed:)``.
   static func noiseSamples(frames count: Int, seed: UInt32 = 12_345) -> [Float] {
-    var state = seed
-    var samples: [Float] = []
-    samples.reserveCapacity(count)
-    for _ in 0..<count {
-      state = state &* 1_664_525 &+ 1_013_904_223
-      let unit = Float(state >> 8) / Float(1 << 24)  // 0..<1
-      let magnitude = 0.05 + 0.2 * unit
-      samples.append(state & 1 == 0 ? magnitude : -magnitude)
-    }
-    return samples
+    FoleyTestSupport.noiseSamples(frames: count, seed: seed)
   }
 
   /// A scene with its listener at the origin, attached to `engine` with positional actions and

@@ -268,9 +268,12 @@ struct RecorderTests {
       session.deactivate(reason: .focusLost)
       #expect(recorder.state == .paused)
       let atPause = recorder.currentTime
-      // Nothing lands while paused: a quarter second passes with the take standing still.
-      #expect(!waitUntil(timeout: 0.25) { recorder.currentTime != atPause })
+      // Nothing can land while paused: SDL holds the capture device paused, so its callback (the
+      // only writer) does not run until the session is back.
+      #expect(SDL_GetAudioDeviceStatus(recorder.deviceID) == SDL_AUDIO_PAUSED)
+      #expect(recorder.currentTime == atPause)
       session.activate(reason: .focusLost)
+      #expect(SDL_GetAudioDeviceStatus(recorder.deviceID) == SDL_AUDIO_PLAYING)
       #expect(recorder.isRecording)
       #expect(waitUntil { recorder.currentTime > atPause + 0.2 })
       let summary = recorder.stop()
@@ -320,9 +323,8 @@ struct RecorderTests {
       // The recorder finishes in its deinit: here, or on its queue if a drain held it just then.
       #expect(waitUntil { (try? WAVFile.info(at: url))?.isConsistent == true })
       #expect(try WAVFile.info(at: url).frames > 9_600)
-      let size = try Data(contentsOf: url).count
-      // Nothing is written any more: the device is closed.
-      #expect(!waitUntil(timeout: 0.3) { ((try? Data(contentsOf: url).count) ?? size) != size })
+      // Nothing can write to it any more: no descriptor of the process points at the file.
+      #expect(waitUntil { !openFiles().contains(url.resolvingSymlinksInPath().path) })
     }
   }
 
@@ -418,4 +420,13 @@ struct RecorderTests {
     #expect(throws: WAVError.self) { try WAVFile.repair(at: url) }
     #expect(try Data(contentsOf: url) == file)
   }
+}
+
+/// The files the process holds open, as their paths (from /proc/self/fd).
+private func openFiles() -> Set<String> {
+  let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+  return Set(
+    descriptors.compactMap {
+      try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+    })
 }

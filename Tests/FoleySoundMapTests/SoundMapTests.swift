@@ -16,17 +16,8 @@ struct SoundMapTests {
   /// A folder with tones named by their frequency (`a.wav` 220 Hz, `b.wav` 330 Hz, …).
   static func folder(
     _ files: [String: Double] = ["a.wav": 220, "b.wav": 330, "c.wav": 440, "d.wav": 550]
-  )
-    throws -> URL
-  {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "foley-map-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    for (name, frequency) in files {
-      try makeToneWAV(frequency: frequency, duration: 0.1, amplitude: 0.3).write(
-        to: folder.appendingPathComponent(name))
-    }
-    return folder
+  ) throws -> URL {
+    try makeToneFolder(files)
   }
 
   static func map(_ json: String, in folder: URL, engine: AudioEngine, seed: UInt64 = 7) throws -> SoundMap {

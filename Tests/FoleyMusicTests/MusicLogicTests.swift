@@ -18,9 +18,7 @@ struct MusicLogicTests {
   static func ramp(
     from start: Float, frames: Int, step: Float = 1e-5, sampleRate: Int = 48_000
   ) -> (Data, [Float]) {
-    let values = (0..<frames).map { start + Float($0) * step }
-    let interleaved = values.flatMap { [$0, $0] }
-    return (makeFloatWAV(samples: interleaved, sampleRate: sampleRate, channels: 2), values)
+    makeRampWAV(from: start, frames: frames, step: step, sampleRate: sampleRate)
   }
 
   /// Records the player's events, delivering them as the mix advances.

@@ -21,7 +21,7 @@ struct OfflineRenderTests {
   static func renderScene(
     seconds: Double, to url: URL? = nil, consume: ((UnsafeBufferPointer<Float>) -> Void)? = nil
   ) throws -> OfflineRenderer.Result {
-    let folder = try SoundMapTests.folder(["a.wav": 330, "b.wav": 495])
+    let folder = try makeToneFolder(["a.wav": 330, "b.wav": 495])
     defer { try? FileManager.default.removeItem(at: folder) }
     let renderer = try OfflineRenderer()
     defer { renderer.close() }

@@ -16,8 +16,8 @@ struct VirtualStreamTests {
   func musicComesBackOnTheSample() throws {
     // Four seconds of noise, never zero, so a frame out of place shows.
     let frames = 192_000
-    let wav = VirtualVoiceTests.noise(frames: frames, seed: 777)
-    let source = VirtualVoiceTests.noiseSamples(frames: frames, seed: 777)
+    let wav = makeNoiseWAV(frames: frames, seed: 777)
+    let source = noiseSamples(frames: frames, seed: 777)
     var census = VoiceCensus()
     var underruns = -1
     var virtualizations = 0
@@ -75,8 +75,8 @@ struct VirtualStreamTests {
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
     let music = engine.music
-    let first = VirtualVoiceTests.noise(frames: 48_000, seed: 1)
-    let second = VirtualVoiceTests.noise(frames: 96_000, seed: 2)
+    let first = makeNoiseWAV(frames: 48_000, seed: 1)
+    let second = makeNoiseWAV(frames: 96_000, seed: 2)
     music.play([Track(data: first, name: "one.wav"), Track(data: second, name: "two.wav")])
     mixer.advance(seconds: 0.2)
     #expect(engine.voiceCensus().audible == 1)
@@ -121,7 +121,7 @@ struct VirtualStreamTests {
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
     let music = engine.music
-    let track = Track(data: VirtualVoiceTests.noise(frames: 480_000, seed: 3), name: "long.wav")
+    let track = Track(data: makeNoiseWAV(frames: 480_000, seed: 3), name: "long.wav")
     engine.bus(.music).volume = 0
     music.play(track)
     mixer.advance(seconds: 0.2)
@@ -145,7 +145,7 @@ struct VirtualStreamTests {
     let mixer = EmbeddedMixer()
     let engine = try AudioEngine(embedded: mixer, session: AudioSession())
     defer { engine.close() }
-    let source = NoiseSource(samples: VirtualVoiceTests.noiseSamples(frames: 48_000, seed: 99))
+    let source = NoiseSource(samples: noiseSamples(frames: 48_000, seed: 99))
     engine.bus(.speech).volume = 0
     let stream = engine.playStream(source, name: "line", category: .speech, volume: 1)
     mixer.advance(seconds: 0.1)
@@ -161,24 +161,5 @@ struct VirtualStreamTests {
     #expect(!stream.isFinished && stream.heardSourceFrame > 24_000)
     mixer.advance(seconds: 0.3)
     #expect(stream.isFinished && engine.statistics.virtualVoices == 0)
-  }
-}
-
-/// Mono samples at 48 kHz, as a generator gives them.
-final class NoiseSource: PCMSource, @unchecked Sendable {
-  let sampleRate = 48_000
-  let channels = 1
-  private let samples: [Float]
-  private var read = 0
-
-  init(samples: [Float]) {
-    self.samples = samples
-  }
-
-  func read(into buffer: UnsafeMutablePointer<Float>, count: Int, waiting: Bool) -> Int {
-    let take = min(count, samples.count - read)
-    for index in 0..<take { buffer[index] = samples[read + index] }
-    read += take
-    return take
   }
 }

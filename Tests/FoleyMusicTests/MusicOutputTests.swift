@@ -251,7 +251,7 @@ struct MusicOutputTests {
 
   @Test("focus lost pauses streamed music on the device; it resumes with the next unheard sample")
   func focusOnTheDevice() throws {
-    let (bytes, values) = MusicLogicTests.ramp(from: 0.05, frames: 192_000, step: 3e-6)
+    let (bytes, values) = makeRampWAV(from: 0.05, frames: 192_000, step: 3e-6)
     let session = AudioSession()
     let capture = try captureDiskOutput(session: session) { engine, output in
       let music = engine.music
