@@ -198,7 +198,7 @@ struct PlayCommand: AsyncParsableCommand {
           let node = Node()
           node.position = at.point
           scene.addChild(node)
-          node.run(.sequence([.changePlaybackRate(to: rate, duration: 0), .play(sound)]))
+          node.run(.sequence([.changePlaybackRate(to: rate, duration: 0), .playSound(sound)]))
           let offset = at.point - listener.point
           let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
           let gain = spatial.gain(atDistance: distance)

@@ -36,23 +36,23 @@ triggers=100000; seconds=8; idle_seconds=20
 if [ -n "$quick" ]; then triggers=20000; seconds=3; idle_seconds=3; fi
 foley="$work/foley.jsonl"
 raw="$work/raw.jsonl"
+# Each round's C figures as one JSON line, through a real encoder (Scripts/json-line.py).
+json() { python3 Scripts/json-line.py "$@"; }
 foley_group() { "$bin" $quick --only "$1" "$work/short.wav" "$work/long.wav" >> "$foley"; }
 
 for round in $(seq 1 "$rounds"); do
   echo "bench: round $round of $rounds: triggers (Foley, then C)…" >&2
   foley_group trigger
-  line="{"
+  fields=()
   for channels in 16 64 256 1024; do
     result="$("$work/raw_mixer" trigger "$work/short.wav" "$channels" "$triggers")"
-    cpu=$(echo "$result" | sed 's/.*"cpu": \([0-9.]*\).*/\1/'); wall=$(echo "$result" | sed 's/.*"wall": \([0-9.]*\).*/\1/')
-    cpus="${cpus:+$cpus, }\"$channels\": $cpu"; walls="${walls:+$walls, }\"$channels\": $wall"
+    fields+=("raw_c_trigger_cpu_us_by_channels.$channels=$result:cpu" "raw_c_trigger_us_by_channels.$channels=$result:wall")
   done
-  floor="$("$work/raw_mixer" floor "$work/short.wav" 256 "$triggers" | sed 's/.*"cpu": \([0-9.]*\).*/\1/')"
-  echo "{\"raw_c_trigger_cpu_us_by_channels\": {$cpus}, \"raw_c_trigger_us_by_channels\": {$walls}, \"raw_c_trigger_floor_cpu_us\": $floor}" >> "$raw"
-  unset cpus walls
+  floor="$("$work/raw_mixer" floor "$work/short.wav" 256 "$triggers")"
+  json "${fields[@]}" "raw_c_trigger_floor_cpu_us=$floor:cpu" >> "$raw"
   echo "bench: round $round of $rounds: start-up (Foley, then C)…" >&2
   foley_group startup
-  echo "{\"raw_c_first_sound_ms\": $("$work/raw_mixer" firstsound "$work/long.wav")}" >> "$raw"
+  json "raw_c_first_sound_ms=$("$work/raw_mixer" firstsound "$work/long.wav")" >> "$raw"
   echo "bench: round $round of $rounds: mixing and idle (Foley, then C)…" >&2
   foley_group mix
   plain="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 64 plain s16)"
@@ -64,11 +64,11 @@ for round in $(seq 1 "$rounds"); do
   idle="$("$work/raw_mixer" idle "$idle_seconds" f32)"
   wait
   cat "$work/idle.json" >> "$foley"
-  echo "{\"raw_mix_plain_cpu_seconds\": $plain, \"raw_mix_same_cpu_seconds\": $same, \"raw_idle_cpu_seconds\": $idle}" >> "$raw"
+  json "raw_mix_plain_cpu_seconds=$plain" "raw_mix_same_cpu_seconds=$same" "raw_idle_cpu_seconds=$idle" >> "$raw"
   echo "bench: round $round of $rounds: 256 voices and shaping (Foley, then C)…" >&2
   foley_group shaping
   many="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 256 same f32)"
-  echo "{\"raw_c_mix_cpu_percent_256\": $(echo "$many $seconds" | awk '{ print $1 / $2 * 100 }')}" >> "$raw"
+  json "raw_c_mix_cpu_percent_256=$(awk -v cpu="$many" -v seconds="$seconds" 'BEGIN { printf "%.6f", cpu / seconds * 100 }')" >> "$raw"
 done
 echo "bench: actions, latency, memory, music, load, offline rendering, virtual voices, inspector, sound map (Foley)…" >&2
 foley_group actions
@@ -83,7 +83,7 @@ foley_group soundmap
 echo "bench: 256 moving positional voices (Foley, then C)…" >&2
 foley_group positional
 positional="$("$work/raw_mixer" positional "$work/long.wav" "$seconds" 256)"
-echo "{\"raw_c_positional_update_us_256\": $(echo "$positional" | sed 's/.*"update_us": \([0-9.]*\).*/\1/'), \"raw_c_positional_cpu_percent_256\": $(echo "$positional" | sed 's/.*"cpu_percent": \([0-9.]*\).*/\1/')}" >> "$raw"
+json "raw_c_positional_update_us_256=$positional:update_us" "raw_c_positional_cpu_percent_256=$positional:cpu_percent" >> "$raw"
 
 pygame_trigger=null
 # Debian's python3-pygame belongs to /usr/bin/python3, which a pyenv or venv on PATH may hide.

@@ -17,7 +17,7 @@ enum LatencyBenchmark {
     engine.attach(to: scene)
     let node = Node()
     scene.addChild(node)
-    let action = Action.play(decoded)
+    let action = Action.playSound(decoded)
     let frame = 1.0 / 60.0
     var fromRun: [Double] = []
     var fromPlay: [Double] = []

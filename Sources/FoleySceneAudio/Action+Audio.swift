@@ -33,13 +33,48 @@ extension Action {
 
   /// Plays a sound file from the engine's asset root (`Assets/` by default), loaded and decoded
   /// once by name. SpriteKit's `playSoundFileNamed(_:waitForCompletion:)`.
+  ///
+  /// ```swift
+  /// ball.run(.playSoundFileNamed("hit.wav", waitForCompletion: false))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - name: the file's name under the asset root.
+  ///   - waitForCompletion: true to finish when the sound ends; false to finish at once.
   public static func playSoundFileNamed(_ name: String, waitForCompletion: Bool) -> Action {
-    .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: nil))
+    playSoundFileNamed(name, waitForCompletion: waitForCompletion, engine: nil)
+  }
+
+  /// ``playSoundFileNamed(_:waitForCompletion:)`` through `engine` rather than the one attached to
+  /// the node's scene (nil: that one).
+  public static func playSoundFileNamed(
+    _ name: String, waitForCompletion: Bool, engine: AudioEngine?
+  ) -> Action {
+    .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: engine))
+  }
+
+  /// Plays an already decoded ``Sound`` (its settings: volume, pitch, category, limits) on a
+  /// channel of its own, as the other sound actions do.
+  ///
+  /// ```swift
+  /// let chime = try engine.sound(named: "chime.wav")
+  /// node.run(.repeatForever(.sequence([.playSound(chime), .wait(forDuration: 2)])))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - sound: what to play.
+  ///   - waitForCompletion: true to finish when the sound ends; false to finish at once.
+  ///   - engine: the engine to play through; by default the one attached to the node's scene.
+  public static func playSound(
+    _ sound: Sound, waitForCompletion: Bool = false, engine: AudioEngine? = nil
+  ) -> Action {
+    .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: engine))
   }
 
   /// Plays an already decoded `Sound`.
+  @available(*, deprecated, renamed: "playSound(_:waitForCompletion:)")
   public static func play(_ sound: Sound, waitForCompletion: Bool = false) -> Action {
-    .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: nil))
+    playSound(sound, waitForCompletion: waitForCompletion)
   }
 
   /// Changes the volume of the voices the node started (and will start) to `volume` over

@@ -327,3 +327,22 @@ struct PendingRequestsTests {
     #expect(pending.scheduleHop() == 1)
   }
 }
+
+extension MixerLogicTests {
+  @Test(
+    "playing bytes takes the same loops and rate as playing a sound: 0.1 s, looped once at rate 2, sounds for 0.1 s"
+  )
+  func playDataTakesLoopsAndRate() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let level = makeToneWAV(frequency: 0, duration: 0.1, amplitude: 0.5)
+    let looped = audio.engine.play(data: level, name: "level.wav", loops: 1)
+    #expect(audio.advance(until: { looped.isFinished }, limit: 2))
+    let first = audio.left.samples.filter { $0 != 0 }.count
+    #expect(abs(first - 9_600) <= 512, "looped once: \(first) frames")
+    let start = audio.frames
+    let fast = audio.engine.play(data: level, name: "level.wav", loops: 1, rate: 2)
+    #expect(audio.advance(until: { fast.isFinished }, limit: 2))
+    let second = audio.left.samples[start...].filter { $0 != 0 }.count
+    #expect(abs(second - 4_800) <= 512, "looped once at rate 2: \(second) frames")
+  }
+}

@@ -16,11 +16,20 @@ extension AudioEngine {
   }
 
   /// Plays the sound decoded from `data`, decoding it (off the audio queue) only the first time
-  /// these bytes are seen; the voice is pending until then.
+  /// these bytes are seen; the voice is pending until then. The same options as
+  /// ``play(_:volume:pan:loops:rate:)``.
+  ///
+  /// ```swift
+  /// engine.play(data: engineHum, name: "hum.ogg", volume: 0.4, loops: -1, rate: 0.9)
+  /// ```
   @discardableResult
-  public func play(data: Data, name: String? = nil, volume: Double = 1, pan: Double = 0) -> Voice {
+  public func play(
+    data: Data, name: String? = nil, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1
+  ) -> Voice {
     core.requestPlay(
-      .data(SoundDataReference(data: data, name: name)), volume: volume, pan: pan, groupVolume: 1)
+      .data(SoundDataReference(data: data, name: name)), volume: volume, pan: pan, groupVolume: 1,
+      loops: loops,
+      rate: rate)
   }
 
   package func play(_ source: SoundSource, volume: Double, pan: Double, groupVolume: Double) -> Voice {
