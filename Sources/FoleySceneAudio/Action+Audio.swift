@@ -53,7 +53,7 @@ extension Action {
     .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: engine))
   }
 
-  /// Plays an already decoded ``Sound`` (its settings: volume, pitch, category, limits) on a
+  /// Plays an already decoded `Sound` (its settings: volume, pitch, category, limits) on a
   /// channel of its own, as the other sound actions do.
   ///
   /// ```swift

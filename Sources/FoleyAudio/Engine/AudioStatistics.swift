@@ -1,6 +1,7 @@
 package import Synchronization
 
-/// What the engine has done, for tests, the HUD and reports.
+/// What the engine has done, for tests, the HUD and reports: counters read from atomics, cheap
+/// enough for every frame. An ``AudioSnapshot`` carries the same counters with everything else.
 ///
 /// ```swift
 /// let stats = engine.statistics

@@ -1,4 +1,5 @@
-/// What every voice of an engine is doing right now, counted on the audio queue.
+/// What every voice of an engine is doing right now, counted on the audio queue (one hop, no
+/// walk of the mix's meters). An ``AudioSnapshot`` carries the same census with everything else.
 ///
 /// ```swift
 /// let census = engine.voiceCensus()

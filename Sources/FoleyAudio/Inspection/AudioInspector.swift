@@ -128,6 +128,7 @@ public final class AudioInspector: Sendable {
           parent: isMaster || bus == VoiceMixer.reverbBus ? nil : settings.parents[name]?.name,
           volume: isMaster ? settings.masterVolume : settings.volume(for: name),
           isMuted: isMaster ? settings.isMasterMuted : settings.muted.contains(name),
+          isSoloed: !isMaster && settings.soloed.contains(name),
           peakDecibels: meter?.peak.map(decibels) ?? silent, rmsDecibels: meter?.rms.map(decibels) ?? silent,
           momentaryLoudness: meter?.loudness.0, shortTermLoudness: meter?.loudness.1,
           isActive: meter?.active ?? false,

@@ -3,6 +3,13 @@ import Foundation
 /// The engine at one moment, for an inspector: every voice, every bus's meters and effects, the
 /// master limiter, and a spectrum. ``AudioInspector/snapshot(window:spectrumOf:)`` takes one.
 ///
+/// It is the one picture of the engine: it holds the counters (``statistics``) and the voice
+/// census (``census``) too. Those two are also read on their own (``AudioEngine/statistics``,
+/// ``AudioEngine/voiceCensus()``) because they cost a few atomics and a queue hop, where a
+/// snapshot walks every voice and bus and tapped meters: a HUD reads them each frame, a tool or
+/// the browser inspector takes snapshots. The inspector's report (FoleyInspector) is this
+/// snapshot plus what lives above the core: the music and the sound map's posts.
+///
 /// Everything in it is a plain value (it encodes to JSON as it is: the browser inspector serves
 /// it). Levels are in dB; silence reads ``AudioSnapshot/floorDecibels`` (-200) rather than minus
 /// infinity, so JSON never carries a non-number.
@@ -101,9 +108,11 @@ public struct BusSnapshot: Sendable, Codable, Hashable {
   public var name: String
   /// The bus it sums into (nil: the master, or this is the master).
   public var parent: String?
-  /// Its volume and mute as the game set them (the master's: ``AudioEngine/masterVolume``).
+  /// Its volume, mute and solo as the game set them (``AudioBus``; the master's volume is
+  /// ``AudioEngine/masterVolume``, and the master is never soloed).
   public var volume: Double
   public var isMuted: Bool
+  public var isSoloed: Bool
   /// Peak and RMS level of each channel over the window, in dBFS.
   public var peakDecibels: [Double]
   public var rmsDecibels: [Double]
