@@ -28,6 +28,9 @@ open class AudioNode: Node {
   public var isPositional = true
   /// The sound's voice while it plays or is paused.
   public private(set) var voice: Voice?
+  /// Why the file of ``init(url:)`` could not be read (nil: it was, or the node was made another
+  /// way).
+  public private(set) var readError: String?
   private let source: SoundSource
   /// The game asked for sound (`play()`, or autoplay once in a scene) and has not paused or
   /// stopped it since. Off at first: a node that does not autoplay waits for `play()`.
@@ -49,6 +52,27 @@ open class AudioNode: Node {
   /// A node that plays sound bytes (decoded once per engine, like `playSound(data:)`).
   public convenience init(data: Data, name: String? = nil) {
     self.init(source: .data(SoundDataReference(data: data, name: name)))
+  }
+
+  /// A node that plays the file at `url`, anywhere on disk: SpriteKit's `SKAudioNode(url:)`.
+  /// The file is mapped now and decoded once per engine, as bytes are. A file that cannot be read
+  /// makes a node that plays nothing, and the engine logs why (with the file's path) when the node
+  /// would start; ``readError`` says it at once.
+  ///
+  /// ```swift
+  /// let url = Bundle.main.url(forResource: "heartbeat", withExtension: "wav")!
+  /// let heartbeat = AudioNode(url: url)
+  /// scene.addChild(heartbeat)
+  /// ```
+  public convenience init(url: URL) {
+    do {
+      let bytes = try Data(contentsOf: url, options: .mappedIfSafe)
+      self.init(source: .data(SoundDataReference(data: bytes, name: url.lastPathComponent)))
+    } catch {
+      let reason = "\(url.path) could not be read: \((error as NSError).localizedDescription)"
+      self.init(source: .data(SoundDataReference(data: Data(), name: reason)))
+      readError = reason
+    }
   }
 
   package init(source: SoundSource) {
