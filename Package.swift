@@ -233,8 +233,7 @@ let package = Package(
       name: "FoleyTestSupport",
       dependencies: [
         "FoleyAudio", "FoleyAudioTesting", "FoleyScene", "FoleyCore", "FoleySession", "FoleyPlatform",
-        "FoleyRecording",
-        "CFoleySDL2",
+        "FoleyRecording", "CFoleySDL2", .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/FoleyTestSupport",
       swiftSettings: swiftSettings

@@ -91,6 +91,13 @@ extension StreamFiller {
 
   // MARK: - Opening tracks
 
+  /// A track that cannot play: logged at once (a game that never collects music events still
+  /// learns why its music is silent) and handed to the player as a `.failed` event.
+  func report(_ track: Track, _ error: SoundError, on stream: MusicStream) {
+    core.logger.error("music: '\(track.name)' cannot play: \(error)")
+    stream.addFailure(track, error)
+  }
+
   /// Where `track` is on disk (nil for bytes in memory). Reads only immutable state: any thread.
   package func resolve(_ track: Track) throws(SoundError) -> URL? {
     switch track.origin {
@@ -130,7 +137,7 @@ extension StreamFiller {
         try stream.prepareConverter(for: opened)
         reader = opened
       } catch {
-        stream.addFailure(opening.track, error)
+        report(opening.track, error, on: stream)
         opening.failuresInARow += 1
         if opening.failuresInARow < (stream.queue?.count ?? 1),
           let next = stream.queue?.entry(after: opening.queuePosition, skipping: true)
@@ -211,7 +218,7 @@ extension StreamFiller {
       }
       if ringIsFull { break }
       if let failure = reader.failure {
-        stream.addFailure(reader.track, SoundError(.undecodable, asset: reader.track.name, message: failure))
+        report(reader.track, SoundError(.undecodable, asset: reader.track.name, message: failure), on: stream)
       }
       guard nextTrack(of: stream) else { break }
     }
@@ -249,7 +256,7 @@ extension StreamFiller {
         stream.queuePosition = next.position
         return true
       } catch {
-        stream.addFailure(next.track, error)
+        report(next.track, error, on: stream)
         position = next.position
         failures += 1
       }

@@ -471,3 +471,27 @@ extension MusicLogicTests {
     #expect(music.underrunFrames == 0)
   }
 }
+
+extension MusicLogicTests {
+  @Test("a track that is not there says so in the log at error level, naming it, and posts .failed")
+  func missingTrackIsLogged() throws {
+    let log = CapturedLog()
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession(), logger: log.logger)
+    defer { engine.close() }
+    let music = engine.music
+    let events = Self.log(music)
+    music.play(Track(named: "Music/not-there.ogg"))
+    for _ in 0..<20 where !events.events.contains(where: { if case .failed = $0 { true } else { false } }) {
+      engine.waitUntilIdle()
+      mixer.advance(seconds: 0.05)
+      music.deliverEvents()
+    }
+    #expect(
+      events.events.contains {
+        if case .failed(let track, _) = $0 { track.name.contains("not-there") } else { false }
+      })
+    let errors = log.lines.filter { $0.level >= .error }.map(\.message)
+    #expect(errors.contains { $0.contains("not-there.ogg") && $0.contains("music") }, "logged: \(errors)")
+  }
+}
