@@ -72,7 +72,7 @@ enum BenchReport {
     results["pygame_trigger_us"] = Double(environment["PYGAME"] ?? "") ?? NSNull()
     results["raw_c_trigger_us"] = keyed("raw_c_trigger_us_by_channels", "256") ?? NSNull()
     results["raw_c_trigger_cpu_us"] = keyed("raw_c_trigger_cpu_us_by_channels", "256") ?? NSNull()
-    // The speed issue's name for the prepared track's start (measured by the music group).
+    // The prepared track's start under the name the table uses (measured by the music group).
     results["prepared_music_start_ms"] = value("music_prepared_play_to_first_sample_ms") ?? NSNull()
     let output = environment["OUT"] ?? "bench-results.json"
     try JSONSerialization.data(withJSONObject: results, options: [.prettyPrinted, .sortedKeys])

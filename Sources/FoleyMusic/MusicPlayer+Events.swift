@@ -49,6 +49,13 @@ extension MusicPlayer {
   func collectNews(of stream: MusicStream, failuresOnly: Bool = false) {
     let news = stream.takeNews()
     pendingEvents += news.failures.map { MusicEvent.failed($0.0, $0.1) }
+    // Nobody listens for the music's events: the log says why the music is silent (a game or a
+    // tool that observes reports failures its own way, once).
+    if observers.isEmpty {
+      for (track, error) in news.failures {
+        engine?.core.logger.error("music: '\(track.name)' cannot play: \(error)")
+      }
+    }
     guard !failuresOnly else { return }
     for segment in news.segments {
       switch segment.kind {

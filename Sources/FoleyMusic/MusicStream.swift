@@ -1,7 +1,7 @@
 @_spi(FoleyStreams) package import FoleyAudio
-package import FoleyCore
+import FoleyCore
 import Foundation
-package import Synchronization
+import Synchronization
 
 /// One streamed voice of music: the ring its effect plays from, the reader and converter that
 /// fill it, and the segments that tell which track (and where in it) each frame of the ring came

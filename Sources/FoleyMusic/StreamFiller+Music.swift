@@ -91,10 +91,9 @@ extension StreamFiller {
 
   // MARK: - Opening tracks
 
-  /// A track that cannot play: logged at once (a game that never collects music events still
-  /// learns why its music is silent) and handed to the player as a `.failed` event.
+  /// A track that cannot play: handed to the player, which posts it as a `.failed` event (and
+  /// logs it when no observer listens).
   func report(_ track: Track, _ error: SoundError, on stream: MusicStream) {
-    core.logger.error("music: '\(track.name)' cannot play: \(error)")
     stream.addFailure(track, error)
   }
 

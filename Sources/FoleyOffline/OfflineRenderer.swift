@@ -2,7 +2,7 @@ internal import CFoleyCrypto
 public import FoleyAudio
 public import FoleyCore
 import FoleyRecording
-public import FoleySession
+import FoleySession
 public import Foundation
 public import Logging
 

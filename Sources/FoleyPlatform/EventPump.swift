@@ -1,5 +1,5 @@
 internal import CFoleySDL2
-public import FoleyCore
+import FoleyCore
 public import FoleySession
 
 /// Drains SDL's event queue and translates what Foley and games care about into

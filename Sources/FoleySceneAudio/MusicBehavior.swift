@@ -1,6 +1,6 @@
-package import FoleyAudio
-package import FoleyMusic
-package import FoleyScene
+import FoleyAudio
+import FoleyMusic
+import FoleyScene
 import Foundation
 
 /// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music

@@ -1,4 +1,4 @@
-package import FoleyAudio
+import FoleyAudio
 import Foundation
 
 /// A node's playback rate, reverb send, obstruction and occlusion, applied to its voices now and

@@ -1,5 +1,5 @@
-package import FoleyAudio
-package import FoleyScene
+import FoleyAudio
+import FoleyScene
 
 /// What the scene bridge keeps per node, in the node's storage under its own key: the volume
 /// `Action.changeVolume(to:duration:)` gave it, and the voices it started (so a volume change

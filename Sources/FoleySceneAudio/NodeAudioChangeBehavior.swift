@@ -1,6 +1,6 @@
 import FoleyAudio
-package import FoleyScene
-package import Foundation
+import FoleyScene
+import Foundation
 
 /// `Action.changeVolume(to:duration:)`, `.changeVolume(by:duration:)`, `.stereoPan(to:duration:)`,
 /// `.stereoPan(by:duration:)`, `.changePlaybackRate`, `.changeReverb`, `.changeObstruction` and

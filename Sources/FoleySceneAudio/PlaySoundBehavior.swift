@@ -1,6 +1,6 @@
-package import FoleyAudio
-package import FoleyScene
-package import Foundation
+import FoleyAudio
+import FoleyScene
+import Foundation
 
 struct PlaySoundBehavior: ActionBehavior {
   package let source: SoundSource

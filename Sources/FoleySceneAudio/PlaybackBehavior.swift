@@ -1,5 +1,5 @@
 import FoleyAudio
-package import FoleyScene
+import FoleyScene
 import Foundation
 
 /// `Action.play()`, `.pause()` and `.stop()`: on an ``AudioNode``, its sound; on any other node,

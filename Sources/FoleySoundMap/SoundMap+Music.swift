@@ -1,6 +1,6 @@
 import FoleyAudio
 import FoleyMusic
-package import FoleyScene
+import FoleyScene
 import Foundation
 
 // The map's music: `music.state` moves to a state on its musical moment, `music.intensity`

@@ -1,5 +1,5 @@
 import Dispatch
-package import FoleyAudio
+import FoleyAudio
 package import FoleyScene
 import FoleySceneAudio
 import FoleySession

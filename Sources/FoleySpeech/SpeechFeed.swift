@@ -1,7 +1,7 @@
 import Dispatch
 @_spi(FoleyStreams) import FoleyAudio
 import FoleyCore
-package import Synchronization
+import Synchronization
 
 /// Syntheses queued or running on a synthesizer's queue, so an offline render (`waitUntilIdle`)
 /// can wait for them: the speech it mixes then never depends on how fast espeak-ng ran.

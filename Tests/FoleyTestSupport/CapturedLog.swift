@@ -1,4 +1,4 @@
-public import FoleyCore
+import FoleyCore
 public import Logging
 
 /// A logger whose lines are kept, for tests of what the engine says.

@@ -1,5 +1,5 @@
 public import FoleyAudio
-package import FoleyAudioTesting
+import FoleyAudioTesting
 public import FoleyScene
 public import FoleySession
 public import Foundation

@@ -1,6 +1,6 @@
 package import Dispatch
 public import FoleyCore
-public import FoleySession
+import FoleySession
 import Synchronization
 
 /// A mixer that runs inside the process and only when told to: SDL_mixer's part (channels as

@@ -1,7 +1,7 @@
 internal import CFoleySDL2
 internal import CFoleySDL2Mixer
-package import Dispatch
-package import FoleyCore
+import Dispatch
+import FoleyCore
 import Synchronization
 
 /// The real mixer: SDL_mixer's channels on SDL's audio device. Every `Mix_*` call Foley makes is

@@ -2,7 +2,7 @@ public import FoleyCore
 public import FoleySession
 public import Foundation
 public import Logging
-package import Synchronization
+import Synchronization
 
 /// Opens the audio device through SDL_mixer and plays sounds: one mixer channel per play, every
 /// mixer call on one serial Dispatch queue.

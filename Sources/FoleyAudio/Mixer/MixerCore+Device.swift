@@ -1,5 +1,5 @@
 import Dispatch
-package import FoleyCore
+import FoleyCore
 
 /// Losing the output device and getting one back, with every voice restored at the sample it had
 /// reached.

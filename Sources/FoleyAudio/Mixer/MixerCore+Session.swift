@@ -1,5 +1,5 @@
 import Dispatch
-package import FoleySession
+import FoleySession
 
 /// The session's modes and the buses, applied to every voice; and the census of what each voice
 /// is doing.

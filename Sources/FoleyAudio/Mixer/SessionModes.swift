@@ -1,4 +1,4 @@
-package import FoleySession
+import FoleySession
 
 /// How the session currently treats one voice.
 package enum SessionMode: Equatable {

@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// The buses' peak meters: one atomic per bus, written by the mixing thread once per callback and
 /// read by anyone (a HUD, an inspector).

@@ -1,5 +1,5 @@
 import Dispatch
-package import Synchronization
+import Synchronization
 
 /// The per-sample gain stage on one mixer channel: the voice's volume and pan, its category bus,
 /// the session's ducking, and every de-click ramp, folded into one left and one right gain.

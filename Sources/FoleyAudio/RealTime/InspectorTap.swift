@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// Copies of the mix's buses on their way from SDL's mixing thread to the inspector: a fixed ring
 /// of blocks with one producer (the mix, once per bus and block while an inspector reads) and one

@@ -2,7 +2,7 @@ internal import CFoleyCodecs
 internal import CFoleyDSP
 internal import CFoleySDL2
 package import Dispatch
-package import FoleyCore
+import FoleyCore
 package import Synchronization
 
 /// Decoded samples in the mix's format, shared by every ``Sound`` made from the same bytes and

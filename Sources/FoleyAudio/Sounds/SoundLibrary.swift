@@ -1,4 +1,4 @@
-package import Dispatch
+import Dispatch
 import FoleyCore
 package import Foundation
 package import Logging

@@ -1,7 +1,7 @@
 package import Dispatch
 import FoleyCore
 import Foundation
-package import Synchronization
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 package import FoleyCore
-package import Synchronization
+import Synchronization
 
 /// The handle of one play of a sound.
 ///

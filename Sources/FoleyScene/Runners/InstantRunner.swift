@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Runs an effect once and finishes at once, leaving the whole step over: the runner of every
 /// instantaneous action (a block, an event posted, a play/pause/stop, a music command).

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// The base class of FoleyScene's own runners (sequence, group, repeat, wait, the property
 /// changes, the timing and speed stages, instant effects, and ``BehaviorStage`` around a
