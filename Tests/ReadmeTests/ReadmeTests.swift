@@ -11,7 +11,11 @@ struct ReadmeTests {
     .deletingLastPathComponent()
 
   static func blocks(_ language: String) throws -> [String] {
-    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    blocks(language, in: try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8))
+  }
+
+  /// The fenced blocks of `language` in a Markdown text, each without its fences.
+  static func blocks(_ language: String, in readme: String) -> [String] {
     var blocks: [String] = []
     var current: [Substring]?
     for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -44,6 +48,37 @@ struct ReadmeTests {
         compiled.contains(marked),
         "README block \(number) is not in ReadmeSnippets.swift as written:\n\(body)")
     }
+  }
+
+  @Test("every Swift block of every DocC article is compiled here, word for word")
+  func doccBlocks() throws {
+    let compiled = try String(
+      contentsOf: Self.root.appendingPathComponent("Tests/ReadmeTests/DocCSnippets.swift"), encoding: .utf8)
+    let sources = Self.root.appendingPathComponent("Sources")
+    var checked = 0
+    for module in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
+      let catalog = sources.appendingPathComponent(module).appendingPathComponent("Documentation.docc")
+      guard let articles = try? FileManager.default.contentsOfDirectory(atPath: catalog.path) else {
+        continue
+      }
+      var number = 0
+      for article in articles.sorted() where article.hasSuffix(".md") {
+        let text = try String(contentsOf: catalog.appendingPathComponent(article), encoding: .utf8)
+        for block in Self.blocks("swift", in: text) {
+          number += 1
+          checked += 1
+          let body = block.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
+            .trimmingCharacters(in: .newlines)
+          let marked = "// DOCC-BLOCK \(module) \(number)\n\(body)\n// DOCC-BLOCK-END"
+          let found = compiled.contains(marked)
+          #expect(
+            found,
+            "\(module)/\(article), block \(number), is not in DocCSnippets.swift as written:\n\(body)")
+        }
+      }
+    }
+    #expect(checked >= 14)
   }
 
   @Test("every JSON sound map (or mix section) in the README parses without a structural error")
