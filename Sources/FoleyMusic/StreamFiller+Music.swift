@@ -91,12 +91,6 @@ extension StreamFiller {
 
   // MARK: - Opening tracks
 
-  /// A track that cannot play: handed to the player, which posts it as a `.failed` event (and
-  /// logs it when no observer listens).
-  func report(_ track: Track, _ error: SoundError, on stream: MusicStream) {
-    stream.addFailure(track, error)
-  }
-
   /// Where `track` is on disk (nil for bytes in memory). Reads only immutable state: any thread.
   package func resolve(_ track: Track) throws(SoundError) -> URL? {
     switch track.origin {
@@ -136,7 +130,7 @@ extension StreamFiller {
         try stream.prepareConverter(for: opened)
         reader = opened
       } catch {
-        report(opening.track, error, on: stream)
+        stream.addFailure(opening.track, error)
         opening.failuresInARow += 1
         if opening.failuresInARow < (stream.queue?.count ?? 1),
           let next = stream.queue?.entry(after: opening.queuePosition, skipping: true)
@@ -217,7 +211,7 @@ extension StreamFiller {
       }
       if ringIsFull { break }
       if let failure = reader.failure {
-        report(reader.track, SoundError(.undecodable, asset: reader.track.name, message: failure), on: stream)
+        stream.addFailure(reader.track, SoundError(.undecodable, asset: reader.track.name, message: failure))
       }
       guard nextTrack(of: stream) else { break }
     }
@@ -255,7 +249,7 @@ extension StreamFiller {
         stream.queuePosition = next.position
         return true
       } catch {
-        report(next.track, error, on: stream)
+        stream.addFailure(next.track, error)
         position = next.position
         failures += 1
       }

@@ -16,6 +16,15 @@ extension AudioRecorder: AudioSessionParticipant {
     }
   }
 
+  /// SDL's id of the capture device the recorder opened: what `SDL_AUDIODEVICEREMOVED` names, and
+  /// what `SDL_GetAudioDeviceStatus` takes (paused while the recorder is; stopped once it
+  /// finished).
+  ///
+  /// ```swift
+  /// if event.adevice.which == recorder.deviceID { print("our microphone went away") }
+  /// ```
+  public var deviceID: UInt32 { device }
+
   public func audioDeviceRemoved(deviceID: UInt32, isCapture: Bool) {
     guard isCapture, deviceID == device else { return }
     queue.sync { _ = finishOnQueue(error: .deviceLost(url)) }

@@ -62,14 +62,6 @@ public final class AudioRecorder: @unchecked Sendable {
   private let logger: Logger
   let queue = DispatchQueue(label: "foley.recording", qos: .userInitiated)
   let device: SDL_AudioDeviceID
-  /// SDL's id of the capture device the recorder opened: what `SDL_AUDIODEVICEREMOVED` names, and
-  /// what `SDL_GetAudioDeviceStatus` takes (paused while the recorder is; stopped once it
-  /// finished).
-  ///
-  /// ```swift
-  /// if event.adevice.which == recorder.deviceID { print("our microphone went away") }
-  /// ```
-  public var deviceID: UInt32 { device }
   private let ownsAudioSubsystem: Bool
   private let rawState = Atomic<UInt8>(State.prepared.rawValue)
   private let frames = Atomic<Int>(0)

@@ -51,8 +51,9 @@ struct MixAndBusTests {
     #expect(limited.samples.prefix(latency).allSatisfy { $0 == 0 })
   }
 
-  @Test("a category's bus volume ramps its voices, sample by sample, and leaves the others alone")
-  func busVolumeRamps() throws {
+  /// An engine playing a constant 0.5 looped on the music bus, panned hard left, and on the
+  /// effects bus, panned hard right: each bus's gain is read off its own channel.
+  static func musicLeftEffectsRight() throws -> EmbeddedAudio {
     let audio = try EmbeddedAudio(limiter: false)
     var music = SoundSettings()
     music.category = .music
@@ -63,6 +64,12 @@ struct MixAndBusTests {
     audio.engine.play(try Sound(data: level, name: "music", engine: audio.engine, settings: music), loops: -1)
     audio.engine.play(
       try Sound(data: level, name: "effect", engine: audio.engine, settings: effect), loops: -1)
+    return audio
+  }
+
+  @Test("a category's bus volume ramps its voices, sample by sample, and leaves the others alone")
+  func busVolumeRamps() throws {
+    let audio = try Self.musicLeftEffectsRight()
     audio.advance(seconds: 0.05)
     let start = audio.frames
     audio.engine.bus(.music).fade(to: 0.5, duration: 0.1)
@@ -173,16 +180,7 @@ struct MixAndBusTests {
 
   @Test("solo: while one bus is soloed the others ramp to silence, sample by sample, and ramp back after")
   func soloRamps() throws {
-    let audio = try EmbeddedAudio(limiter: false)
-    var music = SoundSettings()
-    music.category = .music
-    music.pan = -1  // left only
-    var effect = SoundSettings()
-    effect.pan = 1  // right only
-    let level = makeToneWAV(frequency: 0, duration: 0.1, amplitude: 0.5)
-    audio.engine.play(try Sound(data: level, name: "music", engine: audio.engine, settings: music), loops: -1)
-    audio.engine.play(
-      try Sound(data: level, name: "effect", engine: audio.engine, settings: effect), loops: -1)
+    let audio = try Self.musicLeftEffectsRight()
     audio.advance(seconds: 0.05)
     let full = audio.left[audio.frames - 1]
     #expect(full > 0.1)
