@@ -32,4 +32,19 @@ echo "test: SDL_AUDIODRIVER=$SDL_AUDIODRIVER SDL_VIDEODRIVER=$SDL_VIDEODRIVER ${
 swift build --build-tests ${flags[@]+"${flags[@]}"}
 # Every suite is Swift Testing; XCTest would only add an "Executed 0 tests" line. Arguments
 # (--filter, --parallel, ...) are swift test's.
-swift test --skip-build --disable-xctest ${flags[@]+"${flags[@]}"} "$@"
+if [ -z "${TSAN_OPTIONS:-}" ] || [ "${flags[0]:-}" != "--sanitize=thread" ]; then
+  swift test --skip-build --disable-xctest ${flags[@]+"${flags[@]}"} "$@"
+  exit
+fi
+# Under ThreadSanitizer a report can sit thousands of lines above the end of a long run: keep the
+# run's output and, if anything was reported, print every report again at the end.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+swift test --skip-build --disable-xctest "${flags[@]}" "$@" 2>&1 | tee "$log" || status=$?
+if grep -q "WARNING: ThreadSanitizer" "$log"; then
+  echo "test: ThreadSanitizer's reports in this run, again:"
+  awk '/WARNING: ThreadSanitizer/ {show = 1} show {print} /^SUMMARY: ThreadSanitizer/ {show = 0; print "=="}' "$log"
+  [ "$status" -ne 0 ] || status=66
+fi
+exit "$status"
