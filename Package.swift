@@ -304,8 +304,7 @@ let package = Package(
       dependencies: ["FoleyRecording", "FoleyTestSupport"],
       swiftSettings: swiftSettings
     ),
-    // The README's SpriteKit port, compiled and run as written there.
-    // README.md's examples, compiled (ReadmeSnippets.swift) and checked word for word.
+    // The examples of README.md and of the DocC articles, compiled and checked word for word.
     .testTarget(
       name: "ReadmeTests",
       dependencies: [
@@ -314,6 +313,7 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The SpriteKit guide's ported scene, compiled and run as written there.
     .testTarget(
       name: "SpriteKitPortTests",
       dependencies: ["Foley", "FoleyTestSupport"],

@@ -18,6 +18,12 @@ packages+=("${extra[@]}")
 
 say() { printf 'setup: %s\n' "$*"; }
 
+# --list: print the packages, one line, for a game's own set-up (apt-get install $(… --list)).
+if [ "${1:-}" = "--list" ]; then
+  echo "${packages[*]}"
+  exit 0
+fi
+
 missing=()
 for package in "${packages[@]}"; do
   [ -n "$package" ] || continue

@@ -3,64 +3,69 @@
 // between its markers (ReadmeTests checks that they match), wrapped in what it assumes exists:
 // this target compiles them, so an article's example that stops compiling fails the build.
 // A block's `import` lines are left out here; the imports below bring the same.
+import CFoleySDL2
 import Foley
 import FoleyInspector
 import FoleyOffline
 import FoleySpeech
 
-/// What the articles' snippets take as given beside the README's (HUD, Subtitle, GameScene).
+/// What the articles' snippets take as given.
 @MainActor final class MeterHUD { var level = 0.0 }
+@MainActor final class HUD { var title = "" }
+@MainActor final class Subtitle { var text = "" }
+struct Analytics { func log(_ name: String) {} }
+@MainActor final class TempoHUD { func flash(bar: Int) {} }
 
 @MainActor func doccFoley() throws {
-// DOCC-BLOCK Foley 1
+// DOCC-BLOCK Foley/Foley.md 1
 let engine = try AudioEngine()
 let scene = Scene(size: Size(width: 800, height: 600))
 engine.attach(to: scene, positional: true)
 let sprite = SpriteNode(color: .orange, size: Size(width: 32, height: 32))
 scene.addChild(sprite)
 sprite.run(.playSound(data: try Data(contentsOf: URL(fileURLWithPath: "hit.wav"))))
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccAudio(hitBytes: Data) throws {
-// DOCC-BLOCK FoleyAudio 1
+// DOCC-BLOCK FoleyAudio/FoleyAudio.md 1
 let engine = try AudioEngine()
 let hit = try engine.sound(data: hitBytes)      // decoded once
 engine.play(hit)
 engine.play(hit, volume: 0.5, pan: -0.8)        // overlaps the first
 engine.bus(.music).fade(to: 0.5, duration: 1)
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccAudioTesting() throws {
-// DOCC-BLOCK FoleyAudioTesting 1
+// DOCC-BLOCK FoleyAudioTesting/FoleyAudioTesting.md 1
 let mixer = EmbeddedMixer()
 let engine = try AudioEngine(embedded: mixer, session: AudioSession())
 mixer.advance(seconds: 0.1)            // mixes 0.1 s and lets the engine react
 let output = mixer.takeOutput()        // interleaved float samples
-// DOCC-BLOCK-END
+// BLOCK-END
 _ = (engine, output)
 }
 
 @MainActor func doccCore() throws {
-// DOCC-BLOCK FoleyCore 1
+// DOCC-BLOCK FoleyCore/FoleyCore.md 1
 let engine = try AudioEngine(logger: .foley("mygame.audio"))  // level from FOLEY_LOG_LEVEL
 // Each frame, on the game thread: what the engine's threads posted (session transitions,
 // music and speech events) is delivered here, in order.
 engine.session.mailbox.drain()
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccInspector(engine: AudioEngine, map: SoundMap) throws {
-// DOCC-BLOCK FoleyInspector 1
+// DOCC-BLOCK FoleyInspector/FoleyInspector.md 1
 let inspector = InspectorServer(
   engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
 print("inspector: \(try inspector.start())")   // http://127.0.0.1:8765/?token=…
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccMusic(engine: AudioEngine, hud: HUD) {
-// DOCC-BLOCK FoleyMusic 1
+// DOCC-BLOCK FoleyMusic/FoleyMusic.md 1
 let music = engine.music                                   // or MusicPlayer(engine: engine)
 music.play([Track(named: "Music/title.ogg"), Track(named: "Music/level1.ogg")])
 music.crossfadeDuration = 3                                // queued tracks overlap by 3 s
@@ -72,11 +77,11 @@ music.crossfade(to: Track(named: "Music/boss.ogg", loopCount: -1), duration: 2)
 music.seek(to: 30)
 print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0)
 music.stop(fadeOut: 1.5)
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccOffline() throws {
-// DOCC-BLOCK FoleyOffline 1
+// DOCC-BLOCK FoleyOffline/FoleyOffline.md 1
 let renderer = try OfflineRenderer()
 let scene = GameScene(size: Size(width: 800, height: 600))
 renderer.engine.attach(to: scene)
@@ -85,19 +90,19 @@ let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.
   scene.update(deltaTime: step)
 }
 print(result.sha256, result.speed)     // the same hash on every run; 20× real time or more
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccPlatform() throws {
-// DOCC-BLOCK FoleyPlatform 1
+// DOCC-BLOCK FoleyPlatform/FoleyPlatform.md 1
 let sdl = try SDLContext(subsystems: [.audio, .video, .events], mode: .headless)
 print(sdl.audioDriver ?? "no audio driver")  // "dummy"
 sdl.shutdown()
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccRecording(hud: MeterHUD) throws {
-// DOCC-BLOCK FoleyRecording 1
+// DOCC-BLOCK FoleyRecording/FoleyRecording.md 1
 let recorder = try AudioRecorder(url: URL(fileURLWithPath: "take.wav"))
 print(recorder.format)                      // what the device gave: 48000 Hz s16 1 ch
 try recorder.record(forDuration: 5)
@@ -106,32 +111,32 @@ hud.level = recorder.averagePower(forChannel: 0)   // dBFS, -160...0
 // later:
 let summary = recorder.stop()
 print(summary.duration, summary.error as Any)
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccScene() {
-// DOCC-BLOCK FoleyScene 1
+// DOCC-BLOCK FoleyScene/FoleyScene.md 1
 let scene = Scene(size: Size(width: 640, height: 480), seed: 1)
 let coin = SpriteNode(color: .white, size: Size(width: 8, height: 8))
 scene.addChild(coin)
 coin.run(.sequence([.wait(forDuration: 0.5, withRange: 0.2), .fadeOut(withDuration: 0.25)]))
 for _ in 0..<60 { scene.update(deltaTime: 1.0 / 60.0) }
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccSceneAudio(scene: Scene, player: Node) {
-// DOCC-BLOCK FoleySceneAudio 1
+// DOCC-BLOCK FoleySceneAudio/FoleySceneAudio.md 1
 let campfire = AudioNode(fileNamed: "fire.ogg")        // loops, positional
 campfire.position = Point(x: 300, y: 120)
 scene.addChild(campfire)
 scene.listener = player
 campfire.run(.sequence([.wait(forDuration: 5), .changeVolume(to: 0.2, duration: 2)]))
 campfire.run(.stop())                                  // or .pause(), .play(), .stereoPan(to:duration:)
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccSession() throws {
-// DOCC-BLOCK FoleySession 1
+// DOCC-BLOCK FoleySession/FoleySession.md 1
 let session = AudioSession()                 // or AudioSession.shared
 let engine = try AudioEngine(session: session)
 session.addObserver { transition in          // on the game thread (main actor)
@@ -140,20 +145,20 @@ session.addObserver { transition in          // on the game thread (main actor)
 session.beginInterruption()                  // a call comes in: everything pauses
 session.endInterruption(shouldResume: true)  // and resumes where it was
 session.handle(.focusLost)                   // what a host's own event loop forwards
-// DOCC-BLOCK-END
+// BLOCK-END
 _ = engine
 }
 
 @MainActor func doccSoundMap(engine: AudioEngine, scene: Scene) throws {
-// DOCC-BLOCK FoleySoundMap 1
+// DOCC-BLOCK FoleySoundMap/FoleySoundMap.md 1
 let map = try SoundMap(contentsOf: URL(fileURLWithPath: "Assets/sounds.json"), engine: engine)
 engine.use(map, for: scene)
 try map.reload()          // after editing the file (debug builds poll it on their own)
-// DOCC-BLOCK-END
+// BLOCK-END
 }
 
 @MainActor func doccSpeech(engine: AudioEngine, subtitle: Subtitle) {
-// DOCC-BLOCK FoleySpeech 1
+// DOCC-BLOCK FoleySpeech/FoleySpeech.md 1
 let speech = SpeechSynthesizer(engine: engine)
 speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
 speech.addObserver { event in
@@ -162,5 +167,253 @@ speech.addObserver { event in
 speech.speak(Utterance(string: "The bridge is out. Take the river path."))
 speech.pauseSpeaking(at: .word)
 speech.continueSpeaking()
-// DOCC-BLOCK-END
+// BLOCK-END
+}
+
+@MainActor func guideSound(scene: Scene, sprite: SpriteNode, hitBytes: Data) throws {
+// DOCC-BLOCK Foley/PlayingSounds.md 1
+let engine = try AudioEngine()          // 48 kHz, float32, stereo, 512-frame buffer; engine.deviceFormat says what it got
+engine.attach(to: scene)                // the scene's sound actions play through it
+sprite.run(.playSound(data: hitBytes))  // decoded once, a channel per play: hits overlap
+sprite.run(.sequence([.playSoundFileNamed("chime.ogg", waitForCompletion: true), .removeFromParent()]))
+let voice = engine.play(try engine.sound(named: "ambience.wav"), volume: 0.5)
+voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(fadeOut: 0.5)
+engine.play(try engine.sound(named: "ambience.wav"), loops: -1)   // -1 loops until stopped
+engine.bus(.music).fade(to: 0.4, duration: 2)                // every category is a bus
+engine.bus(.effects).isMuted = true; engine.bus(.speech).isSoloed = false; engine.masterVolume = 0.8
+print(engine.statistics)                // requested, started, suppressed, rejected, stolen, failed, voices, decodes
+print(engine.masterMeter)               // the limiter's gain reduction now and at its deepest
+// BLOCK-END
+}
+
+@MainActor func guideShaping(engine: AudioEngine, engineHum: Sound, ball: Node, player: Node) throws {
+  var spatial = SpatialAudio()
+// DOCC-BLOCK Foley/PlayingSounds.md 2
+let voice = engine.play(engineHum, loops: -1, rate: 0.8)  // playback rate 0.25…4: pitch and tempo together
+voice.setPlaybackRate(1.5, over: 0.8)                      // glides, sample by sample
+voice.setLowPassCutoff(900, over: 0.2)                     // a voice's own low-pass (20…20,000 Hz)
+voice.setReverbSend(0.4)                                   // a post-fader share to the engine's reverb
+engine.reverb.apply(.cave)                                 // presets: .room, .hall, .cave, .underwater
+try engine.bus(.speech).setEffects([FilterEffect(.highPass, frequency: 80), FilterEffect(.peaking(gainDB: 3), frequency: 3_000)])                         // each category's bus has an effect chain
+try engine.bus(.music).setEffects([CompressorEffect(threshold: -40, ratio: 8, range: 12, sidechain: .speech)])                          // music ducks under speech, by the speech's level
+try engine.bus("shouts").setEffects([DelayEffect(time: 0.35, feedback: 0.45)])   // an echo
+spatial.speedOfSound = 3_430                               // doppler for positional voices (off by default)
+ball.run(.changePlaybackRate(to: 1.4, duration: 0.3))      // SpriteKit's four audio actions
+ball.run(.changeObstruction(to: -24, duration: 0.2))       // dB, −100…0, as AVAudio3DMixing
+ball.run(.changeOcclusion(to: -12, duration: 0.2))
+player.run(.changeReverb(to: 0.6, duration: 0.5))
+// BLOCK-END
+  _ = spatial
+}
+
+@MainActor func guideLoudness(engine: AudioEngine, sound: Sound, voiceLine: Data) throws {
+// DOCC-BLOCK Foley/PlayingSounds.md 3
+print(sound.loudness)                                  // "-18.4 LUFS, range 5.1 LU, true peak -1.3 dBTP"
+try engine.bus(.effects).setLoudnessTarget(-20)       // the bus's target, in LUFS
+var settings = SoundSettings()
+settings.normalizesLoudness = true                     // this sound plays at its bus's target
+let line = try Sound(data: voiceLine, name: "line-12.ogg", engine: engine, settings: settings)
+// BLOCK-END
+  _ = line
+}
+
+@MainActor func guideSpace(engine: AudioEngine, scene: Scene, player: Node) {
+// DOCC-BLOCK Foley/SoundInSpace.md 1
+scene.listener = player                                        // nil: the scene's centre (SpriteKit: its origin)
+var spatial = SpatialAudio()
+spatial.distanceModel = .inverse(reference: 120, rolloff: 1)   // also .none, .linear(reference:maximum:), .exponential
+spatial.panWidth = 350                                         // points aside for full left/right
+engine.attach(to: scene, positional: true, spatial: spatial)   // sounds started by actions follow their node
+let fire = AudioNode(fileNamed: "fire.ogg")                    // SKAudioNode: loops, positional, pauses with its scene
+fire.position = Point(x: 60, y: 540); scene.addChild(fire)
+fire.run(.sequence([.changeVolume(to: 0.3, duration: 2), .stereoPan(by: -0.2, duration: 1), .pause(), .play(), .stop()]))
+// BLOCK-END
+}
+
+@MainActor func guideVirtual() throws {
+// DOCC-BLOCK Foley/SoundInSpace.md 2
+var configuration = AudioConfiguration()
+configuration.maximumAudibleVoices = 32                        // the 32 that rank first are mixed; the rest are virtual
+let engine = try AudioEngine(configuration: configuration)
+try engine.bus(.ambience).setMaximumAudibleVoices(6)          // and at most 6 of the ambience bus
+let torch = AudioNode(fileNamed: "torch.ogg")                  // a thousand of these cost what the heard ones cost
+let away = torch.voice?.isVirtual                              // true while it plays in time without a channel
+let census = engine.voiceCensus()                              // census.audible, census.virtual
+let figures = engine.statistics                                // figures.virtualVoices, figures.virtualizations
+// BLOCK-END
+  _ = (away, census, figures)
+}
+
+// DOCC-BLOCK Foley/ComingFromSpriteKit.md 1
+final class GameScene: Scene {  // SKScene
+  let hero = SpriteNode(color: .green, size: Size(width: 32, height: 32))
+  static var sounds = Bundle.main.resourceURL!  // where the sounds are
+  let campfire = AudioNode(url: GameScene.sounds.appendingPathComponent("fire.ogg"))  // SKAudioNode(url:)
+  var fireVolume: Float = 0.5  // a setting, in SpriteKit's Float
+
+  override func didMove(to view: SceneView) {  // SKView
+    hero.position = Point(x: 100, y: 300)
+    addChild(hero)
+    listener = hero
+    campfire.position = Point(x: 400, y: 300)
+    addChild(campfire)
+    let coin = SpriteNode(color: Color(red: 1, green: 0.85, blue: 0.2), size: Size(width: 8, height: 8))
+    coin.position = Point(x: 120, y: 300)
+    addChild(coin)
+    coin.run(
+      .sequence([
+        .playSoundFileNamed("coin.wav", waitForCompletion: true),
+        .wait(forDuration: 0.5),
+        .fadeOut(withDuration: 0.25),
+        .removeFromParent(),
+      ]))
+    campfire.run(
+      .sequence([
+        .wait(forDuration: 1),
+        .changeVolume(to: fireVolume, duration: 1),
+        .group([.changeObstruction(by: -4, duration: 0.5), .changeOcclusion(by: -2, duration: 0.5)]),
+      ]))
+  }
+
+  override func update(_ currentTime: TimeInterval) {
+    hero.position.x += 2  // walking past the fire: its sound moves from the right ear to the left
+  }
+}
+// BLOCK-END
+
+@MainActor func guidePort() throws {
+// DOCC-BLOCK Foley/ComingFromSpriteKit.md 2
+let engine = try AudioEngine()                 // SpriteKit's audio engine is implicit; here you open one…
+let view = SceneView()
+let scene = GameScene(size: Size(width: 800, height: 600))
+engine.attach(to: scene)                       // …and attach it to the scenes that should sound
+view.presentScene(scene)                       // calls didMove(to:)
+// each frame: view.update(deltaTime: 1.0 / 60) (calls update(_:), runs the actions), then draw view.scene
+// BLOCK-END
+}
+
+@MainActor func guideMusic(engine: AudioEngine, scene: Scene, hud: HUD, bossURL: URL, bossTrack: Track) {
+// DOCC-BLOCK Foley/MusicGuide.md 1
+let music = engine.music                                   // the engine's player (or MusicPlayer(engine:category:))
+music.play([Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/boss.ogg")])
+music.crossfadeDuration = 3                                // queued tracks overlap by 3 s; 0 = gapless
+music.repeatMode = .all; music.isShuffled = true
+music.crossfade(to: Track(url: bossURL, loopCount: -1, loopRegion: 12.0..<96.5), duration: 2)
+music.seek(to: 30); music.pause(); music.resume(); music.stop(fadeOut: 1.5)
+print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0, music.duration ?? 0)
+music.addObserver { event in                               // .trackChanged, .looped, .failed, .finished
+  if case .trackChanged(let now) = event { hud.title = now.title }
+}
+scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, crossfade: 1.5), .wait(forDuration: 60), .stopMusic(fadeOut: 2)]))
+// BLOCK-END
+}
+
+@MainActor func guideMusicInTime(
+  engine: AudioEngine, music: MusicPlayer, hud: TempoHUD, fanfare: Sound, clap: Sound, drums: Track, bass: Track,
+  strings: Track
+) throws {
+// DOCC-BLOCK Foley/MusicGuide.md 2
+var combat = Track(named: "Music/combat.ogg", loopCount: -1)
+combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["drop": 27.68])
+music.prepare([combat])                                    // checked ahead: no waiting at the bar line
+try music.transition(to: combat, at: .nextBar, fade: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
+try music.playStinger(fanfare, at: .nextBeat)              // a one-shot that lands on the beat
+music.addObserver { event in
+  if case .beat(let beat) = event, beat.isDownbeat { hud.flash(bar: beat.time.bar) }   // .cue, .momentMoved too
+}
+print(music.musicalTime ?? "no tempo")                     // "5:3.25": bar 5, beat 3, a quarter on
+try music.play(stems: [drums, bass, strings], levels: [1, 1, 0])   // sample-together, looping together
+music.setLevel(1, ofStem: 2, fade: 4)                      // the strings come in with the danger
+engine.play(clap, at: engine.audioFrame + engine.frames(forSeconds: 0.5))   // any sound, on any frame
+// BLOCK-END
+}
+
+@MainActor func guideMusicStates(scene: Scene) {
+// DOCC-BLOCK Foley/MusicGuide.md 3
+scene.events.post("music.state", parameters: ["state": "combat"])   // on the next bar line
+scene.events.post("music.intensity", parameters: ["danger": 0.5])   // the strings come in over 2 s
+// BLOCK-END
+}
+
+@MainActor func guideEvents(engine: AudioEngine, scene: Scene, player: Node, analytics: Analytics) throws {
+// DOCC-BLOCK Foley/SoundMaps.md 1
+scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)   // FoleyScene
+scene.events.subscribe("player.*") { event in analytics.log(event.name) }                // anyone may listen
+
+let map = try SoundMap(contentsOf: URL(fileURLWithPath: "Assets/sounds.json"), engine: engine)  // FoleySoundMap
+engine.use(map, for: scene)
+// BLOCK-END
+}
+
+@MainActor func guideSpeech(engine: AudioEngine, subtitle: Subtitle, guide: Node, gate: Point) {
+// DOCC-BLOCK Foley/SpeechGuide.md 1
+let speech = SpeechSynthesizer(engine: engine)             // or SpeechSynthesizer.shared(for: engine)
+speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
+var line = Utterance(string: "The bridge is out. Take the river path.")
+line.rate = 0.5; line.pitchMultiplier = 1.1; line.voice = SpeechVoice.voice(language: "en-gb")
+line.preUtteranceDelay = 0.2; line.postUtteranceDelay = 0.3
+speech.addObserver { event in                              // or a SpeechSynthesizerDelegate
+  if case .willSpeakRange(let range, let spoken) = event { subtitle.text = String(spoken.string[range]) }
+}
+speech.speak(line)                                          // queued; spoken one after another
+speech.pauseSpeaking(at: .word); speech.continueSpeaking(); speech.stopSpeaking(at: .immediate)
+guide.run(.sequence([.speak(Utterance(string: "Follow me.")), .move(to: gate, duration: 2)]))
+// BLOCK-END
+}
+
+@MainActor func guideSession(engine: AudioEngine) {
+// DOCC-BLOCK Foley/SessionAndDevices.md 1
+// 1. Foley's event pump (the demo does this): every polled event goes to the session first.
+let pump = EventPump(sceneHeight: 600, session: engine.session)
+
+// 2. Your own loop: tell the session what happened, typed (any windowing library)…
+engine.session.handle(.focusLost); engine.session.handle(.focusGained)
+// …or hand it SDL's event as bytes (any Swift SDL2 binding has SDL's layout; short buffers are ignored):
+var event = SDL_Event()
+while SDL_PollEvent(&event) != 0 {
+  withUnsafeBytes(of: &event) { _ = engine.session.handleSDLEvent(bytes: $0) }
+  // …your handling
+}
+// …or call the API yourself:
+engine.session.deactivate(reason: .host("pause menu")); engine.session.activate(reason: .host("pause menu"))
+engine.session.beginInterruption(); engine.session.endInterruption(shouldResume: false)  // voices stay paused for you
+engine.resumeAllVoices()   // or stopAllVoices(fadeOut:): these reach the voices actions started, too
+// BLOCK-END
+  _ = pump
+}
+
+@MainActor func guideRecording(url: URL) throws {
+// DOCC-BLOCK Foley/RecordingGuide.md 1
+let recorder = try AudioRecorder(url: URL(fileURLWithPath: "take.wav"),            // refuses to replace a file…
+                                 format: RecordingFormat(sampleRate: 48_000, channels: 1, sampleFormat: .signed16),
+                                 options: [])                                     // …unless [.overwrite]
+try recorder.record(forDuration: 10)          // or record(); pause(); resume(); stop()
+print(recorder.averagePower(forChannel: 0))   // dBFS −160…0, 50 ms window, like AVAudioRecorder; peakPower too
+let summary = recorder.stop()                 // frames, duration, and `error` if it stopped early
+try WAVFile.repair(at: url)                   // for a file whose process died before stop()
+// BLOCK-END
+  _ = summary
+}
+
+@MainActor func guideInspector(engine: AudioEngine, map: SoundMap) throws {
+// DOCC-BLOCK Foley/Inspecting.md 1
+let snapshot = engine.inspector.snapshot(window: 0.3)   // any thread; the first one starts the copying
+for bus in snapshot.buses { print(bus.name, bus.peakDecibels, bus.momentaryLoudness ?? -.infinity) }
+for voice in snapshot.voices where voice.state == .virtual { print(voice.sound, voice.position ?? 0) }
+
+let server = InspectorServer(engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
+print("inspector: \(try server.start())")                // http://127.0.0.1:8765/?token=…
+// BLOCK-END
+  server.stop()
+}
+
+@MainActor func guideOffline(scene: Scene) throws {
+// DOCC-BLOCK Foley/DemoAndTools.md 1
+let renderer = try OfflineRenderer()                  // an engine on an embedded mixer: no device
+renderer.engine.attach(to: scene)                     // load sounds, attach scenes, play music as a game does
+let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.wav")) { step in
+  scene.update(deltaTime: step)                       // a fixed step (1/60 s by default)
+}
+print(result.sha256, result.speed)                    // the same hash every run; ~40× real time here
+// BLOCK-END
 }

@@ -1,293 +1,54 @@
 // swift-format-ignore-file
 // Every Swift block of README.md, verbatim between its markers (ReadmeTests checks that they
 // match), wrapped in what it assumes exists: this target compiles them, so a README example
-// that stops compiling fails the build. Top-level `import` lines of a block are at the top here;
-// Foundation is not imported: `import Foley` must bring it, as the examples assume.
-// Block 1 is a manifest line (Package.swift), not Swift a target can compile: it is not here.
-import CFoleySDL2
+// that stops compiling fails the build. A block's `import` lines are at the top here, and only
+// those: `import Foley` must bring Foundation, as the quick start assumes. Block 1 is the game's
+// Package.swift, which Scripts/check-embedding.sh builds with block 2 in a package of its own.
 import Foley
-import FoleyInspector
-import FoleyOffline
-import FoleySpeech
 import Logging
 
-/// What the snippets take as given.
-@MainActor final class HUD { var title = "" }
-@MainActor final class Subtitle { var text = "" }
-struct Analytics { func log(_ name: String) {} }
-@MainActor final class TempoHUD { func flash(bar: Int) {} }
-
 // README-BLOCK 2
-@MainActor func play() throws {
-  let sdl = try SDLContext(subsystems: [.video, .audio, .events])  // quits only what it started
-  defer { sdl.shutdown() }
-  var log = Logger(label: "foley.audio")
-  log.logLevel = .warning                                  // keeps the engine's info lines out of your log
-  let engine = try AudioEngine(logger: log)
-  defer { engine.close() }
-  let scene = Scene(size: Size(width: 800, height: 600))
-  engine.attach(to: scene, positional: true)
-  let ship = SpriteNode(color: .green, size: Size(width: 32, height: 32))
-  scene.addChild(ship)
-  ship.run(.repeatForever(.sequence([
-    .move(by: Vector(dx: 100, dy: 0), duration: 0.5),
-    .move(by: Vector(dx: -100, dy: 0), duration: 0.5),
-  ])), withKey: "patrol")
+@MainActor func quickStart() throws {
+let sdl = try SDLContext(subsystems: [.video, .audio, .events])  // quits only what it started
+defer { sdl.shutdown() }
+var log = Logger(label: "mygame.audio")
+log.logLevel = .warning  // the engine's warnings and errors, not its info lines
+let engine = try AudioEngine(logger: log)  // 48 kHz float stereo; silent, with a warning, without a device
+defer { engine.close() }
+let canvas = try Canvas(title: "mygame", width: 800, height: 600, presentation: .window)
+let scene = Scene(size: Size(width: 800, height: 600))
+engine.attach(to: scene, positional: true)  // sounds that actions start come from their node
 
-  let pump = EventPump(sceneHeight: 600, session: engine.session)  // focus loss pauses the sound
-  let clock = ContinuousClock()
-  let frame = Duration.seconds(1) / 60
-  var last = clock.now
-  var running = true
-  while running {
-    let start = clock.now
-    for event in pump.poll() where event == .quit { running = false }
-    scene.update(deltaTime: (start - last) / .seconds(1))  // time is yours to hand in: the real step
-    last = start
-    // draw with your renderer, or with Foley's Canvas; then wait out the frame (or present with vsync)
-    let spent = clock.now - start
-    if spent < frame { Thread.sleep(forTimeInterval: (frame - spent) / .seconds(1)) }
-  }
-}
-// README-BLOCK-END
+let ship = SpriteNode(color: .green, size: Size(width: 32, height: 32))
+ship.position = Point(x: 300, y: 300)
+scene.addChild(ship)
+ship.run(.repeatForever(.sequence([
+  .playSoundFileNamed("chime.wav", waitForCompletion: false),  // decoded once; each play overlaps the last
+  .move(by: Vector(dx: 200, dy: 0), duration: 1),
+  .move(by: Vector(dx: -200, dy: 0), duration: 1),
+])), withKey: "patrol")
 
-@MainActor func readmeSound(scene: Scene, sprite: SpriteNode, hitBytes: Data) throws {
-// README-BLOCK 3
-let engine = try AudioEngine()          // 48 kHz, float32, stereo, 512-frame buffer; engine.deviceFormat says what it got
-engine.attach(to: scene)                // the scene's sound actions play through it
-sprite.run(.playSound(data: hitBytes))  // decoded once, a channel per play: hits overlap
-sprite.run(.sequence([.playSoundFileNamed("chime.ogg", waitForCompletion: true), .removeFromParent()]))
-let voice = engine.play(try engine.sound(named: "ambience.wav"), volume: 0.5)
-voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(fadeOut: 0.5)
-engine.play(try engine.sound(named: "ambience.wav"), loops: -1)   // -1 loops until stopped
-engine.bus(.music).fade(to: 0.4, duration: 2)                // every category is a bus
-engine.bus(.effects).isMuted = true; engine.bus(.speech).isSoloed = false; engine.masterVolume = 0.8
-print(engine.statistics)                // requested, started, suppressed, rejected, stolen, failed, voices, decodes
-print(engine.masterMeter)               // the limiter's gain reduction now and at its deepest
-// README-BLOCK-END
-}
+let fire = AudioNode(fileNamed: "ambience.wav")  // SKAudioNode: loops, heard from where it stands
+fire.position = Point(x: 100, y: 300)
+scene.addChild(fire)  // the listener is the scene's centre (scene.listener = ship to follow the ship)
+engine.music.play(Track(named: "Music/calm.ogg", loopCount: -1))  // streamed; -1 loops for ever
 
-@MainActor func readmeShaping(engine: AudioEngine, engineHum: Sound, ball: Node, player: Node) throws {
-  var spatial = SpatialAudio()
-// README-BLOCK 4
-let voice = engine.play(engineHum, loops: -1, rate: 0.8)  // playback rate 0.25…4: pitch and tempo together
-voice.setPlaybackRate(1.5, over: 0.8)                      // glides, sample by sample
-voice.setLowPassCutoff(900, over: 0.2)                     // a voice's own low-pass (20…20,000 Hz)
-voice.setReverbSend(0.4)                                   // a post-fader share to the engine's reverb
-engine.reverb.apply(.cave)                                 // presets: .room, .hall, .cave, .underwater
-try engine.bus(.speech).setEffects([FilterEffect(.highPass, frequency: 80), FilterEffect(.peaking(gainDB: 3), frequency: 3_000)])                         // each category's bus has an effect chain
-try engine.bus(.music).setEffects([CompressorEffect(threshold: -40, ratio: 8, range: 12, sidechain: .speech)])                          // music ducks under speech, by the speech's level
-try engine.bus("shouts").setEffects([DelayEffect(time: 0.35, feedback: 0.45)])   // an echo
-spatial.speedOfSound = 3_430                               // doppler for positional voices (off by default)
-ball.run(.changePlaybackRate(to: 1.4, duration: 0.3))      // SpriteKit's four audio actions
-ball.run(.changeObstruction(to: -24, duration: 0.2))       // dB, −100…0, as AVAudio3DMixing
-ball.run(.changeOcclusion(to: -12, duration: 0.2))
-player.run(.changeReverb(to: 0.6, duration: 0.5))
-// README-BLOCK-END
-  _ = spatial
+let pump = EventPump(sceneHeight: 600, session: engine.session)  // focus loss pauses the sound
+// Runs until the window closes, or for as many seconds as its argument says (`swift run mygame 5`).
+let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? .infinity
+let clock = ContinuousClock()
+let frame = Duration.seconds(1) / 60
+let begin = clock.now
+var last = begin
+var running = true
+while running && (clock.now - begin) / .seconds(1) < seconds {
+  let start = clock.now
+  for event in pump.poll() where event == .quit { running = false }
+  scene.update(deltaTime: (start - last) / .seconds(1))  // time is yours to hand in: the real step
+  last = start
+  canvas.draw(scene)
+  let spent = clock.now - start
+  if spent < frame { Thread.sleep(forTimeInterval: (frame - spent) / .seconds(1)) }
 }
-
-@MainActor func readmeLoudness(engine: AudioEngine, sound: Sound, voiceLine: Data) throws {
-// README-BLOCK 5
-print(sound.loudness)                                  // "-18.4 LUFS, range 5.1 LU, true peak -1.3 dBTP"
-try engine.bus(.effects).setLoudnessTarget(-20)       // the bus's target, in LUFS
-var settings = SoundSettings()
-settings.normalizesLoudness = true                     // this sound plays at its bus's target
-let line = try Sound(data: voiceLine, name: "line-12.ogg", engine: engine, settings: settings)
-// README-BLOCK-END
-  _ = line
 }
-
-@MainActor func readmeSpace(engine: AudioEngine, scene: Scene, player: Node) {
-// README-BLOCK 6
-scene.listener = player                                        // nil: the scene's centre (SpriteKit: its origin)
-var spatial = SpatialAudio()
-spatial.distanceModel = .inverse(reference: 120, rolloff: 1)   // also .none, .linear(reference:maximum:), .exponential
-spatial.panWidth = 350                                         // points aside for full left/right
-engine.attach(to: scene, positional: true, spatial: spatial)   // sounds started by actions follow their node
-let fire = AudioNode(fileNamed: "fire.ogg")                    // SKAudioNode: loops, positional, pauses with its scene
-fire.position = Point(x: 60, y: 540); scene.addChild(fire)
-fire.run(.sequence([.changeVolume(to: 0.3, duration: 2), .stereoPan(by: -0.2, duration: 1), .pause(), .play(), .stop()]))
-// README-BLOCK-END
-}
-
-@MainActor func readmeVirtual() throws {
-// README-BLOCK 7
-var configuration = AudioConfiguration()
-configuration.maximumAudibleVoices = 32                        // the 32 that rank first are mixed; the rest are virtual
-let engine = try AudioEngine(configuration: configuration)
-try engine.bus(.ambience).setMaximumAudibleVoices(6)          // and at most 6 of the ambience bus
-let torch = AudioNode(fileNamed: "torch.ogg")                  // a thousand of these cost what the heard ones cost
-let away = torch.voice?.isVirtual                              // true while it plays in time without a channel
-let census = engine.voiceCensus()                              // census.audible, census.virtual
-let figures = engine.statistics                                // figures.virtualVoices, figures.virtualizations
-// README-BLOCK-END
-  _ = (away, census, figures)
-}
-
-// README-BLOCK 8
-final class GameScene: Scene {  // SKScene
-  let hero = SpriteNode(color: .green, size: Size(width: 32, height: 32))
-  let campfire = AudioNode(fileNamed: "fire.ogg")  // SKAudioNode: loops, positional
-
-  override func didMove(to view: SceneView) {  // SKView
-    hero.position = Point(x: 100, y: 300)
-    addChild(hero)
-    listener = hero
-    campfire.position = Point(x: 400, y: 300)
-    addChild(campfire)
-    let coin = SpriteNode(color: Color(red: 1, green: 0.85, blue: 0.2), size: Size(width: 8, height: 8))
-    coin.position = Point(x: 120, y: 300)
-    addChild(coin)
-    coin.run(
-      .sequence([
-        .playSoundFileNamed("coin.wav", waitForCompletion: true),
-        .wait(forDuration: 0.5),
-        .fadeOut(withDuration: 0.25),
-        .removeFromParent(),
-      ]))
-    campfire.run(.sequence([.wait(forDuration: 1), .changeVolume(to: 0.5, duration: 1)]))
-  }
-
-  override func update(_ currentTime: TimeInterval) {
-    hero.position.x += 2  // walking past the fire: its sound moves from the right ear to the left
-  }
-}
-// README-BLOCK-END
-
-@MainActor func readmePort() throws {
-// README-BLOCK 9
-let engine = try AudioEngine()                 // SpriteKit's audio engine is implicit; here you open one…
-let view = SceneView()
-let scene = GameScene(size: Size(width: 800, height: 600))
-engine.attach(to: scene)                       // …and attach it to the scenes that should sound
-view.presentScene(scene)                       // calls didMove(to:)
-// each frame: view.update(deltaTime: 1.0 / 60) (calls update(_:), runs the actions), then draw view.scene
-// README-BLOCK-END
-}
-
-@MainActor func readmeMusic(engine: AudioEngine, scene: Scene, hud: HUD, bossURL: URL, bossTrack: Track) {
-// README-BLOCK 10
-let music = engine.music                                   // the engine's player (or MusicPlayer(engine:category:))
-music.play([Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/boss.ogg")])
-music.crossfadeDuration = 3                                // queued tracks overlap by 3 s; 0 = gapless
-music.repeatMode = .all; music.isShuffled = true
-music.crossfade(to: Track(url: bossURL, loopCount: -1, loopRegion: 12.0..<96.5), duration: 2)
-music.seek(to: 30); music.pause(); music.resume(); music.stop(fadeOut: 1.5)
-print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0, music.duration ?? 0)
-music.addObserver { event in                               // .trackChanged, .looped, .failed, .finished
-  if case .trackChanged(let now) = event { hud.title = now.title }
-}
-scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, crossfade: 1.5), .wait(forDuration: 60), .stopMusic(fadeOut: 2)]))
-// README-BLOCK-END
-}
-
-@MainActor func readmeMusicInTime(
-  engine: AudioEngine, music: MusicPlayer, hud: TempoHUD, fanfare: Sound, clap: Sound, drums: Track, bass: Track,
-  strings: Track
-) throws {
-// README-BLOCK 11
-var combat = Track(named: "Music/combat.ogg", loopCount: -1)
-combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["drop": 27.68])
-music.prepare([combat])                                    // checked ahead: no waiting at the bar line
-try music.transition(to: combat, at: .nextBar, fade: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
-try music.playStinger(fanfare, at: .nextBeat)              // a one-shot that lands on the beat
-music.addObserver { event in
-  if case .beat(let beat) = event, beat.isDownbeat { hud.flash(bar: beat.time.bar) }   // .cue, .momentMoved too
-}
-print(music.musicalTime ?? "no tempo")                     // "5:3.25": bar 5, beat 3, a quarter on
-try music.play(stems: [drums, bass, strings], levels: [1, 1, 0])   // sample-together, looping together
-music.setLevel(1, ofStem: 2, fade: 4)                      // the strings come in with the danger
-engine.play(clap, at: engine.audioFrame + engine.frames(forSeconds: 0.5))   // any sound, on any frame
-// README-BLOCK-END
-}
-
-@MainActor func readmeMusicStates(scene: Scene) {
-// README-BLOCK 12
-scene.events.post("music.state", parameters: ["state": "combat"])   // on the next bar line
-scene.events.post("music.intensity", parameters: ["danger": 0.5])   // the strings come in over 2 s
-// README-BLOCK-END
-}
-
-@MainActor func readmeEvents(engine: AudioEngine, scene: Scene, player: Node, analytics: Analytics) throws {
-// README-BLOCK 13
-scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)   // FoleyScene
-scene.events.subscribe("player.*") { event in analytics.log(event.name) }                // anyone may listen
-
-let map = try SoundMap(contentsOf: URL(fileURLWithPath: "Assets/sounds.json"), engine: engine)  // FoleySoundMap
-engine.use(map, for: scene)
-// README-BLOCK-END
-}
-
-@MainActor func readmeSpeech(engine: AudioEngine, subtitle: Subtitle, guide: Node, gate: Point) {
-// README-BLOCK 14
-let speech = SpeechSynthesizer(engine: engine)             // or SpeechSynthesizer.shared(for: engine)
-speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
-var line = Utterance(string: "The bridge is out. Take the river path.")
-line.rate = 0.5; line.pitchMultiplier = 1.1; line.voice = SpeechVoice.voice(language: "en-gb")
-line.preUtteranceDelay = 0.2; line.postUtteranceDelay = 0.3
-speech.addObserver { event in                              // or a SpeechSynthesizerDelegate
-  if case .willSpeakRange(let range, let spoken) = event { subtitle.text = String(spoken.string[range]) }
-}
-speech.speak(line)                                          // queued; spoken one after another
-speech.pauseSpeaking(at: .word); speech.continueSpeaking(); speech.stopSpeaking(at: .immediate)
-guide.run(.sequence([.speak(Utterance(string: "Follow me.")), .move(to: gate, duration: 2)]))
-// README-BLOCK-END
-}
-
-@MainActor func readmeSession(engine: AudioEngine) {
-// README-BLOCK 15
-// 1. Foley's event pump (the demo does this): every polled event goes to the session first.
-let pump = EventPump(sceneHeight: 600, session: engine.session)
-
-// 2. Your own loop: tell the session what happened, typed (any windowing library)…
-engine.session.handle(.focusLost); engine.session.handle(.focusGained)
-// …or hand it SDL's event as bytes (any Swift SDL2 binding has SDL's layout; short buffers are ignored):
-var event = SDL_Event()
-while SDL_PollEvent(&event) != 0 {
-  withUnsafeBytes(of: &event) { _ = engine.session.handleSDLEvent(bytes: $0) }
-  // …your handling
-}
-// …or call the API yourself:
-engine.session.deactivate(reason: .host("pause menu")); engine.session.activate(reason: .host("pause menu"))
-engine.session.beginInterruption(); engine.session.endInterruption(shouldResume: false)  // voices stay paused for you
-engine.resumeAllVoices()   // or stopAllVoices(fadeOut:): these reach the voices actions started, too
-// README-BLOCK-END
-  _ = pump
-}
-
-@MainActor func readmeRecording(url: URL) throws {
-// README-BLOCK 16
-let recorder = try AudioRecorder(url: URL(fileURLWithPath: "take.wav"),            // refuses to replace a file…
-                                 format: RecordingFormat(sampleRate: 48_000, channels: 1, sampleFormat: .signed16),
-                                 options: [])                                     // …unless [.overwrite]
-try recorder.record(forDuration: 10)          // or record(); pause(); resume(); stop()
-print(recorder.averagePower(forChannel: 0))   // dBFS −160…0, 50 ms window, like AVAudioRecorder; peakPower too
-let summary = recorder.stop()                 // frames, duration, and `error` if it stopped early
-try WAVFile.repair(at: url)                   // for a file whose process died before stop()
-// README-BLOCK-END
-  _ = summary
-}
-
-@MainActor func readmeInspector(engine: AudioEngine, map: SoundMap) throws {
-// README-BLOCK 17
-let snapshot = engine.inspector.snapshot(window: 0.3)   // any thread; the first one starts the copying
-for bus in snapshot.buses { print(bus.name, bus.peakDecibels, bus.momentaryLoudness ?? -.infinity) }
-for voice in snapshot.voices where voice.state == .virtual { print(voice.sound, voice.position ?? 0) }
-
-let server = InspectorServer(engine: engine, soundMap: map, options: .init(port: 8_765, allowsControl: true))
-print("inspector: \(try server.start())")                // http://127.0.0.1:8765/?token=…
-// README-BLOCK-END
-  server.stop()
-}
-
-@MainActor func readmeOffline(scene: Scene) throws {
-// README-BLOCK 18
-let renderer = try OfflineRenderer()                  // an engine on an embedded mixer: no device
-renderer.engine.attach(to: scene)                     // load sounds, attach scenes, play music as a game does
-let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.wav")) { step in
-  scene.update(deltaTime: step)                       // a fixed step (1/60 s by default)
-}
-print(result.sha256, result.speed)                    // the same hash every run; ~40× real time here
-// README-BLOCK-END
-}
+// BLOCK-END

@@ -3,8 +3,9 @@ import FoleySoundMap
 import Foundation
 import Testing
 
-/// README.md's examples: each Swift block is in ReadmeSnippets.swift word for word (which this
-/// target compiles), and each JSON sound map in it parses without a structural error.
+/// The examples of README.md and of every DocC article: each Swift block is in this target's
+/// snippet files word for word (which it compiles), and each JSON sound map parses without a
+/// structural error.
 @Suite("README examples")
 struct ReadmeTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -12,6 +13,37 @@ struct ReadmeTests {
 
   static func blocks(_ language: String) throws -> [String] {
     blocks(language, in: try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8))
+  }
+
+  /// Every compiled snippet file of this target, joined: a block may sit in any of them.
+  static func compiledSnippets() throws -> String {
+    let folder = root.appendingPathComponent("Tests/ReadmeTests")
+    return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      .filter { $0.hasSuffix(".swift") }
+      .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+      .joined(separator: "\n")
+  }
+
+  /// The DocC articles of every module, as (module, article file name, text), in a stable order.
+  static func articles() throws -> [(module: String, name: String, text: String)] {
+    let sources = root.appendingPathComponent("Sources")
+    var found: [(String, String, String)] = []
+    for module in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
+      let catalog = sources.appendingPathComponent(module).appendingPathComponent("Documentation.docc")
+      guard let names = try? FileManager.default.contentsOfDirectory(atPath: catalog.path) else { continue }
+      for name in names.sorted() where name.hasSuffix(".md") {
+        found.append(
+          (module, name, try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)))
+      }
+    }
+    return found
+  }
+
+  /// A block as its compiled copy shows it: without its `import` lines or surrounding blank lines.
+  static func body(of block: String) -> String {
+    block.split(separator: "\n", omittingEmptySubsequences: false)
+      .filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
+      .trimmingCharacters(in: .newlines)
   }
 
   /// The fenced blocks of `language` in a Markdown text, each without its fences.
@@ -35,56 +67,42 @@ struct ReadmeTests {
   @Test("every Swift block of the README is compiled here, word for word")
   func swiftBlocks() throws {
     let blocks = try Self.blocks("swift")
-    #expect(blocks.count >= 13)
-    let compiled = try String(
-      contentsOf: Self.root.appendingPathComponent("Tests/ReadmeTests/ReadmeSnippets.swift"), encoding: .utf8)
+    #expect(blocks.count >= 2)
+    let compiled = try Self.compiledSnippets()
     for (index, block) in blocks.enumerated() where !block.contains(".package(") {
       let number = index + 1
-      let body = block.split(separator: "\n", omittingEmptySubsequences: false)
-        .filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
-        .trimmingCharacters(in: .newlines)
-      let marked = "// README-BLOCK \(number)\n\(body)\n// README-BLOCK-END"
+      let body = Self.body(of: block)
+      let marked =
+        "// README-BLOCK \(number)\n@MainActor func quickStart() throws {\n\(body)\n}\n// BLOCK-END"
+      let inFunction = "// README-BLOCK \(number)\n\(body)\n// BLOCK-END"
       #expect(
-        compiled.contains(marked),
+        compiled.contains(marked) || compiled.contains(inFunction),
         "README block \(number) is not in ReadmeSnippets.swift as written:\n\(body)")
     }
   }
 
   @Test("every Swift block of every DocC article is compiled here, word for word")
   func doccBlocks() throws {
-    let compiled = try String(
-      contentsOf: Self.root.appendingPathComponent("Tests/ReadmeTests/DocCSnippets.swift"), encoding: .utf8)
-    let sources = Self.root.appendingPathComponent("Sources")
+    let compiled = try Self.compiledSnippets()
     var checked = 0
-    for module in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
-      let catalog = sources.appendingPathComponent(module).appendingPathComponent("Documentation.docc")
-      guard let articles = try? FileManager.default.contentsOfDirectory(atPath: catalog.path) else {
-        continue
-      }
-      var number = 0
-      for article in articles.sorted() where article.hasSuffix(".md") {
-        let text = try String(contentsOf: catalog.appendingPathComponent(article), encoding: .utf8)
-        for block in Self.blocks("swift", in: text) {
-          number += 1
-          checked += 1
-          let body = block.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("import ") }.joined(separator: "\n")
-            .trimmingCharacters(in: .newlines)
-          let marked = "// DOCC-BLOCK \(module) \(number)\n\(body)\n// DOCC-BLOCK-END"
-          let found = compiled.contains(marked)
-          #expect(
-            found,
-            "\(module)/\(article), block \(number), is not in DocCSnippets.swift as written:\n\(body)")
-        }
+    for article in try Self.articles() {
+      for (index, block) in Self.blocks("swift", in: article.text).enumerated() {
+        checked += 1
+        let body = Self.body(of: block)
+        let marked = "// DOCC-BLOCK \(article.module)/\(article.name) \(index + 1)\n\(body)\n// BLOCK-END"
+        #expect(
+          compiled.contains(marked),
+          "\(article.module)/\(article.name), block \(index + 1), is not compiled here as written:\n\(body)")
       }
     }
-    #expect(checked >= 14)
+    #expect(checked >= 30)
   }
 
-  @Test("every JSON sound map (or mix section) in the README parses without a structural error")
+  @Test(
+    "every JSON sound map (or mix section) in the README and the articles parses without a structural error")
   func jsonBlocks() throws {
-    let blocks = try Self.blocks("json")
-    #expect(blocks.count >= 2)
+    let blocks = try Self.blocks("json") + Self.articles().flatMap { Self.blocks("json", in: $0.text) }
+    #expect(blocks.count >= 3)
     for block in blocks {
       let trimmed = block.trimmingCharacters(in: .whitespacesAndNewlines)
       // A `mix` section is shown on its own: it goes into a map around it.
