@@ -81,9 +81,12 @@ void foley_check_stream(const void *bytes, size_t length, const char *path, fole
     return;
   }
   float *scratch = malloc(sizeof(float) * 8192 * (size_t)result->info.channels);
-  // The track is read to its end anyway: its loudness is measured on the way (BS.1770).
-  ebur128_state *meter = ebur128_init((unsigned)result->info.channels, (unsigned long)result->info.sample_rate,
-                                      EBUR128_MODE_I | EBUR128_MODE_TRUE_PEAK);
+  // The track is read to its end anyway: its loudness is measured on the way (BS.1770), with
+  // its loudness range (EBU Tech 3342). Histogram mode keeps the meter's memory constant however
+  // long the track is.
+  ebur128_state *meter =
+      ebur128_init((unsigned)result->info.channels, (unsigned long)result->info.sample_rate,
+                   EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_TRUE_PEAK | EBUR128_MODE_HISTOGRAM);
   int64_t frames = 0, got = 0;
   while (scratch && (got = foley_source_read(source, scratch, 8192)) > 0) {
     frames += got;
@@ -96,8 +99,11 @@ void foley_check_stream(const void *bytes, size_t length, const char *path, fole
         double value = 0;
         if (ebur128_true_peak(meter, (unsigned)channel, &value) == EBUR128_SUCCESS && value > peak) peak = value;
       }
+      double range = 0;
+      if (ebur128_loudness_range(meter, &range) != EBUR128_SUCCESS) range = 0;
       result->has_loudness = 1;
       result->loudness = loudness;
+      result->loudness_range = range;
       result->true_peak = peak;
     }
   }

@@ -120,7 +120,8 @@ package final class TrackChecker: Sendable {
       &report)
     guard status != Int32(FOLEY_OK.rawValue) else {
       if report.has_loudness != 0 {
-        bytes.keepLoudness(integrated: report.loudness, truePeak: report.true_peak)
+        bytes.keepLoudness(
+          integrated: report.loudness, range: report.loudness_range, truePeak: report.true_peak)
       }
       return .passed(bytes)
     }

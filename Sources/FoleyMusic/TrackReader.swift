@@ -203,13 +203,14 @@ package final class TrackBytes: @unchecked Sendable {
   private let measured = Locked<Loudness?>(nil)
 
   /// Keeps the check's measurement (from the service's report, so taken only within reason).
-  func keepLoudness(integrated: Double, truePeak: Double) {
+  func keepLoudness(integrated: Double, range: Double, truePeak: Double) {
     guard !integrated.isNaN, integrated < 50, truePeak.isFinite, truePeak >= 0, truePeak < 1_000 else {
       return
     }
     measured.withLock {
       $0 = Loudness(
-        integrated: integrated.isFinite && integrated > -70 ? integrated : -.infinity, range: 0,
+        integrated: integrated.isFinite && integrated > -70 ? integrated : -.infinity,
+        range: range.isFinite && range >= 0 && range < 200 ? range : 0,
         truePeak: truePeak > 0 ? 20 * log10(truePeak) : -.infinity)
     }
   }

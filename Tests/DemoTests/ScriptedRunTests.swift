@@ -717,6 +717,44 @@ struct ScriptedRunTests {
     #expect(run.errors.contains("x.wav"))
   }
 
+  @Test(
+    "`loudness` measures a 70 s track, longer than any sound, with its range, and opens no audio device"
+  )
+  func loudnessOfLongTrack() throws {
+    // 35 s of a 1 kHz tone at -20 dBFS, then 35 s at -30 dBFS: mono, 16-bit, 6.7 MB.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "foley-loud-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let loud = pow(10, -20.0 / 20)
+    let quiet = pow(10, -30.0 / 20)
+    var samples = [Int16](repeating: 0, count: 70 * 48_000)
+    for frame in samples.indices {
+      let amplitude = frame < 35 * 48_000 ? loud : quiet
+      samples[frame] = Int16(amplitude * 32_767 * sin(2 * .pi * 1_000 * Double(frame) / 48_000))
+    }
+    let track = folder.appendingPathComponent("long.wav")
+    try makeWAV(samples: samples, sampleRate: 48_000, channels: 1).write(to: track)
+    // Were a device opened on the disk driver, this file would appear.
+    let output = folder.appendingPathComponent("device.raw")
+    let run = try runDemoCommand(
+      ["loudness", track.path], environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(!FileManager.default.fileExists(atPath: output.path))
+    // A 1 kHz sine's K-weighted loudness is its RMS in dBFS less about 0.7 dB plus 0.7 (the
+    // weighting's gain at 1 kHz): -23 LUFS for the loud half, -33 for the quiet one. Gated
+    // integration keeps both halves: their mean power is -25.6 LUFS. The range spans them: 10 LU.
+    let line = try #require(run.output.split(separator: "\n").first { $0.contains("long.wav: ") })
+    let figures = line.split(separator: " ").compactMap {
+      Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ",:")))
+    }
+    #expect(figures.count >= 3, "\(line)")
+    guard figures.count >= 3 else { return }
+    #expect(abs(figures[0] - -25.6) < 0.5, "\(line)")
+    #expect(abs(figures[1] - 10) < 1, "\(line)")
+    #expect(abs(figures[2] - -20) < 0.2, "\(line)")
+  }
+
   /// Whether this build runs under ThreadSanitizer, whose runtime reserves terabytes of address
   /// space: no address-space limit leaves it room to start.
   static let isThreadSanitized = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil

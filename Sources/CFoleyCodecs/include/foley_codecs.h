@@ -102,8 +102,9 @@ typedef struct {
   char artist[256];
   char album[256];
   char bpm[32];       // the BPM tag (Vorbis comments: Ogg Vorbis, Opus, FLAC), as written
-  int has_loudness;   // a check measured the track (BS.1770, libebur128): the two below are set
+  int has_loudness;   // a check measured the track (BS.1770, libebur128): the three below are set
   double loudness;    // integrated loudness, LUFS (-HUGE_VAL for silence)
+  double loudness_range;  // loudness range, LU (EBU Tech 3342)
   double true_peak;   // true peak, linear (0 for silence)
 } foley_decode_result;
 
