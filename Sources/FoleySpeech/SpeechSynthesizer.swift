@@ -331,6 +331,12 @@ public final class SpeechSynthesizer {
   }
 
   private func emit(_ event: SpeechEvent) {
+    // A line that cannot be spoken (no such voice, no espeak-ng data) is the observers' to report;
+    // with none (a delegate has no failure callback, as AVSpeechSynthesizer's has none), it is
+    // logged, so that it never fails silently.
+    if case .didFail(let utterance, let error) = event, observers.isEmpty {
+      engine.core.logger.error("speech: cannot speak \"\(utterance.string.prefix(40))\": \(error)")
+    }
     observers.send(event)
     guard let delegate else { return }
     switch event {

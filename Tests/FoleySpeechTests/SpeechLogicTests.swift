@@ -35,6 +35,40 @@ struct SpeechLogicTests {
     #expect(fast.duration < 0.75 * speech.duration)
   }
 
+  @Test("a line in a voice that does not exist fails: an event to its observer, else an error in the log")
+  func unknownVoiceIsReported() throws {
+    let log = CapturedLog()
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, session: AudioSession(), logger: log.logger)
+    defer { engine.close() }
+    let speech = SpeechSynthesizer(engine: engine)
+    var line = Utterance(string: "Nobody can say this.")
+    line.voice = SpeechVoice(identifier: "no/such-voice", name: "x", language: "xx")
+    func logged() -> [String] { log.lines.filter { $0.level >= .error }.map(\.message) }
+    speech.speak(line)
+    for _ in 0..<200 where !logged().contains(where: { $0.contains("Nobody can say") }) {
+      engine.waitUntilIdle()
+      mixer.advance(seconds: 0.01)
+      speech.deliverEvents()
+    }
+    #expect(
+      logged().contains { $0.contains("Nobody can say this.") && $0.contains("no such voice") }, "\(logged())"
+    )
+    #expect(!speech.isSpeaking)
+    // Observed, the failure is the observer's: an event, and nothing in the log.
+    let before = logged().count
+    var failures = 0
+    speech.addObserver { if case .didFail = $0 { failures += 1 } }
+    speech.speak(line)
+    for _ in 0..<200 where failures == 0 {
+      engine.waitUntilIdle()
+      mixer.advance(seconds: 0.01)
+      speech.deliverEvents()
+    }
+    #expect(failures == 1)
+    #expect(logged().count == before)
+  }
+
   @Test("the .speak action waits for the line; music ducks while it speaks and comes back after")
   func actionAndDucking() throws {
     let audio = try EmbeddedAudio(limiter: false)
