@@ -65,6 +65,12 @@ struct PlayCommand: AsyncParsableCommand {
     help: "Play each file at this loudness in LUFS (-70…0; true peak held at -1 dBTP).")
   var normalize: Double?
 
+  @Flag(help: "Mono output: every voice centred at equal power, both channels the same samples.")
+  var mono = false
+
+  @Option(parsing: .unconditional, help: "The output's left/right balance, -1 (left only) … 1 (right only).")
+  var balance: Double = 0
+
   enum ModelArgument: String, ExpressibleByArgument {
     case none, inverse, linear, exponential
   }
@@ -119,6 +125,9 @@ struct PlayCommand: AsyncParsableCommand {
       }
     }
     if let send, !(send.isFinite && (0...1).contains(send)) { throw ValidationError("--send must be in 0…1") }
+    guard balance.isFinite, (-1...1).contains(balance) else {
+      throw ValidationError("--balance must be in -1…1")
+    }
   }
 
   /// What the shaping options do to each voice, as a line for the output (nil: none).
@@ -130,6 +139,8 @@ struct PlayCommand: AsyncParsableCommand {
     if let highpass { parts.append(String(format: "bus high-pass %.0f Hz", highpass)) }
     if let reverb { parts.append("reverb \(reverb.rawValue)") }
     if let level = sendLevel { parts.append(String(format: "send %.2f", level)) }
+    if mono { parts.append("mono") }
+    if balance != 0 { parts.append(String(format: "balance %+.2f", balance)) }
     return parts.isEmpty ? nil : "shaping: " + parts.joined(separator: ", ")
   }
 
@@ -159,6 +170,8 @@ struct PlayCommand: AsyncParsableCommand {
     let engine = try AudioEngine.forTool("foley.play")
     defer { engine.close() }
     print(engine.deviceLine)
+    engine.isMono = mono
+    engine.balance = balance
     if let highpass { try engine.bus(.effects).setEffects([FilterEffect(.highPass, frequency: highpass)]) }
     if let reverb { engine.reverb.apply(reverb.preset) }
     if let shapingLine { print(shapingLine) }

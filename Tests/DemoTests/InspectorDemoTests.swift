@@ -9,10 +9,11 @@ struct InspectorDemoTests {
     "The page, in headless chromium, shows the voices, music and events of a running headless demo",
     .enabled(if: HeadlessBrowser.isInstalled, "chromium is not installed (Scripts/test.sh installs it)"))
   func pageShowsTheDemo() throws {
-    // Paced to the wall clock (no --fast): the game runs while the browser looks. Long enough
-    // that a browser slow to start on a loaded machine still finds it running: a CI run saw the
-    // socket closed by an 8 s demo that ended before the page was dumped ("disconnected").
-    let (process, out, address, printed) = try startInspectedDemo(seconds: 25)
+    // Paced to the wall clock (no --fast): the game runs while the browser looks, for as long as
+    // the browser takes (a loaded machine took more than 25 s to dump the page, which then found
+    // the demo gone: "disconnected"). Once the page is read, SIGTERM ends it: SDL makes the
+    // signal a quit event, and the demo ends its run as a player's quit does.
+    let (process, out, address, printed) = try startInspectedDemo(seconds: 300)
     defer { if process.isRunning { process.terminate() } }
     let url = address.absoluteString
     #expect(url.contains("?token=") && url.count > 60)
@@ -25,6 +26,8 @@ struct InspectorDemoTests {
     // Without the token the same server refuses.
     let withoutToken = url.replacingOccurrences(of: "?token=", with: "?nothing=")
     #expect(!(try HeadlessBrowser.dumpDOM(withoutToken, budget: 500)).contains("class=\"voice"))
+    #expect(process.isRunning, "the demo ended before the browser was done")
+    process.terminate()
     process.waitUntilExit()
     let rest = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0, "\(printed)\(rest)")

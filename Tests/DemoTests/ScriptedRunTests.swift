@@ -322,6 +322,30 @@ struct ScriptedRunTests {
     #expect(last < signal.count - 1, "the output ends in exact zeros")
   }
 
+  @Test(
+    "`play --at -400,0 --mono`: a sound placed hard left is in both ears; `--balance 1` leaves the left silent"
+  )
+  func playMonoAndBalance() throws {
+    let output = temporaryFile("mono.raw")
+    defer { try? FileManager.default.removeItem(at: output) }
+    let run = try runDemoCommand(
+      ["play", fixture("tone.ogg").path, "--at", "-400,0", "--listener", "0,0", "--model", "none", "--mono"],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output.contains("mono"), "\(run.output)")
+    let mono = try DiskCapture(contentsOf: output, format: .float32)
+    let range = try #require(mono.left.audibleRange(threshold: 0))
+    #expect(mono.left.samples[range] == mono.right.samples[range])
+    let balanced = try runDemoCommand(
+      ["play", fixture("tone.ogg").path, "--balance", "1"],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(balanced.status == 0, "\(balanced.errors)")
+    let right = try DiskCapture(contentsOf: output, format: .float32)
+    #expect(right.left.samples.allSatisfy { $0 == 0 } && right.right.audibleRange(threshold: 0) != nil)
+    let bad = try runDemoCommand(["play", fixture("tone.ogg").path, "--balance", "2"])
+    #expect(bad.status == 64 && bad.errors.contains("--balance"))
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")

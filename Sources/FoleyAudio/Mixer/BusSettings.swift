@@ -10,6 +10,10 @@ package struct BusSettings: Sendable {
   package var effects: [SoundCategory: [AudioEffect]] = [:]
   package var masterVolume: Double = 1
   var isMasterMuted = false
+  /// The whole mix in mono (every voice centred at equal power, then the channels averaged).
+  package var isMono = false
+  /// The master's left/right balance, -1 (left only) … 1 (right only).
+  package var balance: Double = 0
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
   var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
   /// The bus each category's bus sums into (absent: the master). Never a cycle.

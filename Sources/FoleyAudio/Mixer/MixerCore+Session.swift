@@ -79,9 +79,11 @@ extension MixerCore {
     let before = appliedBuses
     appliedBuses = settings
     master.setVolume(Float(settings.masterGain))
+    master.setChannelMix(mono: settings.isMono, balance: Float(settings.balance))
     guard isOpen, hasDevice else { return }
+    let monoChanged = before.isMono != settings.isMono
     for category in Set(virtual.voices.values.map(\.slot.category))
-    where before.gain(for: category) != settings.gain(for: category) {
+    where monoChanged || before.gain(for: category) != settings.gain(for: category) {
       allGainsChanged(category: category)
     }
     defer { rebalanceVoices() }
@@ -91,7 +93,7 @@ extension MixerCore {
       else { continue }
       let old = before.gain(for: slot.category)
       let new = settings.gain(for: slot.category)
-      guard old != new else { continue }
+      guard old != new || monoChanged else { continue }
       // A fade moves the whole way in `fade` seconds; short changes still take the de-click time.
       let (left, right) = gainPair(for: slot)
       let current = table.gains[channel].target

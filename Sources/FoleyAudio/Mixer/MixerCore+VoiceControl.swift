@@ -176,8 +176,16 @@ extension MixerCore {
   /// Left and right gains from the sound's and the voice's volume and pan, the bus and the
   /// session. An unplaced voice pans on a linear balance law (the centre is at full level in both
   /// ears, so two centred plays simply add); a positional one takes its distance gain and pans on
-  /// its source's law (constant power for mono, balance for stereo).
+  /// its source's law (constant power for mono, balance for stereo). In mono output both ears get
+  /// the pair's power average, so a voice keeps its loudness wherever it was panned.
   func gainPair(for slot: Slot) -> (Float, Float) {
+    let (left, right) = stereoGainPair(for: slot)
+    guard appliedBuses.isMono else { return (left, right) }
+    let centred = ((left * left + right * right) / 2).squareRoot()
+    return (centred, centred)
+  }
+
+  private func stereoGainPair(for slot: Slot) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
     let volume =

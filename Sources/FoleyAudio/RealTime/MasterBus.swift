@@ -12,8 +12,17 @@ package final class MasterBus: @unchecked Sendable {
   private let lastSmallestGain = Atomic<UInt32>(Float(1).bitPattern)
   private let smallestGainSinceReset = Atomic<UInt32>(Float(1).bitPattern)
   private var currentVolume: Float = 1
+  /// Mono (1) or stereo (0), and the left/right balance, as the queue last asked; the mixing
+  /// thread ramps towards them per sample.
+  private let targetMono = Atomic<UInt32>(Float(0).bitPattern)
+  private let targetBalance = Atomic<UInt32>(Float(0).bitPattern)
+  /// How far the channels are averaged (0 stereo … 1 mono) and the balance reached (mixing thread).
+  private var currentMono: Float = 0
+  private var currentBalance: Float = 0
   /// Frames of silence put in since the last sound (mixing thread).
   private var silentFrames = 0
+  /// Whether anything but silence has been put in since the engine opened (mixing thread).
+  private var hasSounded = false
   private let volumeStep: Float
   /// The closing fade asked for, in frames (0: none); the mixing thread ramps the output to
   /// silence over it and then holds it there.
@@ -43,6 +52,12 @@ package final class MasterBus: @unchecked Sendable {
     targetVolume.store(volume.bitPattern, ordering: .relaxed)
   }
 
+  /// Mono output (the channels averaged) and the left/right balance (-1…1), ramped per sample.
+  package func setChannelMix(mono: Bool, balance: Float) {
+    targetMono.store(Float(mono ? 1 : 0).bitPattern, ordering: .relaxed)
+    targetBalance.store(balance.bitPattern, ordering: .relaxed)
+  }
+
   /// Asks the mixing thread to fade the whole output to silence over `frames` frames and hold it
   /// there: the engine is closing, and what still plays must not be cut mid-wave.
   func beginClosingFade(frames: Int) {
@@ -55,10 +70,20 @@ package final class MasterBus: @unchecked Sendable {
   /// An idle callback (silence out, nothing to mix) completes a closing fade at once.
   @inline(__always)
   func noteIdle() {
+    // Over silence a change of mono or balance cannot click: it is taken at once, so the next
+    // sound starts in the mode asked for.
+    takeChannelMix()
     if closingFadeFrames.load(ordering: .relaxed) != 0, !closingFadeDone.load(ordering: .relaxed) {
       closingGain = 0
       closingFadeDone.store(true, ordering: .releasing)
     }
+  }
+
+  /// Jumps mono and balance to what was asked (only over silence).
+  @inline(__always)
+  private func takeChannelMix() {
+    currentMono = Float(bitPattern: targetMono.load(ordering: .relaxed))
+    currentBalance = Float(bitPattern: targetBalance.load(ordering: .relaxed))
   }
 
   /// The smallest limiter gain in the last buffer mixed (1 when it did nothing).
@@ -75,7 +100,12 @@ package final class MasterBus: @unchecked Sendable {
   /// (so a 16-bit device's samples are limited before they are rounded, never clipped).
   /// `silent` says the block is silence (nothing played and no bus ran).
   package func process(float samples: UnsafeMutablePointer<Float>, frames: Int, silent: Bool = false) {
+    // After silence (the limiter's look-ahead holds none of the last sound) a change of mono or
+    // balance is taken at once, as over an idle callback: the next sound starts in the mode
+    // asked for.
+    if silentFrames > latencyFrames || !hasSounded { takeChannelMix() }
     silentFrames = silent ? silentFrames + frames : 0
+    hasSounded = hasSounded || !silent
     processFloat(samples, frames: frames)
     updateMeter()
   }
@@ -108,9 +138,33 @@ package final class MasterBus: @unchecked Sendable {
       }
       currentVolume = volume
     }
+    if channels == 2 { mixChannels(samples, frames: frames) }
     limiter?.process(samples, frames: frames)
     let closing = closingFadeFrames.load(ordering: .acquiring)
     if closing != 0 { fadeForClosing(samples, frames: frames, over: closing) }
+  }
+
+  /// Mono and balance on a stereo mix: each frame moves towards the average of its two channels
+  /// by the mono amount, then the far side of the balance is turned down (the near one stays at
+  /// full level). Both amounts ramp by the volume's step a frame; at stereo and centre nothing runs.
+  private func mixChannels(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
+    let monoGoal = Float(bitPattern: targetMono.load(ordering: .relaxed))
+    let balanceGoal = Float(bitPattern: targetBalance.load(ordering: .relaxed))
+    var mono = currentMono
+    var balance = currentBalance
+    guard mono != 0 || monoGoal != 0 || balance != 0 || balanceGoal != 0 else { return }
+    for frame in 0..<frames {
+      mono += max(-volumeStep, min(volumeStep, monoGoal - mono))
+      balance += max(-volumeStep, min(volumeStep, balanceGoal - balance))
+      let left = samples[2 * frame]
+      let right = samples[2 * frame + 1]
+      let average = (left + right) * 0.5
+      // Weighted as a mix of the two, so that in full mono both channels are exactly the average.
+      samples[2 * frame] = (left * (1 - mono) + average * mono) * min(1, 1 - balance)
+      samples[2 * frame + 1] = (right * (1 - mono) + average * mono) * min(1, 1 + balance)
+    }
+    currentMono = mono
+    currentBalance = balance
   }
 
   /// The closing fade, after the limiter (its look-ahead delays what it is given): a linear
