@@ -121,3 +121,58 @@ struct ChannelMixSwitchingTests {
     #expect(audio.right.largestStep(in: (before - 100)..<audio.frames) <= step)
   }
 }
+
+/// A player's settings saved, loaded and applied, on the embedded mixer.
+@MainActor
+@Suite("Audio settings (embedded mixer)")
+struct AudioSettingsTests {
+  @Test("settings saved as JSON load back equal and apply to the mix: the bus at half, mono, balance")
+  func saveLoadApply() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    // A constant level on the left only, on the effects bus.
+    var samples = [Int16](repeating: 0, count: 96_000)
+    for frame in 0..<48_000 { samples[2 * frame] = Int16(0.5 * 32_767) }
+    let voice = audio.engine.play(
+      try audio.engine.sound(data: makeWAV(samples: samples, sampleRate: 48_000, channels: 2)))
+    audio.advance(seconds: 0.1)
+    var settings = audio.engine.settings
+    #expect(settings == AudioSettings())
+    settings.isMono = true
+    settings.balance = 0.5
+    settings.busVolumes["effects"] = 0.5
+    settings.mutedBuses = ["music"]
+    let saved = try JSONEncoder().encode(settings)
+    let loaded = try JSONDecoder().decode(AudioSettings.self, from: saved)
+    #expect(loaded == settings)
+    audio.engine.apply(loaded)
+    audio.advance(seconds: 0.1)
+    #expect(voice.isPlaying)
+    #expect(audio.engine.settings == settings)
+    #expect(audio.engine.bus(.effects).volume == 0.5 && audio.engine.bus(.music).isMuted)
+    // Half the level on its bus, averaged into both ears (a quarter), the left at half for the balance.
+    let level = Float(Int16(0.5 * 32_767)) / 32_768
+    let last = audio.frames - 1
+    #expect(abs(audio.right[last] - level / 4) < 1e-6, "\(audio.right[last])")
+    #expect(abs(audio.left[last] - level / 8) < 1e-6, "\(audio.left[last])")
+  }
+
+  @Test(
+    "a settings file with a value out of range, or of the wrong type, is a decoding error naming the field")
+  func badFilesAreRefused() throws {
+    for (json, field) in [
+      (#"{"balance": 2}"#, "balance"), (#"{"masterVolume": -0.5}"#, "masterVolume"),
+      (#"{"busVolumes": {"music": 1.5}}"#, "music"), (#"{"isMono": "yes"}"#, "isMono"),
+    ] {
+      #expect(throws: DecodingError.self) {
+        try JSONDecoder().decode(AudioSettings.self, from: Data(json.utf8))
+      }
+      do {
+        _ = try JSONDecoder().decode(AudioSettings.self, from: Data(json.utf8))
+      } catch {
+        #expect("\(error)".contains(field), "\(error)")
+      }
+    }
+    // Missing fields take their defaults: an older file still loads.
+    #expect(try JSONDecoder().decode(AudioSettings.self, from: Data("{}".utf8)) == AudioSettings())
+  }
+}

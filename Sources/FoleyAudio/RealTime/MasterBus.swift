@@ -53,7 +53,7 @@ package final class MasterBus: @unchecked Sendable {
   }
 
   /// Mono output (the channels averaged) and the left/right balance (-1…1), ramped per sample.
-  package func setChannelMix(mono: Bool, balance: Float) {
+  func setChannelMix(mono: Bool, balance: Float) {
     targetMono.store(Float(mono ? 1 : 0).bitPattern, ordering: .relaxed)
     targetBalance.store(balance.bitPattern, ordering: .relaxed)
   }
