@@ -15,6 +15,8 @@ import FoleySpeech
 @MainActor final class Subtitle { var text = "" }
 struct Analytics { func log(_ name: String) {} }
 @MainActor final class TempoHUD { func flash(bar: Int) {} }
+/// A game's own scene (the SpriteKit guide's is compiled with SpriteKitPortTests).
+final class GameScene: Scene {}
 
 @MainActor func doccFoley() throws {
 // DOCC-BLOCK Foley/Foley.md 1
@@ -242,54 +244,6 @@ let census = engine.voiceCensus()                              // census.audible
 let figures = engine.statistics                                // figures.virtualVoices, figures.virtualizations
 // BLOCK-END
   _ = (away, census, figures)
-}
-
-// DOCC-BLOCK Foley/ComingFromSpriteKit.md 1
-final class GameScene: Scene {  // SKScene
-  let hero = SpriteNode(color: .green, size: Size(width: 32, height: 32))
-  static var sounds = Bundle.main.resourceURL!  // where the sounds are
-  let campfire = AudioNode(url: GameScene.sounds.appendingPathComponent("fire.ogg"))  // SKAudioNode(url:)
-  var fireVolume: Float = 0.5  // a setting, in SpriteKit's Float
-
-  override func didMove(to view: SceneView) {  // SKView
-    hero.position = Point(x: 100, y: 300)
-    addChild(hero)
-    listener = hero
-    campfire.position = Point(x: 400, y: 300)
-    addChild(campfire)
-    let coin = SpriteNode(color: Color(red: 1, green: 0.85, blue: 0.2), size: Size(width: 8, height: 8))
-    coin.position = Point(x: 120, y: 300)
-    addChild(coin)
-    coin.run(
-      .sequence([
-        .playSoundFileNamed("coin.wav", waitForCompletion: true),
-        .wait(forDuration: 0.5),
-        .fadeOut(withDuration: 0.25),
-        .removeFromParent(),
-      ]))
-    campfire.run(
-      .sequence([
-        .wait(forDuration: 1),
-        .changeVolume(to: fireVolume, duration: 1),
-        .group([.changeObstruction(by: -4, duration: 0.5), .changeOcclusion(by: -2, duration: 0.5)]),
-      ]))
-  }
-
-  override func update(_ currentTime: TimeInterval) {
-    hero.position.x += 2  // walking past the fire: its sound moves from the right ear to the left
-  }
-}
-// BLOCK-END
-
-@MainActor func guidePort() throws {
-// DOCC-BLOCK Foley/ComingFromSpriteKit.md 2
-let engine = try AudioEngine()                 // SpriteKit's audio engine is implicit; here you open one…
-let view = SceneView()
-let scene = GameScene(size: Size(width: 800, height: 600))
-engine.attach(to: scene)                       // …and attach it to the scenes that should sound
-view.presentScene(scene)                       // calls didMove(to:)
-// each frame: view.update(deltaTime: 1.0 / 60) (calls update(_:), runs the actions), then draw view.scene
-// BLOCK-END
 }
 
 @MainActor func guideMusic(engine: AudioEngine, scene: Scene, hud: HUD, bossURL: URL, bossTrack: Track) {

@@ -15,13 +15,16 @@ struct ReadmeTests {
     blocks(language, in: try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8))
   }
 
-  /// Every compiled snippet file of this target, joined: a block may sit in any of them.
+  /// Every compiled snippet file, joined: a block may sit in any of them. The SpriteKit guide's
+  /// scene is compiled (and run) by SpriteKitPortTests.
   static func compiledSnippets() throws -> String {
     let folder = root.appendingPathComponent("Tests/ReadmeTests")
-    return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    let here = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
       .filter { $0.hasSuffix(".swift") }
       .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
-      .joined(separator: "\n")
+    let port = try String(
+      contentsOf: root.appendingPathComponent("Tests/SpriteKitPortTests/GameScene.swift"), encoding: .utf8)
+    return (here + [port]).joined(separator: "\n")
   }
 
   /// The DocC articles of every module, as (module, article file name, text), in a stable order.

@@ -1,10 +1,11 @@
+// swift-format-ignore-file
 import Foley
 import Foundation
 
-// The scene below is the example of the "Coming from SpriteKit" guide
-// (Sources/Foley/Documentation.docc/ComingFromSpriteKit.md), as written there (a test checks
-// that the guide shows exactly these lines).
-// GUIDE-EXAMPLE-BEGIN
+// The two examples of the "Coming from SpriteKit" guide
+// (Sources/Foley/Documentation.docc/ComingFromSpriteKit.md), as written there: ReadmeTests checks
+// that the guide shows exactly these lines, and PortTests runs the scene.
+// DOCC-BLOCK Foley/ComingFromSpriteKit.md 1
 final class GameScene: Scene {  // SKScene
   let hero = SpriteNode(color: .green, size: Size(width: 32, height: 32))
   static var sounds = Bundle.main.resourceURL!  // where the sounds are
@@ -39,4 +40,15 @@ final class GameScene: Scene {  // SKScene
     hero.position.x += 2  // walking past the fire: its sound moves from the right ear to the left
   }
 }
-// GUIDE-EXAMPLE-END
+// BLOCK-END
+
+@MainActor func guidePort() throws {
+// DOCC-BLOCK Foley/ComingFromSpriteKit.md 2
+let engine = try AudioEngine()                 // SpriteKit's audio engine is implicit; here you open one…
+let view = SceneView()
+let scene = GameScene(size: Size(width: 800, height: 600))
+engine.attach(to: scene)                       // …and attach it to the scenes that should sound
+view.presentScene(scene)                       // calls didMove(to:)
+// each frame: view.update(deltaTime: 1.0 / 60) (calls update(_:), runs the actions), then draw view.scene
+// BLOCK-END
+}

@@ -9,20 +9,6 @@ import Testing
 @MainActor
 @Suite("The SpriteKit port")
 struct PortTests {
-  @Test("the SpriteKit guide's example is this target's GameScene, line for line")
-  func guideShowsThisCode() throws {
-    let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    let source = try String(contentsOf: here.appendingPathComponent("GameScene.swift"), encoding: .utf8)
-    let guide = try String(
-      contentsOf: here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-        "Sources/Foley/Documentation.docc/ComingFromSpriteKit.md"),
-      encoding: .utf8)
-    let begin = try #require(source.range(of: "// GUIDE-EXAMPLE-BEGIN\n"))
-    let end = try #require(source.range(of: "// GUIDE-EXAMPLE-END"))
-    let example = String(source[begin.upperBound..<end.lowerBound])
-    #expect(guide.contains(example))
-  }
-
   @Test("the ported scene plays: the coin sounds and goes, the fire loops and crosses from right to left")
   func portedSceneSounds() throws {
     // The scene's asset names, in an asset root of their own.
