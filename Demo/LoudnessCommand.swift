@@ -46,7 +46,7 @@ struct LoudnessCommand: AsyncParsableCommand {
         let loudness: Loudness
         do {
           loudness = try Sound(contentsOf: url, engine: engine).loudness
-        } catch where error.code == .tooLong {
+        } catch let error where error.code == .tooLong {
           loudness = try Self.streamedLoudness(of: url, engine: engine)
         }
         var line = "\(file): \(loudness)"
