@@ -190,7 +190,9 @@ public final class SoundMap {
       lastErrors = []
     } catch {
       lastErrors = error.errors
-      engine.core.logger.warning(
+      // An error, as a sound that cannot be found is: the edit is lost until it is fixed, though
+      // the previous map plays on.
+      engine.core.logger.error(
         "sound map \(url.lastPathComponent) not reloaded: \(error.errors.joined(separator: "; "))")
       throw error
     }
