@@ -63,13 +63,7 @@ extension AudioEngine {
   public var isMono: Bool {
     get { core.buses.withLock { $0.isMono } }
     set {
-      let settings = core.buses.withLock {
-        $0.isMono = newValue
-        return $0
-      }
-      // The mixing thread sees the master's mode at once (atomics), before any play asked for
-      // after this line; the voices are centred by the queue.
-      core.master.setChannelMix(mono: settings.isMono, balance: Float(settings.balance))
+      core.buses.withLock { $0.isMono = newValue }
       applyBuses(fade: 0)
     }
   }
@@ -80,11 +74,7 @@ extension AudioEngine {
   public var balance: Double {
     get { core.buses.withLock { $0.balance } }
     set {
-      let settings = core.buses.withLock {
-        $0.balance = newValue.clamped(to: -1...1, or: $0.balance)
-        return $0
-      }
-      core.master.setChannelMix(mono: settings.isMono, balance: Float(settings.balance))
+      core.buses.withLock { $0.balance = newValue.clamped(to: -1...1, or: $0.balance) }
       applyBuses(fade: 0)
     }
   }
@@ -113,6 +103,10 @@ extension AudioEngine {
 
   func applyBuses(fade: Double) {
     let seconds = fade.clamped(to: 0...3_600, or: 0)
+    // The master's mono and balance are atomics the mixing thread reads: set here, they hold for
+    // any play asked for after this call (the queue centres the voices' gains when it gets there).
+    let (mono, balance) = core.buses.withLock { ($0.isMono, $0.balance) }
+    core.master.setChannelMix(mono: mono, balance: Float(balance))
     core.queue.async { [core] in core.applyBuses(fade: seconds) }
   }
 }

@@ -81,7 +81,7 @@ extension AudioEngine {
   /// are clamped (a NaN keeps what was there); buses it does not name keep their volume, and every
   /// bus it does not list as muted is unmuted.
   public func apply(_ settings: AudioSettings) {
-    let applied = core.buses.withLock { buses in
+    core.buses.withLock { buses in
       buses.masterVolume = settings.masterVolume.clamped(to: 0...1, or: buses.masterVolume)
       buses.isMono = settings.isMono
       buses.balance = settings.balance.clamped(to: -1...1, or: buses.balance)
@@ -90,9 +90,7 @@ extension AudioEngine {
         buses.volumes[category] = volume.clamped(to: 0...1, or: buses.volume(for: category))
       }
       buses.muted = Set(settings.mutedBuses.map { SoundCategory($0) })
-      return buses
     }
-    core.master.setChannelMix(mono: applied.isMono, balance: Float(applied.balance))
     applyBuses(fade: 0)
   }
 }

@@ -79,7 +79,6 @@ extension MixerCore {
     let before = appliedBuses
     appliedBuses = settings
     master.setVolume(Float(settings.masterGain))
-    master.setChannelMix(mono: settings.isMono, balance: Float(settings.balance))
     guard isOpen, hasDevice else { return }
     let monoChanged = before.isMono != settings.isMono
     for category in Set(virtual.voices.values.map(\.slot.category))

@@ -12,7 +12,7 @@ package final class MasterBus: @unchecked Sendable {
   private let lastSmallestGain = Atomic<UInt32>(Float(1).bitPattern)
   private let smallestGainSinceReset = Atomic<UInt32>(Float(1).bitPattern)
   private var currentVolume: Float = 1
-  /// Mono (1) or stereo (0), and the left/right balance, as the queue last asked; the mixing
+  /// Mono (1) or stereo (0), and the left/right balance, as the game last asked; the mixing
   /// thread ramps towards them per sample.
   private let targetMono = Atomic<UInt32>(Float(0).bitPattern)
   private let targetBalance = Atomic<UInt32>(Float(0).bitPattern)
@@ -70,20 +70,10 @@ package final class MasterBus: @unchecked Sendable {
   /// An idle callback (silence out, nothing to mix) completes a closing fade at once.
   @inline(__always)
   func noteIdle() {
-    // Over silence a change of mono or balance cannot click: it is taken at once, so the next
-    // sound starts in the mode asked for.
-    takeChannelMix()
     if closingFadeFrames.load(ordering: .relaxed) != 0, !closingFadeDone.load(ordering: .relaxed) {
       closingGain = 0
       closingFadeDone.store(true, ordering: .releasing)
     }
-  }
-
-  /// Jumps mono and balance to what was asked (only over silence).
-  @inline(__always)
-  private func takeChannelMix() {
-    currentMono = Float(bitPattern: targetMono.load(ordering: .relaxed))
-    currentBalance = Float(bitPattern: targetBalance.load(ordering: .relaxed))
   }
 
   /// The smallest limiter gain in the last buffer mixed (1 when it did nothing).
@@ -100,10 +90,13 @@ package final class MasterBus: @unchecked Sendable {
   /// (so a 16-bit device's samples are limited before they are rounded, never clipped).
   /// `silent` says the block is silence (nothing played and no bus ran).
   package func process(float samples: UnsafeMutablePointer<Float>, frames: Int, silent: Bool = false) {
-    // After silence (the limiter's look-ahead holds none of the last sound) a change of mono or
-    // balance is taken at once, as over an idle callback: the next sound starts in the mode
-    // asked for.
-    if silentFrames > latencyFrames || !hasSounded { takeChannelMix() }
+    // After silence (the limiter's look-ahead holds none of the last sound, as after any idle
+    // callback) a change of mono or balance is taken at once: it cannot click, and the next
+    // sound starts in the mode asked for.
+    if silentFrames > latencyFrames || !hasSounded {
+      currentMono = Float(bitPattern: targetMono.load(ordering: .relaxed))
+      currentBalance = Float(bitPattern: targetBalance.load(ordering: .relaxed))
+    }
     silentFrames = silent ? silentFrames + frames : 0
     hasSounded = hasSounded || !silent
     processFloat(samples, frames: frames)
