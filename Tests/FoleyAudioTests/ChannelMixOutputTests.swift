@@ -89,18 +89,22 @@ struct ChannelMixOutputTests {
   }
 }
 
+/// A second of stereo constant level, 0.5 on the left and nothing on the right: every output
+/// sample shows the gains it was given.
+private func leftOnlyLevel() -> Data {
+  var samples = [Int16](repeating: 0, count: 96_000)
+  for frame in 0..<48_000 { samples[2 * frame] = Int16(0.5 * 32_767) }
+  return makeWAV(samples: samples, sampleRate: 48_000, channels: 2)
+}
+
 /// Switching mono and balance while a sound plays, on the embedded mixer: exact frames.
 @MainActor
 @Suite("Mono and balance switching (embedded mixer)")
 struct ChannelMixSwitchingTests {
   @Test("switching to mono mid-sound glides to the average over the de-click time, with no step")
   func switchingGlides() throws {
-    // A stereo constant level: 0.5 on the left, nothing on the right.
-    var samples = [Int16](repeating: 0, count: 96_000)
-    for frame in 0..<48_000 { samples[2 * frame] = Int16(0.5 * 32_767) }
     let audio = try EmbeddedAudio(limiter: false)
-    let voice = audio.engine.play(
-      try audio.engine.sound(data: makeWAV(samples: samples, sampleRate: 48_000, channels: 2)))
+    let voice = audio.engine.play(try audio.engine.sound(data: leftOnlyLevel()))
     audio.advance(seconds: 0.1)
     let before = audio.frames
     audio.engine.isMono = true
@@ -129,11 +133,8 @@ struct AudioSettingsTests {
   @Test("settings saved as JSON load back equal and apply to the mix: the bus at half, mono, balance")
   func saveLoadApply() throws {
     let audio = try EmbeddedAudio(limiter: false)
-    // A constant level on the left only, on the effects bus.
-    var samples = [Int16](repeating: 0, count: 96_000)
-    for frame in 0..<48_000 { samples[2 * frame] = Int16(0.5 * 32_767) }
-    let voice = audio.engine.play(
-      try audio.engine.sound(data: makeWAV(samples: samples, sampleRate: 48_000, channels: 2)))
+    // On the effects bus.
+    let voice = audio.engine.play(try audio.engine.sound(data: leftOnlyLevel()))
     audio.advance(seconds: 0.1)
     var settings = audio.engine.settings
     #expect(settings == AudioSettings())

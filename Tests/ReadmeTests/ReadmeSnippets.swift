@@ -7,8 +7,8 @@
 import Foley
 import Logging
 
-// README-BLOCK 2
 @MainActor func quickStart() throws {
+// README-BLOCK 2
 let sdl = try SDLContext(subsystems: [.video, .audio, .events])  // quits only what it started
 defer { sdl.shutdown() }
 var log = Logger(label: "mygame.audio")
@@ -50,5 +50,5 @@ while running && (clock.now - begin) / .seconds(1) < seconds {
   let spent = clock.now - start
   if spent < frame { Thread.sleep(forTimeInterval: (frame - spent) / .seconds(1)) }
 }
-}
 // BLOCK-END
+}

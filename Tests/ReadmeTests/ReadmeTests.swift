@@ -75,11 +75,9 @@ struct ReadmeTests {
     for (index, block) in blocks.enumerated() where !block.contains(".package(") {
       let number = index + 1
       let body = Self.body(of: block)
-      let marked =
-        "// README-BLOCK \(number)\n@MainActor func quickStart() throws {\n\(body)\n}\n// BLOCK-END"
-      let inFunction = "// README-BLOCK \(number)\n\(body)\n// BLOCK-END"
+      let marked = "// README-BLOCK \(number)\n\(body)\n// BLOCK-END"
       #expect(
-        compiled.contains(marked) || compiled.contains(inFunction),
+        compiled.contains(marked),
         "README block \(number) is not in ReadmeSnippets.swift as written:\n\(body)")
     }
   }
