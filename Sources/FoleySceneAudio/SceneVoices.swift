@@ -81,7 +81,10 @@ package enum SceneVoices {
     } else {
       NodeAudio.ensure(node).started(voice)
     }
-    if let place { link!.follow(voice, of: node, at: place) }
+    if let place {
+      link!.follow(voice, of: node, at: place)
+      if case .sound(let sound) = source, sound.settings.caption != nil { link!.captioned(voice, at: node) }
+    }
     return voice
   }
 }

@@ -204,6 +204,8 @@ extension SoundMap {
       settings.category = entry.category
       settings.priority = entry.priority
       settings.normalizesLoudness = entry.normalize
+      settings.caption = entry.caption
+      settings.isCritical = entry.isCritical
       // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
       if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
       sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)

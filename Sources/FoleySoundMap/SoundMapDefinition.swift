@@ -35,6 +35,10 @@ package final class EventEntry {
   /// Plays at its category's loudness target (`mix.buses[…].loudnessLufs`).
   @exclusivity(unchecked) package var normalize = false
   @exclusivity(unchecked) package var loops = false
+  /// What the event's sounds are, in words, for the engine's captions.
+  @exclusivity(unchecked) package var caption: Caption?
+  /// Never made virtual by the voice budget, captioned even muted.
+  @exclusivity(unchecked) package var isCritical = false
   /// Whether a stop entry names this event (its voices are kept for it); set when the map
   /// applies its definition, so a post asks no set.
   @exclusivity(unchecked) var isStopTarget = false
@@ -88,6 +92,7 @@ package struct SoundMapParser {
   static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   static let limitKeys: Set<String> = [
     "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
+    "caption", "critical",
   ]
   static let optionKeys: [String: Set<String>] = [
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
@@ -184,7 +189,40 @@ package struct SoundMapParser {
     entry.positional = flag(object["positional"], at: "\(path).positional") ?? false
     entry.normalize = flag(object["normalize"], at: "\(path).normalize") ?? false
     entry.loops = flag(object["loop"], at: "\(path).loop") ?? false
+    entry.isCritical = flag(object["critical"], at: "\(path).critical") ?? false
+    if let caption = object["caption"] { entry.caption = self.caption(caption, at: "\(path).caption") }
     return entry
+  }
+
+  /// A caption: its text, or an object with `text` and `category` (effect, speech, music, critical).
+  private mutating func caption(_ value: Any, at path: String) -> Caption? {
+    if let text = value as? String {
+      guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, text.count <= 200 else {
+        errors.append("\(path): must be the caption's words (1 to 200 characters)")
+        return nil
+      }
+      return Caption(text)
+    }
+    guard let object = value as? [String: Any] else {
+      errors.append("\(path): must be the caption's words, or an object with \"text\" and \"category\"")
+      return nil
+    }
+    unknownKeys(in: object, allowed: ["text", "category"], at: path)
+    var category = Caption.Category.effect
+    if let name = object["category"] {
+      guard let named = (name as? String).flatMap(Caption.Category.init(rawValue:)) else {
+        errors.append(
+          "\(path).category: must be one of \(Caption.Category.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
+        return nil
+      }
+      category = named
+    }
+    guard let text = object["text"] else {
+      errors.append("\(path).text: missing")
+      return nil
+    }
+    return self.caption(text, at: "\(path).text").map { Caption($0.text, category: category) }
   }
 
   /// An item: a file name, or an object with one content key and its options.

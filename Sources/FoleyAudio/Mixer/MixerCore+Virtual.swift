@@ -83,7 +83,7 @@ extension MixerCore {
   func startsVirtual(_ slot: Slot) -> Bool {
     guard slot.isCounted, !slot.isLimited else { return false }
     if configuration.virtualizesInaudibleVoices, audibility(of: slot) < Self.silentGain { return true }
-    guard let budget = configuration.maximumAudibleVoices else { return false }
+    guard !slot.sound.settings.isCriticalCue, let budget = configuration.maximumAudibleVoices else { return false }
     return table.countedVoices >= budget
   }
 

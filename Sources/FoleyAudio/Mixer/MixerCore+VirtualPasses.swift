@@ -24,6 +24,8 @@ extension MixerCore {
       var priority: Int
       var score: Float
       var category: SoundCategory
+      /// A critical cue: heard whatever the budget (it still takes a place in it).
+      var isCritical: Bool
       var channel: Int
       var id: ObjectIdentifier?
       /// Breaks ties, so the same game ranks its voices the same way every run.
@@ -55,7 +57,7 @@ extension MixerCore {
           false,
           Entry(
             priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
-            channel: channel, order: slot.voice.id)
+            isCritical: slot.sound.settings.isCriticalCue, channel: channel, order: slot.voice.id)
         )
       }
       guard let verdict else { continue }
@@ -91,17 +93,20 @@ extension MixerCore {
       } else if budgeted, entry.slot.isCounted {
         ranked.append(
           Entry(
-            priority: entry.slot.priority, score: loudness, category: entry.slot.category, channel: -1,
-            id: id,
+            priority: entry.slot.priority, score: loudness, category: entry.slot.category,
+            isCritical: entry.slot.sound.settings.isCriticalCue, channel: -1, id: id,
             order: entry.slot.voice.id))
       } else {
         promote.append(id)
       }
     }
     if budgeted {
+      // Critical cues first: they are heard whatever the budget, and take their places in it.
       ranked.sort {
-        $0.priority != $1.priority
-          ? $0.priority > $1.priority : $0.score != $1.score ? $0.score > $1.score : $0.order < $1.order
+        $0.isCritical != $1.isCritical
+          ? $0.isCritical
+          : $0.priority != $1.priority
+            ? $0.priority > $1.priority : $0.score != $1.score ? $0.score > $1.score : $0.order < $1.order
       }
       var heard = 0
       var heardOnBus: [SoundCategory: Int] = [:]
@@ -109,7 +114,7 @@ extension MixerCore {
         let fits =
           (global.map { heard < $0 } ?? true)
           && (limits[entry.category].map { heardOnBus[entry.category, default: 0] < $0 } ?? true)
-        if fits {
+        if fits || entry.isCritical {
           heard += 1
           heardOnBus[entry.category, default: 0] += 1
           if let id = entry.id { promote.append(id) }

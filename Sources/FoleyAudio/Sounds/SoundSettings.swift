@@ -26,6 +26,15 @@ public struct SoundSettings: Sendable, Hashable {
   /// from its measured loudness, lowered to keep its true peak at or under -1 dBTP. Off by
   /// default; without a target for its category it changes nothing.
   public var normalizesLoudness = false
+  /// What the sound is, in words: each heard play of it is captioned (``CaptionCenter``).
+  public var caption: Caption?
+  /// A cue no mix may bury: never made virtual by the voice budget
+  /// (``AudioConfiguration/maximumAudibleVoices``, ``AudioEngine/setMaximumAudibleVoices(_:for:)``)
+  /// and, with a caption, captioned even while the player has muted it.
+  public var isCritical = false
+
+  /// Critical by its flag or by its caption's category.
+  package var isCriticalCue: Bool { isCritical || caption?.category == .critical }
 
   public init() {}
 }

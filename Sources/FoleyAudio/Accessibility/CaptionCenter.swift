@@ -1,0 +1,321 @@
+import FoleyCore
+import Foundation
+
+/// The plays of captioned sounds, handed from whichever thread played them to the game thread's
+/// ``CaptionCenter``. Bounded: a game that plays captioned sounds and never updates its captions
+/// keeps the newest ``capacity`` of them, not every play it ever made.
+package final class CaptionInbox: Sendable {
+  package struct Play: Sendable {
+    package let voice: Voice
+    package let caption: Caption
+    package let category: SoundCategory
+    /// The sound's own volume and pan.
+    package let volume: Double
+    package let pan: Double
+    /// Seconds from its start to its end; nil when it loops for ever.
+    package let duration: Double?
+    /// Captioned whenever it plays, even muted (``SoundSettings/isCritical``).
+    package let isCritical: Bool
+  }
+
+  static let capacity = 1_024
+  private let plays = Locked<[Play]>([])
+
+  package init() {}
+
+  /// Notes a play of `sound` on `voice`, when the sound has a caption.
+  @inline(__always)
+  package func note(_ source: SoundSource, voice: Voice, loops: Int) {
+    guard case .sound(let sound) = source, let caption = sound.settings.caption else { return }
+    let play = Play(
+      voice: voice, caption: caption, category: sound.settings.category, volume: sound.settings.volume,
+      pan: sound.settings.pan, duration: loops < 0 ? nil : sound.duration * Double(loops + 1),
+      isCritical: sound.settings.isCriticalCue)
+    plays.withLock { plays in
+      if plays.count >= Self.capacity { plays.removeFirst(plays.count - Self.capacity + 1) }
+      plays.append(play)
+    }
+  }
+
+  /// Whether plays wait to be taken.
+  package var hasPlays: Bool { plays.withLock { !$0.isEmpty } }
+
+  /// The plays noted since the last take.
+  package func take() -> [Play] {
+    plays.withLock { plays in
+      defer { plays.removeAll(keepingCapacity: true) }
+      return plays
+    }
+  }
+}
+
+/// Where the scene has placed a captioned voice, as seen from its listener.
+package struct CaptionPlace {
+  package var dx: Double
+  package var dy: Double
+  package var distance: Double
+  /// The distance model's gain there.
+  package var gain: Double
+
+  package init(dx: Double, dy: Double, distance: Double, gain: Double) {
+    self.dx = dx
+    self.dy = dy
+    self.distance = distance
+    self.gain = gain
+  }
+}
+
+/// One heard source of a caption, for a "sound radar" (``CaptionCenter/radar(limit:)``).
+public struct CaptionedSource: Sendable, Hashable {
+  public var caption: Caption
+  /// Where it comes from; nil when it is not placed in the scene (then ``side`` is its pan).
+  public var direction: CaptionDirection?
+  public var side: Double
+  public var distance: Double?
+  /// How loud it is as heard, in dB relative to full scale.
+  public var loudness: Double
+}
+
+/// Captions of what the player would hear: each captioned sound that is heard — started, not
+/// virtual, above ``threshold`` after its volumes, distance, bus and master — posts a
+/// ``CaptionEvent`` with its direction from the listener, its distance and its loudness, follows
+/// its source while it plays, merges with repeats of itself, and ends ``holdTime`` after its
+/// last sound did.
+///
+/// An attached scene updates it every frame; a game without a scene calls ``update()`` once per
+/// frame itself. Events are delivered on the game thread, during that update.
+///
+/// ```swift
+/// var settings = SoundSettings()
+/// settings.caption = Caption("Ball whistles")
+/// let whistle = try Sound(contentsOf: whistleURL, engine: engine, settings: settings)
+/// engine.captions.observe { event in print(event.phase, event.label, event.direction?.words ?? "") }
+/// ```
+///
+/// A ``Caption/Category/critical`` caption is shown whenever its sound starts, even on a bus the
+/// player muted: the cue reaches the player who turned the sound off.
+@MainActor
+public final class CaptionCenter {
+  /// How long a caption stays after its last sound ended; a repeat within it merges ("×2").
+  public var holdTime: Double = 1
+  /// The quietest a sound may be heard, in dBFS, and still be captioned (critical ones always are).
+  public var threshold: Double = -60
+  /// Whether captions are made at all. Off, plays are dropped and what is shown ends.
+  public var isEnabled = true {
+    didSet { if !isEnabled { endAll() } }
+  }
+
+  private let engine: AudioEngine.Unowned
+  private var tracked: [Tracked] = []
+  private var groups: [Group] = []
+  private var nextID = 1
+  private var observers = ObserverList<CaptionEvent>()
+  private var sources: [CaptionedSource] = []
+
+  private struct Tracked {
+    let play: CaptionInbox.Play
+    /// The group it is heard in (nil while not heard).
+    var group: Int?
+    var wasCounted = false
+  }
+
+  private struct Group {
+    let id: Int
+    let caption: Caption
+    var count = 1
+    var live = 0
+    var quietSince: Double?
+    var duration: Double?
+    var time: Double
+    var shown: CaptionEvent?
+    var loudest: CaptionedSource?
+  }
+
+  package init(engine: AudioEngine) {
+    self.engine = AudioEngine.Unowned(engine)
+  }
+
+  /// Calls `body` with every caption event, on the game thread; returns a token for
+  /// ``removeObserver(_:)``.
+  @discardableResult
+  public func observe(_ body: @escaping @MainActor (CaptionEvent) -> Void) -> Int {
+    observers.add(body)
+  }
+
+  public func removeObserver(_ token: Int) { observers.remove(token) }
+
+  /// The captions shown now, oldest first.
+  public var shown: [CaptionEvent] { groups.compactMap(\.shown) }
+
+  /// The loudest heard captioned sources at the last update, loudest first, at most `limit`:
+  /// for a ring or radar of directions around the player.
+  public func radar(limit: Int = 8) -> [CaptionedSource] {
+    Array(sources.sorted { $0.loudness > $1.loudness }.prefix(max(0, limit)))
+  }
+
+  /// Takes the new plays and brings the captions in line with what is heard now. A scene attached
+  /// to the engine calls it every update; call it once a frame when there is none.
+  public func update() {
+    update(place: { _ in nil })
+  }
+
+  /// ``update()`` with the scene's placing: `place` says where a voice is heard from, or nil for a
+  /// voice it does not place.
+  package func update(place: (Voice) -> CaptionPlace?) {
+    let core = engine.value.core
+    let plays = core.captionInbox.take()
+    guard isEnabled else {
+      tracked.removeAll()
+      return
+    }
+    for play in plays { tracked.append(Tracked(play: play)) }
+    guard !tracked.isEmpty || !groups.isEmpty else { return }
+    let now = Double(core.mixer.framesMixed.load(ordering: .acquiring)) / Double(core.format.sampleRate)
+    let buses = core.buses.withLock { $0 }
+    for index in groups.indices {
+      groups[index].loudest = nil
+      groups[index].live = 0
+    }
+    sources.removeAll(keepingCapacity: true)
+    var kept: [Tracked] = []
+    kept.reserveCapacity(tracked.count)
+    for var entry in tracked {
+      let voice = entry.play.voice
+      guard !voice.isFinished else { continue }
+      kept.append(entry)
+      guard voice.startFrame != nil, voice.state == .playing else { continue }
+      let place = place(voice)
+      let gain =
+        voice.volume * voice.groupVolume * voice.normalization * entry.play.volume
+        * (place?.gain ?? voice.initialPlacement?.gain ?? 1) * buses.gain(for: entry.play.category)
+        * buses.masterGain
+      let loudness = gain > 0 ? 20 * log10(gain) : -.infinity
+      guard entry.play.isCritical || (!voice.isVirtual && loudness >= threshold) else { continue }
+      let direction = place.flatMap { CaptionDirection(dx: $0.dx, dy: $0.dy) }
+      let source = CaptionedSource(
+        caption: entry.play.caption, direction: direction,
+        side: direction?.side ?? min(max(voice.pan + entry.play.pan, -1), 1), distance: place?.distance,
+        loudness: loudness)
+      sources.append(source)
+      // Its group: the one it was heard in, or a shown one of the same caption, or a new one.
+      var group = entry.group.flatMap { id in groups.firstIndex { $0.id == id } }
+      if group == nil {
+        group = groups.firstIndex { $0.caption == entry.play.caption }
+        if let found = group {
+          if !entry.wasCounted { groups[found].count += 1 }
+        } else {
+          groups.append(Group(id: nextID, caption: entry.play.caption, time: now))
+          nextID += 1
+          group = groups.count - 1
+        }
+      }
+      let index = group!
+      if !entry.wasCounted {
+        groups[index].time = now
+        groups[index].duration = entry.play.duration
+      }
+      entry.group = groups[index].id
+      entry.wasCounted = true
+      kept[kept.count - 1] = entry
+      groups[index].live += 1
+      groups[index].quietSince = nil
+      if (groups[index].loudest?.loudness ?? -.infinity) <= loudness { groups[index].loudest = source }
+    }
+    tracked = kept
+    var remaining: [Group] = []
+    for var group in groups {
+      if group.live == 0 {
+        let quiet = group.quietSince ?? now
+        group.quietSince = quiet
+        if now - quiet >= holdTime {
+          if var last = group.shown {
+            last.phase = .ended
+            send(last)
+          }
+          continue
+        }
+      }
+      if let loudest = group.loudest {
+        let event = CaptionEvent(
+          id: group.id, phase: group.shown == nil ? .began : .changed, text: group.caption.text,
+          category: group.caption.category, count: group.count, direction: loudest.direction,
+          side: loudest.side, distance: loudest.distance, loudness: loudest.loudness,
+          duration: group.duration,
+          time: group.time)
+        if group.shown.map({ Self.differs($0, event) }) ?? true {
+          group.shown = event
+          send(event)
+        }
+      }
+      remaining.append(group)
+    }
+    groups = remaining
+  }
+
+  /// Whether `new` says something `old` did not: a count, a start, a move, a change of loudness.
+  private static func differs(_ old: CaptionEvent, _ new: CaptionEvent) -> Bool {
+    if old.count != new.count || old.time != new.time { return true }
+    if abs(old.side - new.side) > 0.05 { return true }
+    if let a = old.direction, let b = new.direction {
+      var turn = abs(a.degrees - b.degrees)
+      if turn > 180 { turn = 360 - turn }
+      if turn > 5 { return true }
+    } else if (old.direction == nil) != (new.direction == nil) {
+      return true
+    }
+    if let a = old.distance, let b = new.distance, abs(a - b) > max(1, 0.1 * a) { return true }
+    let louder = new.loudness - old.loudness
+    return louder.isNaN ? false : abs(louder) > 3 || (old.loudness.isFinite != new.loudness.isFinite)
+  }
+
+  private func send(_ event: CaptionEvent) {
+    if !observers.isEmpty { observers.send(event) }
+  }
+
+  private func endAll() {
+    for group in groups {
+      if var last = group.shown {
+        last.phase = .ended
+        send(last)
+      }
+    }
+    groups.removeAll()
+    tracked.removeAll()
+    sources.removeAll()
+  }
+}
+
+extension AudioEngine {
+  /// The engine's captions: what is heard, in words, with where it comes from (see
+  /// ``CaptionCenter``). Made on first use; an attached scene updates it every frame.
+  ///
+  /// ```swift
+  /// engine.captions.observe { event in
+  ///   if event.phase == .began { print(event.label, event.direction?.arrow ?? "") }
+  /// }
+  /// ```
+  @MainActor public var captions: CaptionCenter {
+    captionState.center.withLock { center in
+      if let center { return center }
+      let made = CaptionCenter(engine: self)
+      center = made
+      return made
+    }
+  }
+
+  /// The captions, if anything has made them (a look, or a captioned play).
+  @MainActor package var captionsIfMade: CaptionCenter? { captionState.center.withLock { $0 } }
+
+  private var captionState: EngineCaptions { feature { EngineCaptions() } }
+
+  /// A reference to the engine that does not keep it open: the caption center lives in the engine.
+  package struct Unowned: @unchecked Sendable {
+    unowned let value: AudioEngine
+    init(_ value: AudioEngine) { self.value = value }
+  }
+}
+
+/// What the captions keep per engine: the game thread's center, once made.
+private final class EngineCaptions: Sendable {
+  let center = Locked<CaptionCenter?>(nil)
+}
