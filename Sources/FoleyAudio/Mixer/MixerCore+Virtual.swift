@@ -83,7 +83,10 @@ extension MixerCore {
   func startsVirtual(_ slot: Slot) -> Bool {
     guard slot.isCounted, !slot.isLimited else { return false }
     if configuration.virtualizesInaudibleVoices, audibility(of: slot) < Self.silentGain { return true }
-    guard !slot.sound.settings.isCriticalCue, let budget = configuration.maximumAudibleVoices else { return false }
+    // A critical cue is heard whatever the budget.
+    guard !slot.sound.settings.isCriticalCue, let budget = configuration.maximumAudibleVoices else {
+      return false
+    }
     return table.countedVoices >= budget
   }
 
