@@ -59,6 +59,17 @@ struct SoundMapCommand: AsyncParsableCommand {
     )
     var seconds: Double = 10
 
+    // `.unconditional`: negative coordinates (`--at -300,0`) are values, not options.
+    @Option(
+      parsing: .unconditional,
+      help: "Post from a node at this point, the listener at 0,0 (positional events are heard from there).")
+    var at: PlayCommand.PointArgument?
+
+    @Flag(
+      help:
+        "Print each caption the posts make as a JSON line (text, direction, distance, loudness, category).")
+    var captions = false
+
     func validate() throws {
       guard gap.isFinite, gap >= 0, gap <= 3_600 else {
         throw ValidationError("--gap must be between 0 and 3600 seconds")
@@ -100,9 +111,20 @@ struct SoundMapCommand: AsyncParsableCommand {
       map.waitUntilReady()
       // The events happen in a scene (delays and positions need one), stepped in real time.
       let scene = Scene(size: Size(width: 800, height: 600))
+      let listener = Node()
+      scene.addChild(listener)
+      scene.listener = listener
       engine.attach(to: scene)
       engine.use(map, for: scene)
       map.addObserver { played in say("  \(played)") }
+      if captions { engine.captions.observe { say(Self.json($0)) } }
+      var source: Node?
+      if let at {
+        let node = Node()
+        node.position = at.point
+        scene.addChild(node)
+        source = node
+      }
       let stepper = RealTimeStepper(scene)
       for (index, text) in events.enumerated() {
         if index > 0 {
@@ -114,7 +136,7 @@ struct SoundMapCommand: AsyncParsableCommand {
         }
         let (name, parameters) = Self.parse(text)!
         say("\(text):")
-        scene.events.post(name, parameters: parameters)
+        scene.events.post(name, parameters: parameters, from: source)
         stepper.step()
         if map.statistics.unknown[name] != nil { say("  no such event in the map") }
       }
@@ -136,12 +158,41 @@ struct SoundMapCommand: AsyncParsableCommand {
         stepper.step()
       }
       await engine.waitUntilSilent()
+      if captions {
+        // The captions end a hold time after their sounds did.
+        let ended = ContinuousClock.now + .seconds(engine.captions.holdTime + 0.2)
+        while ContinuousClock.now < ended, !engine.captions.shown.isEmpty {
+          try await Task.sleep(for: .milliseconds(10))
+          stepper.step()
+        }
+      }
       let statistics = map.statistics
       say(
         "done: \(statistics.posted) posted, \(statistics.played) played, \(statistics.cooledDown) cooled down, "
           + "\(statistics.limited + statistics.stolen) limited, \(statistics.unknown.values.reduce(0, +)) unknown"
       )
     }
+  }
+}
+
+extension SoundMapCommand.Post {
+  /// A caption event as one line of JSON: numbers rounded for reading, nulls where it has none.
+  static func json(_ event: CaptionEvent) -> String {
+    func rounded(_ value: Double?, _ places: Double = 100) -> Any {
+      guard let value, value.isFinite else { return NSNull() }
+      return (value * places).rounded() / places
+    }
+    let object: [String: Any] = [
+      "phase": event.phase.rawValue, "id": event.id, "text": event.text, "category": event.category.rawValue,
+      "count": event.count, "label": event.label,
+      "direction": event.direction.map { ["degrees": rounded($0.degrees, 10), "words": $0.words] }
+        ?? NSNull(),
+      "side": rounded(event.side), "distance": rounded(event.distance, 10),
+      "loudness": rounded(event.loudness, 10), "duration": rounded(event.duration, 1_000),
+      "time": rounded(event.time, 1_000),
+    ]
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    return String(decoding: data, as: UTF8.self)
   }
 }
 

@@ -666,6 +666,40 @@ struct ScriptedRunTests {
     #expect(looping.output.contains("still playing after 1.0 s: fading out"), "\(looping.output)")
   }
 
+  @Test("`soundmap post --at -300,0 --captions` prints each caption as JSON: left, 300 points away, merged")
+  func soundMapPostCaptions() throws {
+    let folder = temporaryFile("caption-map")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.copyItem(
+      at: Self.packageRoot.appendingPathComponent("Assets/blip.wav"),
+      to: folder.appendingPathComponent("blip.wav"))
+    let map = folder.appendingPathComponent("map.json")
+    try Data(
+      #"{ "version": 1, "events": { "bell": { "play": "blip.wav", "positional": true, "caption": "Bell rings" }, "hush": { "play": "blip.wav" } } }"#
+        .utf8
+    ).write(to: map)
+    let run = try runDemoCommand(
+      ["soundmap", "post", map.path, "bell", "bell", "hush", "--gap", "0.05", "--at", "-300,0", "--captions"])
+    #expect(run.status == 0, "\(run.errors)")
+    let captions = run.output.split(separator: "\n").compactMap { line -> [String: Any]? in
+      guard line.hasPrefix("{") else { return nil }
+      return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    }
+    // One caption for the bell (its second post merged into it: a change, or in the first event
+    // when a slow machine saw both starts in one update), none for the uncaptioned event.
+    #expect(captions.first?["phase"] as? String == "began" && captions.last?["phase"] as? String == "ended")
+    #expect(Set(captions.compactMap { $0["id"] as? Int }).count == 1 && captions.count <= 3, "\(run.output)")
+    let began = try #require(captions.first)
+    #expect(began["text"] as? String == "Bell rings" && began["category"] as? String == "effect")
+    let direction = try #require(began["direction"] as? [String: Any])
+    #expect(direction["words"] as? String == "left" && direction["degrees"] as? Double == 180)
+    #expect(began["distance"] as? Double == 300 && began["side"] as? Double == -1)
+    // The default inverse model at 300 points: 100 / 300, -9.5 dB.
+    #expect(began["loudness"] as? Double == -9.5, "\(began)")
+    #expect(captions.last?["label"] as? String == "Bell rings ×2")
+  }
+
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent()
     .deletingLastPathComponent()
