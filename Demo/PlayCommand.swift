@@ -71,6 +71,14 @@ struct PlayCommand: AsyncParsableCommand {
   @Option(parsing: .unconditional, help: "The output's left/right balance, -1 (left only) … 1 (right only).")
   var balance: Double = 0
 
+  @Option(help: "How much of the loudness range is heard: full, headphones or night.")
+  var range: RangeArgument = .full
+
+  enum RangeArgument: String, ExpressibleByArgument {
+    case full, headphones, night
+    var mode: DynamicRange { DynamicRange(rawValue: rawValue)! }
+  }
+
   enum ModelArgument: String, ExpressibleByArgument {
     case none, inverse, linear, exponential
   }
@@ -141,6 +149,7 @@ struct PlayCommand: AsyncParsableCommand {
     if let level = sendLevel { parts.append(String(format: "send %.2f", level)) }
     if mono { parts.append("mono") }
     if balance != 0 { parts.append(String(format: "balance %+.2f", balance)) }
+    if range != .full { parts.append("range \(range.rawValue)") }
     return parts.isEmpty ? nil : "shaping: " + parts.joined(separator: ", ")
   }
 
@@ -172,6 +181,7 @@ struct PlayCommand: AsyncParsableCommand {
     print(engine.deviceLine)
     engine.isMono = mono
     engine.balance = balance
+    engine.dynamicRange = range.mode
     if let highpass { try engine.bus(.effects).setEffects([FilterEffect(.highPass, frequency: highpass)]) }
     if let reverb { engine.reverb.apply(reverb.preset) }
     if let shapingLine { print(shapingLine) }

@@ -230,6 +230,9 @@ struct BenchTable {
       "effects_and_rate_cpu_percent_64", number("effects_and_rate_cpu_percent_64"), nil,
       "reference: the same with a rate of 1.25 on every voice (libsamplerate's sinc)", nil)
     row(
+      "night_range_cpu_percent", number("night_range_cpu_percent"), nil,
+      "reference: the master's night range mode (a leveller before the limiter) under the same 64", nil)
+    row(
       "resampler_alias_dbfs", number("resampler_alias_dbfs"), nil,
       "≤ -60 (10 kHz at rate 1.5: every other component)", number("resampler_alias_dbfs").map { $0 <= -60 })
     row(

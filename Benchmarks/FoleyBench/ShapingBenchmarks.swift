@@ -7,11 +7,12 @@ import Logging
 
 /// The mix after the bus rework: 256 looping voices (process CPU, as a share of a core), the cost
 /// of shaping 64 voices (a closed low-pass and a reverb send each, a sidechain compressor on their
-/// bus, and then a rate other than 1) against the same 64 plain in the same run, the resampler's aliasing, and allocations inside the voice mixer's
+/// bus, and then a rate other than 1; the master's night range mode) against the same 64 plain in
+/// the same run, the resampler's aliasing, and allocations inside the voice mixer's
 /// render on SDL's audio thread while all of that plays.
 @MainActor
 enum ShapingBenchmarks {
-  enum Shaping { case none, filterAndSend, filterSendAndRate }
+  enum Shaping { case none, filterAndSend, filterSendAndRate, nightRange }
 
   /// Process CPU seconds over `seconds` with `voices` looping voices.
   static func mix(
@@ -21,16 +22,17 @@ enum ShapingBenchmarks {
     configuration.allowsWideVectors = wideVectors
     let engine = try AudioEngine(configuration: configuration, session: AudioSession(), logger: logger)
     defer { engine.close() }
-    if shaping != .none {
+    if shaping == .filterAndSend || shaping == .filterSendAndRate {
       // The bus the voices sum into is compressed, keyed by another (silent) bus: the compressor's
       // cost is in the figure even when it has nothing to duck against.
       try engine.bus(.effects).setEffects([CompressorEffect(threshold: -30, ratio: 4, sidechain: .speech)])
     }
+    if shaping == .nightRange { engine.dynamicRange = .night }
     let decoded = try engine.sound(data: sound)
     for index in 0..<voices {
       let voice = engine.play(decoded, volume: 0.5, pan: MixBenchmarks.pan(index), loops: -1)
       switch shaping {
-      case .none: break
+      case .none, .nightRange: break
       case .filterAndSend:
         voice.setLowPassCutoff(1_000)
         voice.setReverbSend(0.3)
@@ -84,6 +86,7 @@ enum ShapingBenchmarks {
     let plain64 = try mix(long, voices: 64, shaping: .none, seconds: seconds, logger: logger)
     let shaped64 = try mix(long, voices: 64, shaping: .filterAndSend, seconds: seconds, logger: logger)
     let pitched64 = try mix(long, voices: 64, shaping: .filterSendAndRate, seconds: seconds, logger: logger)
+    let night64 = try mix(long, voices: 64, shaping: .nightRange, seconds: seconds, logger: logger)
     let allocations = foley_realtime_allocations()
     return [
       "mix_cpu_percent_256": plain256 / seconds * 100,
@@ -91,6 +94,7 @@ enum ShapingBenchmarks {
       "mix_cpu_percent_64": plain64 / seconds * 100,
       "effects_cpu_percent_64": (shaped64 - plain64) / seconds * 100,
       "effects_and_rate_cpu_percent_64": (pitched64 - plain64) / seconds * 100,
+      "night_range_cpu_percent": (night64 - plain64) / seconds * 100,
       "resampler_alias_dbfs": try aliasing(),
       // -1: the counter is compiled out (a sanitizer build).
       "audio_thread_allocations": allocations < 0 ? -1 : allocations - allocationsBefore,

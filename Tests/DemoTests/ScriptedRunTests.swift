@@ -347,6 +347,31 @@ struct ScriptedRunTests {
     #expect(bad.status == 64 && bad.errors.contains("--balance"))
   }
 
+  @Test("`play --range night` lifts a quiet file by the night curve's figure; a bad mode is refused")
+  func playRangeNight() throws {
+    let folder = temporaryFile("range")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // A 440 Hz sine at -40 dBFS RMS (peak -37): night lifts it (−24 + 37) × 3/4 = 9.75 dB.
+    let quiet = folder.appendingPathComponent("quiet.wav")
+    try makeToneWAV(frequency: 440, duration: 1, amplitude: 0.01 * 2.0.squareRoot(), channels: 1).write(
+      to: quiet)
+    var levels: [Double] = []
+    for range in ["full", "night"] {
+      let output = folder.appendingPathComponent("\(range).raw")
+      let run = try runDemoCommand(
+        ["play", quiet.path, "--range", range],
+        environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+      #expect(run.status == 0, "\(run.errors)")
+      let capture = try DiskCapture(contentsOf: output, format: .float32)
+      let sound = try #require(capture.left.audibleRange(threshold: 0.001))
+      levels.append(20 * log10(capture.left.rms(in: (sound.lowerBound + 9_600)..<(sound.upperBound - 4_800))))
+    }
+    #expect(abs(levels[0] - -40) < 0.2 && abs(levels[1] - levels[0] - 9.75) < 0.5, "\(levels)")
+    let bad = try runDemoCommand(["play", quiet.path, "--range", "loud"])
+    #expect(bad.status == 64 && bad.errors.contains("--range"))
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")

@@ -142,6 +142,8 @@ struct AudioSettingsTests {
     settings.balance = 0.5
     settings.busVolumes["effects"] = 0.5
     settings.mutedBuses = ["music"]
+    settings.dynamicRange = .night
+    settings.showsCaptions = false
     let saved = try JSONEncoder().encode(settings)
     let loaded = try JSONDecoder().decode(AudioSettings.self, from: saved)
     #expect(loaded == settings)
@@ -150,6 +152,10 @@ struct AudioSettingsTests {
     #expect(voice.isPlaying)
     #expect(audio.engine.settings == settings)
     #expect(audio.engine.bus(.effects).volume == 0.5 && audio.engine.bus(.music).isMuted)
+    #expect(audio.engine.dynamicRange == .night && !audio.engine.captions.isEnabled)
+    // The level below is above the night curve's threshold: back to full, so it is exact.
+    audio.engine.dynamicRange = .full
+    audio.advance(seconds: 0.1)
     // Half the level on its bus, averaged into both ears (a quarter), the left at half for the balance.
     let level = Float(Int16(0.5 * 32_767)) / 32_768
     let last = audio.frames - 1
@@ -163,6 +169,7 @@ struct AudioSettingsTests {
     for (json, field) in [
       (#"{"balance": 2}"#, "balance"), (#"{"masterVolume": -0.5}"#, "masterVolume"),
       (#"{"busVolumes": {"music": 1.5}}"#, "music"), (#"{"isMono": "yes"}"#, "isMono"),
+      (#"{"dynamicRange": "loud"}"#, "dynamicRange"), (#"{"showsCaptions": 1}"#, "showsCaptions"),
     ] {
       #expect(throws: DecodingError.self) {
         try JSONDecoder().decode(AudioSettings.self, from: Data(json.utf8))

@@ -100,9 +100,11 @@ public final class CaptionCenter {
   public var holdTime: Double = 1
   /// The quietest a sound may be heard, in dBFS, and still be captioned (critical ones always are).
   public var threshold: Double = -60
-  /// Whether captions are made at all. Off, plays are dropped and what is shown ends.
-  public var isEnabled = true {
-    didSet { if !isEnabled { endAll() } }
+  /// Whether captions are made at all (the player's ``AudioSettings/showsCaptions``). Off, plays
+  /// are dropped and what is shown ends at the next update.
+  public var isEnabled: Bool {
+    get { engine.value.core.buses.withLock { $0.showsCaptions } }
+    set { engine.value.core.buses.withLock { $0.showsCaptions = newValue } }
   }
 
   private let engine: AudioEngine.Unowned
@@ -165,7 +167,7 @@ public final class CaptionCenter {
     let core = engine.value.core
     let plays = core.captionInbox.take()
     guard isEnabled else {
-      tracked.removeAll()
+      endAll()
       return
     }
     for play in plays { tracked.append(Tracked(play: play)) }

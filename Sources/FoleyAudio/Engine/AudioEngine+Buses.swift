@@ -79,6 +79,21 @@ extension AudioEngine {
     }
   }
 
+  /// How much of the mix's loudness range the player hears (``DynamicRange``): `.full` by
+  /// default; `.headphones` and `.night` level loud and quiet passages towards each other on the
+  /// master, before the limiter. Switching fades over 50 ms.
+  ///
+  /// ```swift
+  /// engine.dynamicRange = .night
+  /// ```
+  public var dynamicRange: DynamicRange {
+    get { core.buses.withLock { $0.dynamicRange } }
+    set {
+      core.buses.withLock { $0.dynamicRange = newValue }
+      applyBuses(fade: 0)
+    }
+  }
+
   /// Mutes the whole mix (with a ramp), keeping ``masterVolume`` for unmuting.
   public var isMuted: Bool {
     get { core.buses.withLock { $0.isMasterMuted } }
@@ -105,8 +120,9 @@ extension AudioEngine {
     let seconds = fade.clamped(to: 0...3_600, or: 0)
     // The master's mono and balance are atomics the mixing thread reads: set here, they hold for
     // any play asked for after this call (the queue centres the voices' gains when it gets there).
-    let (mono, balance) = core.buses.withLock { ($0.isMono, $0.balance) }
+    let (mono, balance, range) = core.buses.withLock { ($0.isMono, $0.balance, $0.dynamicRange) }
     core.master.setChannelMix(mono: mono, balance: Float(balance))
+    core.master.setDynamicRange(range)
     core.queue.async { [core] in core.applyBuses(fade: seconds) }
   }
 }

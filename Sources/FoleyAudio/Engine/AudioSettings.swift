@@ -1,7 +1,8 @@
 import Foundation
 
 /// A player's sound settings, as a settings screen edits them and a game saves them: the master
-/// volume, mono output, left/right balance, and each bus's volume and mute. `Codable`, so it goes
+/// volume, mono output, left/right balance, the range mode, captions, and each bus's volume and
+/// mute. `Codable`, so it goes
 /// to JSON (or any encoder) as it is; decoding checks every value and throws a `DecodingError`
 /// naming the field that is out of range, so a hand-edited or corrupt file never reaches the mix.
 ///
@@ -24,20 +25,26 @@ public struct AudioSettings: Codable, Sendable, Hashable {
   public var busVolumes: [String: Double]
   /// The buses the player muted, by category name.
   public var mutedBuses: Set<String>
+  /// How much of the loudness range is heard (see ``AudioEngine/dynamicRange``).
+  public var dynamicRange: DynamicRange
+  /// Whether heard sounds are captioned (see ``CaptionCenter/isEnabled``).
+  public var showsCaptions: Bool
 
   public init(
     masterVolume: Double = 1, isMono: Bool = false, balance: Double = 0, busVolumes: [String: Double] = [:],
-    mutedBuses: Set<String> = []
+    mutedBuses: Set<String> = [], dynamicRange: DynamicRange = .full, showsCaptions: Bool = true
   ) {
     self.masterVolume = masterVolume
     self.isMono = isMono
     self.balance = balance
     self.busVolumes = busVolumes
     self.mutedBuses = mutedBuses
+    self.dynamicRange = dynamicRange
+    self.showsCaptions = showsCaptions
   }
 
   private enum CodingKeys: String, CodingKey {
-    case masterVolume, isMono, balance, busVolumes, mutedBuses
+    case masterVolume, isMono, balance, busVolumes, mutedBuses, dynamicRange, showsCaptions
   }
 
   /// Decodes and checks: a missing field takes its default; a value out of its range, or not a
@@ -62,6 +69,8 @@ public struct AudioSettings: Codable, Sendable, Hashable {
         forKey: .busVolumes, in: container, debugDescription: "bus \"\(name)\": \(volume) is not in 0…1")
     }
     mutedBuses = try container.decodeIfPresent(Set<String>.self, forKey: .mutedBuses) ?? []
+    dynamicRange = try container.decodeIfPresent(DynamicRange.self, forKey: .dynamicRange) ?? .full
+    showsCaptions = try container.decodeIfPresent(Bool.self, forKey: .showsCaptions) ?? true
   }
 }
 
@@ -73,7 +82,8 @@ extension AudioEngine {
       AudioSettings(
         masterVolume: buses.masterVolume, isMono: buses.isMono, balance: buses.balance,
         busVolumes: Dictionary(uniqueKeysWithValues: buses.volumes.map { ($0.key.name, $0.value) }),
-        mutedBuses: Set(buses.muted.map(\.name)))
+        mutedBuses: Set(buses.muted.map(\.name)), dynamicRange: buses.dynamicRange,
+        showsCaptions: buses.showsCaptions)
     }
   }
 
@@ -90,6 +100,8 @@ extension AudioEngine {
         buses.volumes[category] = volume.clamped(to: 0...1, or: buses.volume(for: category))
       }
       buses.muted = Set(settings.mutedBuses.map { SoundCategory($0) })
+      buses.dynamicRange = settings.dynamicRange
+      buses.showsCaptions = settings.showsCaptions
     }
     applyBuses(fade: 0)
   }

@@ -14,6 +14,10 @@ package struct BusSettings: Sendable {
   package var isMono = false
   /// The master's left/right balance, -1 (left only) … 1 (right only).
   package var balance: Double = 0
+  /// The range mode on the master (``DynamicRange``).
+  package var dynamicRange = DynamicRange.full
+  /// Whether the player wants captions (``CaptionCenter/isEnabled`` reads it).
+  package var showsCaptions = true
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
   var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
   /// The bus each category's bus sums into (absent: the master). Never a cycle.

@@ -32,11 +32,14 @@ package final class MasterBus: @unchecked Sendable {
   /// The gain the closing fade has reached (mixing thread).
   private var closingGain: Float = 1
   private let limiter: LookAheadLimiter?
+  /// The range mode's leveller, before the limiter.
+  private let leveller: RangeLeveller
   private let channels: Int
 
   package init(format: AudioDeviceFormat, limiter settings: LimiterSettings?, volumeStep: Float) {
     channels = format.channels
     self.volumeStep = volumeStep
+    leveller = RangeLeveller(channels: format.channels, sampleRate: format.sampleRate)
     limiter = settings.map { settings in
       LookAheadLimiter(
         channels: format.channels, window: settings.lookAheadFrames(at: format.sampleRate),
@@ -57,6 +60,9 @@ package final class MasterBus: @unchecked Sendable {
     targetMono.store(Float(mono ? 1 : 0).bitPattern, ordering: .relaxed)
     targetBalance.store(balance.bitPattern, ordering: .relaxed)
   }
+
+  /// The range mode: the leveller fades from one curve to the next.
+  func setDynamicRange(_ mode: DynamicRange) { leveller.setMode(mode) }
 
   /// Asks the mixing thread to fade the whole output to silence over `frames` frames and hold it
   /// there: the engine is closing, and what still plays must not be cut mid-wave.
@@ -108,7 +114,7 @@ package final class MasterBus: @unchecked Sendable {
   /// the master entirely (an idle engine costs SDL's callback and little else). Mixing thread.
   var isSettled: Bool {
     silentFrames > latencyFrames && currentVolume == Float(bitPattern: targetVolume.load(ordering: .relaxed))
-      && Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) == 1
+      && Float(bitPattern: lastSmallestGain.load(ordering: .relaxed)) == 1 && leveller.hasSettled
   }
 
   private func updateMeter() {
@@ -132,6 +138,7 @@ package final class MasterBus: @unchecked Sendable {
       currentVolume = volume
     }
     if channels == 2 { mixChannels(samples, frames: frames) }
+    leveller.process(samples, frames: frames)
     limiter?.process(samples, frames: frames)
     let closing = closingFadeFrames.load(ordering: .acquiring)
     if closing != 0 { fadeForClosing(samples, frames: frames, over: closing) }
