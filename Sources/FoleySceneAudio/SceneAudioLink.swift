@@ -94,8 +94,8 @@ package final class SceneAudioLink {
   @exclusivity(unchecked) var listenerTravel = 0.0
   /// Where the listener was at the last update.
   var lastListener: Point?
-  /// The captioned positional voices and the nodes they follow, until they finish.
-  private var captionedNodes: [ObjectIdentifier: (voice: Voice, node: Node)] = [:]
+  /// The captioned or rumbling positional voices and the nodes they follow, until they finish.
+  private var accessibleNodes: [ObjectIdentifier: (voice: Voice, node: Node)] = [:]
   /// The audio nodes in the scene.
   private(set) var audioNodes: [AudioNode] = []
   private var audioNodeSet: Set<ObjectIdentifier> = []
@@ -181,31 +181,34 @@ package final class SceneAudioLink {
   func sceneDidUpdate(_ scene: Scene) {
     placeVoices()
     core.flushRequests()
-    updateCaptions()
+    updateAccessibility()
   }
 
-  // MARK: - Captions
+  // MARK: - Captions and rumble
 
-  /// Marks `voice`, placed at `node`, as captioned: its caption follows the node.
-  func captioned(_ voice: Voice, at node: Node) {
-    captionedNodes[ObjectIdentifier(voice)] = (voice, node)
+  /// Marks `voice`, placed at `node`, as captioned or rumbling: its caption and rumble follow the
+  /// node.
+  func followForAccessibility(_ voice: Voice, at node: Node) {
+    accessibleNodes[ObjectIdentifier(voice)] = (voice, node)
   }
 
-  /// Brings the engine's captions in line with the frame: the new plays, each captioned voice's
-  /// place seen from the listener. Costs nothing while nothing is captioned.
-  func updateCaptions() {
-    guard let captions = engine.captionsIfMade ?? (core.captionInbox.hasPlays ? engine.captions : nil) else {
-      return
-    }
+  /// Brings the engine's captions and rumble in line with the frame: the new plays, each such
+  /// voice's place seen from the listener. Costs nothing while nothing is captioned or rumbles.
+  func updateAccessibility() {
+    let captions = engine.captionsIfMade ?? (core.captionPlays.hasPlays ? engine.captions : nil)
+    let haptics = engine.hapticsIfMade ?? (core.rumblePlays.hasPlays ? engine.haptics : nil)
+    guard captions != nil || haptics != nil else { return }
     let listener = listenerPosition
-    captions.update { voice in
-      guard let held = captionedNodes[ObjectIdentifier(voice)], held.voice === voice else { return nil }
+    let place = { (voice: Voice) -> ScenePlacement? in
+      guard let held = self.accessibleNodes[ObjectIdentifier(voice)], held.voice === voice else { return nil }
       let offset = held.node.positionInScene - listener
       let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
-      return CaptionPlace(
-        dx: offset.dx, dy: offset.dy, distance: distance, gain: spatial.gain(atDistance: distance))
+      return ScenePlacement(
+        dx: offset.dx, dy: offset.dy, distance: distance, gain: self.spatial.gain(atDistance: distance))
     }
-    if !captionedNodes.isEmpty { captionedNodes = captionedNodes.filter { !$0.value.voice.isFinished } }
+    captions?.update(place: place)
+    haptics?.update(place: place)
+    if !accessibleNodes.isEmpty { accessibleNodes = accessibleNodes.filter { !$0.value.voice.isFinished } }
   }
 
   // MARK: - Positions

@@ -83,7 +83,9 @@ package enum SceneVoices {
     }
     if let place {
       link!.follow(voice, of: node, at: place)
-      if case .sound(let sound) = source, sound.settings.caption != nil { link!.captioned(voice, at: node) }
+      if case .sound(let sound) = source, sound.settings.caption != nil || sound.settings.rumble != nil {
+        link!.followForAccessibility(voice, at: node)
+      }
     }
     return voice
   }

@@ -206,6 +206,7 @@ extension SoundMap {
       settings.normalizesLoudness = entry.normalize
       settings.caption = entry.caption
       settings.isCritical = entry.isCritical
+      settings.rumble = entry.rumble
       // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
       if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
       sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)

@@ -39,6 +39,8 @@ package final class EventEntry {
   @exclusivity(unchecked) package var caption: Caption?
   /// Never made virtual by the voice budget, captioned even muted.
   @exclusivity(unchecked) package var isCritical = false
+  /// Rumble on the game's controllers at this strength (0…1) while the event's sounds play.
+  @exclusivity(unchecked) package var rumble: Double?
   /// Whether a stop entry names this event (its voices are kept for it); set when the map
   /// applies its definition, so a post asks no set.
   @exclusivity(unchecked) var isStopTarget = false
@@ -92,7 +94,7 @@ package struct SoundMapParser {
   static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   static let limitKeys: Set<String> = [
     "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
-    "caption", "critical",
+    "caption", "critical", "rumble",
   ]
   static let optionKeys: [String: Set<String>] = [
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
@@ -191,6 +193,13 @@ package struct SoundMapParser {
     entry.loops = flag(object["loop"], at: "\(path).loop") ?? false
     entry.isCritical = flag(object["critical"], at: "\(path).critical") ?? false
     if let caption = object["caption"] { entry.caption = self.caption(caption, at: "\(path).caption") }
+    if let rumble = object["rumble"] {
+      if Self.isBoolean(rumble), let on = rumble as? Bool {
+        entry.rumble = on ? 1 : nil
+      } else {
+        entry.rumble = number(rumble, at: "\(path).rumble", in: 0...1)
+      }
+    }
     return entry
   }
 

@@ -1,56 +1,8 @@
 import FoleyCore
 import Foundation
 
-/// The plays of captioned sounds, handed from whichever thread played them to the game thread's
-/// ``CaptionCenter``. Bounded: a game that plays captioned sounds and never updates its captions
-/// keeps the newest ``capacity`` of them, not every play it ever made.
-package final class CaptionInbox: Sendable {
-  package struct Play: Sendable {
-    package let voice: Voice
-    package let caption: Caption
-    package let category: SoundCategory
-    /// The sound's own volume and pan.
-    package let volume: Double
-    package let pan: Double
-    /// Seconds from its start to its end; nil when it loops for ever.
-    package let duration: Double?
-    /// Captioned whenever it plays, even muted (``SoundSettings/isCritical``).
-    package let isCritical: Bool
-  }
-
-  static let capacity = 1_024
-  private let plays = Locked<[Play]>([])
-
-  package init() {}
-
-  /// Notes a play of `sound` on `voice`, when the sound has a caption.
-  @inline(__always)
-  package func note(_ source: SoundSource, voice: Voice, loops: Int) {
-    guard case .sound(let sound) = source, let caption = sound.settings.caption else { return }
-    let play = Play(
-      voice: voice, caption: caption, category: sound.settings.category, volume: sound.settings.volume,
-      pan: sound.settings.pan, duration: loops < 0 ? nil : sound.duration * Double(loops + 1),
-      isCritical: sound.settings.isCriticalCue)
-    plays.withLock { plays in
-      if plays.count >= Self.capacity { plays.removeFirst(plays.count - Self.capacity + 1) }
-      plays.append(play)
-    }
-  }
-
-  /// Whether plays wait to be taken.
-  package var hasPlays: Bool { plays.withLock { !$0.isEmpty } }
-
-  /// The plays noted since the last take.
-  package func take() -> [Play] {
-    plays.withLock { plays in
-      defer { plays.removeAll(keepingCapacity: true) }
-      return plays
-    }
-  }
-}
-
-/// Where the scene has placed a captioned voice, as seen from its listener.
-package struct CaptionPlace {
+/// Where the scene has placed a voice, as seen from its listener (for captions and rumble).
+package struct ScenePlacement {
   package var dx: Double
   package var dy: Double
   package var distance: Double
@@ -115,7 +67,7 @@ public final class CaptionCenter {
   private var sources: [CaptionedSource] = []
 
   private struct Tracked {
-    let play: CaptionInbox.Play
+    let play: NotedPlay
     /// The group it is heard in (nil while not heard).
     var group: Int?
     var wasCounted = false
@@ -163,9 +115,9 @@ public final class CaptionCenter {
 
   /// ``update()`` with the scene's placing: `place` says where a voice is heard from, or nil for a
   /// voice it does not place.
-  package func update(place: (Voice) -> CaptionPlace?) {
+  package func update(place: (Voice) -> ScenePlacement?) {
     let core = engine.value.core
-    let plays = core.captionInbox.take()
+    let plays = core.captionPlays.take()
     guard isEnabled else {
       endAll()
       return
@@ -195,18 +147,18 @@ public final class CaptionCenter {
       guard entry.play.isCritical || (!voice.isVirtual && loudness >= threshold) else { continue }
       let direction = place.flatMap { CaptionDirection(dx: $0.dx, dy: $0.dy) }
       let source = CaptionedSource(
-        caption: entry.play.caption, direction: direction,
+        caption: entry.play.caption!, direction: direction,
         side: direction?.side ?? min(max(voice.pan + entry.play.pan, -1), 1), distance: place?.distance,
         loudness: loudness)
       sources.append(source)
       // Its group: the one it was heard in, or a shown one of the same caption, or a new one.
       var group = entry.group.flatMap { id in groups.firstIndex { $0.id == id } }
       if group == nil {
-        group = groups.firstIndex { $0.caption == entry.play.caption }
+        group = groups.firstIndex { $0.caption == entry.play.caption! }
         if let found = group {
           if !entry.wasCounted { groups[found].count += 1 }
         } else {
-          groups.append(Group(id: nextID, caption: entry.play.caption, time: now))
+          groups.append(Group(id: nextID, caption: entry.play.caption!, time: now))
           nextID += 1
           group = groups.count - 1
         }

@@ -29,10 +29,13 @@ public struct AudioSettings: Codable, Sendable, Hashable {
   public var dynamicRange: DynamicRange
   /// Whether heard sounds are captioned (see ``CaptionCenter/isEnabled``).
   public var showsCaptions: Bool
+  /// Whether sound may rumble the game's controllers (see ``HapticsCenter/isEnabled``).
+  public var rumbles: Bool
 
   public init(
     masterVolume: Double = 1, isMono: Bool = false, balance: Double = 0, busVolumes: [String: Double] = [:],
-    mutedBuses: Set<String> = [], dynamicRange: DynamicRange = .full, showsCaptions: Bool = true
+    mutedBuses: Set<String> = [], dynamicRange: DynamicRange = .full, showsCaptions: Bool = true,
+    rumbles: Bool = true
   ) {
     self.masterVolume = masterVolume
     self.isMono = isMono
@@ -41,10 +44,11 @@ public struct AudioSettings: Codable, Sendable, Hashable {
     self.mutedBuses = mutedBuses
     self.dynamicRange = dynamicRange
     self.showsCaptions = showsCaptions
+    self.rumbles = rumbles
   }
 
   private enum CodingKeys: String, CodingKey {
-    case masterVolume, isMono, balance, busVolumes, mutedBuses, dynamicRange, showsCaptions
+    case masterVolume, isMono, balance, busVolumes, mutedBuses, dynamicRange, showsCaptions, rumbles
   }
 
   /// Decodes and checks: a missing field takes its default; a value out of its range, or not a
@@ -71,6 +75,7 @@ public struct AudioSettings: Codable, Sendable, Hashable {
     mutedBuses = try container.decodeIfPresent(Set<String>.self, forKey: .mutedBuses) ?? []
     dynamicRange = try container.decodeIfPresent(DynamicRange.self, forKey: .dynamicRange) ?? .full
     showsCaptions = try container.decodeIfPresent(Bool.self, forKey: .showsCaptions) ?? true
+    rumbles = try container.decodeIfPresent(Bool.self, forKey: .rumbles) ?? true
   }
 }
 
@@ -83,7 +88,7 @@ extension AudioEngine {
         masterVolume: buses.masterVolume, isMono: buses.isMono, balance: buses.balance,
         busVolumes: Dictionary(uniqueKeysWithValues: buses.volumes.map { ($0.key.name, $0.value) }),
         mutedBuses: Set(buses.muted.map(\.name)), dynamicRange: buses.dynamicRange,
-        showsCaptions: buses.showsCaptions)
+        showsCaptions: buses.showsCaptions, rumbles: buses.rumbles)
     }
   }
 
@@ -102,6 +107,7 @@ extension AudioEngine {
       buses.muted = Set(settings.mutedBuses.map { SoundCategory($0) })
       buses.dynamicRange = settings.dynamicRange
       buses.showsCaptions = settings.showsCaptions
+      buses.rumbles = settings.rumbles
     }
     applyBuses(fade: 0)
   }

@@ -38,7 +38,7 @@ extension MixerCore {
       }
       if let recycled {
         if let hop { queueRequestHop(signal: hop) }
-        captionInbox.note(source, voice: recycled, loops: loops)
+        noteAccessible(source, voice: recycled, loops: loops)
         return recycled
       }
       reused = nil
@@ -64,7 +64,7 @@ extension MixerCore {
     }
     // One queue hop for however many plays are waiting.
     if let hop { queueRequestHop(signal: hop) }
-    captionInbox.note(source, voice: voice, loops: loops)
+    noteAccessible(source, voice: voice, loops: loops)
     return voice
   }
 

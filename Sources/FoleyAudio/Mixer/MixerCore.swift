@@ -58,8 +58,9 @@ package final class MixerCore: @unchecked Sendable {
   let policies = Locked(PolicyTable())
   /// Bus volumes as the game last set them; the queue applies them.
   package let buses = Locked(BusSettings())
-  /// The plays of captioned sounds, for the game thread's captions.
-  package let captionInbox = CaptionInbox()
+  /// The plays of captioned sounds and of rumbling ones, for the game thread's captions and haptics.
+  package let captionPlays = PlayInbox()
+  package let rumblePlays = PlayInbox()
   /// The output device the engine was opened on or switched to (nil: the default). A device lost
   /// is replaced by the default.
   package let outputDeviceName = Locked<String?>(nil)

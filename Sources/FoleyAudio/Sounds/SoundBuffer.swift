@@ -18,6 +18,7 @@ package final class SoundBuffer: Sendable {
   package let liveVoices = Atomic<Int>(0)
   /// The loudness, once measured (see `loudness`).
   let measuredLoudness = Locked<Loudness?>(nil)
+  let measuredEnvelope = Locked<HapticEnvelope?>(nil)
   private let releaser: ChunkReleaser
 
   package init(

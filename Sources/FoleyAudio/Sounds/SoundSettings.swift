@@ -32,6 +32,9 @@ public struct SoundSettings: Sendable, Hashable {
   /// (``AudioConfiguration/maximumAudibleVoices``, ``AudioEngine/setMaximumAudibleVoices(_:for:)``)
   /// and, with a caption, captioned even while the player has muted it.
   public var isCritical = false
+  /// Rumble on the game's controllers while the sound plays, at this strength (0…1), following the
+  /// sound's low and high bands (see ``HapticsCenter``); nil for none.
+  public var rumble: Double?
 
   /// Critical by its flag or by its caption's category.
   package var isCriticalCue: Bool { isCritical || caption?.category == .critical }
