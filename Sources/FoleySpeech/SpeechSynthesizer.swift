@@ -33,6 +33,9 @@ public final class SpeechSynthesizer {
   public weak var delegate: (any SpeechSynthesizerDelegate)?
   /// Turn other categories down while speech plays (nil: no ducking).
   public var ducking: SpeechDucking?
+  /// Whether each utterance is captioned with its words while it is heard, through the engine's
+  /// captions (``FoleyAudio/CaptionCenter``, category `speech`). On by default.
+  public var showsCaptions = true
 
   /// The utterance being spoken.
   private struct Speaking {
@@ -129,6 +132,12 @@ public final class SpeechSynthesizer {
     if !engine.streamFiller.refillsByItself { feed.waitUntilReady() }
     startNextIfIdle()
     scheduleTick()
+  }
+
+  /// An utterance's words as a caption: its whitespace folded, at most 200 characters.
+  static func captionText(_ string: String) -> String {
+    let words = string.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    return words.count <= 200 ? words : String(words.prefix(199)) + "…"
   }
 
   /// Pauses speaking at once or at the end of the current word. False when nothing is being
@@ -311,6 +320,12 @@ public final class SpeechSynthesizer {
       let stream = engine.playStream(source, name: "speech", category: .speech, volume: utterance.volume)
       speaking = Speaking(
         utterance: utterance, feed: feed, stream: stream, leadingFrames: source.leadingFrames)
+      if showsCaptions {
+        engine.captions.track(
+          stream.voice, caption: Caption(Self.captionText(utterance.string), category: .speech),
+          category: .speech,
+          duration: nil)
+      }
       emit(.didStart(utterance))
     }
   }

@@ -198,4 +198,27 @@ struct SpeechOutputTests {
     let expected = Self.audibleFrames(synthesized)
     #expect(abs(heard - expected) < 960, "\(heard) heard, \(expected) synthesised")
   }
+
+  @Test("an utterance is captioned with its words while it is heard, and the caption ends after it")
+  func speechIsCaptioned() throws {
+    var captions: [CaptionEvent] = []
+    var finishedAt: Int?
+    let capture = try captureDiskOutput { engine, _ in
+      let scene = Scene()
+      engine.attach(to: scene)
+      engine.captions.observe { captions.append($0) }
+      let speech = SpeechSynthesizer(engine: engine)
+      let log = Self.log(speech)
+      speech.speak(Utterance(string: "The bridge\n  is out."))
+      #expect(waitUntil(stepping: scene, timeout: 60) { log.finished() })
+      finishedAt = captions.count
+      #expect(waitUntil(stepping: scene, timeout: 30) { captions.contains { $0.phase == .ended } })
+    }
+    let began = try #require(captions.first)
+    #expect(began.phase == .began && began.text == "The bridge is out." && began.category == .speech)
+    #expect(began.direction == nil && began.side == 0 && began.duration == nil)
+    // Begun while the words were heard, ended only after the line finished.
+    #expect(try #require(finishedAt) >= 1 && captions.last?.phase == .ended)
+    #expect(Self.runs(capture.left).count >= 1)
+  }
 }

@@ -107,6 +107,15 @@ public final class CaptionCenter {
     Array(sources.sorted { $0.loudness > $1.loudness }.prefix(max(0, limit)))
   }
 
+  /// Captions `voice` as `caption` from now until it finishes, as a captioned sound's play is: for
+  /// a voice that is not a sound's (speech, a stream).
+  package func track(_ voice: Voice, caption: Caption, category: SoundCategory, duration: Double?) {
+    guard isEnabled, !voice.isFinished else { return }
+    tracked.append(
+      Tracked(
+        play: NotedPlay(voice: voice, sound: nil, caption: caption, category: category, duration: duration)))
+  }
+
   /// Takes the new plays and brings the captions in line with what is heard now. A scene attached
   /// to the engine calls it every update; call it once a frame when there is none.
   public func update() {

@@ -100,7 +100,7 @@ public final class HapticsCenter {
   package func update(place: (Voice) -> ScenePlacement?) {
     let core = engine.value.core
     tracked.append(contentsOf: core.rumblePlays.take())
-    tracked.removeAll { $0.voice.isFinished }
+    tracked.removeAll { $0.voice.isFinished || $0.sound == nil }
     if opensAll { openNewJoysticks() }
     let mixed = Int(truncatingIfNeeded: core.mixer.framesMixed.load(ordering: .acquiring))
     let sampleRate = Double(core.format.sampleRate)
@@ -113,14 +113,14 @@ public final class HapticsCenter {
         else {
           continue
         }
-        let envelope = play.sound.buffer.hapticEnvelope
+        guard let sound = play.sound else { continue }
         var seconds = Double(mixed - start) / sampleRate
-        if play.duration == nil || (play.duration ?? 0) > play.sound.duration {
-          seconds = seconds.truncatingRemainder(dividingBy: max(play.sound.duration, HapticEnvelope.hop))
+        if play.duration == nil || (play.duration ?? 0) > sound.duration {
+          seconds = seconds.truncatingRemainder(dividingBy: max(sound.duration, HapticEnvelope.hop))
         }
-        let (bandLow, bandHigh) = envelope.strengths(at: seconds)
+        let (bandLow, bandHigh) = sound.buffer.hapticEnvelope.strengths(at: seconds)
         let gain =
-          (place(voice)?.gain ?? voice.initialPlacement?.gain ?? 1) * (play.sound.settings.rumble ?? 0)
+          (place(voice)?.gain ?? voice.initialPlacement?.gain ?? 1) * (sound.settings.rumble ?? 0)
           * voice.volume * voice.groupVolume
         low = max(low, Double(bandLow) * gain)
         high = max(high, Double(bandHigh) * gain)

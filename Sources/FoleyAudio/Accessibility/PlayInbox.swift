@@ -4,16 +4,32 @@ import FoleyCore
 /// haptics take it.
 package struct NotedPlay: Sendable {
   package let voice: Voice
-  package let sound: Sound
+  /// The sound played (nil for a stream: speech, music).
+  package let sound: Sound?
   package let caption: Caption?
-  /// Seconds from its start to its end; nil when it loops for ever.
+  package let category: SoundCategory
+  /// The sound's own volume and pan.
+  package let volume: Double
+  package let pan: Double
+  /// Seconds from its start to its end; nil when it loops for ever or is not known.
   package let duration: Double?
   /// Captioned whenever it plays, even muted (``SoundSettings/isCritical``).
   package let isCritical: Bool
-  package var category: SoundCategory { sound.settings.category }
-  /// The sound's own volume and pan.
-  package var volume: Double { sound.settings.volume }
-  package var pan: Double { sound.settings.pan }
+
+  package init(
+    voice: Voice, sound: Sound?, caption: Caption?, category: SoundCategory, volume: Double = 1,
+    pan: Double = 0,
+    duration: Double?, isCritical: Bool = false
+  ) {
+    self.voice = voice
+    self.sound = sound
+    self.caption = caption
+    self.category = category
+    self.volume = volume
+    self.pan = pan
+    self.duration = duration
+    self.isCritical = isCritical
+  }
 }
 
 /// Plays handed from whichever thread made them to a game-thread consumer (the captions, the
@@ -52,8 +68,10 @@ extension MixerCore {
     let settings = sound.settings
     guard settings.caption != nil || settings.rumble != nil else { return }
     let play = NotedPlay(
-      voice: voice, sound: sound, caption: settings.caption,
-      duration: loops < 0 ? nil : sound.duration * Double(loops + 1), isCritical: settings.isCriticalCue)
+      voice: voice, sound: sound, caption: settings.caption, category: settings.category,
+      volume: settings.volume,
+      pan: settings.pan, duration: loops < 0 ? nil : sound.duration * Double(loops + 1),
+      isCritical: settings.isCriticalCue)
     if settings.caption != nil { captionPlays.note(play) }
     if settings.rumble != nil { rumblePlays.note(play) }
   }
