@@ -159,7 +159,7 @@ let package = Package(
     .target(
       name: "FoleyPlatform",
       dependencies: [
-        "FoleyScene", "FoleyCore", "FoleySession", "CFoleySDL2",
+        "FoleyScene", "FoleyCore", "FoleySession", "FoleyAudio", "CFoleySDL2",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings

@@ -122,6 +122,24 @@ public struct CaptionEvent: Sendable, Hashable {
   /// The audio clock's time, in seconds, when it was last heard starting.
   public var time: Double
 
+  public init(
+    id: Int, phase: Phase, text: String, category: Caption.Category, count: Int = 1,
+    direction: CaptionDirection? = nil, side: Double = 0, distance: Double? = nil, loudness: Double = 0,
+    duration: Double? = nil, time: Double = 0
+  ) {
+    self.id = id
+    self.phase = phase
+    self.text = text
+    self.category = category
+    self.count = count
+    self.direction = direction
+    self.side = side
+    self.distance = distance
+    self.loudness = loudness
+    self.duration = duration
+    self.time = time
+  }
+
   /// The text with its count when it stands for more than one play: "Ball whistles ×3".
   public var label: String { count > 1 ? "\(text) ×\(count)" : text }
 }

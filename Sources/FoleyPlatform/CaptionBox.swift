@@ -1,0 +1,118 @@
+import Dispatch
+public import FoleyAudio
+import FoleyScene
+
+/// Captions on screen: a panel of the engine's captions (``FoleyAudio/CaptionCenter``), each line
+/// an arrow towards its sound, its words and its count, newest at the bottom, coloured by kind
+/// (critical cues amber), fading out when they end. Legible at the default scale on an 800×600
+/// window (14-pixel capitals on a dark panel); placed at the bottom or the top, centred.
+///
+/// ```swift
+/// let captions = CaptionBox(engine: engine)
+/// canvas.draw(scene) { canvas in captions.draw(on: canvas) }
+/// ```
+///
+/// A game that draws its own keeps the events: ``lines`` is what this box would show.
+@MainActor
+public final class CaptionBox {
+  public enum Placement: Sendable, Hashable {
+    case bottom
+    case top
+  }
+
+  /// One caption as shown.
+  public struct Line: Sendable, Hashable {
+    public var event: CaptionEvent
+    /// How opaque it is, 1 while shown, falling to 0 over ``CaptionBox/fadeTime`` once it ended.
+    public var opacity: Double
+    /// The text drawn: the arrow towards the sound (none when it is not placed), the words and
+    /// the count.
+    public var text: String {
+      (event.direction.map { "\($0.arrow) " } ?? "") + event.label
+    }
+  }
+
+  public var placement = Placement.bottom
+  /// Pixels from the window's edge to the panel.
+  public var margin: Int32 = 12
+  /// Each font pixel's size: 2 draws 14-pixel capitals.
+  public var scale: Int32 = 2
+  /// The most lines shown; the oldest go first.
+  public var maximumLines = 4
+  /// Seconds an ended caption takes to fade.
+  public var fadeTime = 0.6
+
+  private var shown: [(event: CaptionEvent, endedAt: Double?)] = []
+  private var token: Int?
+  private weak var center: CaptionCenter?
+
+  /// A box showing `engine`'s captions.
+  public init(engine: AudioEngine) {
+    let center = engine.captions
+    self.center = center
+    token = center.observe { [weak self] event in self?.show(event, at: Self.now) }
+  }
+
+  /// A box the game feeds itself, with ``show(_:at:)``.
+  public init() {}
+
+  isolated deinit {
+    if let token { center?.removeObserver(token) }
+  }
+
+  /// Takes `event` in: a new caption, a change, or an end (the line then fades from `time`).
+  public func show(_ event: CaptionEvent, at time: Double) {
+    if let index = shown.firstIndex(where: { $0.event.id == event.id }) {
+      shown[index] = (event, event.phase == .ended ? time : nil)
+    } else if event.phase != .ended {
+      shown.append((event, nil))
+    }
+    if shown.count > maximumLines { shown.removeFirst(shown.count - maximumLines) }
+  }
+
+  /// The lines shown at `time`, oldest first.
+  public func lines(at time: Double) -> [Line] {
+    shown.compactMap { entry in
+      guard let ended = entry.endedAt else { return Line(event: entry.event, opacity: 1) }
+      let opacity = fadeTime > 0 ? 1 - (time - ended) / fadeTime : 0
+      return opacity > 0 ? Line(event: entry.event, opacity: min(1, opacity)) : nil
+    }
+  }
+
+  /// Draws the box on `canvas` as it is at `time` (seconds on the clock ``show(_:at:)`` was given;
+  /// the engine's captions use the monotonic clock, ``now``), and forgets faded lines.
+  public func draw(on canvas: Canvas, at time: Double = CaptionBox.now) {
+    let lines = lines(at: time)
+    shown.removeAll { entry in entry.endedAt.map { time - $0 >= fadeTime } ?? false }
+    guard !lines.isEmpty else { return }
+    let lineHeight = 9 * scale
+    let padding = 3 * scale
+    let widest = lines.map { Canvas.textWidth($0.text, scale: scale) }.max() ?? 0
+    let width = min(canvas.width - 2 * margin, widest + 2 * padding)
+    let height = Int32(lines.count) * lineHeight + 2 * padding - 2 * scale
+    let x = (canvas.width - width) / 2
+    let y = placement == .bottom ? canvas.height - margin - height : margin
+    let panelOpacity = lines.map(\.opacity).max() ?? 1
+    canvas.fillRect(
+      x: x, y: y, width: width, height: height,
+      color: Color(red: 0, green: 0, blue: 0, alpha: 0.7 * panelOpacity))
+    for (index, line) in lines.enumerated() {
+      var color = Self.color(for: line.event.category)
+      color.alpha = line.opacity
+      canvas.drawText(
+        line.text, x: x + padding, y: y + padding + Int32(index) * lineHeight, scale: scale, color: color)
+    }
+  }
+
+  /// Seconds on the monotonic clock.
+  public static var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+  static func color(for category: Caption.Category) -> Color {
+    switch category {
+    case .critical: Color(red: 1, green: 0.75, blue: 0.2, alpha: 1)
+    case .speech: Color(red: 1, green: 1, blue: 1, alpha: 1)
+    case .music: Color(red: 0.7, green: 0.85, blue: 1, alpha: 1)
+    case .effect: Color(red: 0.85, green: 0.85, blue: 0.85, alpha: 1)
+    }
+  }
+}
