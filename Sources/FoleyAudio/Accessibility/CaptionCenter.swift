@@ -272,7 +272,7 @@ extension AudioEngine {
   private var captionState: EngineCaptions { feature { EngineCaptions() } }
 
   /// A reference to the engine that does not keep it open: the caption center lives in the engine.
-  package struct Unowned: @unchecked Sendable {
+  struct Unowned: @unchecked Sendable {
     unowned let value: AudioEngine
     init(_ value: AudioEngine) { self.value = value }
   }

@@ -5,17 +5,17 @@ import Foundation
 /// 150 Hz) and of the rest, split by a fourth-order Linkwitz–Riley crossover (two Butterworth
 /// sections each way: 24 dB an octave, so a 50 Hz rumble barely moves the light motor). A band at -6 dBFS (peak) or louder runs its motor fully; -40 dBFS and
 /// quieter, not at all; in between, in proportion to the level in dB.
-package struct HapticEnvelope: Sendable {
+struct HapticEnvelope: Sendable {
   static let hop = 0.01
   static let crossover = 150.0
   static let fullLevel: Float = -6
   static let silentLevel: Float = -40
 
-  package let low: [Float]
-  package let high: [Float]
+  let low: [Float]
+  let high: [Float]
 
   /// The motors' strengths `seconds` into the sound (0 beyond its end).
-  package func strengths(at seconds: Double) -> (low: Float, high: Float) {
+  func strengths(at seconds: Double) -> (low: Float, high: Float) {
     guard seconds >= 0, seconds.isFinite else { return (0, 0) }
     let index = Int(seconds / Self.hop)
     guard index < low.count else { return (0, 0) }
@@ -23,7 +23,7 @@ package struct HapticEnvelope: Sendable {
   }
 
   /// Measures `frames` interleaved frames of `channels` channels (their average) at `sampleRate`.
-  package init(samples: (Int) -> Float, frames: Int, channels: Int, sampleRate: Int) {
+  init(samples: (Int) -> Float, frames: Int, channels: Int, sampleRate: Int) {
     let hopFrames = max(1, Int(Self.hop * Double(sampleRate)))
     var lowPass = [
       Section(lowPass: true, sampleRate: sampleRate), Section(lowPass: true, sampleRate: sampleRate),
@@ -95,7 +95,7 @@ package struct HapticEnvelope: Sendable {
 extension SoundBuffer {
   /// The samples' rumble envelope, measured the first time it is asked for (on the asking thread)
   /// and kept.
-  package var hapticEnvelope: HapticEnvelope {
+  var hapticEnvelope: HapticEnvelope {
     if let known = measuredEnvelope.withLock({ $0 }) { return known }
     let channels = format.channels
     let envelope: HapticEnvelope

@@ -19,7 +19,7 @@ package struct BusSettings: Sendable {
   /// Whether the player wants captions (``CaptionCenter/isEnabled`` reads it).
   package var showsCaptions = true
   /// Whether sound may rumble the controllers (``HapticsCenter/isEnabled`` reads it).
-  package var rumbles = true
+  var rumbles = true
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
   var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
   /// The bus each category's bus sums into (absent: the master). Never a cycle.

@@ -41,7 +41,7 @@ public enum DynamicRange: String, Sendable, Hashable, Codable, CaseIterable {
 /// its effect fades in.
 ///
 /// Mixing thread only, but for the target mode, an atomic the game sets. Allocates nothing.
-package final class RangeLeveller: @unchecked Sendable {
+final class RangeLeveller: @unchecked Sendable {
   private let target = Atomic<UInt8>(0)
   private var active = DynamicRange.full
   /// How much of the active curve applies, 0…1, ramped by ``amountStep`` a frame.
@@ -56,7 +56,7 @@ package final class RangeLeveller: @unchecked Sendable {
   static let liftFloor: Float = -70
   static let liftFull: Float = -60
 
-  package init(channels: Int, sampleRate: Int) {
+  init(channels: Int, sampleRate: Int) {
     self.channels = channels
     amountStep = 1 / (0.05 * Float(sampleRate))
     releasePerFrame = Self.releaseDecibelsPerSecond / Float(sampleRate)

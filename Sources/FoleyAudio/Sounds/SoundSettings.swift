@@ -37,7 +37,7 @@ public struct SoundSettings: Sendable, Hashable {
   public var rumble: Double?
 
   /// Critical by its flag or by its caption's category.
-  package var isCriticalCue: Bool { isCritical || caption?.category == .critical }
+  var isCriticalCue: Bool { isCritical || caption?.category == .critical }
 
   public init() {}
 }
