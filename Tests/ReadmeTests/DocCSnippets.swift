@@ -15,6 +15,7 @@ import FoleySpeech
 @MainActor final class Subtitle { var text = "" }
 struct Analytics { func log(_ name: String) {} }
 @MainActor final class TempoHUD { func flash(bar: Int) {} }
+@MainActor final class Radar { func blip(_ direction: CaptionDirection?, _ loudness: Double) {} }
 /// A game's own scene (the SpriteKit guide's is compiled with SpriteKitPortTests).
 final class GameScene: Scene {}
 
@@ -370,4 +371,49 @@ let result = try renderer.render(seconds: 60, to: URL(fileURLWithPath: "trailer.
 }
 print(result.sha256, result.speed)                    // the same hash every run; ~40× real time here
 // BLOCK-END
+}
+
+@MainActor func guideAccessibility(
+  engine: AudioEngine, scene: Scene, canvas: Canvas, radar: Radar, whistleURL: URL, alarmURL: URL, boomURL: URL,
+  settingsURL: URL
+) throws {
+// DOCC-BLOCK Foley/Accessibility.md 1
+var settings = SoundSettings()
+settings.caption = Caption("Ball whistles")
+let whistle = try Sound(contentsOf: whistleURL, engine: engine, settings: settings)
+
+var alarmSettings = SoundSettings()
+alarmSettings.caption = Caption("Alarm", category: .critical)   // captioned even when muted
+let alarm = try Sound(contentsOf: alarmURL, engine: engine, settings: alarmSettings)
+
+engine.captions.observe { event in
+  // began, changed (a repeat, a move, louder or quieter), ended: with where it comes from.
+  print(event.phase, event.label, event.direction?.words ?? "not placed", event.distance ?? 0, event.loudness)
+}
+let box = CaptionBox(engine: engine)                  // FoleyPlatform: on screen, bottom centre
+canvas.draw(scene) { canvas in box.draw(on: canvas) }
+for source in engine.captions.radar(limit: 8) { radar.blip(source.direction, source.loudness) }
+// BLOCK-END
+  _ = (whistle, alarm)
+  try guideAccessibilitySettings(engine: engine, settingsURL: settingsURL, boomURL: boomURL)
+}
+
+@MainActor func guideAccessibilitySettings(engine: AudioEngine, settingsURL: URL, boomURL: URL) throws {
+// DOCC-BLOCK Foley/Accessibility.md 2
+engine.isMono = true                  // every channel the same samples, at equal power
+engine.balance = -0.3                 // a little more on the left
+engine.dynamicRange = .night          // loud passages down, quiet ones up, before the limiter
+var settings = engine.settings        // masterVolume, isMono, balance, dynamicRange,
+settings.showsCaptions = true         // showsCaptions, rumbles, busVolumes, mutedBuses
+try JSONEncoder().encode(settings).write(to: settingsURL, options: .atomic)
+engine.apply(try JSONDecoder().decode(AudioSettings.self, from: Data(contentsOf: settingsURL)))
+// BLOCK-END
+// DOCC-BLOCK Foley/Accessibility.md 3
+try engine.haptics.useAllControllers()     // every joystick and controller, as they are plugged in
+var boomSettings = SoundSettings()
+boomSettings.rumble = 0.8
+let boom = try Sound(contentsOf: boomURL, engine: engine, settings: boomSettings)
+engine.haptics.intensity = 0.5             // the player's setting
+// BLOCK-END
+  _ = boom
 }
