@@ -110,10 +110,12 @@ final class NodeAudio: SceneMembershipObserver {
 
   @MainActor package func node(_ node: Node, didEnter scene: Scene) {
     (node as? AudioNode)?.didEnter(scene)
+    (node as? AcousticNode)?.didEnter(scene)
   }
 
   @MainActor package func node(_ node: Node, willLeave scene: Scene) {
     (node as? AudioNode)?.willLeave(scene)
+    (node as? AcousticNode)?.willLeave(scene)
   }
 
   /// Sets the node's volume and applies it to its voices still playing.

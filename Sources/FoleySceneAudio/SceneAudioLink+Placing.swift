@@ -36,6 +36,8 @@ extension SceneAudioLink {
     moves.removeAll(keepingCapacity: true)
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
+    // A wall, a door or a room changed or moved: every voice is heard through it again.
+    if acousticsChanged(moved: movedNodes, manyMoved: manyMoved) { lastListener = nil }
     let placesAll = lastListener == nil
     let travelBefore = listenerTravel
     if let last = lastListener {
@@ -262,7 +264,14 @@ extension SceneAudioLink {
     slotState[slot].scenePosition = position
     let old = slotState[slot].placement
     let oldDistance = slotState[slot].distance
-    let (placement, distance) = placementAndDistance(at: position, listener: listener)
+    var (placement, distance) = placementAndDistance(at: position, listener: listener)
+    if geometry != nil || SceneAcoustics.of(scene) != nil,
+      let path = acousticPath(from: listener, to: position)
+    {
+      placement = SpatialPlacement(gain: path.gain, pan: path.pan)
+      voice.setAcoustics(
+        cutoff: path.cutoff, send: path.send, over: Double(frameLength) / Double(core.format.sampleRate))
+    }
     slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
     slotState[slot].distance = distance
     if doppler {

@@ -94,6 +94,9 @@ package final class SceneAudioLink {
   @exclusivity(unchecked) var listenerTravel = 0.0
   /// Where the listener was at the last update.
   var lastListener: Point?
+  /// The scene's walls, doors and rooms as last built, and the version of them it was built from.
+  var geometry: AcousticGeometry?
+  var geometryVersion = -1
   /// The captioned or rumbling positional voices and the nodes they follow, until they finish.
   private var accessibleNodes: [ObjectIdentifier: (voice: Voice, node: Node)] = [:]
   /// The audio nodes in the scene.
@@ -252,11 +255,58 @@ package final class SceneAudioLink {
     }
   }
 
-  /// Where `node` is in the scene, and how a sound there is heard from the listener.
+  /// Where `node` is in the scene, and how a sound there is heard from the listener (through the
+  /// scene's walls, doors and rooms, if it has any).
   package func place(of node: Node) -> ScenePlace {
     let position = node.positionInScene
-    let (placement, distance) = placementAndDistance(at: position, listener: listenerPosition)
-    return ScenePlace(position: position, placement: placement, distance: distance)
+    let listener = listenerPosition
+    var (placement, distance) = placementAndDistance(at: position, listener: listener)
+    var path: AcousticPath?
+    if let found = acousticPath(from: listener, to: position) {
+      placement = SpatialPlacement(gain: found.gain, pan: found.pan)
+      path = found
+    }
+    return ScenePlace(position: position, placement: placement, distance: distance, path: path)
+  }
+
+  // MARK: - Walls, doors and rooms
+
+  /// How a sound at `position` is heard from `listener` through the scene's acoustic geometry;
+  /// nil when the scene has none.
+  func acousticPath(from listener: Point, to position: Point) -> AcousticPath? {
+    guard let acoustics = SceneAcoustics.of(scene), !acoustics.isEmpty else { return nil }
+    if geometry == nil || geometryVersion != acoustics.version {
+      geometry = acoustics.geometry(in: scene)
+      geometryVersion = acoustics.version
+    }
+    return geometry!.path(from: listener, to: position, spatial: spatial)
+  }
+
+  /// Whether the scene's acoustic geometry changed since the voices were last placed through it,
+  /// a moved node among `moved` included (a wall, or a node with walls below it).
+  func acousticsChanged(moved: [Node], manyMoved: Bool) -> Bool {
+    guard let acoustics = SceneAcoustics.of(scene), !acoustics.isEmpty else {
+      let had = geometry != nil
+      geometry = nil
+      return had
+    }
+    if manyMoved {
+      acoustics.checkMoved(in: scene)
+    } else {
+      for node in moved where Self.holdsAcoustics(node) {
+        acoustics.invalidate()
+        break
+      }
+    }
+    return acoustics.version != geometryVersion
+  }
+
+  /// Whether `node` is an acoustic node or has one below it (looked for only under nodes with
+  /// watched nodes below them: a moving emitter with none is passed at once).
+  static func holdsAcoustics(_ node: Node) -> Bool {
+    if node is AcousticNode { return true }
+    guard node.watchedInSubtree > node.watchers else { return false }
+    return node.children.contains { $0.watchedInSubtree > 0 && holdsAcoustics($0) }
   }
 
   /// Places `voice` at `node` from now on, `place` being where it is now (a positional start
@@ -363,4 +413,6 @@ package struct ScenePlace {
   package var position: Point
   package var placement: SpatialPlacement
   package var distance: Double
+  /// How it is heard through the scene's walls, doors and rooms (nil: the scene has none).
+  package var path: AcousticPath?
 }

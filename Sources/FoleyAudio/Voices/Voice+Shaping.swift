@@ -40,31 +40,64 @@ extension Voice {
     if value != 1 { requestShaper(core) }
   }
 
-  /// The low-pass cutoff last asked for, in hertz (20,000: open).
-  public var lowPassCutoff: Double {
-    Double(exp2(RampRequest(packed: cutoffRequest.load(ordering: .relaxed)).target))
-  }
+  /// The low-pass cutoff last asked for, in hertz (20,000: open). Walls between the voice and the
+  /// listener may lower what is heard further.
+  public var lowPassCutoff: Double { Double(bitPattern: ownCutoff.load(ordering: .relaxed)) }
 
   /// Glides the voice's low-pass filter to `hertz` (20…20,000; 20,000 opens it) over `duration`
   /// seconds. The cutoff moves on a logarithmic scale (an octave takes as long at the top as at
   /// the bottom), at least over the engine's de-click time.
   public func setLowPassCutoff(_ hertz: Double, over duration: Double = 0) {
-    guard let core, !hertz.isNaN else { return }
-    let value = log2(hertz.clamped(to: VoiceShaping.cutoffs, or: 20_000))
+    guard core != nil, !hertz.isNaN else { return }
+    ownCutoff.store(hertz.clamped(to: VoiceShaping.cutoffs, or: 20_000).bitPattern, ordering: .relaxed)
+    applyCutoff(over: duration)
+  }
+
+  /// What the scene's walls and rooms do to the voice: a low-pass cutoff (hertz) and a reverb
+  /// send, combined with what the game asked for (the lower cutoff, the larger send), over
+  /// `duration` seconds.
+  package func setAcoustics(cutoff: Double, send: Double, over duration: Double) {
+    guard core != nil, !cutoff.isNaN, !send.isNaN else { return }
+    let newCutoff = cutoff.clamped(to: VoiceShaping.cutoffs, or: 20_000)
+    let newSend = send.clamped(to: 0...1, or: 0)
+    if acousticCutoff.exchange(newCutoff.bitPattern, ordering: .relaxed) != newCutoff.bitPattern {
+      applyCutoff(over: duration)
+    }
+    if acousticSend.exchange(newSend.bitPattern, ordering: .relaxed) != newSend.bitPattern {
+      applySend(over: duration)
+    }
+  }
+
+  private func applyCutoff(over duration: Double) {
+    guard let core else { return }
+    let hertz = min(
+      Double(bitPattern: ownCutoff.load(ordering: .relaxed)),
+      Double(bitPattern: acousticCutoff.load(ordering: .relaxed)))
+    let value = log2(hertz)
     let frames = core.declickFrames
     cutoffRequest.store(
       request(Float(value), over: duration, core: core, minimumFrames: frames), ordering: .relaxed)
     if Float(value) < VoiceShaping.openCutoffLog2 { requestShaper(core) }
   }
 
-  /// The share of the voice sent to the engine's reverb last asked for (0…1).
-  public var reverbSend: Double { Double(RampRequest(packed: sendRequest.load(ordering: .relaxed)).target) }
+  /// The share of the voice sent to the engine's reverb last asked for (0…1). A room the voice is
+  /// in may send more.
+  public var reverbSend: Double { Double(bitPattern: ownSend.load(ordering: .relaxed)) }
 
   /// Glides the voice's send to the engine's reverb (``AudioEngine/reverb``) to `level` (0…1),
   /// post-fader: the send follows the voice's volume, pan and bus.
   public func setReverbSend(_ level: Double, over duration: Double = 0) {
-    guard let core, !level.isNaN else { return }
-    let value = Float(level.clamped(to: 0...1, or: 0))
+    guard core != nil, !level.isNaN else { return }
+    ownSend.store(level.clamped(to: 0...1, or: 0).bitPattern, ordering: .relaxed)
+    applySend(over: duration)
+  }
+
+  private func applySend(over duration: Double) {
+    guard let core else { return }
+    let value = Float(
+      max(
+        Double(bitPattern: ownSend.load(ordering: .relaxed)),
+        Double(bitPattern: acousticSend.load(ordering: .relaxed))))
     sendRequest.store(
       request(value, over: duration, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
   }

@@ -47,6 +47,13 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   let sendRequest = Atomic<UInt64>(VoiceShaping.noSend)
   /// The doppler factor the scene gives a positional voice, multiplied into its rate.
   let dopplerRequest = Atomic<UInt64>(VoiceShaping.unitRate)
+  /// The cutoff (hertz) and send the game asked for, and those the scene's walls and rooms give
+  /// (``setAcoustics(cutoff:send:over:)``): the filter gets the lower cutoff, the reverb the
+  /// larger send.
+  let ownCutoff = Atomic<UInt64>(Double(20_000).bitPattern)
+  let acousticCutoff = Atomic<UInt64>(Double(20_000).bitPattern)
+  let ownSend = Atomic<UInt64>(Double(0).bitPattern)
+  let acousticSend = Atomic<UInt64>(Double(0).bitPattern)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
   let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
@@ -95,6 +102,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     cutoffRequest.store(VoiceShaping.openCutoff, ordering: .relaxed)
     sendRequest.store(VoiceShaping.noSend, ordering: .relaxed)
     dopplerRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
+    ownCutoff.store(Double(20_000).bitPattern, ordering: .relaxed)
+    acousticCutoff.store(Double(20_000).bitPattern, ordering: .relaxed)
+    ownSend.store(Double(0).bitPattern, ordering: .relaxed)
+    acousticSend.store(Double(0).bitPattern, ordering: .relaxed)
     needsShaper.store(false, ordering: .relaxed)
     rawPlacementGain.store((placement?.gain ?? .nan).bitPattern, ordering: .relaxed)
     rawPlacementPan.store((placement?.pan ?? 0).bitPattern, ordering: .relaxed)

@@ -1,0 +1,325 @@
+package import FoleyAudio
+package import FoleyScene
+import Foundation
+
+/// What a wall or a closed door does to sound that passes through it: a broadband attenuation and
+/// a low-pass (the darkening). Walls crossed one after another multiply their attenuations; the
+/// lowest cutoff among them applies.
+///
+/// ```swift
+/// let wall = Wall(points: [Point(x: 0, y: 0), Point(x: 0, y: 400)], material: .brick)
+/// let curtain = AcousticMaterial(attenuationDecibels: -3, cutoff: 6_000)
+/// ```
+public struct AcousticMaterial: Sendable, Hashable {
+  /// The broadband level change through it, in dB (-100…0).
+  public var attenuationDecibels: Double
+  /// The low-pass cutoff of sound through it, in hertz (20…20,000).
+  public var cutoff: Double
+
+  public init(attenuationDecibels: Double, cutoff: Double) {
+    self.attenuationDecibels = attenuationDecibels.clamped(to: -100...0, or: 0)
+    self.cutoff = cutoff.clamped(to: 20...20_000, or: 20_000)
+  }
+
+  /// A plain interior wall: -12 dB, and nothing much above 1 kHz.
+  public static let wall = AcousticMaterial(attenuationDecibels: -12, cutoff: 1_000)
+  /// A thin partition or a wooden door: -6 dB, dull above 2.5 kHz.
+  public static let wood = AcousticMaterial(attenuationDecibels: -6, cutoff: 2_500)
+  /// A thick outer wall: -24 dB, only a thud under 400 Hz.
+  public static let brick = AcousticMaterial(attenuationDecibels: -24, cutoff: 400)
+
+  var gain: Double { pow(10, attenuationDecibels / 20) }
+  var cutoffLog2: Double { log2(cutoff) }
+}
+
+/// How a sound is heard from the listener through the scene's walls, doors and rooms.
+package struct AcousticPath: Equatable {
+  /// The gain of every path together (distance gain and walls), as a power sum.
+  package var gain: Double
+  /// Where it is heard from, -1…1: the paths' pans weighted by their power.
+  package var pan: Double
+  /// The low-pass cutoff, in hertz (20,000: open), weighted by the paths' power on a log scale.
+  package var cutoff: Double
+  /// The portal the loudest path goes through; nil when the straight line is loudest.
+  package var portal: Int?
+  /// The walls the straight line crosses, and what they take in dB.
+  package var wallsCrossed: Int
+  package var occlusionDecibels: Double
+  /// The reverb send of the room the sound is in (0 outside every room).
+  package var send: Double
+}
+
+/// The scene's walls, doors and rooms in scene coordinates, with a uniform grid over their
+/// segments so a line crosses only the cells it passes through.
+package struct AcousticGeometry {
+  package struct Segment {
+    package var a: Point
+    package var b: Point
+    package var gain: Double
+    package var cutoffLog2: Double
+    /// The portal it belongs to (its opening), or -1 for a wall.
+    package var portal: Int
+  }
+
+  package struct Opening {
+    package var a: Point
+    package var b: Point
+    package var openness: Double
+    package var middle: Point { Point(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2) }
+  }
+
+  package struct Area {
+    package var polygon: [Point]
+    package var send: Double
+    var minimum: Point
+    var maximum: Point
+  }
+
+  package private(set) var segments: [Segment] = []
+  package private(set) var portals: [Opening] = []
+  package private(set) var rooms: [Area] = []
+  private var origin = Point(x: 0, y: 0)
+  private var cellSize = 64.0
+  private var columns = 0
+  private var rows = 0
+  private var cells: [[Int32]] = []
+  /// Per segment, the query that last saw it (so a segment in several cells counts once).
+  private var seen: [UInt32] = []
+  private var query: UInt32 = 0
+
+  package init() {}
+
+  package var isEmpty: Bool { segments.isEmpty && rooms.isEmpty }
+
+  package mutating func addWall(_ points: [Point], material: AcousticMaterial) {
+    guard points.count >= 2 else { return }
+    for index in 1..<points.count {
+      segments.append(
+        Segment(
+          a: points[index - 1], b: points[index], gain: material.gain, cutoffLog2: material.cutoffLog2,
+          portal: -1))
+    }
+  }
+
+  package mutating func addPortal(
+    from a: Point, to b: Point, openness: Double, closed material: AcousticMaterial
+  ) {
+    let open = openness.clamped(to: 0...1, or: 1)
+    // An opening `open` of the way: the door's attenuation and darkening fade out as it opens.
+    let gain = open + (1 - open) * material.gain
+    let cutoff = open * log2(20_000) + (1 - open) * material.cutoffLog2
+    segments.append(Segment(a: a, b: b, gain: gain, cutoffLog2: cutoff, portal: portals.count))
+    portals.append(Opening(a: a, b: b, openness: open))
+  }
+
+  package mutating func addRoom(_ polygon: [Point], send: Double) {
+    guard polygon.count >= 3 else { return }
+    let xs = polygon.map(\.x)
+    let ys = polygon.map(\.y)
+    rooms.append(
+      Area(
+        polygon: polygon, send: send.clamped(to: 0...1, or: 0), minimum: Point(x: xs.min()!, y: ys.min()!),
+        maximum: Point(x: xs.max()!, y: ys.max()!)))
+  }
+
+  /// Builds the grid: cells of about twice the mean segment length, at most 256 a side (or, with
+  /// `cellsPerSide`, that many: 1 puts every segment in one cell, which tests every segment).
+  package mutating func index(cellsPerSide: Int? = nil) {
+    seen = [UInt32](repeating: 0, count: segments.count)
+    guard !segments.isEmpty else {
+      columns = 0
+      rows = 0
+      cells = []
+      return
+    }
+    var low = segments[0].a
+    var high = segments[0].a
+    var total = 0.0
+    for segment in segments {
+      for point in [segment.a, segment.b] {
+        low = Point(x: min(low.x, point.x), y: min(low.y, point.y))
+        high = Point(x: max(high.x, point.x), y: max(high.y, point.y))
+      }
+      total += hypot(segment.b.x - segment.a.x, segment.b.y - segment.a.y)
+    }
+    let span = max(high.x - low.x, high.y - low.y, 1)
+    cellSize =
+      cellsPerSide.map { span / Double(max(1, $0)) + 1 }
+      ?? max(2 * total / Double(segments.count), span / 256, 1)
+    origin = low
+    columns = Int((high.x - low.x) / cellSize) + 1
+    rows = Int((high.y - low.y) / cellSize) + 1
+    cells = [[Int32]](repeating: [], count: columns * rows)
+    for (number, segment) in segments.enumerated() {
+      // Every cell of the segment's bounding box (segments are short next to the grid's span).
+      let (c0, r0) = cell(of: Point(x: min(segment.a.x, segment.b.x), y: min(segment.a.y, segment.b.y)))
+      let (c1, r1) = cell(of: Point(x: max(segment.a.x, segment.b.x), y: max(segment.a.y, segment.b.y)))
+      for row in r0...r1 {
+        for column in c0...c1 { cells[row * columns + column].append(Int32(number)) }
+      }
+    }
+  }
+
+  private func cell(of point: Point) -> (Int, Int) {
+    let column = Int(((point.x - origin.x) / cellSize).rounded(.down))
+    let row = Int(((point.y - origin.y) / cellSize).rounded(.down))
+    return (min(max(column, 0), columns - 1), min(max(row, 0), rows - 1))
+  }
+
+  /// Whether segments `p`–`q` and `a`–`b` cross (touching counts; parallel ones do not).
+  package static func crosses(_ p: Point, _ q: Point, _ a: Point, _ b: Point) -> Bool {
+    let d1 = (q.x - p.x) * (a.y - p.y) - (q.y - p.y) * (a.x - p.x)
+    let d2 = (q.x - p.x) * (b.y - p.y) - (q.y - p.y) * (b.x - p.x)
+    let d3 = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+    let d4 = (b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x)
+    return (d1 * d2 <= 0) && (d3 * d4 <= 0) && !(d1 == 0 && d2 == 0)
+  }
+
+  /// The segments the line `p`–`q` crosses (a portal's own segment left out when `excluding`
+  /// names it), through the grid: only the cells the line's bounding box covers, each segment
+  /// tested once.
+  package mutating func crossings(
+    from p: Point, to q: Point, excluding portal: Int = -2, _ body: (Segment) -> Void
+  ) {
+    guard columns > 0 else { return }
+    query &+= 1
+    if query == 0 {
+      for index in seen.indices { seen[index] = 0 }
+      query = 1
+    }
+    // Walk the cells along the line (Amanatides–Woo), over the part of it inside the grid.
+    let (startColumn, startRow) = cell(of: p)
+    let (endColumn, endRow) = cell(of: q)
+    var column = startColumn
+    var row = startRow
+    let dx = q.x - p.x
+    let dy = q.y - p.y
+    let stepColumn = dx > 0 ? 1 : -1
+    let stepRow = dy > 0 ? 1 : -1
+    let cellLeft = origin.x + Double(column) * cellSize
+    let cellBottom = origin.y + Double(row) * cellSize
+    var tMaxX = dx == 0 ? Double.infinity : ((dx > 0 ? cellLeft + cellSize : cellLeft) - p.x) / dx
+    var tMaxY = dy == 0 ? Double.infinity : ((dy > 0 ? cellBottom + cellSize : cellBottom) - p.y) / dy
+    let tDeltaX = dx == 0 ? Double.infinity : cellSize / abs(dx)
+    let tDeltaY = dy == 0 ? Double.infinity : cellSize / abs(dy)
+    var steps = 0
+    let limit = columns + rows + 2
+    while true {
+      for number in cells[row * columns + column] {
+        let index = Int(number)
+        guard seen[index] != query else { continue }
+        seen[index] = query
+        let segment = segments[index]
+        if segment.portal != portal, Self.crosses(p, q, segment.a, segment.b) { body(segment) }
+      }
+      if column == endColumn && row == endRow { break }
+      steps += 1
+      if steps > limit { break }
+      if tMaxX < tMaxY {
+        column += stepColumn
+        tMaxX += tDeltaX
+      } else {
+        row += stepRow
+        tMaxY += tDeltaY
+      }
+      guard column >= 0, column < columns, row >= 0, row < rows else { break }
+    }
+  }
+
+  /// The same count by testing every segment: for checking the grid.
+  package func bruteForceCrossings(from p: Point, to q: Point) -> Int {
+    segments.filter { Self.crosses(p, q, $0.a, $0.b) }.count
+  }
+
+  /// What the line `p`–`q` loses through the walls it crosses: the product of their gains, the
+  /// lowest cutoff (log2 hertz), and how many.
+  package mutating func loss(
+    from p: Point, to q: Point, excluding portal: Int = -2
+  ) -> (
+    gain: Double, cutoffLog2: Double, count: Int
+  ) {
+    var gain = 1.0
+    var cutoff = log2(20_000.0)
+    var count = 0
+    crossings(from: p, to: q, excluding: portal) { segment in
+      gain *= segment.gain
+      cutoff = min(cutoff, segment.cutoffLog2)
+      count += 1
+    }
+    return (gain, cutoff, count)
+  }
+
+  /// The room `point` is in (the last added of those that hold it), if any.
+  package func room(containing point: Point) -> Int? {
+    for index in rooms.indices.reversed() {
+      let room = rooms[index]
+      guard point.x >= room.minimum.x, point.x <= room.maximum.x, point.y >= room.minimum.y,
+        point.y <= room.maximum.y
+      else { continue }
+      var inside = false
+      var previous = room.polygon.count - 1
+      for current in room.polygon.indices {
+        let a = room.polygon[current]
+        let b = room.polygon[previous]
+        if (a.y > point.y) != (b.y > point.y), point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x {
+          inside.toggle()
+        }
+        previous = current
+      }
+      if inside { return index }
+    }
+    return nil
+  }
+
+  /// How a source at `source` is heard from `listener`: the straight line through whatever walls
+  /// it crosses, and, when that line is blocked, the paths through the three open portals nearest
+  /// the source (heard from the portal's direction, over the path's length), summed by power.
+  package mutating func path(from listener: Point, to source: Point, spatial: SpatialAudio) -> AcousticPath {
+    let straight = hypot(source.x - listener.x, source.y - listener.y)
+    let direct = loss(from: listener, to: source)
+    let directGain = spatial.gain(atDistance: straight) * direct.gain
+    let directPan = spatial.pan(forHorizontalOffset: source.x - listener.x)
+    var power = directGain * directGain
+    var panSum = power * directPan
+    var cutoffSum = power * direct.cutoffLog2
+    var loudest = power
+    var portal: Int?
+    if direct.count > 0, !portals.isEmpty {
+      let nearest = portals.indices.filter { portals[$0].openness > 0 }
+        .sorted {
+          hypot(portals[$0].middle.x - source.x, portals[$0].middle.y - source.y)
+            < hypot(portals[$1].middle.x - source.x, portals[$1].middle.y - source.y)
+        }
+        .prefix(3)
+      for index in nearest {
+        let middle = portals[index].middle
+        let toPortal = loss(from: listener, to: middle, excluding: index)
+        let fromPortal = loss(from: middle, to: source, excluding: index)
+        let length =
+          hypot(middle.x - listener.x, middle.y - listener.y)
+          + hypot(source.x - middle.x, source.y - middle.y)
+        let gain =
+          spatial.gain(atDistance: length) * portals[index].openness * toPortal.gain * fromPortal.gain
+        let share = gain * gain
+        guard share > 0 else { continue }
+        power += share
+        panSum += share * spatial.pan(forHorizontalOffset: middle.x - listener.x)
+        cutoffSum += share * min(toPortal.cutoffLog2, fromPortal.cutoffLog2)
+        if share > loudest {
+          loudest = share
+          portal = index
+        }
+      }
+    }
+    let send = room(containing: source).map { rooms[$0].send } ?? 0
+    guard power > 0 else {
+      return AcousticPath(
+        gain: 0, pan: directPan, cutoff: exp2(direct.cutoffLog2), portal: nil, wallsCrossed: direct.count,
+        occlusionDecibels: direct.gain > 0 ? 20 * log10(direct.gain) : -100, send: send)
+    }
+    return AcousticPath(
+      gain: power.squareRoot(), pan: min(1, max(-1, panSum / power)), cutoff: exp2(cutoffSum / power),
+      portal: portal, wallsCrossed: direct.count,
+      occlusionDecibels: direct.gain > 0 ? 20 * log10(direct.gain) : -100, send: send)
+  }
+}
