@@ -71,6 +71,35 @@ struct PlayCommand: AsyncParsableCommand {
   @Option(parsing: .unconditional, help: "The output's left/right balance, -1 (left only) … 1 (right only).")
   var balance: Double = 0
 
+  @Option(
+    parsing: .unconditionalSingleValue,
+    help: "A wall between two points, X1,Y1,X2,Y2 (with --at; repeat for more): -12 dB and a 1 kHz low-pass.")
+  var wall: [SegmentArgument] = []
+
+  @Option(
+    parsing: .unconditionalSingleValue,
+    help: "A door across a gap, X1,Y1,X2,Y2[,OPENNESS] (with --at; repeat for more): wood when shut.")
+  var door: [SegmentArgument] = []
+
+  /// `X1,Y1,X2,Y2` and, for a door, an openness 0…1 (1 when left out).
+  struct SegmentArgument: ExpressibleByArgument {
+    var from: Point
+    var to: Point
+    var openness: Double
+
+    init?(argument: String) {
+      let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+      guard parts.count == 4 || parts.count == 5, parts.allSatisfy({ $0?.isFinite == true }) else {
+        return nil
+      }
+      let values = parts.map { $0! }
+      from = Point(x: values[0], y: values[1])
+      to = Point(x: values[2], y: values[3])
+      openness = values.count == 5 ? values[4] : 1
+      guard (0...1).contains(openness) else { return nil }
+    }
+  }
+
   @Option(help: "How much of the loudness range is heard: full, headphones or night.")
   var range: RangeArgument = .full
 
@@ -112,6 +141,9 @@ struct PlayCommand: AsyncParsableCommand {
 
   func validate() throws {
     guard gap.isFinite, gap >= 0 else { throw ValidationError("--gap must be 0 or more seconds") }
+    if (!wall.isEmpty || !door.isEmpty) && at == nil {
+      throw ValidationError("--wall and --door shape a positional sound: give --at too")
+    }
     if let normalize, !AudioEngine.loudnessTargets.contains(normalize) {
       throw ValidationError("--normalize must be between -70 and 0 LUFS")
     }
@@ -192,6 +224,16 @@ struct PlayCommand: AsyncParsableCommand {
     scene.addChild(listenerNode)
     scene.listener = listenerNode
     engine.attach(to: scene, positional: true, spatial: spatial)
+    var geometry = AcousticGeometry()
+    for segment in wall {
+      scene.addChild(Wall(points: [segment.from, segment.to]))
+      geometry.addWall([segment.from, segment.to], material: .wall)
+    }
+    for segment in door {
+      scene.addChild(Portal(from: segment.from, to: segment.to, openness: segment.openness))
+      geometry.addPortal(from: segment.from, to: segment.to, openness: segment.openness, closed: .wood)
+    }
+    geometry.index()
     var voices: [(String, Voice)] = []
     var failures = 0
     let stepper = RealTimeStepper(scene)
@@ -231,6 +273,17 @@ struct PlayCommand: AsyncParsableCommand {
                 format: "distance %.1f, gain %.3f (%.1f dB), pan %.2f", distance, gain,
                 20 * log10(max(gain, 1e-9)),
                 spatial.pan(forHorizontalOffset: offset.dx)))
+          if !wall.isEmpty || !door.isEmpty {
+            let path = geometry.path(from: listener.point, to: at.point, spatial: spatial)
+            print(
+              String(
+                format:
+                  "through the geometry: %d wall(s) crossed (%.1f dB), heard %@, gain %.3f (%.1f dB), pan %.2f, low-pass %.0f Hz",
+                path.wallsCrossed, path.occlusionDecibels,
+                path.portal.map { "through door \($0 + 1)" } ?? "straight", path.gain,
+                20 * log10(max(path.gain, 1e-9)),
+                path.pan, path.cutoff))
+          }
           stepper.step()
           if let voice = engine.newestVoice(of: node) {
             shape(voice)

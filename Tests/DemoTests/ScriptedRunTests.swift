@@ -372,6 +372,32 @@ struct ScriptedRunTests {
     #expect(bad.status == 64 && bad.errors.contains("--range"))
   }
 
+  @Test("`play --at 300,0 --wall 150,-300,150,300` is heard 12 dB down; a shut door across the wall, 6 dB")
+  func playThroughAWall() throws {
+    let folder = temporaryFile("wall")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // 200 Hz: under both materials' low-passes, so only their attenuation shows.
+    let tone = folder.appendingPathComponent("tone.wav")
+    try makeToneWAV(frequency: 200, duration: 0.5, amplitude: 0.5, channels: 1).write(to: tone)
+    var levels: [Double] = []
+    for geometry in [[], ["--wall", "150,-300,150,300"], ["--door", "150,-300,150,300,0"]] {
+      let output = folder.appendingPathComponent("out.raw")
+      let run = try runDemoCommand(
+        ["play", tone.path, "--at", "300,0", "--model", "none"] + geometry,
+        environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+      #expect(run.status == 0, "\(run.errors)")
+      if !geometry.isEmpty { #expect(run.output.contains("1 wall(s) crossed"), "\(run.output)") }
+      let capture = try DiskCapture(contentsOf: output, format: .float32)
+      let sound = try #require(capture.right.audibleRange(threshold: 0.001))
+      levels.append(
+        20 * log10(capture.right.rms(in: (sound.lowerBound + 4_800)..<(sound.upperBound - 4_800))))
+    }
+    #expect(abs(levels[0] - levels[1] - 12) < 0.5 && abs(levels[0] - levels[2] - 6) < 0.5, "\(levels)")
+    let bad = try runDemoCommand(["play", tone.path, "--wall", "1,2,3"])
+    #expect(bad.status == 64 && bad.errors.contains("--wall"))
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")
