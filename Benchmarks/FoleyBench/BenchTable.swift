@@ -254,6 +254,11 @@ struct BenchTable {
       "positional_update_us_256", number("positional_update_us_256"), nil,
       "≤ 25 (game-thread CPU per update: 256 looping AudioNodes, each moved every frame)",
       number("positional_update_us_256").map { $0 <= 25 })
+    let walled = number("positional_geometry_update_us_256")
+    row(
+      "positional_geometry_update_us_256", walled, nil,
+      "≤ 50 above the row before (the same 256 among 1,000 wall segments and 20 doors, heard through them)",
+      walled.flatMap { w in number("positional_update_us_256").map { w - $0 <= 50 } })
     row(
       "raw_c_positional_update_us_256", number("raw_c_positional_update_us_256"), nil,
       "reference (C: Mix_SetPosition on 256 channels each frame, same circles)", nil)

@@ -7,13 +7,36 @@ import Logging
 /// moves and the scene's update, which places every voice; not the circles' trigonometry, the
 /// game's own work, computed before the clock starts as in C) and process CPU as a share of a core;
 /// the C reference (`raw_mixer positional`: `Mix_SetPosition` on 256 channels each frame) runs
-/// beside it in `Scripts/bench.sh`.
+/// beside it in `Scripts/bench.sh`. The same again among 1,000 wall segments and 20 doors, each
+/// voice heard through them.
 @MainActor
 enum PositionalBenchmarks {
   static let voices = 256
 
+  /// 1,000 wall segments (a maze of 100 ten-segment walls over the emitters' ground) and 20 open
+  /// doors, for the geometry row.
+  static func maze() -> [AcousticNode] {
+    var nodes: [AcousticNode] = []
+    for wall in 0..<100 {
+      let row = Double(wall / 10)
+      let column = Double(wall % 10)
+      let origin = Point(x: -560 + column * 112, y: -560 + row * 112)
+      // A zigzag of ten short segments across its cell.
+      let points = (0...10).map { step in
+        Point(x: origin.x + Double(step) * 9, y: origin.y + (step % 2 == 0 ? 0 : 40))
+      }
+      nodes.append(Wall(points: points))
+    }
+    for door in 0..<20 {
+      let x = -500 + Double(door % 5) * 250
+      let y = -450 + Double(door / 5) * 300
+      nodes.append(Portal(from: Point(x: x, y: y), to: Point(x: x + 40, y: y), openness: 0.5))
+    }
+    return nodes
+  }
+
   static func measure(
-    _ long: Data, seconds: Double, logger: Logger
+    _ long: Data, seconds: Double, geometry: Bool = false, logger: Logger
   ) throws -> (update: Double, percent: Double) {
     var configuration = AudioConfiguration()
     configuration.initialChannels = voices
@@ -28,6 +51,7 @@ enum PositionalBenchmarks {
     scene.addChild(listener)
     scene.listener = listener
     engine.attach(to: scene, positional: true)
+    if geometry { for node in maze() { scene.addChild(node) } }
     let emitters = (0..<voices).map { _ in AudioNode(sound: sound) }
     for emitter in emitters { scene.addChild(emitter) }
     var time = 0.0
@@ -53,7 +77,7 @@ enum PositionalBenchmarks {
       frame()
     }
     engine.waitUntilIdle()
-    precondition(engine.voiceCensus().audible == voices, "every emitter must be heard")
+    precondition(geometry || engine.voiceCensus().audible == voices, "every emitter must be heard")
     Clocks.sleep(seconds: 0.5)
     let before = Clocks.processCPUNanoseconds
     let start = Clocks.wallNanoseconds
@@ -77,6 +101,10 @@ enum PositionalBenchmarks {
 
   static func figures(_ long: Data, quick: Bool, logger: Logger) throws -> [String: Any] {
     let measured = try measure(long, seconds: quick ? 3 : 8, logger: logger)
-    return ["positional_update_us_256": measured.update, "positional_cpu_percent_256": measured.percent]
+    let walled = try measure(long, seconds: quick ? 3 : 8, geometry: true, logger: logger)
+    return [
+      "positional_update_us_256": measured.update, "positional_cpu_percent_256": measured.percent,
+      "positional_geometry_update_us_256": walled.update,
+    ]
   }
 }

@@ -82,7 +82,9 @@ package struct AcousticGeometry {
   private var cellSize = 64.0
   private var columns = 0
   private var rows = 0
-  private var cells: [[Int32]] = []
+  /// The grid's cells as one list: cell `c`'s segments are `cellItems[cellStarts[c]..<cellStarts[c + 1]]`.
+  private var cellStarts: [Int32] = []
+  private var cellItems: [Int32] = []
   /// Per segment, the query that last saw it (so a segment in several cells counts once).
   private var seen: [UInt32] = []
   private var query: UInt32 = 0
@@ -122,14 +124,15 @@ package struct AcousticGeometry {
         maximum: Point(x: xs.max()!, y: ys.max()!)))
   }
 
-  /// Builds the grid: cells of about twice the mean segment length, at most 256 a side (or, with
+  /// Builds the grid: cells of about the mean segment length, at most 256 a side (or, with
   /// `cellsPerSide`, that many: 1 puts every segment in one cell, which tests every segment).
   package mutating func index(cellsPerSide: Int? = nil) {
     seen = [UInt32](repeating: 0, count: segments.count)
     guard !segments.isEmpty else {
       columns = 0
       rows = 0
-      cells = []
+      cellStarts = []
+      cellItems = []
       return
     }
     var low = segments[0].a
@@ -145,11 +148,11 @@ package struct AcousticGeometry {
     let span = max(high.x - low.x, high.y - low.y, 1)
     cellSize =
       cellsPerSide.map { span / Double(max(1, $0)) + 1 }
-      ?? max(2 * total / Double(segments.count), span / 256, 1)
+      ?? max(total / Double(segments.count), span / 256, 1)
     origin = low
     columns = Int((high.x - low.x) / cellSize) + 1
     rows = Int((high.y - low.y) / cellSize) + 1
-    cells = [[Int32]](repeating: [], count: columns * rows)
+    var cells = [[Int32]](repeating: [], count: columns * rows)
     for (number, segment) in segments.enumerated() {
       // Every cell of the segment's bounding box (segments are short next to the grid's span).
       let (c0, r0) = cell(of: Point(x: min(segment.a.x, segment.b.x), y: min(segment.a.y, segment.b.y)))
@@ -157,6 +160,12 @@ package struct AcousticGeometry {
       for row in r0...r1 {
         for column in c0...c1 { cells[row * columns + column].append(Int32(number)) }
       }
+    }
+    cellStarts = [0]
+    cellItems = []
+    for cell in cells {
+      cellItems += cell
+      cellStarts.append(Int32(cellItems.count))
     }
   }
 
@@ -205,8 +214,9 @@ package struct AcousticGeometry {
     var steps = 0
     let limit = columns + rows + 2
     while true {
-      for number in cells[row * columns + column] {
-        let index = Int(number)
+      let cell = row * columns + column
+      for item in Int(cellStarts[cell])..<Int(cellStarts[cell + 1]) {
+        let index = Int(cellItems[item])
         guard seen[index] != query else { continue }
         seen[index] = query
         let segment = segments[index]
@@ -249,6 +259,22 @@ package struct AcousticGeometry {
     return (gain, cutoff, count)
   }
 
+  /// The listener's legs to every portal, worked out once per listener position and shared by
+  /// every source's path.
+  private var legsFrom: Point?
+  private var legs: [(gain: Double, cutoffLog2: Double, length: Double)] = []
+
+  private mutating func legs(from listener: Point) {
+    guard legsFrom != listener || legs.count != portals.count else { return }
+    legsFrom = listener
+    legs.removeAll(keepingCapacity: true)
+    for index in portals.indices {
+      let middle = portals[index].middle
+      let leg = loss(from: listener, to: middle, excluding: index)
+      legs.append((leg.gain, leg.cutoffLog2, hypot(middle.x - listener.x, middle.y - listener.y)))
+    }
+  }
+
   /// The room `point` is in (the last added of those that hold it), if any.
   package func room(containing point: Point) -> Int? {
     for index in rooms.indices.reversed() {
@@ -285,19 +311,30 @@ package struct AcousticGeometry {
     var loudest = power
     var portal: Int?
     if direct.count > 0, !portals.isEmpty {
-      let nearest = portals.indices.filter { portals[$0].openness > 0 }
-        .sorted {
-          hypot(portals[$0].middle.x - source.x, portals[$0].middle.y - source.y)
-            < hypot(portals[$1].middle.x - source.x, portals[$1].middle.y - source.y)
-        }
-        .prefix(3)
-      for index in nearest {
+      legs(from: listener)
+      // The three open portals nearest the source (squared distances; no list made).
+      var nearest = (-1, -1, -1)
+      var distances = (Double.infinity, Double.infinity, Double.infinity)
+      for index in portals.indices where portals[index].openness > 0 {
         let middle = portals[index].middle
-        let toPortal = loss(from: listener, to: middle, excluding: index)
+        let squared =
+          (middle.x - source.x) * (middle.x - source.x) + (middle.y - source.y) * (middle.y - source.y)
+        if squared < distances.0 {
+          (nearest, distances) = ((index, nearest.0, nearest.1), (squared, distances.0, distances.1))
+        } else if squared < distances.1 {
+          (nearest.1, nearest.2, distances.1, distances.2) = (index, nearest.1, squared, distances.1)
+        } else if squared < distances.2 {
+          (nearest.2, distances.2) = (index, squared)
+        }
+      }
+      for slot in 0..<3 {
+        let index = slot == 0 ? nearest.0 : slot == 1 ? nearest.1 : nearest.2
+        guard index >= 0 else { break }
+        let middle = portals[index].middle
+        let toPortal = legs[index]
+        guard toPortal.gain > 0 else { continue }
         let fromPortal = loss(from: middle, to: source, excluding: index)
-        let length =
-          hypot(middle.x - listener.x, middle.y - listener.y)
-          + hypot(source.x - middle.x, source.y - middle.y)
+        let length = toPortal.length + hypot(source.x - middle.x, source.y - middle.y)
         let gain =
           spatial.gain(atDistance: length) * portals[index].openness * toPortal.gain * fromPortal.gain
         let share = gain * gain
