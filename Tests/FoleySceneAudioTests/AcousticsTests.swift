@@ -253,6 +253,28 @@ struct AcousticGeometryTests {
   }
 }
 
+/// A tile map's solid tiles turned into walls.
+@MainActor
+@Suite("Walls from tiles")
+struct WallsFromTilesTests {
+  @Test("a solid block gives its four edges, each merged into one wall; a notch adds its own edges")
+  func mergesEdges() {
+    var solid = [[Bool]](repeating: [Bool](repeating: false, count: 5), count: 5)
+    for row in 1...3 { for column in 1...3 { solid[row][column] = true } }
+    let walls = Wall.fromTiles(solid, tileSize: 10)
+    let segments = Set(
+      walls.map { "\($0.points[0].x),\($0.points[0].y)-\($0.points[1].x),\($0.points[1].y)" })
+    #expect(
+      segments == [
+        "10.0,10.0-40.0,10.0", "10.0,40.0-40.0,40.0", "10.0,10.0-10.0,40.0", "40.0,10.0-40.0,40.0",
+      ])
+    // A notch in the top edge: the top splits in two, and the notch has a floor and two sides.
+    solid[3][2] = false
+    #expect(Wall.fromTiles(solid, tileSize: 10).count == 4 - 1 + 2 + 3)
+    #expect(Wall.fromTiles([], tileSize: 10).isEmpty)
+  }
+}
+
 /// A small seeded generator.
 struct SplitMix {
   var state: UInt64

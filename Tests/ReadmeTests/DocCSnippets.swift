@@ -233,8 +233,24 @@ fire.run(.sequence([.changeVolume(to: 0.3, duration: 2), .stereoPan(by: -0.2, du
 // BLOCK-END
 }
 
-@MainActor func guideVirtual() throws {
+/// A tile level's solid tiles, as the walls guide takes them.
+struct TileLevel { var solid: [[Bool]] = [] }
+
+@MainActor func guideWalls(scene: Scene, level: TileLevel) {
 // DOCC-BLOCK Foley/SoundInSpace.md 2
+let wall = Wall(points: [Point(x: 0, y: -300), Point(x: 0, y: 300)], material: .wall)   // -12 dB, 1 kHz
+wall.position = Point(x: 450, y: 300); scene.addChild(wall)
+let door = Portal(from: Point(x: 0, y: -40), to: Point(x: 0, y: 40), material: .wood)  // across a gap in a wall
+door.position = Point(x: 450, y: 300); scene.addChild(door)
+door.run(.changeOpenness(to: 0, duration: 0.5))                                        // it swings shut
+scene.addChild(Room(polygon: [Point(x: 450, y: 0), Point(x: 800, y: 0), Point(x: 800, y: 600), Point(x: 450, y: 600)],
+                    reverbSend: 0.6))                                                  // the engine's reverb, at 0.6
+for tileWall in Wall.fromTiles(level.solid, tileSize: 32) { scene.addChild(tileWall) } // a tile map's edges, merged
+// BLOCK-END
+}
+
+@MainActor func guideVirtual() throws {
+// DOCC-BLOCK Foley/SoundInSpace.md 3
 var configuration = AudioConfiguration()
 configuration.maximumAudibleVoices = 32                        // the 32 that rank first are mixed; the rest are virtual
 let engine = try AudioEngine(configuration: configuration)
