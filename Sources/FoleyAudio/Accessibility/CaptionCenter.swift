@@ -52,6 +52,11 @@ public final class CaptionCenter {
   public var holdTime: Double = 1
   /// The quietest a sound may be heard, in dBFS, and still be captioned (critical ones always are).
   public var threshold: Double = -60
+  /// Caption what the mix holds before the master's volume and mute: for a player who turned the
+  /// whole game down or off to read the captions instead. Off by default: a sound the player
+  /// cannot hear for the master is then captioned only when it is critical. Buses muted by the
+  /// player still silence their captions.
+  public var ignoresMasterVolume = false
   /// Whether captions are made at all (the player's ``AudioSettings/showsCaptions``). Off, plays
   /// are dropped and what is shown ends at the next update.
   public var isEnabled: Bool {
@@ -151,9 +156,11 @@ public final class CaptionCenter {
       let gain =
         voice.volume * voice.groupVolume * voice.normalization * entry.play.volume
         * (place?.gain ?? voice.initialPlacement?.gain ?? 1) * buses.gain(for: entry.play.category)
-        * buses.masterGain
+        * (ignoresMasterVolume ? 1 : buses.masterGain)
       let loudness = gain > 0 ? 20 * log10(gain) : -.infinity
-      guard entry.play.isCritical || (!voice.isVirtual && loudness >= threshold) else { continue }
+      // A voice the master's mute sent virtual is heard here when the master does not count.
+      let virtual = voice.isVirtual && !(ignoresMasterVolume && buses.masterGain == 0)
+      guard entry.play.isCritical || (!virtual && loudness >= threshold) else { continue }
       let direction = place.flatMap { CaptionDirection(dx: $0.dx, dy: $0.dy) }
       let source = CaptionedSource(
         caption: entry.play.caption!, direction: direction,

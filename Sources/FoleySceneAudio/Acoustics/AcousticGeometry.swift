@@ -76,7 +76,7 @@ package struct AcousticGeometry {
   }
 
   package private(set) var segments: [Segment] = []
-  package private(set) var portals: [Opening] = []
+  private(set) var portals: [Opening] = []
   package private(set) var rooms: [Area] = []
   private var origin = Point(x: 0, y: 0)
   private var cellSize = 64.0
@@ -114,7 +114,7 @@ package struct AcousticGeometry {
     portals.append(Opening(a: a, b: b, openness: open))
   }
 
-  package mutating func addRoom(_ polygon: [Point], send: Double) {
+  mutating func addRoom(_ polygon: [Point], send: Double) {
     guard polygon.count >= 3 else { return }
     let xs = polygon.map(\.x)
     let ys = polygon.map(\.y)
@@ -176,7 +176,7 @@ package struct AcousticGeometry {
   }
 
   /// Whether segments `p`–`q` and `a`–`b` cross (touching counts; parallel ones do not).
-  package static func crosses(_ p: Point, _ q: Point, _ a: Point, _ b: Point) -> Bool {
+  static func crosses(_ p: Point, _ q: Point, _ a: Point, _ b: Point) -> Bool {
     let d1 = (q.x - p.x) * (a.y - p.y) - (q.y - p.y) * (a.x - p.x)
     let d2 = (q.x - p.x) * (b.y - p.y) - (q.y - p.y) * (b.x - p.x)
     let d3 = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
