@@ -301,7 +301,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DemoTests",
-      dependencies: ["FoleyRecording", "FoleyTestSupport", "CFoleyEBUR128"],
+      dependencies: ["FoleyRecording", "FoleyCore", "FoleyTestSupport", "CFoleyEBUR128"],
       swiftSettings: swiftSettings
     ),
     // The examples of README.md and of the DocC articles, compiled and checked word for word.

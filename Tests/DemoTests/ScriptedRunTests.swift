@@ -1,4 +1,5 @@
 import CFoleyEBUR128
+import FoleyCore
 import FoleyRecording
 import FoleyTestSupport
 import Foundation
@@ -64,6 +65,16 @@ func runDemoCommand(
   process.standardOutput = out
   process.standardError = err
   try process.run()
+  // Standard error is read on its own thread while standard output is read here: read one after
+  // the other, a child that fills the error pipe (a crash's backtrace is larger than a pipe holds)
+  // waits on it while this side waits for the output's end, and neither ever ends.
+  let errorsRead = DispatchSemaphore(value: 0)
+  let errorBytes = Locked(Data())
+  Thread.detachNewThread {
+    let bytes = err.fileHandleForReading.readDataToEndOfFile()
+    errorBytes.withLock { $0 = bytes }
+    errorsRead.signal()
+  }
   // The trigger runs once its marker has been printed, while the demo still runs (not at all
   // when the output ends without it).
   var early = Data()
@@ -78,7 +89,8 @@ func runDemoCommand(
     }
   }
   let output = early + out.fileHandleForReading.readDataToEndOfFile()
-  let errors = err.fileHandleForReading.readDataToEndOfFile()
+  errorsRead.wait()
+  let errors = errorBytes.withLock { $0 }
   process.waitUntilExit()
   let report = reportURL.flatMap { try? Data(contentsOf: $0) }.flatMap {
     try? JSONSerialization.jsonObject(with: $0)
