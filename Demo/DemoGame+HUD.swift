@@ -91,6 +91,8 @@ extension DemoGame {
       }
     }
     drawRoundBanner(on: canvas)
+    captionBox?.draw(on: canvas)
+    drawRadar(on: canvas)
     if showsInspector { drawInspector(on: canvas) }
     if showsHelp {
       let lines = [
@@ -120,5 +122,36 @@ extension DemoGame {
       while start < line.endIndex, line[start] == " " { start = line.index(after: start) }
     }
     return start..<start
+  }
+
+  /// The sound radar: a ring at the bottom left with a blip towards each loud captioned sound,
+  /// brighter and bigger the louder it is heard.
+  func drawRadar(on canvas: Canvas) {
+    let sources = engine.captions.radar(limit: 6)
+    let centre = (x: Int32(56), y: canvas.height - 130)
+    let radius = 36.0
+    for step in 0..<24 {
+      let angle = Double(step) * .pi / 12
+      canvas.fillRect(
+        x: centre.x + Int32(radius * cos(angle)) - 1, y: centre.y - Int32(radius * sin(angle)) - 1, width: 2,
+        height: 2, color: Color(red: 0.5, green: 0.6, blue: 0.7, alpha: 0.8))
+    }
+    canvas.fillRect(
+      x: centre.x - 2, y: centre.y - 2, width: 4, height: 4, color: Color(red: 0.3, green: 0.9, blue: 0.4))
+    for source in sources {
+      // -60 dBFS and quieter at the edge of seeing, 0 dBFS at full size.
+      let strength = max(0.2, min(1, (source.loudness + 60) / 60))
+      let size = Int32(4 + 6 * strength)
+      let degrees = source.direction?.degrees ?? (source.side < 0 ? 180 : 0)
+      let angle = degrees * .pi / 180
+      let color =
+        source.caption.category == .critical
+        ? Color(red: 1, green: 0.75, blue: 0.2, alpha: strength)
+        : Color(red: 1, green: 1, blue: 1, alpha: strength)
+      canvas.fillRect(
+        x: centre.x + Int32(radius * cos(angle)) - size / 2,
+        y: centre.y - Int32(radius * sin(angle)) - size / 2,
+        width: size, height: size, color: color)
+    }
   }
 }

@@ -10,6 +10,8 @@ extension DemoGame {
     let speech = SpeechSynthesizer.shared(for: engine)
     // The wind ducks by the speech's flag; the music by the speech's level (the map's mix).
     speech.ducking = SpeechDucking(categories: [.ambience], decibels: -10)
+    // The HUD shows the line word by word as a subtitle: not again in the captions.
+    speech.showsCaptions = false
     speech.addObserver { [weak self] event in
       guard let self else { return }
       switch event {

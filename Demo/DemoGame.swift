@@ -50,6 +50,8 @@ final class DemoGame {
   /// The inspector panel (I) and the snapshot it last drew.
   var showsInspector = false
   var inspectorSnapshot: AudioSnapshot?
+  /// What is heard, in words, over the bottom of the field (above the keys' help).
+  var captionBox: CaptionBox?
   /// A line under the HUD and the frame it goes away at.
   var notice: (text: String, until: Int)?
   var gameTime = 0.0
@@ -108,6 +110,22 @@ final class DemoGame {
     scatterEmbers()
     startMusic()
     startSpeech()
+    startAccessibility()
+  }
+
+  /// Captions on screen and in the report, the sound radar's source, and rumble on any controller.
+  private func startAccessibility() {
+    let box = CaptionBox(engine: engine)
+    box.margin = 108  // above the spoken line (100 px up) and the keys
+    captionBox = box
+    engine.captions.observe { [weak self] event in
+      if event.phase == .began { self?.report.captions[event.text, default: 0] += 1 }
+    }
+    do {
+      try engine.haptics.useAllControllers()
+    } catch {
+      logger.info("no rumble: \(error)")
+    }
   }
 
   /// The game's events → sounds, from JSON. Edit the file while the game runs: the change is heard

@@ -98,6 +98,8 @@ struct DemoReport: Codable {
   var recordings: [Recording] = []
   var errors: [String] = []
   var collisions = 0
+  /// The captions shown, by their words: how many times each began.
+  var captions: [String: Int] = [:]
   struct Cave: Codable {
     /// Times the player walked into the cave.
     var entries = 0

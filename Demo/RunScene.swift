@@ -42,6 +42,15 @@ struct RunScene: AsyncParsableCommand {
   @Option(help: "The sound map (JSON) the game's events play through; sounds.json in the assets by default.")
   var soundMap: String?
 
+  @Flag(help: "No sound at all: the game is played by its captions and its sound radar.")
+  var muted = false
+
+  @Flag(help: "Mono output: every sound in both ears, at equal power.")
+  var mono = false
+
+  @Option(help: "How much of the loudness range is heard: full, headphones or night.")
+  var range: PlayCommand.RangeArgument = .full
+
   @Option(
     help: ArgumentHelp(
       "Serve the browser inspector on 127.0.0.1 at this port (0, or no value: any free port); prints its address.",
@@ -94,10 +103,16 @@ struct RunScene: AsyncParsableCommand {
     defer { canvas.close() }
     let engine = try AudioEngine(session: AudioSession(), assetRoots: [assetFolder], logger: logger)
     defer { engine.close() }
+    // The player's settings: mono, the range mode, and muted play by captions alone.
+    engine.isMono = mono
+    engine.dynamicRange = range.mode
+    engine.isMuted = muted
+    engine.captions.ignoresMasterVolume = muted
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
       recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true),
       soundMap: soundMap.map { URL(fileURLWithPath: $0) }, logger: logger)
+    if muted { print("foley-demo: muted: play by the captions and the sound radar") }
     // The demo is the game that enables the page's controls: its whole point is to be played with.
     let server = inspector.map {
       InspectorServer(engine: engine, soundMap: game.soundMap, options: .init(port: $0, allowsControl: true))

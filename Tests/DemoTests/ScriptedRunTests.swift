@@ -410,6 +410,35 @@ struct ScriptedRunTests {
     #expect(bad.status == 64 && bad.errors.contains("--wall"))
   }
 
+  @Test(
+    "`--muted`: nothing reaches the output, yet the chimes and the balls are captioned, with the radar drawn")
+  func mutedIsPlayedByCaptions() throws {
+    let output = temporaryFile("muted.raw")
+    let shot = temporaryFile("muted.bmp")
+    defer {
+      try? FileManager.default.removeItem(at: output)
+      try? FileManager.default.removeItem(at: shot)
+    }
+    let run = try runDemo(
+      script: ["duration": 4], arguments: ["--fast", "--muted", "--screenshot", shot.path],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.output.contains("muted: play by the captions"), "\(run.output)")
+    let captions = try #require(run.report?["captions"] as? [String: Int], "\(run.report ?? [:])")
+    #expect((captions["Chime rings"] ?? 0) >= 1 && (captions["Ball hits"] ?? 0) >= 1, "\(captions)")
+    let capture = try DiskCapture(contentsOf: output, format: .float32)
+    #expect(capture.left.samples.count > 48_000 && capture.left.peak < 1e-6 && capture.right.peak < 1e-6)
+    // The caption box's panel and words over the bottom of the field, above the keys' help.
+    let pixels = try screenshotPixels(shot)
+    let box = (380..<492).flatMap { row in (200..<600).map { pixels[(599 - row) * 800 + $0] } }
+    let words = box.filter { ($0 >> 16 & 0xFF) > 200 && ($0 >> 8 & 0xFF) > 200 && ($0 & 0xFF) > 200 }.count
+    #expect(words > 100, "\(words) light pixels in the caption box's area")
+    // The radar's ring at the bottom left, and a white blip on it towards a sound.
+    let radar = (428..<514).flatMap { row in (14..<100).map { pixels[(599 - row) * 800 + $0] } }
+    let blips = radar.filter { ($0 >> 16 & 0xFF) > 240 && ($0 >> 8 & 0xFF) > 240 && ($0 & 0xFF) > 240 }.count
+    #expect(blips >= 16, "\(blips) blip pixels on the radar")
+  }
+
   @Test("a burst of collisions: overlapping hits from sprite actions reach the mixed output")
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")
