@@ -2,7 +2,7 @@ import Dispatch
 public import FoleyAudio
 import FoleyScene
 
-/// Captions on screen: a panel of the engine's captions (``FoleyAudio/CaptionCenter``), each line
+/// Captions on screen: a panel of the engine's captions (`engine.captions`, a `CaptionCenter`), each line
 /// an arrow towards its sound, its words and its count, newest at the bottom, coloured by kind
 /// (critical cues amber), fading out when they end. Legible at the default scale on an 800×600
 /// window (14-pixel capitals on a dark panel); placed at the bottom or the top, centred.
@@ -12,7 +12,7 @@ import FoleyScene
 /// canvas.draw(scene) { canvas in captions.draw(on: canvas) }
 /// ```
 ///
-/// A game that draws its own keeps the events: ``lines`` is what this box would show.
+/// A game that draws its own keeps the events: ``lines(at:)`` is what this box would show.
 @MainActor
 public final class CaptionBox {
   public enum Placement: Sendable, Hashable {

@@ -34,7 +34,7 @@ public final class SpeechSynthesizer {
   /// Turn other categories down while speech plays (nil: no ducking).
   public var ducking: SpeechDucking?
   /// Whether each utterance is captioned with its words while it is heard, through the engine's
-  /// captions (``FoleyAudio/CaptionCenter``, category `speech`). On by default.
+  /// captions (`engine.captions`, category `speech`). On by default.
   public var showsCaptions = true
 
   /// The utterance being spoken.

@@ -160,7 +160,8 @@ public final class CaptionCenter {
       let loudness = gain > 0 ? 20 * log10(gain) : -.infinity
       // A voice the master's mute sent virtual is heard here when the master does not count.
       let virtual = voice.isVirtual && !(ignoresMasterVolume && buses.masterGain == 0)
-      guard entry.play.isCritical || (!virtual && loudness >= threshold) else { continue }
+      let critical = entry.play.isCritical || buses.critical.contains(entry.play.category)
+      guard critical || (!virtual && loudness >= threshold) else { continue }
       let direction = place.flatMap { CaptionDirection(dx: $0.dx, dy: $0.dy) }
       let source = CaptionedSource(
         caption: entry.play.caption!, direction: direction,

@@ -16,7 +16,7 @@ public enum HapticsError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Rumble from sound: a sound whose settings ask for ``SoundSettings/rumble`` runs the game's
 /// controllers while it is heard — the heavy (low-frequency) motor from the sound's low band, the
-/// light one from the rest, 10 ms at a time (``HapticEnvelope``) — from the moment the mixer
+/// light one from the rest, 10 ms at a time — from the moment the mixer
 /// reaches its first frame, scaled by its distance from the listener, and stops when it ends.
 /// The loudest rumbling sound sets each motor. Nothing rumbles while the session is inactive (the
 /// window lost focus) or the player turned rumble off (``isEnabled``).

@@ -72,6 +72,24 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
     nonmutating set { setMuted(newValue, fadeDuration: 0) }
   }
 
+  /// Whether the bus carries cues no mix may bury: a duck takes it down by at most
+  /// ``AudioEngine/criticalDuckFloorDecibels`` (6 dB), and its voices are critical cues (kept
+  /// whatever the voice budget, captioned even when muted), as ``SoundSettings/isCritical`` makes a
+  /// single sound.
+  ///
+  /// ```swift
+  /// engine.bus("alerts").isCritical = true
+  /// ```
+  public var isCritical: Bool {
+    get { core.buses.withLock { $0.critical.contains(category) } }
+    nonmutating set {
+      core.buses.withLock { buses in
+        if newValue { buses.critical.insert(category) } else { buses.critical.remove(category) }
+      }
+      engine.applyBuses(fade: 0.05)
+    }
+  }
+
   /// Mutes or unmutes the bus, ramping over `fadeDuration` seconds.
   public func setMuted(_ muted: Bool, fadeDuration: Double) {
     core.buses.withLock { buses in

@@ -94,6 +94,9 @@ extension AudioEngine {
     }
   }
 
+  /// The most a duck takes from a critical bus (``AudioBus/isCritical``), in dB.
+  public static var criticalDuckFloorDecibels: Double { 20 * log10(BusSettings.criticalDuckFloor) }
+
   /// Mutes the whole mix (with a ramp), keeping ``masterVolume`` for unmuting.
   public var isMuted: Bool {
     get { core.buses.withLock { $0.isMasterMuted } }

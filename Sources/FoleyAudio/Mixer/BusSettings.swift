@@ -20,6 +20,10 @@ package struct BusSettings: Sendable {
   package var showsCaptions = true
   /// Whether sound may rumble the controllers (``HapticsCenter/isEnabled`` reads it).
   var rumbles = true
+  /// The buses whose voices are critical cues: ducked by at most `criticalDuckFloor`.
+  var critical: Set<SoundCategory> = []
+  /// The least gain a duck leaves a critical bus: -6 dB.
+  static let criticalDuckFloor = 0.5
   /// Ducks under way, by name: the categories they turn down and the gain they turn them to.
   var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
   /// The bus each category's bus sums into (absent: the master). Never a cycle.
@@ -59,8 +63,9 @@ package struct BusSettings: Sendable {
   private func ownGain(for category: SoundCategory) -> Double {
     guard !muted.contains(category) else { return 0 }
     var gain = volume(for: category)
+    let floor = critical.contains(category) ? Self.criticalDuckFloor : 0
     for duck in ducks.values where duck.categories.contains(category) {
-      gain = min(gain, volume(for: category) * duck.gain)
+      gain = min(gain, volume(for: category) * max(duck.gain, floor))
     }
     return gain
   }

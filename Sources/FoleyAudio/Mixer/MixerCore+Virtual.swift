@@ -84,7 +84,9 @@ extension MixerCore {
     guard slot.isCounted, !slot.isLimited else { return false }
     if configuration.virtualizesInaudibleVoices, audibility(of: slot) < Self.silentGain { return true }
     // A critical cue is heard whatever the budget.
-    guard !slot.sound.settings.isCriticalCue, let budget = configuration.maximumAudibleVoices else {
+    guard !slot.sound.settings.isCriticalCue, let budget = configuration.maximumAudibleVoices,
+      !buses.withLock({ $0.critical.contains(slot.category) })
+    else {
       return false
     }
     return table.countedVoices >= budget

@@ -16,6 +16,7 @@ extension MixerCore {
     let global = configuration.maximumAudibleVoices
     let limits = audibleLimits.withLock { $0 }
     let budgeted = global != nil || !limits.isEmpty
+    let criticalBuses = budgeted ? buses.withLock { $0.critical } : []
     let silenceCounts = configuration.virtualizesInaudibleVoices
     var demote: [Int] = []
     var promote: [ObjectIdentifier] = []
@@ -57,7 +58,9 @@ extension MixerCore {
           false,
           Entry(
             priority: slot.priority, score: loudness * Self.heardBonus, category: slot.category,
-            isCritical: slot.sound.settings.isCriticalCue, channel: channel, order: slot.voice.id)
+            isCritical: slot.sound.settings.isCriticalCue || criticalBuses.contains(slot.category),
+            channel: channel,
+            order: slot.voice.id)
         )
       }
       guard let verdict else { continue }
@@ -94,7 +97,9 @@ extension MixerCore {
         ranked.append(
           Entry(
             priority: entry.slot.priority, score: loudness, category: entry.slot.category,
-            isCritical: entry.slot.sound.settings.isCriticalCue, channel: -1, id: id,
+            isCritical: entry.slot.sound.settings.isCriticalCue
+              || criticalBuses.contains(entry.slot.category),
+            channel: -1, id: id,
             order: entry.slot.voice.id))
       } else {
         promote.append(id)

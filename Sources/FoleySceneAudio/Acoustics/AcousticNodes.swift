@@ -3,8 +3,8 @@ import Foundation
 
 /// A node that shapes how sound travels in its scene: a ``Wall``, a ``Portal`` or a ``Room``. Its
 /// points are in its own coordinates, so it moves, turns and scales with its node. An engine
-/// attached to the scene hears positional sounds through them each update (see
-/// <doc:SoundInSpace>).
+/// attached to the scene hears positional sounds through them each update (the umbrella's guide
+/// "Sound in space" has the figures).
 @MainActor
 open class AcousticNode: Node {
   override public init() {
