@@ -128,6 +128,7 @@ extension DemoGame {
   /// brighter and bigger the louder it is heard.
   func drawRadar(on canvas: Canvas) {
     let sources = engine.captions.radar(limit: 6)
+    report.radarPeak = max(report.radarPeak, sources.count)
     let centre = (x: Int32(56), y: canvas.height - 130)
     let radius = 36.0
     for step in 0..<24 {

@@ -100,6 +100,8 @@ struct DemoReport: Codable {
   var collisions = 0
   /// The captions shown, by their words: how many times each began.
   var captions: [String: Int] = [:]
+  /// The most sources the sound radar showed at once.
+  var radarPeak = 0
   struct Cave: Codable {
     /// Times the player walked into the cave.
     var entries = 0

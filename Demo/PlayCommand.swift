@@ -291,7 +291,9 @@ struct PlayCommand: AsyncParsableCommand {
           }
         } else {
           print("playing \(file) (\(String(format: "%.2f", sound.duration)) s, \(channels))")
-          let voice = engine.play(sound, rate: rate)
+          // A quarter of a second ahead, so its shaping is set before its first sample is mixed
+          // (a 10 ms click played at once can be over before the next line runs).
+          let voice = engine.play(sound, at: engine.audioFrame + engine.frames(forSeconds: 0.25), rate: rate)
           shape(voice)
           voices.append((file, voice))
         }
