@@ -78,13 +78,18 @@ struct ChannelMixOutputTests {
     let leftRange = try #require(left.left.audibleRange(threshold: 0))
     let rightRange = try #require(right.left.audibleRange(threshold: 0))
     #expect(left.right.samples.allSatisfy { $0 == 0 })
+    // Within 1 % (0.09 dB): three separate runs of a positional sound on the device, whose first
+    // and last ramps can fall a few samples differently on a starved machine (measured 0.33 %
+    // under ThreadSanitizer); a balance law that were wrong is off by tens of percent.
+    let tolerance = 0.01
     #expect(
-      abs(left.left.rms(in: leftRange) - centred.left.rms(in: range)) < 1e-3 * centred.left.rms(in: range))
+      abs(left.left.rms(in: leftRange) - centred.left.rms(in: range)) < tolerance
+        * centred.left.rms(in: range))
     #expect(
-      abs(right.right.rms(in: rightRange) - centred.right.rms(in: range)) < 1e-3
+      abs(right.right.rms(in: rightRange) - centred.right.rms(in: range)) < tolerance
         * centred.right.rms(in: range))
     #expect(
-      abs(right.left.rms(in: rightRange) - 0.5 * centred.left.rms(in: range)) < 1e-3
+      abs(right.left.rms(in: rightRange) - 0.5 * centred.left.rms(in: range)) < tolerance
         * centred.left.rms(in: range))
   }
 }
