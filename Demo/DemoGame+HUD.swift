@@ -1,10 +1,16 @@
 import Foley
 import Foundation
 
-// What the demo shows over the scene: the round, the session, the voices, the music, the wind and
-// the limiter, the recording meter, the spoken line and the keys. The device, the listener and
-// the buses' meters are in the inspector panel (I).
+// What the demo shows around the field, never over it: the bar above it (the round, the session,
+// the voices, the music, the wind and the limiter, the recording meter) and the side panel to its
+// right (the sound radar, the keys or the inspector, the spoken line, the captions). The device,
+// the listener and the buses' meters are in the inspector (I).
 extension DemoGame {
+  /// The side panel's left edge and width, in window pixels.
+  static let panelLeft: Int32 = 808
+  static let panelWidth: Int32 = 324
+  /// Characters of the panel's lines at the font's scale 2.
+  static let panelColumns = 22
 
   /// The HUD's lines, at the font's scale 2 (14 px tall): at most this many characters each.
   static let hudColumns = 66
@@ -70,15 +76,19 @@ extension DemoGame {
         x: 0, y: 90, width: canvas.width, height: 18, color: Color(red: 0.3, green: 0, blue: 0, alpha: 0.7))
       canvas.drawText(notice.text, x: 10, y: 95, scale: 1, color: Color(red: 1, green: 0.6, blue: 0.5))
     }
+    canvas.fillRect(
+      x: Self.panelLeft - 8, y: 84, width: canvas.width - Self.panelLeft + 8, height: canvas.height - 84,
+      color: Color(red: 0.06, green: 0.065, blue: 0.09))
     if let subtitle {
       // The part of the line being said (a long line is shown a part at a time), with the word
-      // being said in white.
-      let part = Self.subtitlePart(of: subtitle.line, at: subtitle.word?.lowerBound)
+      // being said in white, in the panel above the captions.
+      let part = Self.subtitlePart(
+        of: subtitle.line, at: subtitle.word?.lowerBound, columns: Self.panelColumns)
       let shown = subtitle.line[part]
       let word = subtitle.word.flatMap { $0.clamped(to: part) == $0 ? $0 : nil }
       let width = Canvas.textWidth(String(shown))
-      var x = max(10, (canvas.width - width) / 2)
-      let y = canvas.height - 100
+      var x = Self.panelLeft
+      let y = canvas.height - 150
       canvas.fillRect(
         x: x - 6, y: y - 4, width: width + 12, height: 22, color: Color(red: 0, green: 0, blue: 0, alpha: 0.6)
       )
@@ -92,28 +102,34 @@ extension DemoGame {
     }
     drawRoundBanner(on: canvas)
     captionBox?.draw(on: canvas)
-    drawRadar(on: canvas)
-    if showsInspector { drawInspector(on: canvas) }
-    if showsHelp {
-      let lines = [
-        "FIND THE 5 CHIMES BY EAR, DODGE THE BALLS. RETURN: NEW ROUND",
-        "ARROWS MOVE  SPACE RHYTHM  R RECORD TAUNT  P PLAY IT  CLICK BALL",
-        "M WIND  N MUSIC  T TALK  O OUTPUT  I INSPECTOR  H HELP  ESC QUIT",
-      ]
-      for (index, line) in lines.enumerated() {
-        canvas.drawText(line, x: 10, y: canvas.height - 60 + Int32(index) * 18, color: dim)
+    if showsInspector {
+      drawInspector(on: canvas)
+    } else {
+      drawRadar(on: canvas)
+      if showsHelp {
+        for (index, line) in Self.helpLines.enumerated() {
+          canvas.drawText(line, x: Self.panelLeft, y: 200 + Int32(index) * 19, color: dim)
+        }
       }
     }
   }
 
-  /// The part of `line` to show as a subtitle: whole words, at most `hudColumns - 2` characters,
-  /// the one holding `index` (the word being said), or the first.
-  static func subtitlePart(of line: String, at index: String.Index?) -> Range<String.Index> {
+  /// The keys, in the side panel (each at most `panelColumns` characters).
+  static let helpLines = [
+    "ARROWS  MOVE", "RETURN  START, NEXT", "SPACE   RHYTHM", "R, P    RECORD, PLAY", "M WIND  N MUSIC",
+    "T TALK  O OUTPUT", "I INSPECTOR  H HELP", "CLICK   ADD A BALL", "ESC     QUIT",
+  ]
+
+  /// The part of `line` to show as a subtitle: whole words, at most `columns` characters, the one
+  /// holding `index` (the word being said), or the first.
+  static func subtitlePart(
+    of line: String, at index: String.Index?, columns: Int = hudColumns - 2
+  ) -> Range<String.Index> {
     var start = line.startIndex
     while start < line.endIndex {
       var end = line.endIndex
-      if line.distance(from: start, to: end) > hudColumns - 2 {
-        end = line.index(start, offsetBy: hudColumns - 2)
+      if line.distance(from: start, to: end) > columns {
+        end = line.index(start, offsetBy: columns)
         // Back to the last space, so a word is never cut (unless it is longer than a line).
         if let space = line[start..<end].lastIndex(of: " "), space > start { end = space }
       }
@@ -124,12 +140,12 @@ extension DemoGame {
     return start..<start
   }
 
-  /// The sound radar: a ring at the bottom left with a blip towards each loud captioned sound,
-  /// brighter and bigger the louder it is heard.
+  /// The sound radar: a ring at the top of the side panel with a blip towards each loud captioned
+  /// sound, brighter and bigger the louder it is heard.
   func drawRadar(on canvas: Canvas) {
     let sources = engine.captions.radar(limit: 6)
     report.radarPeak = max(report.radarPeak, sources.count)
-    let centre = (x: Int32(56), y: canvas.height - 130)
+    let centre = (x: Self.panelLeft + Self.panelWidth / 2, y: Int32(140))
     let radius = 36.0
     for step in 0..<24 {
       let angle = Double(step) * .pi / 12

@@ -16,7 +16,7 @@ extension DemoGame {
     let left: Int32 = canvas.width - 330
     var y: Int32 = 96
     canvas.fillRect(
-      x: left - 8, y: y - 6, width: 334, height: canvas.height - y - 70,
+      x: left - 8, y: y - 6, width: 334, height: canvas.height - y - 160,
       color: Color(red: 0.05, green: 0.06, blue: 0.09, alpha: 0.88))
     canvas.drawText("INSPECTOR  \(snapshot.voices.count) VOICES", x: left, y: y, scale: 1, color: white)
     y += 14
@@ -55,7 +55,7 @@ extension DemoGame {
     let shown = snapshot.voices.sorted {
       ($0.state != .playing ? 1 : 0, $0.id) < ($1.state != .playing ? 1 : 0, $1.id)
     }
-    for voice in shown.prefix(10) {
+    for voice in shown.prefix(6) {
       let line = String(
         format: "%4d %-14@ %-8@ %6.1f DB", Int(voice.id) % 10_000, String(voice.sound.prefix(14)) as NSString,
         voice.state.rawValue.uppercased() as NSString, max(voice.gainDecibels, -99))
@@ -63,7 +63,7 @@ extension DemoGame {
       y += 11
     }
     y += 6
-    for posted in (soundMap?.recentEvents ?? []).suffix(5).reversed() {
+    for posted in (soundMap?.recentEvents ?? []).suffix(3).reversed() {
       let played =
         posted.outcome == .played
         ? posted.sounds.map(\.file).joined(separator: ", ") : posted.outcome.rawValue

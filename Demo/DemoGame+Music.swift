@@ -23,7 +23,7 @@ extension DemoGame {
   /// The pulse stem's level: the hunt's progress (a fifth per chime found) or the balls in play
   /// (in from the second ball, whole at eight), whichever is higher.
   var intensity: Double {
-    max(min(1, max(0, Double(balls.count - 1) / 7)), Double(round.found) / Double(DemoRound.chimes))
+    max(min(1, max(0, Double(balls.count - 1) / 7)), Double(round.found) / Double(max(1, round.chimes)))
   }
 
   /// Background music: streamed, looping, changed by N; its events go to the report (the

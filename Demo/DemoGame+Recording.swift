@@ -29,8 +29,18 @@ extension DemoGame {
       self.recorder = recorder
     } catch {
       report.errors.append("recording: \(error)")
-      // Said where the player looks, not only in the report at exit.
-      showNotice("CANNOT RECORD: \(String(describing: error).prefix(70))")
+      // Said where the player looks, in a player's words, not only in the report at exit.
+      showNotice(Self.recordingProblem(error))
+    }
+  }
+
+  /// Why R did not record, as a player would say it.
+  static func recordingProblem(_ error: any Error) -> String {
+    switch error as? RecordingError {
+    case .noCaptureDevice, .deviceNotFound: "No microphone found: recording is off"
+    case .cannotCreate, .writeFailed: "The recordings folder cannot be written: recording is off"
+    case .unsupportedFormat: "The microphone does not offer a format Foley records: recording is off"
+    default: "Recording could not start: see the report"
     }
   }
 

@@ -4,10 +4,11 @@ import FoleySpeech
 import Foundation
 import Logging
 
-/// The demo game: find the five chimes hidden in the field by ear before the time runs out
-/// (`DemoGame+Round.swift`), while balls bounce off the walls, each other and the player. Every
-/// sound comes from sprite actions and the sound map; the HUD shows the round and what the audio
-/// system is doing.
+/// The demo game: find the chimes hidden in the dark field by ear before the time runs out, level
+/// after level (`DemoGame+Round.swift`, `DemoLevels.swift`), while humming balls bounce off the
+/// walls, each other and the player. Every sound comes from sprite actions and the sound map; the
+/// walls, doors and rooms are heard through the engine's acoustic geometry; the HUD shows the
+/// round and what the audio system is doing, beside the field, never over it.
 @MainActor
 final class DemoGame {
   let scene: Scene
@@ -17,13 +18,24 @@ final class DemoGame {
   var report = DemoReport()
   private(set) var isRunning = true
   var balls: [(node: SpriteNode, velocity: Vector)] = []
-  /// The round being played and its chimes still to find (see `DemoGame+Round.swift`).
+  /// The level and round being played, its chimes (those found by index), and the walls, doors
+  /// and rooms built for it (see `DemoGame+Round.swift`).
+  var level = DemoLevel.openField
   var round = DemoRound()
   var chimes: [SpriteNode] = []
-  /// The cave (see `DemoGame+Cave.swift`): whether the player was in it at the last frame, and
-  /// the balls occluded from it by the wall.
+  var foundChimes: Set<Int> = []
+  var levelNodes: [Node] = []
+  /// The title screen shows until Return; then `startingLevel` begins.
+  var showsTitle: Bool
+  let startingLevel: Int
+  /// `--dark`: nothing of the field is drawn but the player and the chimes found.
+  let isDark: Bool
+  /// The best score of each level (nil: not kept, as in scripted runs without `--scores`).
+  let bestScores: DemoBestScores?
+  /// Whether the player was in the cave at the last frame.
   var playerWasInCave = false
-  var occludedBalls: Set<ObjectIdentifier> = []
+  /// The balls' hums, one looping voice each (see `addBall`).
+  var humSounds: [Sound] = []
   var heldKeys: Set<Key> = []
   var sounds: [String: Data] = [:]
   /// The wind, heard from the top-left corner: louder as the player goes there.
@@ -55,6 +67,8 @@ final class DemoGame {
   /// A line under the HUD and the frame it goes away at.
   var notice: (text: String, until: Int)?
   var gameTime = 0.0
+  /// When a ball last hit the player (game time).
+  var lastHit = -Double.infinity
   var policyNote = ""
   var lastStatistics: AudioStatistics?
   let recordingsFolder: URL
@@ -66,23 +80,47 @@ final class DemoGame {
   /// Fixes the sound map's random choices (an offline render must give the same bytes each run).
   let soundMapSeed: UInt64?
 
+  /// How a game starts: at the title or straight into a level, in the dark or not, with best
+  /// scores kept in a file or not.
+  struct Options {
+    var showsTitle = false
+    var level = 1
+    var isDark = false
+    var scores: URL?
+  }
+
+  /// The balls' hums' bus.
+  static let humCategory: SoundCategory = "hums"
+
+  /// The width of the playing field; the side panel is to its right.
+  static let fieldWidth = 800.0
+  var fieldWidth: Double { Self.fieldWidth }
+
   init(
     size: Size, engine: AudioEngine, recordingsFolder: URL, soundMap mapURL: URL? = nil,
-    soundMapSeed: UInt64? = nil,
+    soundMapSeed: UInt64? = nil, options: Options = Options(),
     logger: Logger
   ) {
     self.soundMapSeed = soundMapSeed
+    showsTitle = options.showsTitle
+    startingLevel = max(1, min(DemoLevel.all.count, options.level))
+    isDark = options.isDark
+    bestScores = options.scores.map { DemoBestScores(url: $0) }
     self.engine = engine
     self.session = engine.session
     self.recordingsFolder = recordingsFolder
     self.logger = logger
     scene = Scene(size: size, seed: 2026)
-    // Sound is heard from where it happens, around the player: the balls' thuds get quieter as
-    // they fly away and move across as they pass.
+    // Sound is heard from where it happens, around the player: a chime gets louder all the way to
+    // where it lies (the reference distance is inside the reach of a hand, and the fall is gentle
+    // enough that the far side of the field is still heard), the balls' hums rise
+    // and fall in pitch as they pass (doppler), and everything moves across as the player turns.
     scene.listener = player
+    if isDark { scene.backgroundColor = Color(red: 0, green: 0, blue: 0) }
     var spatial = SpatialAudio()
-    spatial.distanceModel = .inverse(reference: 120, rolloff: 1)
+    spatial.distanceModel = .exponential(reference: 25, rolloff: 0.7)
     spatial.panWidth = 350
+    spatial.speedOfSound = 2_400
     engine.attach(to: scene, positional: true, spatial: spatial)
     report.device = DemoReport.Device(engine.deviceFormat)
     session.addObserver { [weak self] transition in
@@ -93,21 +131,18 @@ final class DemoGame {
           reason: transition.reason.description))
     }
     player.name = "player"
-    // Above the help text at the bottom of the window.
-    player.position = Point(x: size.width / 2, y: 180)
+    player.position = level.playerStart
+    player.zPosition = 1
     scene.addChild(player)
     player.run(
       .repeatForever(.sequence([.scale(to: 1.1, duration: 0.4), .scale(to: 1, duration: 0.4)])),
       withKey: "breathe")
-    for index in 0..<6 {
-      addBall(at: Point(x: 100 + Double(index) * 110, y: 220 + Double(index % 3) * 110), index: index)
-    }
-    buildCave()
+    if let problem = bestScores?.problem { report.errors.append(problem) }
     loadSounds()
     loadSoundMap(mapURL ?? engine.assetRoot.appendingPathComponent("sounds.json"))
     startAmbience()
-    startRound(1)
     scatterEmbers()
+    startLevel(showsTitle ? 1 : startingLevel)
     startMusic()
     startSpeech()
     startAccessibility()
@@ -116,7 +151,7 @@ final class DemoGame {
   /// Captions on screen and in the report, the sound radar's source, and rumble on any controller.
   private func startAccessibility() {
     let box = CaptionBox(engine: engine)
-    box.margin = 108  // above the spoken line (100 px up) and the keys
+    box.placement = .area(x: Int32(Self.fieldWidth) + 8, width: DemoGame.panelWidth)  // the side panel's foot
     captionBox = box
     engine.captions.observe { [weak self] event in
       if event.phase == .began { self?.report.captions[event.text, default: 0] += 1 }
@@ -146,7 +181,7 @@ final class DemoGame {
   }
 
   private func loadSounds() {
-    for name in ["ambience.wav"] {
+    for name in ["ambience.wav"] + (1...5).map({ "hum\($0).wav" }) {
       do {
         sounds[name] = try Data(contentsOf: engine.assetRoot.appendingPathComponent(name))
       } catch {
@@ -163,20 +198,19 @@ final class DemoGame {
         report.errors.append("\(error)")
       }
     }
-  }
-
-  private func addBall(at position: Point, index: Int) {
-    let palette = [
-      Color(red: 0.95, green: 0.45, blue: 0.3), Color(red: 0.35, green: 0.6, blue: 1),
-      Color(red: 1, green: 0.85, blue: 0.3), Color(red: 0.8, green: 0.4, blue: 0.95),
-    ]
-    let ball = SpriteNode(color: palette[index % palette.count], size: Size(width: 22, height: 22))
-    ball.name = "ball"
-    ball.position = position
-    ball.run(.repeatForever(.rotate(byAngle: .pi, duration: 1 + Double(index % 6) * 0.2)))
-    scene.addChild(ball)
-    let angle = Double(index) * 1.3 + 0.4
-    balls.append((ball, Vector(dx: cos(angle) * 190, dy: sin(angle) * 190)))
+    // The balls' hums: each its own pitch, captioned, quiet enough to sit under the chimes.
+    var hum = SoundSettings()
+    hum.category = Self.humCategory
+    hum.volume = 0.5
+    hum.caption = Caption("Ball hums")
+    for index in 1...5 {
+      guard let data = sounds["hum\(index).wav"] else { continue }
+      do {
+        humSounds.append(try Sound(data: data, name: "hum\(index).wav", engine: engine, settings: hum))
+      } catch {
+        report.errors.append("\(error)")
+      }
+    }
   }
 
   // MARK: - Input
@@ -200,14 +234,15 @@ final class DemoGame {
       case "t": speakStatus()
       case "o": switchOutput()
       case "h": showsHelp.toggle()
-      case "return": newRound()
+      case "return": pressReturn()
       case "i":
         showsInspector.toggle()
         if !showsInspector { inspectorSnapshot = nil }
       default: break
       }
     case .keyUp(let key): heldKeys.remove(key)
-    case .mouseDown(let x, let y): addBall(at: Point(x: x, y: y), index: balls.count)
+    case .mouseDown(let x, let y) where x < fieldWidth && y < fieldTop:
+      addBall(at: Point(x: x, y: y), index: balls.count)
     default: break
     }
   }
@@ -264,8 +299,9 @@ final class DemoGame {
     if !heldKeys.isDisjoint(with: [.left, .right, .up, .down]) {
       scene.events.post("player.move", from: player)
     }
-    player.position.x = min(max(player.position.x, 18), scene.size.width - 18)
+    player.position.x = min(max(player.position.x, 18), fieldWidth - 18)
     player.position.y = min(max(player.position.y, 18), fieldTop - 18)
+    _ = WallContact.pushOut(&player.position, radius: 18, segments: level.segments)
     moveBalls(deltaTime)
     updateRound(deltaTime)
     updateCave()
@@ -277,57 +313,6 @@ final class DemoGame {
 
   /// The top of the playing field: the HUD's bar covers the rest.
   var fieldTop: Double { scene.size.height - 84 }
-
-  private func moveBalls(_ deltaTime: Double) {
-    let radius = 11.0
-    for index in balls.indices {
-      var (ball, velocity) = balls[index]
-      ball.position = ball.position + velocity * deltaTime
-      var hit = false
-      if ball.position.x < radius || ball.position.x > scene.size.width - radius {
-        velocity.dx = -velocity.dx
-        hit = true
-      }
-      if ball.position.y < radius || ball.position.y > fieldTop - radius {
-        velocity.dy = -velocity.dy
-        hit = true
-      }
-      ball.position.x = min(max(ball.position.x, radius), scene.size.width - radius)
-      ball.position.y = min(max(ball.position.y, radius), fieldTop - radius)
-      // The player bats balls away.
-      let offset = ball.position - player.position
-      if abs(offset.dx) < 29, abs(offset.dy) < 29, offset.dx * velocity.dx + offset.dy * velocity.dy < 0 {
-        velocity =
-          abs(offset.dx) > abs(offset.dy)
-          ? Vector(dx: -velocity.dx, dy: velocity.dy) : Vector(dx: velocity.dx, dy: -velocity.dy)
-        hit = true
-      }
-      balls[index].velocity = velocity
-      if hit {
-        let surface = abs(offset.dx) < 29 && abs(offset.dy) < 29 ? "player" : "wall"
-        collide(
-          ball, with: surface, speed: (velocity.dx * velocity.dx + velocity.dy * velocity.dy).squareRoot())
-      }
-    }
-    // Balls that touch bounce apart.
-    for first in balls.indices {
-      for second in balls.indices where second > first {
-        let offset = balls[second].node.position - balls[first].node.position
-        let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
-        let approaching =
-          (balls[second].velocity.dx - balls[first].velocity.dx) * offset.dx
-          + (balls[second].velocity.dy - balls[first].velocity.dy) * offset.dy < 0
-        guard distance < 2 * radius, distance > 0, approaching else { continue }
-        let exchanged = balls[first].velocity
-        balls[first].velocity = balls[second].velocity
-        balls[second].velocity = exchanged
-        let velocity = balls[first].velocity
-        collide(
-          balls[first].node, with: "ball",
-          speed: (velocity.dx * velocity.dx + velocity.dy * velocity.dy).squareRoot())
-      }
-    }
-  }
 
   private func noteChannelPolicy() {
     let statistics = engine.statistics
@@ -348,6 +333,7 @@ final class DemoGame {
     let statistics = engine.statistics
     report.sounds = DemoReport.Sounds(statistics)
     report.round = round
+    report.playerAt = [player.position.x, player.position.y]
     report.peakVoices = statistics.peakVoices
     report.virtualVoices = engine.voiceCensus().virtual
     report.device = DemoReport.Device(engine.deviceFormat)

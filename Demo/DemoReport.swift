@@ -103,12 +103,20 @@ struct DemoReport: Codable {
   /// The most sources the sound radar showed at once.
   var radarPeak = 0
   struct Cave: Codable {
-    /// Times the player walked into the cave.
+    /// Times the player walked into the cave (level 3's ringing room).
     var entries = 0
-    /// Times a ball went behind the wall from the player.
-    var occlusions = 0
   }
   var cave = Cave()
+  /// A ball that hit the player: when (seconds of game time), in which level, and which ball (its
+  /// index, which names its hum: hum1.wav for 0 and 5, …).
+  struct Hit: Codable {
+    var at: Double
+    var level: Int
+    var ball: Int
+  }
+  var hits: [Hit] = []
+  /// Where the player stood at the end (x, y).
+  var playerAt: [Double] = []
   /// The rounds that ended (won or out of time), and the round as it stood at the end.
   var rounds: [DemoRound] = []
   var round = DemoRound()
@@ -120,7 +128,7 @@ struct DemoReport: Codable {
   }
 
   var summary: String {
-    "round \(round.number): \(round.found)/\(DemoRound.chimes) chimes, score \(round.score), "
+    "level \(round.number): \(round.found)/\(round.chimes) chimes, score \(round.score), "
       + (round.outcome ?? "\(Int(round.timeLeft.rounded(.up))) s left") + "; "
       + "\(frames) frames, \(collisions) collisions; sounds: \(sounds.requested) requested, \(sounds.started) started, "
       + "\(sounds.suppressed) suppressed, \(sounds.rejected) rejected, \(sounds.stolen) stolen, "

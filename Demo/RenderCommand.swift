@@ -25,6 +25,38 @@ struct RenderCommand: AsyncParsableCommand {
   @Flag(help: "Render the built-in tour instead of a script (give only the output file).")
   var tour = false
 
+  /// Who plays a render without a script.
+  enum BotArgument: String, ExpressibleByArgument, CaseIterable {
+    /// Steers by the mixed stereo output alone.
+    case ear
+    /// Steers by the captions alone.
+    case captions
+  }
+
+  @Option(
+    help: ArgumentHelp(
+      "Let a bot play instead of a script (give only the output file): ear (hears only the mixed output) or captions (reads only the captions).",
+      valueName: "bot"))
+  var bot: BotArgument?
+
+  @Option(help: "The level to play (1…\(DemoLevel.all.count)).")
+  var level = 1
+
+  @Flag(help: "No sound reaches the output (the captions still come): the game played muted.")
+  var muted = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Render only this bus (a sound category: music, effects, hums, cues, ...); repeat for more.",
+      valueName: "category"))
+  var solo: [String] = []
+
+  @Flag(help: "Nothing of the field is drawn (a render draws nothing anyway; the report says so).")
+  var dark = false
+
+  /// Whether only the output file is given.
+  private var takesOneFile: Bool { tour || bot != nil }
+
   @Option(help: "Seconds to render (the script's duration by default).")
   var seconds: Double?
 
@@ -38,9 +70,13 @@ struct RenderCommand: AsyncParsableCommand {
   var report: String?
 
   func validate() throws {
-    guard files.count == (tour ? 1 : 2) else {
+    guard !(tour && bot != nil) else { throw ValidationError("give --tour or --bot, not both") }
+    guard files.count == (takesOneFile ? 1 : 2) else {
       throw ValidationError(
-        tour ? "give the output file only with --tour" : "give a script and an output file")
+        takesOneFile ? "give the output file only with --tour or --bot" : "give a script and an output file")
+    }
+    guard (1...DemoLevel.all.count).contains(level) else {
+      throw ValidationError("--level must be 1…\(DemoLevel.all.count)")
     }
     guard files.last!.lowercased().hasSuffix(".wav") else {
       throw ValidationError("the output must be a .wav file")
@@ -57,7 +93,12 @@ struct RenderCommand: AsyncParsableCommand {
     let assetFolder: URL
     let output = URL(fileURLWithPath: files.last!)
     do {
-      plan = tour ? DemoScript.tour : try DemoScript(contentsOf: files[0])
+      plan =
+        tour
+        ? DemoScript.tour
+        : bot != nil
+          ? DemoScript(duration: DemoLevel.numbered(level).seconds + 1, events: [])
+          : try DemoScript(contentsOf: files[0])
       assetFolder = try DemoAssets.locate(assets)
       try DemoEnvironment.checkWritable(output.path, what: "the output")
       try DemoEnvironment.checkWritable(report, what: "--report")
@@ -69,20 +110,35 @@ struct RenderCommand: AsyncParsableCommand {
     logger.logLevel = .warning
     let renderer = try OfflineRenderer(sampleRate: rate, assetRoots: [assetFolder], logger: logger)
     defer { renderer.close() }
+    renderer.engine.isMuted = muted
+    for category in solo { renderer.engine.bus(SoundCategory(category)).isSoloed = true }
+    renderer.engine.captions.ignoresMasterVolume = muted
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: renderer.engine,
-      recordingsFolder: FileManager.default.temporaryDirectory, soundMapSeed: 2026, logger: logger)
+      recordingsFolder: FileManager.default.temporaryDirectory, soundMapSeed: 2026,
+      options: DemoGame.Options(level: level, isDark: dark), logger: logger)
+    let player: (any DemoBot)? =
+      switch bot {
+      case .ear: EarBot()
+      case .captions: CaptionBot(captions: renderer.engine.captions)
+      case nil: nil
+      }
+    let sampleRate = rate
     var pending = plan.events[...]
     var now = 0.0
     var skipped: [String] = []
-    let result = try renderer.render(seconds: seconds ?? plan.duration, step: plan.step, to: output) { step in
-      while let next = pending.first, next.at <= now + 1e-9 {
-        pending = pending.dropFirst()
-        if let refused = Self.apply(next.event, to: game) { skipped.append(refused) }
-      }
-      game.step(step)
-      now += step
-    }
+    let result = try renderer.render(
+      seconds: seconds ?? plan.duration, step: plan.step, to: output,
+      update: { step in
+        while let next = pending.first, next.at <= now + 1e-9 {
+          pending = pending.dropFirst()
+          if let refused = Self.apply(next.event, to: game) { skipped.append(refused) }
+        }
+        player?.act(on: game, step: step)
+        game.step(step)
+        now += step
+      },
+      consume: { samples in player?.hear(samples, sampleRate: sampleRate) })
     for name in skipped { print("foley-demo: skipped \(name): not part of an offline render") }
     print(
       "foley-demo: rendered \(String(format: "%.2f", result.seconds)) s of audio to \(output.path) "

@@ -45,6 +45,18 @@ struct RunScene: AsyncParsableCommand {
   @Flag(help: "No sound at all: the game is played by its captions and its sound radar.")
   var muted = false
 
+  @Flag(help: "Nothing of the field is drawn but the player and the chimes found: play by ear alone.")
+  var dark = false
+
+  @Option(help: "The level to start at (1…\(DemoLevel.all.count)).")
+  var level = 1
+
+  @Option(
+    help: ArgumentHelp(
+      "Keep the best scores in this JSON file (a windowed game keeps them in $XDG_DATA_HOME/foley-demo by default).",
+      valueName: "file"))
+  var scores: String?
+
   @Flag(help: "Mono output: every sound in both ears, at equal power.")
   var mono = false
 
@@ -71,6 +83,9 @@ struct RunScene: AsyncParsableCommand {
           description: "--screenshot writes a BMP image: give a name ending in .bmp")
       }
       assetFolder = try DemoAssets.locate(assets)
+      guard (1...DemoLevel.all.count).contains(level) else {
+        throw DemoScript.ScriptError(description: "--level must be 1…\(DemoLevel.all.count), not \(level)")
+      }
       if let soundMap, !FileManager.default.fileExists(atPath: soundMap) {
         throw DemoScript.ScriptError(description: "--sound-map \(soundMap): no such file")
       }
@@ -99,7 +114,7 @@ struct RunScene: AsyncParsableCommand {
     }
     defer { context.shutdown() }
     let canvas = try Canvas(
-      title: "Foley demo", width: 800, height: 600, presentation: windowed ? .window : .offscreen)
+      title: "Foley demo", width: 1_140, height: 600, presentation: windowed ? .window : .offscreen)
     defer { canvas.close() }
     let engine = try AudioEngine(session: AudioSession(), assetRoots: [assetFolder], logger: logger)
     defer { engine.close() }
@@ -108,10 +123,15 @@ struct RunScene: AsyncParsableCommand {
     engine.dynamicRange = range.mode
     engine.isMuted = muted
     engine.captions.ignoresMasterVolume = muted
+    // A player at a window starts at the title and keeps best scores; a script starts playing.
+    let options = DemoGame.Options(
+      showsTitle: windowed, level: level, isDark: dark,
+      scores: scores.map { URL(fileURLWithPath: $0) } ?? (windowed ? DemoBestScores.defaultURL : nil))
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
       recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true),
-      soundMap: soundMap.map { URL(fileURLWithPath: $0) }, logger: logger)
+      soundMap: soundMap.map { URL(fileURLWithPath: $0) }, options: options, logger: logger)
+    if dark { print("foley-demo: dark: nothing of the field is drawn; play by ear") }
     if muted { print("foley-demo: muted: play by the captions and the sound radar") }
     // The demo is the game that enables the page's controls: its whole point is to be played with.
     let server = inspector.map {

@@ -15,6 +15,14 @@ sox -n -r 48000 -c 2 -b 16 "$out/thud.wav" synth 0.18 sine 120:50 fade q 0.002 0
 sox -n -r 48000 -c 2 -b 16 "$out/chime.wav" synth 0.5 pluck C5 pluck E5 pluck G5 remix - fade 0 0.5 0.3 vol 0.5 channels 2
 sox "$out/chime.wav" "$out/chime.ogg" 2>/dev/null || echo "make-assets: no OGG support in this sox"
 sox "$out/chime.wav" "$out/chime.flac"
+# Five ball hums, one per ball, each a second of a triangle wave at a whole number of hertz (so
+# it loops without a click) and at its own pitch, far enough apart (17 % and more) that a listener —
+# or a test — can tell the balls apart.
+index=1
+for hertz in 180 230 270 330 400; do
+  sox -n -r 48000 -c 1 -b 16 "$out/hum$index.wav" synth 1 triangle "$hertz" tremolo 4 25 vol 0.35
+  index=$((index + 1))
+done
 # A soft looping ambience (wind-like filtered noise).
 sox -n -r 48000 -c 2 -b 16 "$out/ambience.wav" synth 4 brownnoise lowpass 500 fade 0.3 4 0.3 vol 0.25
 # Two pieces of background music, streamed by the demo and crossfaded on a key.

@@ -76,11 +76,14 @@ public final class OfflineRenderer {
   public func close() { engine.close() }
 
   /// Renders `seconds` seconds to a 32-bit float stereo WAV at `url` (replaced), calling `update`
-  /// with `step` before each step's frames are mixed.
+  /// with `step` before each step's frames are mixed, and `consume` with each step's mixed
+  /// buffer (interleaved stereo float) as it is written — what a player would hear, for a game
+  /// that reacts to its own sound.
   /// - Throws: ``OfflineRenderError`` for a bad duration or step, or a file that cannot be written.
   @discardableResult
   public func render(
-    seconds: Double, step: Double = 1.0 / 60, to url: URL, update: (Double) -> Void
+    seconds: Double, step: Double = 1.0 / 60, to url: URL, update: (Double) -> Void,
+    consume: (UnsafeBufferPointer<Float>) -> Void = { _ in }
   ) throws(OfflineRenderError) -> Result {
     let format = RecordingFormat(sampleRate: sampleRate, channels: 2, sampleFormat: .float32)
     let header = WAVHeader(format: format, frames: 0).bytes
@@ -99,6 +102,7 @@ public final class OfflineRenderer {
     }
     // The samples are not hashed on the way: the hash is the finished file's, read back below.
     let result = try mix(seconds: seconds, step: step, update: update, digest: nil) { samples in
+      consume(samples)
       guard failure == nil else { return }
       let bytes = Data(buffer: samples)
       do { try handle.write(contentsOf: bytes) } catch { failure = error.localizedDescription }

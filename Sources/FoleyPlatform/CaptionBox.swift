@@ -5,7 +5,8 @@ import FoleyScene
 /// Captions on screen: a panel of the engine's captions (`engine.captions`, a `CaptionCenter`), each line
 /// an arrow towards its sound, its words and its count, newest at the bottom, coloured by kind
 /// (critical cues amber), fading out when they end. Legible at the default scale on an 800×600
-/// window (14-pixel capitals on a dark panel); placed at the bottom or the top, centred.
+/// window (14-pixel capitals on a dark panel); placed at the bottom or the top, centred, or at the
+/// foot of a column of the window (a side panel beside the game's field).
 ///
 /// ```swift
 /// let captions = CaptionBox(engine: engine)
@@ -16,8 +17,13 @@ import FoleyScene
 @MainActor
 public final class CaptionBox {
   public enum Placement: Sendable, Hashable {
+    /// Centred at the window's bottom, ``margin`` pixels up.
     case bottom
+    /// Centred at the window's top, ``margin`` pixels down.
     case top
+    /// At the bottom of the column from `x`, `width` pixels wide, ``margin`` pixels up; a line too
+    /// long for it is cut with an ellipsis.
+    case area(x: Int32, width: Int32)
   }
 
   /// One caption as shown.
@@ -87,11 +93,19 @@ public final class CaptionBox {
     guard !lines.isEmpty else { return }
     let lineHeight = 9 * scale
     let padding = 3 * scale
-    let widest = lines.map { Canvas.textWidth($0.text, scale: scale) }.max() ?? 0
-    let width = min(canvas.width - 2 * margin, widest + 2 * padding)
+    var room = canvas.width - 2 * margin
+    if case .area(_, let columnWidth) = placement { room = max(0, columnWidth) }
+    let texts = lines.map { Self.fitted($0.text, width: room - 2 * padding, scale: scale) }
+    let widest = texts.map { Canvas.textWidth($0, scale: scale) }.max() ?? 0
+    let width = min(room, widest + 2 * padding)
     let height = Int32(lines.count) * lineHeight + 2 * padding - 2 * scale
-    let x = (canvas.width - width) / 2
-    let y = placement == .bottom ? canvas.height - margin - height : margin
+    let x: Int32
+    let y: Int32
+    switch placement {
+    case .bottom: (x, y) = ((canvas.width - width) / 2, canvas.height - margin - height)
+    case .top: (x, y) = ((canvas.width - width) / 2, margin)
+    case .area(let left, _): (x, y) = (left, canvas.height - margin - height)
+    }
     let panelOpacity = lines.map(\.opacity).max() ?? 1
     canvas.fillRect(
       x: x, y: y, width: width, height: height,
@@ -100,8 +114,16 @@ public final class CaptionBox {
       var color = Self.color(for: line.event.category)
       color.alpha = line.opacity
       canvas.drawText(
-        line.text, x: x + padding, y: y + padding + Int32(index) * lineHeight, scale: scale, color: color)
+        texts[index], x: x + padding, y: y + padding + Int32(index) * lineHeight, scale: scale, color: color)
     }
+  }
+
+  /// `text`, cut with an ellipsis to fit `width` pixels at `scale`.
+  static func fitted(_ text: String, width: Int32, scale: Int32) -> String {
+    guard Canvas.textWidth(text, scale: scale) > width else { return text }
+    var cut = text
+    while !cut.isEmpty, Canvas.textWidth(cut + "...", scale: scale) > width { cut.removeLast() }
+    return cut + "..."
   }
 
   /// Seconds on the monotonic clock.

@@ -94,7 +94,7 @@ struct InspectorDemoTests {
 
 @Suite("The demo's inspector panel", .serialized)
 struct InspectorPanelTests {
-  /// The distinct colours in the right-hand panel's area of a screenshot (800×600 BMP).
+  /// The distinct colours in the side panel's area of a screenshot (1140×600 BMP).
   func panelColours(keys: [String]) throws -> Int {
     let shot = temporaryFile("panel.bmp")
     defer { try? FileManager.default.removeItem(at: shot) }
@@ -105,11 +105,13 @@ struct InspectorPanelTests {
       script: ["duration": 2, "events": events], arguments: ["--fast", "--screenshot", shot.path])
     #expect(run.status == 0, "\(run.errors)")
     let pixels = try screenshotPixels(shot)
-    try #require(pixels.count == 800 * 600)
-    // Rows are bottom-up; the panel spans x 462…795 and y 90…530 from the top either way.
+    let width = ScriptedRunTests.screenWidth
+    try #require(pixels.count == width * 600)
+    // Rows are bottom-up; the inspector spans x 802…1136 and y 90…440 from the top, over the side
+    // panel's radar and keys.
     var colours = Set<UInt32>()
-    for row in 90..<530 {
-      for column in 462..<795 { colours.insert(pixels[(599 - row) * 800 + column] & 0xFF_FFFF) }
+    for row in 90..<440 {
+      for column in 802..<1_136 { colours.insert(pixels[(599 - row) * width + column] & 0xFF_FFFF) }
     }
     return colours.count
   }
@@ -118,7 +120,7 @@ struct InspectorPanelTests {
   func panel() throws {
     let without = try panelColours(keys: [])
     let with = try panelColours(keys: ["i"])
-    #expect(without < 30, "\(without) colours where nothing but the scene is drawn")
+    #expect(without < 40, "\(without) colours where only the radar and the keys are drawn")
     #expect(with > without + 40, "\(with) colours with the panel (the spectrum's bands each have their own)")
   }
 }

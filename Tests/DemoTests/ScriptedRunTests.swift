@@ -207,26 +207,43 @@ struct ScriptedRunTests {
     #expect(info.isConsistent && abs(info.duration - duration) < 0.001)
   }
 
-  @Test("walking into the cave: the player enters it once, and the balls outside are occluded from it")
+  @Test("level 3: the player walks through the cave's door into it once; walls stop the player elsewhere")
   func cave() throws {
     let output = temporaryFile("cave.raw")
     defer { try? FileManager.default.removeItem(at: output) }
-    // The player starts in the middle (x 400) and walks right into the cave (x ≥ 560), then stops.
+    // The player starts at (250, 150), goes up to the door's height (y 270: the cave's door spans
+    // y 230…310 of the wall at x 560) and right into the cave; then right again, into the field's
+    // edge, and up into the north hall's wall (y 320) away from its door: it stops at both.
     let run = try runDemo(
       script: [
-        "duration": 2.5,
+        "duration": 4.5,
         "events": [
-          ["at": 0.1, "event": "key", "key": "right"],
-          ["at": 1.2, "event": "key", "key": "right", "up": true],
+          ["at": 0.1, "event": "key", "key": "up"],
+          ["at": 0.1 + 120.0 / 280, "event": "key", "key": "up", "up": true],
+          ["at": 0.6, "event": "key", "key": "right"],
+          ["at": 0.6 + 350.0 / 280, "event": "key", "key": "right", "up": true],
         ],
-      ], arguments: [],
+      ], arguments: ["--fast", "--level", "3"],
       environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.reportErrors.isEmpty, "\(run.reportErrors)")
     let cave = run.report?["cave"] as? [String: Any]
-    #expect(cave?["entries"] as? Int == 1)
-    // Every ball outside the cave is occluded once the player is in it.
-    #expect((cave?["occlusions"] as? Int ?? 0) >= 3, "\(String(describing: cave))")
+    #expect(cave?["entries"] as? Int == 1, "\(String(describing: cave))")
+    #expect(run.output.contains("level 3:"), "\(run.output)")
+    // Into the wall at x 560 below the door: held at the wall (x 560 less the player's 18).
+    let blocked = try runDemo(
+      script: [
+        "duration": 2,
+        "events": [
+          ["at": 0.1, "event": "key", "key": "right"],
+          ["at": 1.9, "event": "key", "key": "right", "up": true],
+        ],
+      ], arguments: ["--fast", "--level", "3"])
+    #expect(blocked.status == 0, "\(blocked.errors)")
+    #expect((blocked.report?["cave"] as? [String: Any])?["entries"] as? Int == 0)
+    #expect(
+      (blocked.report?["playerAt"] as? [Double])?.first.map { abs($0 - 542) < 1 } == true,
+      "\(blocked.report?["playerAt"] ?? "none")")
   }
 
   @Test(
@@ -429,14 +446,17 @@ struct ScriptedRunTests {
     #expect((captions["Chime rings"] ?? 0) >= 1 && (captions["Ball hits"] ?? 0) >= 1, "\(captions)")
     let capture = try DiskCapture(contentsOf: output, format: .float32)
     #expect(capture.left.samples.count > 48_000 && capture.left.peak < 1e-6 && capture.right.peak < 1e-6)
-    // The caption box's panel and words over the bottom of the field, above the keys' help.
+    // The caption box's panel and words at the foot of the side panel, beside the field.
     let pixels = try screenshotPixels(shot)
-    let box = (380..<492).flatMap { row in (200..<600).map { pixels[(599 - row) * 800 + $0] } }
+    let width = Self.screenWidth
+    try #require(pixels.count == width * 600)
+    let box = (480..<600).flatMap { row in (808..<width).map { pixels[(599 - row) * width + $0] } }
     let words = box.filter { ($0 >> 16 & 0xFF) > 200 && ($0 >> 8 & 0xFF) > 200 && ($0 & 0xFF) > 200 }.count
     #expect(words > 100, "\(words) light pixels in the caption box's area")
-    // The radar's ring at the bottom left (its dots are (0.5, 0.6, 0.7) at 0.8 over the field), which showed sounds.
-    let radar = (428..<514).flatMap { row in (14..<100).map { pixels[(599 - row) * 800 + $0] } }
-    let ring = radar.filter { abs(Int($0 >> 16 & 0xFF) - 106) < 12 && abs(Int($0 & 0xFF) - 149) < 12 }.count
+    // The radar's ring at the top of the side panel (its dots are (0.5, 0.6, 0.7) at 0.8 over the
+    // panel's (0.06, 0.065, 0.09)), which showed sounds.
+    let radar = (95..<185).flatMap { row in (925..<1_015).map { pixels[(599 - row) * width + $0] } }
+    let ring = radar.filter { abs(Int($0 >> 16 & 0xFF) - 105) < 12 && abs(Int($0 & 0xFF) - 147) < 12 }.count
     #expect(ring >= 40, "\(ring) pixels of the radar's ring")
     #expect((run.report?["radarPeak"] as? Int ?? 0) >= 1, "\(run.report ?? [:])")
   }
@@ -445,10 +465,10 @@ struct ScriptedRunTests {
   func collisionBurst() throws {
     let output = temporaryFile("burst.raw")
     defer { try? FileManager.default.removeItem(at: output) }
-    // New balls in the corners: most of them hit a wall at once.
+    // New balls in the field's corners: most of them hit a wall at once.
     let clicks: [[String: Any]] = (0..<20).map { index in
-      let x: Double = index % 2 == 0 ? 12 : 788
-      let y: Double = index % 4 < 2 ? 12 : 588
+      let x: Double = index % 2 == 0 ? 6 : 794
+      let y: Double = index % 4 < 2 ? 6 : 512
       return ["at": 0.05 * Double(index), "event": "click", "x": x, "y": y]
     }
     let run = try runDemo(
@@ -516,7 +536,7 @@ struct ScriptedRunTests {
     let run = try runDemo(script: ["duration": 0.5], arguments: ["--fast", "--screenshot", shot.path])
     #expect(run.status == 0, "\(run.errors)")
     let pixels = try screenshotPixels(shot)
-    #expect(pixels.count == 800 * 600)
+    #expect(pixels.count == Self.screenWidth * 600)
     let colours = Dictionary(grouping: pixels) { $0 & 0xFF_FFFF }.mapValues(\.count)
     #expect(colours.count >= 6)  // background, HUD bar, text, player, balls
     let background = colours.max { $0.value < $1.value }!.value
@@ -794,6 +814,9 @@ struct ScriptedRunTests {
     #expect(captions.last?["label"] as? String == "Bell rings ×2")
   }
 
+  /// The demo's window: the 800-pixel field and the side panel to its right.
+  static let screenWidth = 1_140
+
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -941,7 +964,7 @@ struct ScriptedRunTests {
       ], arguments: [], addressSpaceKiB: kibibytes)
     #expect(run.status == 0, "\(run.errors.suffix(2_000))")
     #expect(!run.errors.contains("Fatal error") && !run.errors.contains("crashed"))
-    #expect(run.output.contains("round 1:"), "\(run.output)")
+    #expect(run.output.contains("level 1:"), "\(run.output)")
     // At the tighter limit the decoders' shared memory may not fit: those sounds fail with the
     // decoder's typed error, and speech may say it is unavailable; nothing else goes wrong.
     let typed = ["cannot map memory for the decoder", "out of memory", "speech is unavailable"]

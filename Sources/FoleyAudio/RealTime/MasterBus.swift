@@ -97,9 +97,10 @@ package final class MasterBus: @unchecked Sendable {
   /// `silent` says the block is silence (nothing played and no bus ran).
   package func process(float samples: UnsafeMutablePointer<Float>, frames: Int, silent: Bool = false) {
     // After silence (the limiter's look-ahead holds none of the last sound, as after any idle
-    // callback) a change of mono or balance is taken at once: it cannot click, and the next
-    // sound starts in the mode asked for.
+    // callback) a change of volume, mono or balance is taken at once: it cannot click, and the
+    // next sound starts as asked (a game muted before its first sound lets none of it through).
     if silentFrames > latencyFrames || !hasSounded {
+      currentVolume = Float(bitPattern: targetVolume.load(ordering: .relaxed))
       currentMono = Float(bitPattern: targetMono.load(ordering: .relaxed))
       currentBalance = Float(bitPattern: targetBalance.load(ordering: .relaxed))
     }
