@@ -11,6 +11,9 @@ extension DemoGame {
   static let panelWidth: Int32 = 324
   /// Characters of the panel's lines at the font's scale 2.
   static let panelColumns = 22
+  /// Where the panel's status lines (a recording's meter, a notice) begin; the inspector ends
+  /// above them.
+  static let statusTop: Int32 = 396
 
   /// The HUD's lines, at the font's scale 2 (14 px tall): at most this many characters each.
   static let hudColumns = 66
@@ -34,10 +37,7 @@ extension DemoGame {
     line(roundLine, 0, gold)
     let state = session.state
     let census = engine.voiceCensus()
-    let sessionText =
-      state.isActive
-      ? "AUDIO ACTIVE"
-      : "PAUSED: " + state.inactiveReasons.map(\.description).sorted().joined(separator: ", ").uppercased()
+    let sessionText = state.isActive ? "SOUND ON" : "PAUSED: " + shortPauseReason
     canvas.drawText(
       sessionText, x: 10, y: 25,
       color: state.isActive ? Color(red: 0.4, green: 1, blue: 0.5) : Color(red: 1, green: 0.5, blue: 0.4))
@@ -60,25 +60,34 @@ extension DemoGame {
       "WIND \(ambienceOn ? "ON" : "OFF")  "
         + String(format: "LIMITER %.1f DB  ", limiterReduction)
         + (playerWasInCave ? "IN THE CAVE  " : "") + (engine.isSilent ? "SILENT  " : "") + policyNote, 3, dim)
-    if let recorder {
-      let level = recorder.averagePower(forChannel: 0)
-      let width = Int32((max(-60, level) + 60) / 60 * 200)
-      canvas.fillRect(x: 10, y: 94, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
-      canvas.fillRect(x: 12, y: 96, width: width, height: 12, color: Color(red: 1, green: 0.3, blue: 0.3))
-      let silent = recorder.currentTime > 0.5 && recorder.peakPower(forChannel: 0) <= -160
-      canvas.drawText(
-        String(format: "REC %.1f S  %.0f DBFS", recorder.currentTime, level)
-          + (silent ? "  NO SIGNAL: NO MICROPHONE?" : ""),
-        x: 224, y: 95, color: white)
-    }
-    if let notice, notice.until > report.frames {
-      canvas.fillRect(
-        x: 0, y: 90, width: canvas.width, height: 18, color: Color(red: 0.3, green: 0, blue: 0, alpha: 0.7))
-      canvas.drawText(notice.text, x: 10, y: 95, scale: 1, color: Color(red: 1, green: 0.6, blue: 0.5))
-    }
     canvas.fillRect(
       x: Self.panelLeft - 8, y: 84, width: canvas.width - Self.panelLeft + 8, height: canvas.height - 84,
       color: Color(red: 0.06, green: 0.065, blue: 0.09))
+    // The panel's status lines, above the spoken line: the recording's meter, or a notice.
+    if let recorder {
+      let level = recorder.averagePower(forChannel: 0)
+      let width = Int32((max(-60, level) + 60) / 60 * 200)
+      let top = Self.statusTop
+      canvas.fillRect(
+        x: Self.panelLeft, y: top, width: 204, height: 16, color: Color(red: 0.2, green: 0.2, blue: 0.25))
+      canvas.fillRect(
+        x: Self.panelLeft + 2, y: top + 2, width: width, height: 12,
+        color: Color(red: 1, green: 0.3, blue: 0.3))
+      let silent = recorder.currentTime > 0.5 && recorder.peakPower(forChannel: 0) <= -160
+      canvas.drawText(
+        String(format: "REC %.1f S %.0f DB", recorder.currentTime, level), x: Self.panelLeft, y: top + 22,
+        color: white)
+      if silent {
+        canvas.drawText("NO SIGNAL: NO MICROPHONE?", x: Self.panelLeft, y: top + 42, scale: 1, color: white)
+      }
+    } else if let notice, notice.until > report.frames {
+      let lines = Self.wrapped(notice.text, columns: Self.panelColumns).prefix(2)
+      for (index, line) in lines.enumerated() {
+        canvas.drawText(
+          line, x: Self.panelLeft, y: Self.statusTop + Int32(index) * 19,
+          color: Color(red: 1, green: 0.6, blue: 0.5))
+      }
+    }
     if let subtitle {
       // The part of the line being said (a long line is shown a part at a time), with the word
       // being said in white, in the panel above the captions.
@@ -108,7 +117,7 @@ extension DemoGame {
       drawRadar(on: canvas)
       if showsHelp {
         for (index, line) in Self.helpLines.enumerated() {
-          canvas.drawText(line, x: Self.panelLeft, y: 200 + Int32(index) * 19, color: dim)
+          canvas.drawText(line, x: Self.panelLeft, y: 192 + Int32(index) * 19, color: dim)
         }
       }
     }
@@ -119,6 +128,30 @@ extension DemoGame {
     "ARROWS  MOVE", "RETURN  START, NEXT", "SPACE   RHYTHM", "R, P    RECORD, PLAY", "M WIND  N MUSIC",
     "T TALK  O OUTPUT", "I INSPECTOR  H HELP", "CLICK   ADD A BALL", "ESC     QUIT",
   ]
+
+  /// `text` in lines of at most `columns` characters, broken between words.
+  static func wrapped(_ text: String, columns: Int) -> [String] {
+    var lines: [String] = []
+    var start = text.startIndex
+    while start < text.endIndex {
+      let part = subtitlePart(of: String(text[start...]), at: nil, columns: columns)
+      let rest = String(text[start...])
+      lines.append(String(rest[part]))
+      start = text.index(start, offsetBy: rest.distance(from: rest.startIndex, to: part.upperBound))
+      while start < text.endIndex, text[start] == " " { start = text.index(after: start) }
+    }
+    return lines
+  }
+
+  /// Why the sound is paused, in a few words for the HUD's line.
+  var shortPauseReason: String {
+    let reasons = session.state.inactiveReasons
+    if reasons.contains(.deviceLost) { return "NO SOUND DEVICE" }
+    if reasons.contains(.minimized) { return "WINDOW MINIMISED" }
+    if reasons.contains(.background) { return "IN THE BACKGROUND" }
+    if reasons.contains(.focusLost) { return "WINDOW NOT IN FOCUS" }
+    return "INTERRUPTED"
+  }
 
   /// The part of `line` to show as a subtitle: whole words, at most `columns` characters, the one
   /// holding `index` (the word being said), or the first.

@@ -16,7 +16,7 @@ extension DemoGame {
     let left: Int32 = canvas.width - 330
     var y: Int32 = 96
     canvas.fillRect(
-      x: left - 8, y: y - 6, width: 334, height: canvas.height - y - 160,
+      x: left - 8, y: y - 6, width: 334, height: Self.statusTop - 6 - (y - 6),
       color: Color(red: 0.05, green: 0.06, blue: 0.09, alpha: 0.88))
     canvas.drawText("INSPECTOR  \(snapshot.voices.count) VOICES", x: left, y: y, scale: 1, color: white)
     y += 14

@@ -146,6 +146,11 @@ final class DemoGame {
     startMusic()
     startSpeech()
     startAccessibility()
+    // The title is said as well as shown: a player in the dark hears where to begin.
+    if showsTitle {
+      announce(
+        "Chimes in the dark. Find the chimes by ear, and dodge the humming balls. Press Return to start.")
+    }
   }
 
   /// Captions on screen and in the report, the sound radar's source, and rumble on any controller.

@@ -51,6 +51,9 @@ struct RunScene: AsyncParsableCommand {
   @Option(help: "The level to start at (1…\(DemoLevel.all.count)).")
   var level = 1
 
+  @Flag(help: "Start at the title screen (a windowed game always does; a script starts playing).")
+  var title = false
+
   @Option(
     help: ArgumentHelp(
       "Keep the best scores in this JSON file (a windowed game keeps them in $XDG_DATA_HOME/foley-demo by default).",
@@ -125,7 +128,7 @@ struct RunScene: AsyncParsableCommand {
     engine.captions.ignoresMasterVolume = muted
     // A player at a window starts at the title and keeps best scores; a script starts playing.
     let options = DemoGame.Options(
-      showsTitle: windowed, level: level, isDark: dark,
+      showsTitle: windowed || title, level: level, isDark: dark,
       scores: scores.map { URL(fileURLWithPath: $0) } ?? (windowed ? DemoBestScores.defaultURL : nil))
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
