@@ -248,4 +248,67 @@ struct CriticalBusTests {
     #expect(abs(alert - -6.02) < 0.3, "alerts: \(alert) dB")
     #expect(abs(music - -20) < 0.3, "music: \(music) dB")
   }
+
+  /// Two looping tones at 0.2 (mono, centred), started by `start`; the level of each of
+  /// `frequencies` in the output from 0.3 s to 0.7 s after, in dB against its level unducked.
+  func levels(
+    of frequencies: [Double], start: (AudioEngine) throws -> Void
+  ) throws -> [Double] {
+    var marks: (Int, Int) = (0, 0)
+    let capture = try captureDiskOutput { engine, output in
+      try start(engine)
+      output.waitForMore(seconds: 0.3)
+      marks.0 = output.framesWritten
+      output.waitForMore(seconds: 0.4)
+      marks.1 = output.framesWritten
+    }
+    let window = marks.0..<min(marks.1, capture.left.samples.count)
+    try #require(window.count > 9_600)
+    return frequencies.map { 10 * log10(capture.left.power(atFrequency: $0, in: window) / 0.02) }
+  }
+
+  func tone(
+    _ frequency: Double, on category: SoundCategory, critical: Bool = false, amplitude: Double = 0.2,
+    engine: AudioEngine
+  ) throws -> Sound {
+    var settings = SoundSettings()
+    settings.category = category
+    settings.isCritical = critical
+    return try Sound(
+      data: makeToneWAV(frequency: frequency, duration: 0.5, amplitude: amplitude, channels: 1),
+      name: "\(Int(frequency)).wav", engine: engine, settings: settings)
+  }
+
+  @Test("a critical sound on an ordinary bus ducked by 20 dB loses 6 dB; an ordinary sound beside it, 20")
+  func criticalSoundOnADuckedBus() throws {
+    let levels = try levels(of: [1_000, 300]) { engine in
+      let alarm = try tone(1_000, on: "sfx", critical: true, engine: engine)
+      let chirp = try tone(300, on: "sfx", engine: engine)
+      engine.duck(["sfx"], by: -20, named: "dialogue", fadeDuration: 0)
+      engine.play(alarm, loops: -1)
+      engine.play(chirp, loops: -1)
+    }
+    #expect(abs(levels[0] - -6.02) < 0.3, "the critical sound: \(levels[0]) dB")
+    #expect(abs(levels[1] - -20) < 0.3, "the ordinary one: \(levels[1]) dB")
+  }
+
+  @Test(
+    "a sidechain compressor takes at most 6 dB from a critical bus; from an ordinary one, its 30 dB range")
+  func compressorStopsAtTheFloor() throws {
+    let levels = try levels(of: [1_000, 300]) { engine in
+      engine.bus("alerts").isCritical = true
+      for bus in ["alerts", "music"] as [SoundCategory] {
+        try engine.bus(bus).setEffects([
+          CompressorEffect(
+            threshold: -60, ratio: 100, attack: 0.005, release: 0.2, range: 30, sidechain: "voice")
+        ])
+      }
+      let alert = try tone(1_000, on: "alerts", engine: engine)
+      let music = try tone(300, on: "music", engine: engine)
+      let voice = try tone(2_000, on: "voice", amplitude: 0.5, engine: engine)
+      for sound in [alert, music, voice] { engine.play(sound, loops: -1) }
+    }
+    #expect(abs(levels[0] - -6.02) < 0.3, "the critical bus: \(levels[0]) dB")
+    #expect(abs(levels[1] - -30) < 0.5, "the ordinary bus: \(levels[1]) dB")
+  }
 }

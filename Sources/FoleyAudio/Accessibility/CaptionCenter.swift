@@ -155,7 +155,8 @@ public final class CaptionCenter {
       let place = place(voice)
       let gain =
         voice.volume * voice.groupVolume * voice.normalization * entry.play.volume
-        * (place?.gain ?? voice.initialPlacement?.gain ?? 1) * buses.gain(for: entry.play.category)
+        * (place?.gain ?? voice.initialPlacement?.gain ?? 1)
+        * buses.gain(for: entry.play.category, criticalCue: entry.play.isCritical)
         * (ignoresMasterVolume ? 1 : buses.masterGain)
       let loudness = gain > 0 ? 20 * log10(gain) : -.infinity
       // A voice the master's mute sent virtual is heard here when the master does not count.

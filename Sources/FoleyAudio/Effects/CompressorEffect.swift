@@ -26,6 +26,9 @@ public final class CompressorEffect: AudioEffect, @unchecked Sendable {
   var sidechainBus = -1
   override var keyBus: Int { sidechainBus }
   private let reduction = Atomic<UInt32>(Float(0).bitPattern)
+  /// The most it may take while its bus is critical (dB; infinity otherwise), set from the game
+  /// thread, read by the mixing thread.
+  private let criticalLimit = Atomic<UInt32>(Float.infinity.bitPattern)
   private var attackCoefficient: Float = 0
   private var releaseCoefficient: Float = 0
   private var smoothed: Float = 0
@@ -54,6 +57,11 @@ public final class CompressorEffect: AudioEffect, @unchecked Sendable {
     super.init()
   }
 
+  /// Caps the reduction at `decibels` while the compressor's bus is critical (nil: no cap).
+  func limitForCriticalBus(_ decibels: Double?) {
+    criticalLimit.store(Float(decibels ?? .infinity).bitPattern, ordering: .relaxed)
+  }
+
   /// The gain reduction in the last buffer, in dB (0 or more).
   public var gainReduction: Double { Double(Float(bitPattern: reduction.load(ordering: .relaxed))) }
 
@@ -67,7 +75,8 @@ public final class CompressorEffect: AudioEffect, @unchecked Sendable {
     sidechain key: UnsafePointer<Float>?
   ) -> Bool {
     let slope = Float(1 - 1 / ratio)
-    let limit = Float(range)
+    // On a critical bus no sidechain takes more than the critical floor allows.
+    let limit = min(Float(range), Float(bitPattern: criticalLimit.load(ordering: .relaxed)))
     let floor = Float(threshold)
     let makeUp = Float(pow(10, makeUpGain / 20))
     // Keyed by another bus that is silent in this block: nothing to compress against.

@@ -73,7 +73,8 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Whether the bus carries cues no mix may bury: a duck takes it down by at most
-  /// ``AudioEngine/criticalDuckFloorDecibels`` (6 dB), and its voices are critical cues (kept
+  /// ``AudioEngine/criticalDuckFloorDecibels`` (6 dB) — nor by a ``CompressorEffect`` on it,
+  /// sidechained or not — and its voices are critical cues (kept
   /// whatever the voice budget, captioned even when muted), as ``SoundSettings/isCritical`` makes a
   /// single sound.
   ///
@@ -86,6 +87,7 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
       core.buses.withLock { buses in
         if newValue { buses.critical.insert(category) } else { buses.critical.remove(category) }
       }
+      limitCompressors(effects, critical: newValue)
       engine.applyBuses(fade: 0.05)
     }
   }
@@ -153,8 +155,19 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
         keys.append((compressor, key))
       }
     }
-    core.buses.withLock { $0.effects[category] = effects.isEmpty ? nil : effects }
+    let critical = core.buses.withLock { buses in
+      buses.effects[category] = effects.isEmpty ? nil : effects
+      return buses.critical.contains(category)
+    }
+    limitCompressors(effects, critical: critical)
     core.setEffects(effects, onBus: bus, keys: keys)
+  }
+
+  /// A critical bus's compressors take at most the critical floor's 6 dB.
+  private func limitCompressors(_ effects: [AudioEffect], critical: Bool) {
+    for case let compressor as CompressorEffect in effects {
+      compressor.limitForCriticalBus(critical ? -AudioEngine.criticalDuckFloorDecibels : nil)
+    }
   }
 
   /// The bus this one sums into (nil: the master).

@@ -32,15 +32,17 @@ package struct BusSettings: Sendable {
   package func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
   /// What a bus and the buses it sums into contribute to each of its voices' gain: each one's
-  /// volume, or nothing while one is muted, and the deepest duck that holds each down; nothing
-  /// while other buses are soloed and neither it nor a bus it sums into is.
-  package func gain(for category: SoundCategory) -> Double {
-    var gain = ownGain(for: category)
+  /// volume, or nothing while one is muted, and the deepest duck that holds each down (no deeper
+  /// than the critical floor for a critical bus, or for every bus when `criticalCue`: a critical
+  /// sound on an ordinary bus is ducked no more than a critical bus); nothing while other buses are
+  /// soloed and neither it nor a bus it sums into is.
+  package func gain(for category: SoundCategory, criticalCue: Bool = false) -> Double {
+    var gain = ownGain(for: category, criticalCue: criticalCue)
     var heard = soloed.isEmpty || soloed.contains(category)
     var bus = category
     var depth = 0
     while let parent = parents[bus], depth < 32 {
-      gain *= ownGain(for: parent)
+      gain *= ownGain(for: parent, criticalCue: criticalCue)
       heard = heard || soloed.contains(parent)
       bus = parent
       depth += 1
@@ -60,10 +62,10 @@ package struct BusSettings: Sendable {
     return depth > 32
   }
 
-  private func ownGain(for category: SoundCategory) -> Double {
+  private func ownGain(for category: SoundCategory, criticalCue: Bool) -> Double {
     guard !muted.contains(category) else { return 0 }
     var gain = volume(for: category)
-    let floor = critical.contains(category) ? Self.criticalDuckFloor : 0
+    let floor = criticalCue || critical.contains(category) ? Self.criticalDuckFloor : 0
     for duck in ducks.values where duck.categories.contains(category) {
       gain = min(gain, volume(for: category) * max(duck.gain, floor))
     }

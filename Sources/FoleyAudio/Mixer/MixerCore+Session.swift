@@ -90,8 +90,9 @@ extension MixerCore {
       guard let slot = table[channel], !slot.isReleasing, slot.voice.state == .playing,
         slot.sessionMode != .paused
       else { continue }
-      let old = before.gain(for: slot.category)
-      let new = settings.gain(for: slot.category)
+      let critical = slot.sound.settings.isCriticalCue
+      let old = before.gain(for: slot.category, criticalCue: critical)
+      let new = settings.gain(for: slot.category, criticalCue: critical)
       guard old != new || monoChanged else { continue }
       // A fade moves the whole way in `fade` seconds; short changes still take the de-click time.
       let (left, right) = gainPair(for: slot)

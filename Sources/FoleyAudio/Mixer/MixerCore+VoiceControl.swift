@@ -185,13 +185,21 @@ extension MixerCore {
     return (centred, centred)
   }
 
+  /// What `slot`'s buses give its gain as last applied (a critical cue is ducked no deeper than
+  /// the critical floor, whatever its bus).
+  func busGain(for slot: Slot) -> Double {
+    slot.sound.settings.isCriticalCue
+      ? appliedBuses.gain(for: slot.category, criticalCue: true)
+      : busGains.value(for: slot.category) { appliedBuses.gain(for: $0) }
+  }
+
   private func stereoGainPair(for slot: Slot) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
     let volume =
       sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
       * Double(slot.sessionMode.gain)
-      * busGains.value(for: slot.category) { appliedBuses.gain(for: $0) }
+      * busGain(for: slot)
     guard let placement = slot.placement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
