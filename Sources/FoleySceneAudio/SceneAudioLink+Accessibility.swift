@@ -36,12 +36,37 @@ extension SceneAudioLink {
   /// How a sound at `position` is heard from `listener` through the scene's acoustic geometry;
   /// nil when the scene has none.
   func acousticPath(from listener: Point, to position: Point) -> AcousticPath? {
-    guard let acoustics = SceneAcoustics.of(scene), !acoustics.isEmpty else { return nil }
+    guard builtGeometry() else { return nil }
+    return geometry!.path(from: listener, to: position, spatial: spatial)
+  }
+
+  /// Brings `geometry` up to date with the scene's acoustic nodes; false when it has none.
+  private func builtGeometry() -> Bool {
+    guard let acoustics = SceneAcoustics.of(scene), !acoustics.isEmpty else { return false }
     if geometry == nil || geometryVersion != acoustics.version {
       geometry = acoustics.geometry(in: scene)
       geometryVersion = acoustics.version
     }
-    return geometry!.path(from: listener, to: position, spatial: spatial)
+    return true
+  }
+
+  /// The listener's room sets the engine's reverb return: its `returnLevel` inside it,
+  /// `Room.outsideReturnLevel` outside every room (the reverb glides there over 0.3 s). A scene
+  /// without rooms leaves the return to the game.
+  func updateListenerRoom() {
+    guard builtGeometry(), let geometry, !geometry.rooms.isEmpty else {
+      if listenerReturn != nil {
+        engine.reverb.returnLevel = 1
+        listenerReturn = nil
+      }
+      return
+    }
+    let level =
+      geometry.room(containing: listenerPosition).map { geometry.rooms[$0].returnLevel }
+      ?? Room.outsideReturnLevel
+    guard level != listenerReturn else { return }
+    listenerReturn = level
+    engine.reverb.returnLevel = level
   }
 
   /// Whether the scene's acoustic geometry changed since the voices were last placed through it,

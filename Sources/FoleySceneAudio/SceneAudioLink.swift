@@ -97,6 +97,8 @@ package final class SceneAudioLink {
   /// The scene's walls, doors and rooms as last built, and the version of them it was built from.
   var geometry: AcousticGeometry?
   var geometryVersion = -1
+  /// The reverb return last set from the listener's room (nil: never, or the scene has no rooms).
+  var listenerReturn: Double?
   /// The captioned or rumbling positional voices and the nodes they follow, until they finish.
   var accessibleNodes: [ObjectIdentifier: (voice: Voice, node: Node)] = [:]
   /// The audio nodes in the scene.
@@ -185,6 +187,7 @@ package final class SceneAudioLink {
     placeVoices()
     core.flushRequests()
     updateAccessibility()
+    updateListenerRoom()
   }
 
   // MARK: - Positions

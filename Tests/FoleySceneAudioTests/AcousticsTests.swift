@@ -210,6 +210,30 @@ struct AcousticsTests {
     #expect(
       ringing > 1e-3 && 20 * log10(ringing / max(dry, 1e-9)) >= 20, "tail \(ringing) inside, \(dry) outside")
   }
+
+  @Test("the listener's room sets the reverb's return: outside the ringing room its tail is 9 dB down")
+  func listenersRoomSetsTheReturn() throws {
+    let burst = makeToneWAV(frequency: 440, duration: 0.2, amplitude: 0.5, channels: 1)
+    // The source at (300, 0) rings in both; the first room holds the listener at the origin too.
+    func room(from left: Double) -> Room {
+      Room(
+        polygon: [
+          Point(x: left, y: -200), Point(x: 500, y: -200), Point(x: 500, y: 200), Point(x: left, y: 200),
+        ], reverbSend: 0.8)
+    }
+    let within = try Self.hear(burst, at: Point(x: 300, y: 0), geometry: [room(from: -100)], reverb: true)
+    let without = try Self.hear(burst, at: Point(x: 300, y: 0), geometry: [room(from: 100)], reverb: true)
+    func tail(_ capture: DiskCapture) throws -> Double {
+      let start = try #require(capture.left.audibleRange(threshold: 0.05)?.lowerBound)
+      try #require(start + 28_800 <= capture.left.samples.count, "the capture ends before the tail")
+      let window = (start + 24_000)..<(start + 28_800)
+      return capture.left.rms(in: window) + capture.right.rms(in: window)
+    }
+    let inside = try tail(within)
+    let outside = try tail(without)
+    let drop = 20 * log10(inside / max(outside, 1e-12))
+    #expect(abs(drop - -20 * log10(Room.outsideReturnLevel)) < 1, "the tail is \(drop) dB lower outside")
+  }
 }
 
 /// The geometry's grid against brute force, on random layouts.

@@ -52,6 +52,9 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   private let exact: Locked<Preset>
   private let settings: Atomic<UInt64>
   private let dryLevel: Atomic<UInt32>
+  /// The return's level asked for (0…1), and where the mixing thread's ramp has brought it.
+  private let returnTarget = Atomic<UInt32>(Float(1).bitPattern)
+  private var returnNow: Float = 1
   private var applied: UInt64 = .max
   private var feedback: Float = 0
   private var damp: Float = 0
@@ -75,6 +78,18 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
   public func apply(_ preset: Preset) {
     exact.withLock { $0 = preset }
     settings.store(Self.pack(preset), ordering: .relaxed)
+  }
+
+  /// How much of the reverb's output is heard, 0…1 (1, the default: all of it). A change glides
+  /// over 0.3 s, so a listener walking out of a ringing room hears the ring recede, not cut. A
+  /// scene with rooms sets it from the room its listener is in (`Room.returnLevel`).
+  ///
+  /// ```swift
+  /// engine.reverb.returnLevel = 0.35   // the room's ring, heard from outside it
+  /// ```
+  public var returnLevel: Double {
+    get { Double(Float(bitPattern: returnTarget.load(ordering: .relaxed))) }
+    set { returnTarget.store(Float(newValue.clamped(to: 0...1, or: 1)).bitPattern, ordering: .relaxed) }
   }
 
   /// The share of the input passed through unreverberated (0…1).
@@ -122,6 +137,9 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
     guard let lines else { return false }
     takeSettings()
     let dry = Float(bitPattern: dryLevel.load(ordering: .relaxed))
+    let returnGoal = Float(bitPattern: returnTarget.load(ordering: .relaxed))
+    let returnStep = 1 / (0.3 * Float(sampleRate))
+    var returnLevel = returnNow
     var loudest: Float = 0
     for frame in 0..<frames {
       let base = frame * channels
@@ -132,8 +150,9 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
       }
       let delayed = lines.delay(input, by: preDelayFrames)
       let (left, right) = lines.run(delayed, feedback: feedback, damp: damp)
-      let outLeft = left * wet
-      let outRight = right * wet
+      returnLevel += max(-returnStep, min(returnStep, returnGoal - returnLevel))
+      let outLeft = left * wet * returnLevel
+      let outRight = right * wet * returnLevel
       loudest = max(loudest, abs(outLeft), abs(outRight))
       if channels == 1 {
         samples[base] = samples[base] * dry + (outLeft + outRight) * 0.5
@@ -143,6 +162,7 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
         for extra in stride(from: 2, to: channels, by: 1) { samples[base + extra] *= dry }
       }
     }
+    returnNow = returnLevel
     if hasInput || loudest >= Self.silence {
       quietFrames = 0
       return true

@@ -71,6 +71,8 @@ package struct AcousticGeometry {
   package struct Area {
     package var polygon: [Point]
     package var send: Double
+    /// How much of the reverb a listener inside it hears.
+    package var returnLevel: Double
     var minimum: Point
     var maximum: Point
   }
@@ -114,13 +116,15 @@ package struct AcousticGeometry {
     portals.append(Opening(a: a, b: b, openness: open))
   }
 
-  mutating func addRoom(_ polygon: [Point], send: Double) {
+  mutating func addRoom(_ polygon: [Point], send: Double, returnLevel: Double = 1) {
     guard polygon.count >= 3 else { return }
     let xs = polygon.map(\.x)
     let ys = polygon.map(\.y)
     rooms.append(
       Area(
-        polygon: polygon, send: send.clamped(to: 0...1, or: 0), minimum: Point(x: xs.min()!, y: ys.min()!),
+        polygon: polygon, send: send.clamped(to: 0...1, or: 0),
+        returnLevel: returnLevel.clamped(to: 0...1, or: 1),
+        minimum: Point(x: xs.min()!, y: ys.min()!),
         maximum: Point(x: xs.max()!, y: ys.max()!)))
   }
 

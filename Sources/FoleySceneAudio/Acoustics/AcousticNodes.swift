@@ -147,7 +147,9 @@ public final class Portal: AcousticNode {
 }
 
 /// A room: a polygon whose sounds ring in the engine's reverb at its ``reverbSend`` (the voices of
-/// positional sounds inside it are sent at least that much).
+/// positional sounds inside it are sent at least that much), and which sets how much of the
+/// reverb the listener hears while inside it (``returnLevel``; outside every room of a scene that
+/// has rooms, ``outsideReturnLevel``), gliding over 0.3 s as the listener crosses.
 ///
 /// ```swift
 /// let cave = Room(polygon: [Point(x: 0, y: 0), Point(x: 400, y: 0), Point(x: 400, y: 300), Point(x: 0, y: 300)],
@@ -158,15 +160,26 @@ public final class Room: AcousticNode {
   public var polygon: [Point] { didSet { geometryChanged() } }
   /// The share of its sounds sent to the engine's reverb, 0…1.
   public var reverbSend: Double { didSet { geometryChanged() } }
+  /// How much of the engine's reverb is heard while the listener is inside it, 0…1 (1: all).
+  public var returnLevel: Double {
+    didSet {
+      returnLevel = returnLevel.clamped(to: 0...1, or: oldValue)
+      geometryChanged()
+    }
+  }
+  /// How much of the reverb a listener outside every room hears (-9 dB): the rooms' ring, heard
+  /// through their walls.
+  public static let outsideReturnLevel = 0.35
 
-  public init(polygon: [Point], reverbSend: Double = 0.5) {
+  public init(polygon: [Point], reverbSend: Double = 0.5, returnLevel: Double = 1) {
     self.polygon = polygon
     self.reverbSend = reverbSend.clamped(to: 0...1, or: 0.5)
+    self.returnLevel = returnLevel.clamped(to: 0...1, or: 1)
     super.init()
   }
 
   override func contribute(to geometry: inout AcousticGeometry, in scene: Scene) {
-    geometry.addRoom(points(polygon, in: scene), send: reverbSend)
+    geometry.addRoom(points(polygon, in: scene), send: reverbSend, returnLevel: returnLevel)
   }
 }
 
