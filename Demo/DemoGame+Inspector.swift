@@ -6,11 +6,56 @@ import Foundation
 /// figures the browser inspector (`--inspector`) shows.
 extension DemoGame {
   /// Takes a snapshot at most every fourth frame (15 a second at 60 Hz) and draws the latest.
+  /// With the inspector open, the way each heard chime and ball comes to the player, drawn over
+  /// the field as dots: straight (white, dimmer the more the walls take) or through a door (amber,
+  /// from the player to the door to the source).
+  func drawSoundPaths(on canvas: Canvas, snapshot: AudioSnapshot) {
+    let byID = Dictionary(snapshot.voices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    var sources: [Node] = balls.map(\.node)
+    if let sought = chimes.first(where: { $0.action(forKey: "ring") != nil }) { sources.append(sought) }
+    for source in sources {
+      let hum = source.children.first { $0 is AudioNode } as? AudioNode
+      guard let voice = hum?.voice ?? engine.newestVoice(of: source), let seen = byID[voice.id],
+        seen.state == .playing, let acoustics = seen.acoustics
+      else { continue }
+      let end = source.position
+      if acoustics.path.hasPrefix("portal "), let door = Int(acoustics.path.dropFirst(7)),
+        level.doors.indices.contains(door)
+      {
+        let middle = Point(
+          x: (level.doors[door].from.x + level.doors[door].to.x) / 2,
+          y: (level.doors[door].from.y + level.doors[door].to.y) / 2)
+        let amber = Color(red: 1, green: 0.7, blue: 0.2, alpha: 0.8)
+        dots(from: player.position, to: middle, color: amber, on: canvas)
+        dots(from: middle, to: end, color: amber, on: canvas)
+      } else {
+        let strength = max(0.25, 1 + acoustics.occlusionDecibels / 30)
+        dots(
+          from: player.position, to: end, color: Color(red: 1, green: 1, blue: 1, alpha: strength), on: canvas
+        )
+      }
+    }
+  }
+
+  /// A dotted line between two scene points.
+  private func dots(from a: Point, to b: Point, color: Color, on canvas: Canvas) {
+    let length = Self.distance(a, b)
+    let count = Int(length / 8)
+    guard count > 0 else { return }
+    for step in 0...count {
+      let t = Double(step) / Double(count)
+      let x = a.x + (b.x - a.x) * t
+      let y = a.y + (b.y - a.y) * t
+      canvas.fillRect(x: Int32(x) - 1, y: canvas.height - Int32(y) - 1, width: 2, height: 2, color: color)
+    }
+  }
+
   func drawInspector(on canvas: Canvas) {
     if inspectorSnapshot == nil || report.frames % 4 == 0 {
       inspectorSnapshot = engine.inspector.snapshot()
     }
     guard let snapshot = inspectorSnapshot else { return }
+    drawSoundPaths(on: canvas, snapshot: snapshot)
     let white = Color(red: 0.95, green: 0.95, blue: 0.95)
     let dim = Color(red: 0.6, green: 0.65, blue: 0.75)
     let left: Int32 = canvas.width - 330
@@ -56,9 +101,16 @@ extension DemoGame {
       ($0.state != .playing ? 1 : 0, $0.id) < ($1.state != .playing ? 1 : 0, $1.id)
     }
     for voice in shown.prefix(6) {
-      let line = String(
-        format: "%4d %-14@ %-8@ %6.1f DB", Int(voice.id) % 10_000, String(voice.sound.prefix(14)) as NSString,
-        voice.state.rawValue.uppercased() as NSString, max(voice.gainDecibels, -99))
+      // Through the level's walls: what they take and the way it comes (straight, or a door).
+      let heard = voice.acoustics.map { acoustics in
+        String(format: " %4.0f ", acoustics.occlusionDecibels)
+          + (acoustics.path == "direct"
+            ? "LINE" : acoustics.path.replacingOccurrences(of: "portal ", with: "DOOR "))
+      }
+      let line =
+        String(
+          format: "%4d %-12@ %-7@ %5.1f", Int(voice.id) % 10_000, String(voice.sound.prefix(12)) as NSString,
+          voice.state.rawValue.uppercased() as NSString, max(voice.gainDecibels, -99)) + (heard ?? "")
       canvas.drawText(line, x: left, y: y, scale: 1, color: voice.state == .playing ? white : dim)
       y += 11
     }

@@ -41,7 +41,7 @@ enum InspectorPage {
     <section><h2>Buses</h2><div id="buses"></div></section>
     <section><h2>Spectrum <span id="spectrumBus"></span></h2><canvas id="spectrum" width="520" height="170"></canvas></section>
     <section><h2>Voices <span id="voiceCount" class="num"></span></h2>
-    <table><thead><tr><th>id</th><th>sound</th><th>bus</th><th>state</th><th>gain dB</th><th>pan</th><th>rate</th><th>position</th></tr></thead>
+    <table><thead><tr><th>id</th><th>sound</th><th>bus</th><th>state</th><th>gain dB</th><th>pan</th><th>rate</th><th>position</th><th>walls dB</th><th>cutoff</th><th>path</th></tr></thead>
     <tbody id="voices"></tbody></table></section>
     <section><h2>Music</h2><div id="music" class="num">—</div>
     <h2 style="margin-top:10px">Events</h2>
@@ -136,7 +136,9 @@ enum InspectorPage {
       for (const voice of sorted.slice(0, 300)) {
         const row = body.insertRow();
         row.className = "voice state-" + voice.state;
-        for (const value of [voice.id, voice.sound, voice.bus, voice.state, fmt(voice.gainDecibels, 1), fmt(voice.pan, 2), fmt(voice.rate, 2), fmt(voice.position, 2)]) {
+        const heard = voice.acoustics;  // how the scene's walls and doors shape it, if they do
+        for (const value of [voice.id, voice.sound, voice.bus, voice.state, fmt(voice.gainDecibels, 1), fmt(voice.pan, 2), fmt(voice.rate, 2), fmt(voice.position, 2),
+                             heard ? fmt(heard.occlusionDecibels, 1) : "", heard ? fmt(heard.cutoff, 0) : "", heard ? heard.path : ""]) {
           row.insertCell().appendChild(text(value));
         }
       }

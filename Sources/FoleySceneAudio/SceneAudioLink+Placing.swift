@@ -270,7 +270,8 @@ extension SceneAudioLink {
     {
       placement = SpatialPlacement(gain: path.gain, pan: path.pan)
       voice.setAcoustics(
-        cutoff: path.cutoff, send: path.send, over: Double(frameLength) / Double(core.format.sampleRate))
+        cutoff: path.cutoff, send: path.send, occlusion: path.occlusionDecibels, portal: path.portal,
+        over: Double(frameLength) / Double(core.format.sampleRate))
     }
     slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
     slotState[slot].distance = distance

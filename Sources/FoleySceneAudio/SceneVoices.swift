@@ -82,7 +82,11 @@ package enum SceneVoices {
       NodeAudio.ensure(node).started(voice)
     }
     if let place {
-      if let path = place.path { voice.setAcoustics(cutoff: path.cutoff, send: path.send, over: 0) }
+      if let path = place.path {
+        voice.setAcoustics(
+          cutoff: path.cutoff, send: path.send, occlusion: path.occlusionDecibels, portal: path.portal,
+          over: 0)
+      }
       link!.follow(voice, of: node, at: place)
       if case .sound(let sound) = source, sound.settings.caption != nil || sound.settings.rumble != nil {
         link!.followForAccessibility(voice, at: node)

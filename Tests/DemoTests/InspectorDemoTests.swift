@@ -13,7 +13,8 @@ struct InspectorDemoTests {
     // the browser takes (a loaded machine took more than 25 s to dump the page, which then found
     // the demo gone: "disconnected"). Once the page is read, SIGTERM ends it: SDL makes the
     // signal a quit event, and the demo ends its run as a player's quit does.
-    let (process, out, address, printed) = try startInspectedDemo(seconds: 300)
+    // Level 3: walls and doors between the player and the wind, the balls and the chimes.
+    let (process, out, address, printed) = try startInspectedDemo(seconds: 300, arguments: ["--level", "3"])
     defer { if process.isRunning { process.terminate() } }
     let url = address.absoluteString
     #expect(url.contains("?token=") && url.count > 60)
@@ -22,6 +23,8 @@ struct InspectorDemoTests {
     #expect(HeadlessBrowser.count(#"data-bus="music""#, in: dom) == 1)
     #expect(dom.contains("Calm Waters"), "the music's title")
     #expect(HeadlessBrowser.count(#"class="event""#, in: dom) >= 1, "the sound map's posts")
+    // Each voice heard through the level's geometry: its walls and its way, a door for some.
+    #expect(dom.contains("<th>walls dB</th>") && dom.contains("<td>portal "), "the voices' paths")
     #expect(dom.contains(#"id="status" class="live""#))
     // Without the token the same server refuses.
     let withoutToken = url.replacingOccurrences(of: "?token=", with: "?nothing=")
@@ -36,11 +39,14 @@ struct InspectorDemoTests {
   /// Starts the headless demo with its inspector, paced to the wall clock for `seconds`, under a
   /// limit of `openFiles` descriptors if given; returns the process, its output pipe, the
   /// inspector's address and what it printed up to that.
-  func startInspectedDemo(seconds: Int, openFiles: Int? = nil) throws -> (Process, Pipe, URL, String) {
+  func startInspectedDemo(
+    seconds: Int, openFiles: Int? = nil, arguments: [String] = []
+  ) throws -> (Process, Pipe, URL, String) {
     let script = temporaryFile("inspected.json")
     try Data(#"{"duration": \#(seconds), "step": 0.0166667, "events": []}"#.utf8).write(to: script)
     let process = try demoProcess(
-      ["--headless", "--script", script.path, "--inspector"], limits: openFiles.map { ["-n", "\($0)"] } ?? [])
+      ["--headless", "--script", script.path, "--inspector"] + arguments,
+      limits: openFiles.map { ["-n", "\($0)"] } ?? [])
     process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
     var environment = ProcessInfo.processInfo.environment

@@ -168,6 +168,52 @@ struct AcousticsTests {
     #expect(abs(10 * log10(openPower / shutPower) - 12.3) < 1, "\(openPower) against \(shutPower)")
   }
 
+  @Test(
+    "the inspector shows each voice's walls and path: -12 dB and the door when open, the straight line when shut"
+  )
+  func inspectorShowsThePath() throws {
+    var seen: [VoiceAcoustics?] = []
+    _ = try captureDiskOutput { engine, _ in
+      let scene = Scene(size: Size(width: 800, height: 600))
+      let listener = Node()
+      scene.addChild(listener)
+      scene.listener = listener
+      var spatial = SpatialAudio()
+      spatial.distanceModel = .none
+      engine.attach(to: scene, positional: true, spatial: spatial)
+      let geometry = Self.doorway(openness: 1)
+      for node in geometry { scene.addChild(node) }
+      let hidden = AudioNode(data: Self.noise, name: "behind.wav")
+      hidden.position = Point(x: 0, y: 300)
+      let beside = AudioNode(data: Self.noise, name: "behind.wav")
+      beside.position = Point(x: 300, y: -100)
+      scene.addChild(hidden)
+      scene.addChild(beside)
+      #expect(waitUntil(stepping: scene) { engine.voiceCensus().audible == 2 })
+      @MainActor func look() -> [VoiceAcoustics?] {
+        scene.update(deltaTime: 1.0 / 60)
+        engine.waitUntilIdle()
+        // By id: the one behind the wall started first (both play the same bytes, one sound).
+        let voices = engine.inspector.snapshot().voices.sorted { $0.id < $1.id }
+        return voices.count == 2 ? voices.map(\.acoustics) : []
+      }
+      seen = look()
+      (geometry[2] as! Portal).openness = 0
+      seen += look()
+    }
+    try #require(seen.count == 4)
+    // Open: the straight line through the wall (-12 dB, 1 kHz), but the loudest way is the door.
+    #expect(
+      seen[0].map { abs($0.occlusionDecibels - -12) < 0.01 && $0.path == "portal 0" } == true, "\(seen)")
+    #expect(seen[0].map { $0.cutoff > 1_000 } == true, "\(seen)")
+    // Nothing between the listener and the sound beside it.
+    #expect(
+      seen[1].map { $0.occlusionDecibels == 0 && abs($0.cutoff - 20_000) < 1 && $0.path == "direct" } == true,
+      "\(seen)")
+    // Shut: only the straight line, through the wall at its 1 kHz.
+    #expect(seen[2].map { $0.path == "direct" && abs($0.cutoff - 1_000) < 1 } == true, "\(seen)")
+  }
+
   @Test("a door swinging shut over 0.5 s makes no sample step larger than the sound's own")
   func doorClosesSmoothly() throws {
     let tone = makeToneWAV(frequency: 200, duration: 1.5, amplitude: 0.5, channels: 1)

@@ -99,6 +99,19 @@ public struct VoiceSnapshot: Sendable, Codable, Hashable {
   public var age: Double?
   /// Whether it follows a node's place (a positional voice).
   public var isPositional: Bool
+  /// How the scene's walls, doors and rooms shape it (nil: it is not heard through any).
+  public var acoustics: VoiceAcoustics?
+}
+
+/// How a positional voice is heard through its scene's walls and doors, in a ``VoiceSnapshot``.
+public struct VoiceAcoustics: Sendable, Codable, Hashable {
+  /// What the walls on the straight line take, in dB (0: none between).
+  public var occlusionDecibels: Double
+  /// The low-pass the walls and doors give it, in hertz (20,000: open).
+  public var cutoff: Double
+  /// The loudest way it comes: `"direct"` (the straight line) or `"portal N"` (through the
+  /// scene's Nth door, counted in the order they were added).
+  public var path: String
 }
 
 /// One bus in an ``AudioSnapshot``: its meters (over the snapshot's window, after its effects;

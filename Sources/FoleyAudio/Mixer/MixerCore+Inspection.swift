@@ -65,7 +65,17 @@ extension MixerCore {
       gainDecibels: AudioSnapshot.decibels(gain),
       rate: voice.playbackRate,
       position: slot.stream == nil ? Double(slot.position) / Double(format.sampleRate) : nil,
-      passesLeft: slot.loops, age: age, isPositional: slot.placement != nil)
+      passesLeft: slot.loops, age: age, isPositional: slot.placement != nil,
+      acoustics: Self.acoustics(of: voice))
+  }
+
+  private static func acoustics(of voice: Voice) -> VoiceAcoustics? {
+    let portal = voice.acousticPortal.load(ordering: .relaxed)
+    guard portal >= -1 else { return nil }
+    return VoiceAcoustics(
+      occlusionDecibels: Double(bitPattern: voice.acousticOcclusion.load(ordering: .relaxed)),
+      cutoff: Double(bitPattern: voice.acousticCutoff.load(ordering: .relaxed)),
+      path: portal < 0 ? "direct" : "portal \(portal)")
   }
 
   /// Each bus's effect chain, by bus index (under the audio lock, on the queue).

@@ -56,8 +56,12 @@ extension Voice {
   /// What the scene's walls and rooms do to the voice: a low-pass cutoff (hertz) and a reverb
   /// send, combined with what the game asked for (the lower cutoff, the larger send), over
   /// `duration` seconds.
-  package func setAcoustics(cutoff: Double, send: Double, over duration: Double) {
+  package func setAcoustics(
+    cutoff: Double, send: Double, occlusion: Double = 0, portal: Int? = nil, over duration: Double
+  ) {
     guard core != nil, !cutoff.isNaN, !send.isNaN else { return }
+    acousticOcclusion.store((occlusion.isFinite ? occlusion : -100).bitPattern, ordering: .relaxed)
+    acousticPortal.store(portal ?? -1, ordering: .relaxed)
     let newCutoff = cutoff.clamped(to: VoiceShaping.cutoffs, or: 20_000)
     let newSend = send.clamped(to: 0...1, or: 0)
     if acousticCutoff.exchange(newCutoff.bitPattern, ordering: .relaxed) != newCutoff.bitPattern {

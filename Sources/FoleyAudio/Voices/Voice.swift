@@ -54,6 +54,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   let acousticCutoff = Atomic<UInt64>(Double(20_000).bitPattern)
   let ownSend = Atomic<UInt64>(Double(0).bitPattern)
   let acousticSend = Atomic<UInt64>(Double(0).bitPattern)
+  /// What the scene's walls take from it (dB, 0: nothing) and the path it is heard by: -2 not
+  /// through any geometry, -1 the straight line, 0… through that portal (for the inspector).
+  let acousticOcclusion = Atomic<UInt64>(Double(0).bitPattern)
+  let acousticPortal = Atomic<Int>(-2)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
   let needsShaper = Atomic<Bool>(false)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
@@ -106,6 +110,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     acousticCutoff.store(Double(20_000).bitPattern, ordering: .relaxed)
     ownSend.store(Double(0).bitPattern, ordering: .relaxed)
     acousticSend.store(Double(0).bitPattern, ordering: .relaxed)
+    acousticOcclusion.store(Double(0).bitPattern, ordering: .relaxed)
+    acousticPortal.store(-2, ordering: .relaxed)
     needsShaper.store(false, ordering: .relaxed)
     rawPlacementGain.store((placement?.gain ?? .nan).bitPattern, ordering: .relaxed)
     rawPlacementPan.store((placement?.pan ?? 0).bitPattern, ordering: .relaxed)
