@@ -63,6 +63,9 @@ struct RunScene: AsyncParsableCommand {
   @Flag(help: "Mono output: every sound in both ears, at equal power.")
   var mono = false
 
+  @Option(parsing: .unconditional, help: "The output's left/right balance, -1 (left only) … 1 (right only).")
+  var balance: Double = 0
+
   @Option(help: "How much of the loudness range is heard: full, headphones or night.")
   var range: PlayCommand.RangeArgument = .full
 
@@ -86,6 +89,9 @@ struct RunScene: AsyncParsableCommand {
           description: "--screenshot writes a BMP image: give a name ending in .bmp")
       }
       assetFolder = try DemoAssets.locate(assets)
+      guard balance.isFinite, (-1...1).contains(balance) else {
+        throw DemoScript.ScriptError(description: "--balance must be in -1…1, not \(balance)")
+      }
       guard (1...DemoLevel.all.count).contains(level) else {
         throw DemoScript.ScriptError(description: "--level must be 1…\(DemoLevel.all.count), not \(level)")
       }
@@ -123,6 +129,7 @@ struct RunScene: AsyncParsableCommand {
     defer { engine.close() }
     // The player's settings: mono, the range mode, and muted play by captions alone.
     engine.isMono = mono
+    engine.balance = balance
     engine.dynamicRange = range.mode
     engine.isMuted = muted
     engine.captions.ignoresMasterVolume = muted

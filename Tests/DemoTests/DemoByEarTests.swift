@@ -59,6 +59,19 @@ struct DemoByEarTests {
     #expect(samples.count > 48_000 * 20 && Signal(samples).peak < 1e-6, "peak \(Signal(samples).peak)")
   }
 
+  @Test("the game with `--balance 1` and `--mono`: the left ear silent, the right carrying every sound")
+  func balanceAndMono() throws {
+    let output = temporaryFile("balance.raw")
+    defer { try? FileManager.default.removeItem(at: output) }
+    let run = try runDemo(
+      script: ["duration": 2], arguments: ["--fast", "--balance", "1", "--mono"],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let capture = try DiskCapture(contentsOf: output, format: .float32)
+    #expect(capture.right.peak > 0.01, "right \(capture.right.peak)")
+    #expect(capture.left.peak < 1e-6, "left \(capture.left.peak)")
+  }
+
   /// Walks level 2's player to 45 points below its first chime (inside the glow's reach) and
   /// takes a screenshot; returns its pixels (as the BMP holds them: the bottom row first).
   static func fieldNearTheFirstChime(dark: Bool) throws -> (pixels: [UInt32], run: DemoRun) {

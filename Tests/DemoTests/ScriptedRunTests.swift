@@ -559,6 +559,8 @@ struct ScriptedRunTests {
       (["--assets", "/nonexistent-foley-assets"], "the demo's sounds"),
       (["--report", "/nonexistent-foley-dir/report.json"], "does not exist or is not writable"),
       (["--screenshot", "/tmp/frame.png"], "give a name ending in .bmp"),
+      (["--level", "4"], "--level must be 1…3, not 4"),
+      (["--balance", "2"], "--balance must be in -1…1, not 2.0"),
     ])
   func badArguments(arguments: [String], message: String) throws {
     let run = try runDemo(script: nil, arguments: ["--fast"] + arguments)
