@@ -11,7 +11,7 @@ public import Logging
 ///
 /// The renderer owns an engine on an `EmbeddedMixer` and a session of its own (no window focus
 /// can silence it). You load sounds, attach scenes and start music on ``engine`` as a game
-/// would; ``render(seconds:step:to:update:)`` then calls your `update` with a fixed time step
+/// would; ``render(seconds:step:to:update:consume:)`` then calls your `update` with a fixed time step
 /// (step your scenes there), waits until the engine has served everything asked of it (decodes,
 /// track checks, stream refills: the clock waits for the machine, never the other way round),
 /// and mixes exactly that step's frames.
