@@ -144,14 +144,7 @@ extension DemoGame {
   }
 
   /// Why the sound is paused, in a few words for the HUD's line.
-  var shortPauseReason: String {
-    let reasons = session.state.inactiveReasons
-    if reasons.contains(.deviceLost) { return "NO SOUND DEVICE" }
-    if reasons.contains(.minimized) { return "WINDOW MINIMISED" }
-    if reasons.contains(.background) { return "IN THE BACKGROUND" }
-    if reasons.contains(.focusLost) { return "WINDOW NOT IN FOCUS" }
-    return "INTERRUPTED"
-  }
+  var shortPauseReason: String { pauseWords.short }
 
   /// The part of `line` to show as a subtitle: whole words, at most `columns` characters, the one
   /// holding `index` (the word being said), or the first.

@@ -350,13 +350,18 @@ extension DemoGame {
   }
 
   /// Why the game is paused, in a player's words.
-  var pauseReason: String {
+  var pauseReason: String { pauseWords.long }
+
+  /// Why the sound is paused: the banner's sentence and the HUD's few words.
+  var pauseWords: (long: String, short: String) {
     let reasons = session.state.inactiveReasons
-    if reasons.contains(.deviceLost) { return "THE SOUND DEVICE WENT AWAY: WAITING FOR IT" }
-    if reasons.contains(.minimized) { return "THE WINDOW IS MINIMISED" }
-    if reasons.contains(.background) { return "THE GAME IS IN THE BACKGROUND" }
-    if reasons.contains(.focusLost) { return "CLICK THE WINDOW TO GO ON" }
-    return "THE SOUND IS OFF FOR NOW"
+    if reasons.contains(.deviceLost) {
+      return ("THE SOUND DEVICE WENT AWAY: WAITING FOR IT", "NO SOUND DEVICE")
+    }
+    if reasons.contains(.minimized) { return ("THE WINDOW IS MINIMISED", "WINDOW MINIMISED") }
+    if reasons.contains(.background) { return ("THE GAME IS IN THE BACKGROUND", "IN THE BACKGROUND") }
+    if reasons.contains(.focusLost) { return ("CLICK THE WINDOW TO GO ON", "WINDOW NOT IN FOCUS") }
+    return ("THE SOUND IS OFF FOR NOW", "INTERRUPTED")
   }
 }
 

@@ -89,6 +89,15 @@ struct AcousticsTests {
     }
   }
 
+  /// The level of a 0.2 s burst's reverb tail: both channels' RMS from 0.3 s after it ends, for
+  /// 0.1 s.
+  static func tail(_ capture: DiskCapture) throws -> Double {
+    let start = try #require(capture.left.audibleRange(threshold: 0.05)?.lowerBound)
+    try #require(start + 28_800 <= capture.left.samples.count, "the capture ends before the tail")
+    let window = (start + 24_000)..<(start + 28_800)
+    return capture.left.rms(in: window) + capture.right.rms(in: window)
+  }
+
   static func wall(atX x: Double, material: AcousticMaterial = .wall) -> Wall {
     Wall(points: [Point(x: x, y: -300), Point(x: x, y: 300)], material: material)
   }
@@ -244,15 +253,8 @@ struct AcousticsTests {
       burst, at: Point(x: 300, y: 0), geometry: [Room(polygon: square, reverbSend: 0.8)], reverb: true)
     let outside = try Self.hear(
       burst, at: Point(x: -300, y: 0), geometry: [Room(polygon: square, reverbSend: 0.8)], reverb: true)
-    func tail(_ capture: DiskCapture) throws -> Double {
-      let start = try #require(capture.left.audibleRange(threshold: 0.05)?.lowerBound)
-      // 0.3 s after the 0.2 s burst ends, for 0.1 s.
-      try #require(start + 28_800 <= capture.left.samples.count, "the capture ends before the tail")
-      let window = (start + 24_000)..<(start + 28_800)
-      return capture.left.rms(in: window) + capture.right.rms(in: window)
-    }
-    let ringing = try tail(inside)
-    let dry = try tail(outside)
+    let ringing = try Self.tail(inside)
+    let dry = try Self.tail(outside)
     #expect(
       ringing > 1e-3 && 20 * log10(ringing / max(dry, 1e-9)) >= 20, "tail \(ringing) inside, \(dry) outside")
   }
@@ -269,14 +271,8 @@ struct AcousticsTests {
     }
     let within = try Self.hear(burst, at: Point(x: 300, y: 0), geometry: [room(from: -100)], reverb: true)
     let without = try Self.hear(burst, at: Point(x: 300, y: 0), geometry: [room(from: 100)], reverb: true)
-    func tail(_ capture: DiskCapture) throws -> Double {
-      let start = try #require(capture.left.audibleRange(threshold: 0.05)?.lowerBound)
-      try #require(start + 28_800 <= capture.left.samples.count, "the capture ends before the tail")
-      let window = (start + 24_000)..<(start + 28_800)
-      return capture.left.rms(in: window) + capture.right.rms(in: window)
-    }
-    let inside = try tail(within)
-    let outside = try tail(without)
+    let inside = try Self.tail(within)
+    let outside = try Self.tail(without)
     let drop = 20 * log10(inside / max(outside, 1e-12))
     #expect(abs(drop - -20 * log10(Room.outsideReturnLevel)) < 1, "the tail is \(drop) dB lower outside")
   }
