@@ -83,6 +83,8 @@ public final class InspectorServer: Sendable {
   private let gameThreadView = Locked<GameThreadView>(GameThreadView())
   private let running = Locked<Running?>(nil)
   private let hasWaitedForGameThread = Atomic<Bool>(false)
+  /// Where reports are made (see ``reportOffPool()``).
+  private let reportQueue = DispatchQueue(label: "foley.inspector.report")
 
   /// What only the game thread may read (the music player, the sound map), as it last read it.
   private struct GameThreadView: Sendable {
@@ -137,7 +139,8 @@ public final class InspectorServer: Sendable {
     let started = StartResult()
     let task = Task {
       await server.appendRoute("GET /", to: guarded { [self] _ in page() })
-      await server.appendRoute("GET /snapshot.json", to: guarded { [self] _ in try json(report()) })
+      await server.appendRoute(
+        "GET /snapshot.json", to: guarded { [self] _ in try json(await reportOffPool()) })
       await server.appendRoute("POST /control", to: guarded { [self] request in try await control(request) })
       await server.appendRoute(
         "GET /stream",
@@ -291,6 +294,15 @@ public final class InspectorServer: Sendable {
   /// The engine's snapshot now, with the game thread's part as last read (a fresh read is
   /// asked for: it arrives at the game's next mailbox drain). The first report waits for that
   /// read (up to half a second, once), so a page does not start without the music and events.
+  /// ``report()``, made on a dispatch queue of its own: it waits on the engine's audio queue (and
+  /// at first on the game thread), and a thread of Swift's cooperative pool blocked meanwhile —
+  /// there are as many as cores, two here — would stall every other connection's task with it.
+  func reportOffPool() async -> InspectorReport {
+    await withCheckedContinuation { continuation in
+      reportQueue.async { continuation.resume(returning: self.report()) }
+    }
+  }
+
   func report() -> InspectorReport {
     refreshGameThreadView()
     if !hasWaitedForGameThread.exchange(true, ordering: .relaxed) {

@@ -12,7 +12,7 @@ struct StreamHandler: WSMessageHandler {
     let sender = Task { [inspector] in
       let encoder = JSONEncoder()
       while !Task.isCancelled {
-        if let data = try? encoder.encode(inspector.report()) {
+        if let data = try? encoder.encode(await inspector.reportOffPool()) {
           output.yield(.text(String(decoding: data, as: UTF8.self)))
         }
         try? await Task.sleep(for: interval)
