@@ -135,7 +135,9 @@ public final class InspectorServer: Sendable {
       throw error
     }
     let socketPath = directory + "/http"
-    let server = HTTPServer(address: sockaddr_un.unix(path: socketPath), timeout: 15, logger: .disabled)
+    // A handler's own time limit (slow clients are the front door's to time out): a report on a
+    // machine starved by other work can take seconds, and an answer late is better than a 500.
+    let server = HTTPServer(address: sockaddr_un.unix(path: socketPath), timeout: 60, logger: .disabled)
     let started = StartResult()
     let task = Task {
       await server.appendRoute("GET /", to: guarded { [self] _ in page() })

@@ -22,7 +22,12 @@ struct DemoByEarTests {
     return run
   }
 
-  @Test("a bot that hears only the stereo output finds level 1's three chimes in time; muted, it finds none")
+  @Test(
+    "a bot that hears only the stereo output finds level 1's three chimes in time; muted, it finds none",
+    .disabled(
+      if: ScriptedRunTests.isThreadSanitized,
+      "minutes of offline rendering under ThreadSanitizer starve the suite's real-time tests; it runs in the plain suite"
+    ))
   func earBotWinsLevelOne() throws {
     let run = try Self.play(bot: "ear")
     #expect(run.status == 0, "\(run.errors)")
@@ -37,7 +42,12 @@ struct DemoByEarTests {
     #expect(lost?["outcome"] as? String == "time up" && lost?["found"] as? Int == 0, "\(deaf.output)")
   }
 
-  @Test("a bot that reads only the captions' direction and distance wins level 1 with no sound at all")
+  @Test(
+    "a bot that reads only the captions' direction and distance wins level 1 with no sound at all",
+    .disabled(
+      if: ScriptedRunTests.isThreadSanitized,
+      "minutes of offline rendering under ThreadSanitizer starve the suite's real-time tests; it runs in the plain suite"
+    ))
   func captionBotWinsMuted() throws {
     let wav = temporaryFile("captions-bot.wav")
     let reportFile = temporaryFile("captions-bot-report.json")
