@@ -44,7 +44,7 @@ extension DemoGame {
       }
       ball.position.x = min(max(ball.position.x, radius), fieldWidth - radius)
       ball.position.y = min(max(ball.position.y, radius), fieldTop - radius)
-      for normal in WallContact.pushOut(&ball.position, radius: radius, segments: level.segments) {
+      for normal in WallContact.pushOut(&ball.position, radius: radius, segments: levelSegments) {
         let along = velocity.dx * normal.dx + velocity.dy * normal.dy
         if along < 0 {
           velocity = Vector(dx: velocity.dx - 2 * along * normal.dx, dy: velocity.dy - 2 * along * normal.dy)

@@ -62,6 +62,7 @@ extension DemoGame {
   func startLevel(_ number: Int) {
     let level = DemoLevel.numbered(number)
     self.level = level
+    levelSegments = level.segments
     for chime in chimes { chime.removeFromParent() }
     for node in levelNodes { node.removeFromParent() }
     chimes = []

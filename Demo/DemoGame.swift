@@ -21,6 +21,9 @@ final class DemoGame {
   /// The level and round being played, its chimes (those found by index), and the walls, doors
   /// and rooms built for it (see `DemoGame+Round.swift`).
   var level = DemoLevel.openField
+  /// The level's wall segments, worked out once as it starts (the player and every ball are held
+  /// back by them each frame).
+  var levelSegments: [(Point, Point)] = []
   var round = DemoRound()
   var chimes: [SpriteNode] = []
   var foundChimes: Set<Int> = []
@@ -306,7 +309,7 @@ final class DemoGame {
     }
     player.position.x = min(max(player.position.x, 18), fieldWidth - 18)
     player.position.y = min(max(player.position.y, 18), fieldTop - 18)
-    _ = WallContact.pushOut(&player.position, radius: 18, segments: level.segments)
+    _ = WallContact.pushOut(&player.position, radius: 18, segments: levelSegments)
     moveBalls(deltaTime)
     updateRound(deltaTime)
     updateCave()

@@ -58,21 +58,29 @@ struct AcousticsTests {
     return makeWAV(samples: samples, sampleRate: 48_000, channels: 1)
   }()
 
+  /// A scene attached to `engine` with its listener at the origin, no distance loss, and
+  /// `geometry` in it.
+  @MainActor
+  static func listeningScene(on engine: AudioEngine, geometry: [AcousticNode]) -> Scene {
+    let scene = Scene(size: Size(width: 800, height: 600))
+    let listener = Node()
+    scene.addChild(listener)
+    scene.listener = listener
+    var spatial = SpatialAudio()
+    spatial.distanceModel = .none
+    engine.attach(to: scene, positional: true, spatial: spatial)
+    for node in geometry { scene.addChild(node) }
+    return scene
+  }
+
   /// Plays `sound` once at `source` with `geometry` in the scene; the output's left and right.
   static func hear(
     _ sound: Data = noise, at source: Point, geometry: [AcousticNode], during: ((Scene) -> Void)? = nil,
     reverb: Bool = false
   ) throws -> DiskCapture {
     try captureDiskOutput { engine, output in
-      let scene = Scene(size: Size(width: 800, height: 600))
-      let listener = Node()
-      scene.addChild(listener)
-      scene.listener = listener
-      var spatial = SpatialAudio()
-      spatial.distanceModel = .none
-      engine.attach(to: scene, positional: true, spatial: spatial)
+      let scene = listeningScene(on: engine, geometry: geometry)
       if reverb { engine.reverb.apply(.hall) }
-      for node in geometry { scene.addChild(node) }
       let emitter = Node()
       emitter.position = source
       scene.addChild(emitter)
@@ -183,15 +191,8 @@ struct AcousticsTests {
   func inspectorShowsThePath() throws {
     var seen: [VoiceAcoustics?] = []
     _ = try captureDiskOutput { engine, _ in
-      let scene = Scene(size: Size(width: 800, height: 600))
-      let listener = Node()
-      scene.addChild(listener)
-      scene.listener = listener
-      var spatial = SpatialAudio()
-      spatial.distanceModel = .none
-      engine.attach(to: scene, positional: true, spatial: spatial)
       let geometry = Self.doorway(openness: 1)
-      for node in geometry { scene.addChild(node) }
+      let scene = Self.listeningScene(on: engine, geometry: geometry)
       let hidden = AudioNode(data: Self.noise, name: "behind.wav")
       hidden.position = Point(x: 0, y: 300)
       let beside = AudioNode(data: Self.noise, name: "behind.wav")
