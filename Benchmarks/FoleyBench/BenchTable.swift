@@ -260,6 +260,17 @@ struct BenchTable {
       "≤ 50 above the row before (the same 256 among 1,000 wall segments and 20 doors, heard through them)",
       walled.flatMap { w in number("positional_update_us_256").map { w - $0 <= 50 } })
     row(
+      "positional_geometry_every_update_us_256", number("positional_geometry_every_update_us_256"), nil,
+      "reference: the same with `geometryUpdateSpread` 1 (every moving voice's walls walked every update)",
+      nil)
+    row(
+      "positional_geometry_cpu_percent_256", number("positional_geometry_cpu_percent_256"), nil,
+      "reference: process CPU of the geometry row, % of a core (the acoustics worker's walks in it)", nil)
+    row(
+      "positional_geometry_every_update_cpu_percent_256",
+      number("positional_geometry_every_update_cpu_percent_256"), nil,
+      "reference: the same with `geometryUpdateSpread` 1", nil)
+    row(
       "raw_c_positional_update_us_256", number("raw_c_positional_update_us_256"), nil,
       "reference (C: Mix_SetPosition on 256 channels each frame, same circles)", nil)
     row(

@@ -36,7 +36,8 @@ enum PositionalBenchmarks {
   }
 
   static func measure(
-    _ long: Data, seconds: Double, geometry: Bool = false, logger: Logger
+    _ long: Data, seconds: Double, geometry: Bool = false, spread: Int = SpatialAudio().geometryUpdateSpread,
+    logger: Logger
   ) throws -> (update: Double, percent: Double) {
     var configuration = AudioConfiguration()
     configuration.initialChannels = voices
@@ -50,7 +51,9 @@ enum PositionalBenchmarks {
     let listener = Node()
     scene.addChild(listener)
     scene.listener = listener
-    engine.attach(to: scene, positional: true)
+    var spatial = SpatialAudio()
+    spatial.geometryUpdateSpread = spread
+    engine.attach(to: scene, positional: true, spatial: spatial)
     if geometry { for node in maze() { scene.addChild(node) } }
     let emitters = (0..<voices).map { _ in AudioNode(sound: sound) }
     for emitter in emitters { scene.addChild(emitter) }
@@ -102,7 +105,11 @@ enum PositionalBenchmarks {
   static func figures(_ long: Data, quick: Bool, logger: Logger) throws -> [String: Any] {
     let measured = try measure(long, seconds: quick ? 3 : 8, logger: logger)
     let walled = try measure(long, seconds: quick ? 3 : 8, geometry: true, logger: logger)
+    let everyUpdate = try measure(long, seconds: quick ? 3 : 8, geometry: true, spread: 1, logger: logger)
     return [
+      "positional_geometry_every_update_us_256": everyUpdate.update,
+      "positional_geometry_cpu_percent_256": walled.percent,
+      "positional_geometry_every_update_cpu_percent_256": everyUpdate.percent,
       "positional_update_us_256": measured.update, "positional_cpu_percent_256": measured.percent,
       "positional_geometry_update_us_256": walled.update,
     ]

@@ -40,8 +40,73 @@ extension SceneAudioLink {
     return geometry!.path(from: listener, to: position, spatial: spatial)
   }
 
+  /// How the voice in `slot`, its source at `position`, is heard from `listener` through the
+  /// scene's walls, doors and rooms, walked now on this thread (a new voice, or new walls).
+  func acousticPath(for slot: Int, from listener: Point, to position: Point) -> AcousticPath {
+    slotState[slot].acousticVersion = geometryVersion
+    return geometry!.path(from: listener, to: position, spatial: spatial)
+  }
+
+  /// Asks the worker for the path of the voice in `slot`, for the next update.
+  func requestAcousticPath(_ slot: Int, from listener: Point, to position: Point) {
+    acousticRequests.append(
+      AcousticWorker.Request(
+        slot: Int32(slot), occupant: slotState[slot].occupant, listener: listener, source: position))
+  }
+
+  /// Hands this update's requests to the worker, which works them out during the game's frame.
+  func startAcousticWork() {
+    guard !acousticRequests.isEmpty, let geometry else { return }
+    let worker = acousticWorker ?? AcousticWorker()
+    acousticWorker = worker
+    worker.start(
+      &acousticRequests, geometry: geometry, version: geometryVersion, spatial: spatial, update: placingUpdate
+    )
+  }
+
+  /// Places the voices whose paths the worker worked out since the last update. An answer for a
+  /// slot freed or taken again, or through walls that have changed since, is dropped.
+  func takeAcousticAnswers() {
+    let version = Int32(truncatingIfNeeded: geometryVersion)
+    acousticWorker?.join { answer in
+      let slot = Int(answer.slot)
+      guard slot < slotState.count, slotState[slot].isLive, slotState[slot].occupant == answer.occupant,
+        answer.version == version, slotState[slot].acousticVersion == geometryVersion,
+        let heldVoice = slotState[slot].voice
+      else { return }
+      heldVoice.borrow { voice in
+        tell(
+          voice, in: slot,
+          HeardAcoustics(
+            cutoff: Double(answer.cutoff), send: Double(answer.send),
+            occlusion: Double(answer.occlusionDecibels),
+            portal: Int(answer.portal)))
+        let placement = SpatialPlacement(gain: Double(answer.gain), pan: Double(answer.pan))
+        if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
+          voice.stop(fadeOut: 0.05)
+          return
+        }
+        let old = slotState[slot].placement
+        guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
+        slotState[slot].placement = placement
+        moves.append(PlacementMove(.passUnretained(voice), to: placement))
+      }
+    }
+  }
+
+  /// Tells `voice` (in `slot`) of its path's cutoff, send, occlusion and portal when one of them
+  /// changed audibly (its atomics and ramps are touched only then).
+  func tell(_ voice: Voice, in slot: Int, _ heard: HeardAcoustics) {
+    guard heard.differs(from: slotState[slot].heardAcoustics) else { return }
+    slotState[slot].heardAcoustics = heard
+    voice.setAcoustics(
+      cutoff: heard.cutoff, send: heard.send, occlusion: heard.occlusion,
+      portal: heard.portal < 0 ? nil : heard.portal,
+      over: Double(frameLength) / Double(core.format.sampleRate))
+  }
+
   /// Brings `geometry` up to date with the scene's acoustic nodes; false when it has none.
-  private func builtGeometry() -> Bool {
+  func builtGeometry() -> Bool {
     guard let acoustics = SceneAcoustics.of(scene), !acoustics.isEmpty else { return false }
     if geometry == nil || geometryVersion != acoustics.version {
       geometry = acoustics.geometry(in: scene)
@@ -94,5 +159,32 @@ extension SceneAudioLink {
     if node is AcousticNode { return true }
     guard node.watchedInSubtree > node.watchers else { return false }
     return node.children.contains { $0.watchedInSubtree > 0 && holdsAcoustics($0) }
+  }
+}
+
+/// What a positional voice was last told of the walls around it, to tell it again only when
+/// something changed that can be heard: the cutoff by 1 %, the send by 0.001, the occlusion by
+/// 0.05 dB (the voice ramps to each new value, so a smaller change is not lost but deferred).
+struct HeardAcoustics {
+  var cutoff: Double
+  var send: Double
+  var occlusion: Double
+  var portal: Int
+
+  init(_ path: AcousticPath) {
+    (cutoff, send, occlusion, portal) = (path.cutoff, path.send, path.occlusionDecibels, path.portal ?? -1)
+  }
+
+  init(cutoff: Double, send: Double, occlusion: Double, portal: Int) {
+    (self.cutoff, self.send, self.occlusion, self.portal) = (cutoff, send, occlusion, portal)
+  }
+
+  /// Nothing told yet (no path has a nan cutoff).
+  static let none = HeardAcoustics(cutoff: .nan, send: 0, occlusion: 0, portal: -1)
+
+  /// Whether `other` differs from it by an audible step (always, from ``none``).
+  func differs(from other: HeardAcoustics) -> Bool {
+    !(abs(cutoff - other.cutoff) <= 0.01 * other.cutoff) || abs(send - other.send) > 0.001
+      || abs(occlusion - other.occlusion) > 0.05 || portal != other.portal
   }
 }

@@ -34,10 +34,14 @@ extension SceneAudioLink {
       for index in movedNodes.indices { markMoved(.passUnretained(movedNodes[index])) }
     }
     moves.removeAll(keepingCapacity: true)
+    placingUpdate += 1
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
     // A wall, a door or a room changed or moved: every voice is heard through it again.
     if acousticsChanged(moved: movedNodes, manyMoved: manyMoved) { lastListener = nil }
+    placesThroughGeometry = builtGeometry()
+    // The paths the worker worked out in the last update's frame, placed now.
+    takeAcousticAnswers()
     let placesAll = lastListener == nil
     let travelBefore = listenerTravel
     if let last = lastListener {
@@ -51,6 +55,7 @@ extension SceneAudioLink {
         in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved,
         comparesPlaces: manyMoved)
     }
+    startAcousticWork()
     if !moves.isEmpty || !releases.isEmpty {
       // Both lists come back empty, with the storage of the ones the queue finished with.
       core.updatePlacements(&moves, releasing: &releases, overFrames: frameLength)
@@ -265,13 +270,17 @@ extension SceneAudioLink {
     let old = slotState[slot].placement
     let oldDistance = slotState[slot].distance
     var (placement, distance) = placementAndDistance(at: position, listener: listener)
-    if geometry != nil || SceneAcoustics.of(scene) != nil,
-      let path = acousticPath(from: listener, to: position)
-    {
-      placement = SpatialPlacement(gain: path.gain, pan: path.pan)
-      voice.setAcoustics(
-        cutoff: path.cutoff, send: path.send, occlusion: path.occlusionDecibels, portal: path.portal,
-        over: Double(frameLength) / Double(core.format.sampleRate))
+    if placesThroughGeometry {
+      if slotState[slot].acousticVersion == geometryVersion, placement.gain > 0 {
+        // Walked through this geometry before: the worker places it, for the next update.
+        requestAcousticPath(slot, from: listener, to: position)
+        placement = slotState[slot].placement
+      } else {
+        // New, or the walls changed: walked and placed now.
+        let path = acousticPath(for: slot, from: listener, to: position)
+        placement = SpatialPlacement(gain: path.gain, pan: path.pan)
+        tell(voice, in: slot, HeardAcoustics(path))
+      }
     }
     slotState[slot].recheckAtTravel = listenerTravel + slack(atDistance: distance)
     slotState[slot].distance = distance

@@ -70,6 +70,13 @@ package final class SceneAudioLink {
     var isInNearList = false
     /// The key of its newest entry in the far heap; nan when it has none.
     var heapKey = Double.nan
+    /// The geometry version it was last placed through on this thread (-1: none); the worker
+    /// places it while that is the scene's.
+    var acousticVersion = -1
+    /// Which voice holds the slot (a new number at each ``follow``), for the worker's answers.
+    var occupant: UInt32 = 0
+    /// What its voice was last told of the walls (cutoff, send, occlusion, portal).
+    var heardAcoustics = HeardAcoustics.none
   }
   /// The slots placed again whenever the listener moves: those within hearing. A slot that left
   /// the tier (or was freed) stays listed until the next walk drops it.
@@ -95,8 +102,18 @@ package final class SceneAudioLink {
   /// Where the listener was at the last update.
   var lastListener: Point?
   /// The scene's walls, doors and rooms as last built, and the version of them it was built from.
-  var geometry: AcousticGeometry?
-  var geometryVersion = -1
+  @exclusivity(unchecked) var geometry: AcousticGeometry?
+  @exclusivity(unchecked) var geometryVersion = -1
+  /// The updates placed so far: a moving voice's walls are walked again
+  /// ``SpatialAudio/geometryUpdateSpread`` updates after its last walk.
+  @exclusivity(unchecked) var placingUpdate = 0
+  /// Whether this update's placements go through the scene's geometry (it has some).
+  @exclusivity(unchecked) var placesThroughGeometry = false
+  /// The moving voices placed through the walls in this update, for ``acousticWorker``; made
+  /// once the scene has geometry.
+  @exclusivity(unchecked) var acousticRequests: [AcousticWorker.Request] = []
+  var acousticWorker: AcousticWorker?
+  @exclusivity(unchecked) var occupants: UInt32 = 0
   /// The reverb return last set from the listener's room (nil: never, or the scene has no rooms).
   var listenerReturn: Double?
   /// The captioned or rumbling positional voices and the nodes they follow, until they finish.
@@ -126,6 +143,7 @@ package final class SceneAudioLink {
   }
 
   deinit {
+    acousticWorker?.stop()
     // The scene went without a detach: its positional sounds stop, as a detach stops them (a
     // looping one would otherwise play on with nothing left to stop it), and the slots'
     // references go with the link.
@@ -261,6 +279,8 @@ package final class SceneAudioLink {
       placement: voice.initialPlacement ?? placement, scenePosition: position, distance: distance,
       recheckAtTravel: listenerTravel + slack(atDistance: distance), isDirty: false, isLive: true,
       isInNearList: slotState[slot].isInNearList)
+    occupants &+= 1
+    slotState[slot].occupant = occupants
     if tiersValid { sortIntoTier(slot) }
     // The node keeps its own slots (a field in its storage, not a table to search per move).
     NodeAudio.ensure(node).positionalSlots.append(PositionalSlot(link: ObjectIdentifier(self), slot: slot))

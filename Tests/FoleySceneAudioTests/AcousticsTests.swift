@@ -306,6 +306,11 @@ struct AcousticGeometryTests {
       let expected = geometry.bruteForceCrossings(from: listener, to: source)
       let found = geometry.loss(from: listener, to: source).count
       #expect(found == expected, "layout \(layout): \(found) crossings found, \(expected) by brute force")
+      // And a line from far outside the walls' ground (the grid clips it to its own edges).
+      let far = Point(x: random.unit() * 8_000 - 3_500, y: random.unit() * 8_000 - 3_500)
+      #expect(
+        geometry.loss(from: far, to: source).count == geometry.bruteForceCrossings(from: far, to: source),
+        "layout \(layout): from \(far)")
       // The path through the grid against one through brute force (every segment tested).
       var brute = geometry
       brute.index(cellsPerSide: 1)

@@ -44,10 +44,27 @@ public struct SpatialAudio: Sendable, Hashable {
   /// spatial.speedOfSound = 3_430     // one point is 10 cm
   /// ```
   public var speedOfSound: Double?
+  /// Over how many updates the walking of a scene's walls and doors is spread for moving voices
+  /// (1…60). A moving voice is placed through the walls on the scene's acoustics thread, during
+  /// the game's frame, and heard so from the next update (one update behind its node); its lines
+  /// through the walls are walked afresh once in this many updates, the losses found kept
+  /// between (its distances, pans and the path's length are worked out every update). A new
+  /// voice, and every voice after a wall, door or room changes, is walked at once on the game
+  /// thread. 1 walks every moving voice every update; the default, 4, keeps each within 4 updates
+  /// (67 ms at 60 Hz) of its walls for a quarter of the walking, as Wwise's load-balancing spread
+  /// does.
+  ///
+  /// ```swift
+  /// spatial.geometryUpdateSpread = 1     // every moving voice's walls walked every update
+  /// ```
+  public var geometryUpdateSpread: Int = 4 {
+    didSet { geometryUpdateSpread = min(max(geometryUpdateSpread, 1), 60) }
+  }
 
   public init() {}
 
   /// The gain at `distance` from the listener.
+  @inlinable
   public func gain(atDistance distance: Double) -> Double {
     guard distance.isFinite, distance <= maximumDistance else { return 0 }
     switch distanceModel {
@@ -62,9 +79,13 @@ public struct SpatialAudio: Sendable, Hashable {
       return max(0, 1 - (distance - reference) / (maximum - reference))
     case .exponential(let reference, let rolloff):
       guard reference > 0, distance > reference else { return 1 }
-      return pow(distance / reference, -max(0, rolloff))
+      return Self.power(distance / reference, -max(0, rolloff))
     }
   }
+
+  /// `pow`, for the inlinable ``gain(atDistance:)`` (Foundation is imported internally).
+  @usableFromInline
+  static func power(_ base: Double, _ exponent: Double) -> Double { pow(base, exponent) }
 
   /// The doppler factor of a source approaching the listener at `speed` points per second (1
   /// without ``speedOfSound``).
@@ -75,6 +96,7 @@ public struct SpatialAudio: Sendable, Hashable {
   }
 
   /// The pan (-1 left ... 1 right) of a sound `offset` points right of the listener.
+  @inlinable
   public func pan(forHorizontalOffset offset: Double) -> Double {
     guard panWidth > 0, offset.isFinite else { return 0 }
     return min(1, max(-1, offset / panWidth))

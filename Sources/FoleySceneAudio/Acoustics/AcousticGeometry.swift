@@ -1,4 +1,4 @@
-package import FoleyAudio
+import FoleyAudio
 package import FoleyScene
 import Foundation
 
@@ -173,6 +173,7 @@ package struct AcousticGeometry {
     }
   }
 
+  @inline(__always)
   private func cell(of point: Point) -> (Int, Int) {
     let column = Int(((point.x - origin.x) / cellSize).rounded(.down))
     let row = Int(((point.y - origin.y) / cellSize).rounded(.down))
@@ -180,6 +181,7 @@ package struct AcousticGeometry {
   }
 
   /// Whether segments `p`–`q` and `a`–`b` cross (touching counts; parallel ones do not).
+  @inline(__always)
   static func crosses(_ p: Point, _ q: Point, _ a: Point, _ b: Point) -> Bool {
     let d1 = (q.x - p.x) * (a.y - p.y) - (q.y - p.y) * (a.x - p.x)
     let d2 = (q.x - p.x) * (b.y - p.y) - (q.y - p.y) * (b.x - p.x)
@@ -189,24 +191,42 @@ package struct AcousticGeometry {
   }
 
   /// The segments the line `p`–`q` crosses (a portal's own segment left out when `excluding`
-  /// names it), through the grid: only the cells the line's bounding box covers, each segment
-  /// tested once.
+  /// names it), through the grid: the line clipped to the grid, then only the cells it passes
+  /// through (Amanatides–Woo), each segment tested once.
   package mutating func crossings(
     from p: Point, to q: Point, excluding portal: Int = -2, _ body: (Segment) -> Void
   ) {
     guard columns > 0 else { return }
+    let dx = q.x - p.x
+    let dy = q.y - p.y
+    // The part of the line inside the grid, as `t0...t1` along it (none: nothing to cross).
+    var t0 = 0.0
+    var t1 = 1.0
+    let width = Double(columns) * cellSize
+    let height = Double(rows) * cellSize
+    // One axis at a time (Liang–Barsky); false when the line misses the grid on it.
+    func clip(_ start: Double, _ delta: Double, _ low: Double, _ high: Double) -> Bool {
+      if delta == 0 { return start >= low && start <= high }
+      let a = (low - start) / delta
+      let b = (high - start) / delta
+      t0 = max(t0, min(a, b))
+      t1 = min(t1, max(a, b))
+      return true
+    }
+    guard clip(p.x, dx, origin.x, origin.x + width), clip(p.y, dy, origin.y, origin.y + height) else {
+      return
+    }
+    guard t0 <= t1 else { return }
     query &+= 1
     if query == 0 {
       for index in seen.indices { seen[index] = 0 }
       query = 1
     }
-    // Walk the cells along the line (Amanatides–Woo), over the part of it inside the grid.
-    let (startColumn, startRow) = cell(of: p)
-    let (endColumn, endRow) = cell(of: q)
+    let stamp = query
+    let (startColumn, startRow) = cell(of: Point(x: p.x + t0 * dx, y: p.y + t0 * dy))
+    let (endColumn, endRow) = cell(of: Point(x: p.x + t1 * dx, y: p.y + t1 * dy))
     var column = startColumn
     var row = startRow
-    let dx = q.x - p.x
-    let dy = q.y - p.y
     let stepColumn = dx > 0 ? 1 : -1
     let stepRow = dy > 0 ? 1 : -1
     let cellLeft = origin.x + Double(column) * cellSize
@@ -215,28 +235,40 @@ package struct AcousticGeometry {
     var tMaxY = dy == 0 ? Double.infinity : ((dy > 0 ? cellBottom + cellSize : cellBottom) - p.y) / dy
     let tDeltaX = dx == 0 ? Double.infinity : cellSize / abs(dx)
     let tDeltaY = dy == 0 ? Double.infinity : cellSize / abs(dy)
-    var steps = 0
+    let columns = columns
+    let rows = rows
     let limit = columns + rows + 2
-    while true {
-      let cell = row * columns + column
-      for item in Int(cellStarts[cell])..<Int(cellStarts[cell + 1]) {
-        let index = Int(cellItems[item])
-        guard seen[index] != query else { continue }
-        seen[index] = query
-        let segment = segments[index]
-        if segment.portal != portal, Self.crosses(p, q, segment.a, segment.b) { body(segment) }
+    // Through the arrays' storage: the walk is the geometry's inner loop, run for every heard
+    // voice's lines each update.
+    segments.withUnsafeBufferPointer { segments in
+      cellStarts.withUnsafeBufferPointer { starts in
+        cellItems.withUnsafeBufferPointer { items in
+          seen.withUnsafeMutableBufferPointer { seen in
+            var steps = 0
+            while true {
+              let cell = row * columns + column
+              for item in Int(starts[cell])..<Int(starts[cell + 1]) {
+                let index = Int(items[item])
+                guard seen[index] != stamp else { continue }
+                seen[index] = stamp
+                let segment = segments[index]
+                if segment.portal != portal, Self.crosses(p, q, segment.a, segment.b) { body(segment) }
+              }
+              if column == endColumn && row == endRow { break }
+              steps += 1
+              if steps > limit { break }
+              if tMaxX < tMaxY {
+                column += stepColumn
+                tMaxX += tDeltaX
+              } else {
+                row += stepRow
+                tMaxY += tDeltaY
+              }
+              guard column >= 0, column < columns, row >= 0, row < rows else { break }
+            }
+          }
+        }
       }
-      if column == endColumn && row == endRow { break }
-      steps += 1
-      if steps > limit { break }
-      if tMaxX < tMaxY {
-        column += stepColumn
-        tMaxX += tDeltaX
-      } else {
-        row += stepRow
-        tMaxY += tDeltaY
-      }
-      guard column >= 0, column < columns, row >= 0, row < rows else { break }
     }
   }
 
@@ -266,9 +298,9 @@ package struct AcousticGeometry {
   /// The listener's legs to every portal, worked out once per listener position and shared by
   /// every source's path.
   private var legsFrom: Point?
-  private var legs: [(gain: Double, cutoffLog2: Double, length: Double)] = []
+  var legs: [(gain: Double, cutoffLog2: Double, length: Double)] = []
 
-  private mutating func legs(from listener: Point) {
+  mutating func legs(from listener: Point) {
     guard legsFrom != listener || legs.count != portals.count else { return }
     legsFrom = listener
     legs.removeAll(keepingCapacity: true)
@@ -299,68 +331,5 @@ package struct AcousticGeometry {
       if inside { return index }
     }
     return nil
-  }
-
-  /// How a source at `source` is heard from `listener`: the straight line through whatever walls
-  /// it crosses, and, when that line is blocked, the paths through the three open portals nearest
-  /// the source (heard from the portal's direction, over the path's length), summed by power.
-  package mutating func path(from listener: Point, to source: Point, spatial: SpatialAudio) -> AcousticPath {
-    let straight = hypot(source.x - listener.x, source.y - listener.y)
-    let direct = loss(from: listener, to: source)
-    let directGain = spatial.gain(atDistance: straight) * direct.gain
-    let directPan = spatial.pan(forHorizontalOffset: source.x - listener.x)
-    var power = directGain * directGain
-    var panSum = power * directPan
-    var cutoffSum = power * direct.cutoffLog2
-    var loudest = power
-    var portal: Int?
-    if direct.count > 0, !portals.isEmpty {
-      legs(from: listener)
-      // The three open portals nearest the source (squared distances; no list made).
-      var nearest = (-1, -1, -1)
-      var distances = (Double.infinity, Double.infinity, Double.infinity)
-      for index in portals.indices where portals[index].openness > 0 {
-        let middle = portals[index].middle
-        let squared =
-          (middle.x - source.x) * (middle.x - source.x) + (middle.y - source.y) * (middle.y - source.y)
-        if squared < distances.0 {
-          (nearest, distances) = ((index, nearest.0, nearest.1), (squared, distances.0, distances.1))
-        } else if squared < distances.1 {
-          (nearest.1, nearest.2, distances.1, distances.2) = (index, nearest.1, squared, distances.1)
-        } else if squared < distances.2 {
-          (nearest.2, distances.2) = (index, squared)
-        }
-      }
-      for slot in 0..<3 {
-        let index = slot == 0 ? nearest.0 : slot == 1 ? nearest.1 : nearest.2
-        guard index >= 0 else { break }
-        let middle = portals[index].middle
-        let toPortal = legs[index]
-        guard toPortal.gain > 0 else { continue }
-        let fromPortal = loss(from: middle, to: source, excluding: index)
-        let length = toPortal.length + hypot(source.x - middle.x, source.y - middle.y)
-        let gain =
-          spatial.gain(atDistance: length) * portals[index].openness * toPortal.gain * fromPortal.gain
-        let share = gain * gain
-        guard share > 0 else { continue }
-        power += share
-        panSum += share * spatial.pan(forHorizontalOffset: middle.x - listener.x)
-        cutoffSum += share * min(toPortal.cutoffLog2, fromPortal.cutoffLog2)
-        if share > loudest {
-          loudest = share
-          portal = index
-        }
-      }
-    }
-    let send = room(containing: source).map { rooms[$0].send } ?? 0
-    guard power > 0 else {
-      return AcousticPath(
-        gain: 0, pan: directPan, cutoff: exp2(direct.cutoffLog2), portal: nil, wallsCrossed: direct.count,
-        occlusionDecibels: direct.gain > 0 ? 20 * log10(direct.gain) : -100, send: send)
-    }
-    return AcousticPath(
-      gain: power.squareRoot(), pan: min(1, max(-1, panSum / power)), cutoff: exp2(cutoffSum / power),
-      portal: portal, wallsCrossed: direct.count,
-      occlusionDecibels: direct.gain > 0 ? 20 * log10(direct.gain) : -100, send: send)
   }
 }

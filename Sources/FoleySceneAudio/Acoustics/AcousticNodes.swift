@@ -245,8 +245,31 @@ final class SceneAcoustics {
 
   func contains(_ node: Node) -> Bool { nodes.contains { $0 === node } }
 
-  /// Where each node's origin and unit x point were in the scene when the geometry was built.
-  private var frames: [(Point, Point)] = []
+  /// Each acoustic node, and each node above one below the scene, with its parent and its own
+  /// transform when the geometry was built: one changed (a move, a turn, a scale, a new parent)
+  /// is a moved geometry. Plain comparisons of each node's own values, no walk up its parents.
+  private var frames: [Frame] = []
+
+  @MainActor
+  private struct Frame {
+    unowned(unsafe) let node: Node
+    let parent: ObjectIdentifier?
+    let position: Point
+    let zRotation: Double
+    let xScale: Double
+    let yScale: Double
+
+    init(_ node: Node) {
+      self.node = node
+      parent = node.parent.map(ObjectIdentifier.init)
+      (position, zRotation, xScale, yScale) = (node.position, node.zRotation, node.xScale, node.yScale)
+    }
+
+    var isCurrent: Bool {
+      node.position == position && node.zRotation == zRotation && node.xScale == xScale
+        && node.yScale == yScale && node.parent.map(ObjectIdentifier.init) == parent
+    }
+  }
 
   /// The geometry, built if anything changed since it last was.
   func geometry(in scene: Scene) -> AcousticGeometry {
@@ -255,24 +278,27 @@ final class SceneAcoustics {
     for node in nodes { node.contribute(to: &geometry, in: scene) }
     geometry.index()
     built = geometry
-    frames = nodes.map { Self.frame(of: $0, in: scene) }
+    // Every node from each acoustic node up to the scene, once (the nodes hold their parents:
+    // while the geometry is current, each listed node is in the tree).
+    var listed = Set<ObjectIdentifier>()
+    frames = []
+    for node in nodes {
+      var current: Node? = node
+      while let each = current, each !== scene, listed.insert(ObjectIdentifier(each)).inserted {
+        frames.append(Frame(each))
+        current = each.parent
+      }
+    }
     return geometry
   }
 
   /// Rebuilds on the next look if a node moved, turned or scaled since the geometry was built:
   /// for an update in which too many nodes moved for the scene to list them.
   func checkMoved(in scene: Scene) {
-    guard built != nil, frames.count == nodes.count else { return }
-    for (index, node) in nodes.enumerated() {
-      let (origin, unit) = Self.frame(of: node, in: scene)
-      if origin != frames[index].0 || unit != frames[index].1 {
-        invalidate()
-        return
-      }
+    guard built != nil else { return }
+    for frame in frames where !frame.isCurrent {
+      invalidate()
+      return
     }
-  }
-
-  private static func frame(of node: Node, in scene: Scene) -> (Point, Point) {
-    (node.convert(Point(x: 0, y: 0), to: scene), node.convert(Point(x: 1, y: 0), to: scene))
   }
 }
