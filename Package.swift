@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// The POSIX platform seam instead of Linux's own calls, for testing on Linux the path every other
+/// platform takes (see the Platforms article): `FOLEY_PORTABLE=1 swift build`.
+let portableSettings: [CSetting] =
+  Context.environment["FOLEY_PORTABLE"] == "1" ? [.define("FOLEY_PORTABLE")] : []
+
 /// One set of Swift settings for every Foley target, so the language mode and the
 /// strictness cannot drift between modules.
 let swiftSettings: [SwiftSetting] = [
@@ -9,10 +14,11 @@ let swiftSettings: [SwiftSetting] = [
   .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// A Debian system library found through pkg-config. The names carry a Foley prefix so they
-/// cannot clash with a host package's own `CSDL2`-style targets.
-func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
-  .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+/// A system library found through pkg-config, with the Debian package (apt) and the Homebrew
+/// formula (brew) that provide it. The names carry a Foley prefix so they cannot clash with a host
+/// package's own `CSDL2`-style targets.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String, brew: String) -> Target {
+  .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt]), .brew([brew])])
 }
 
 let package = Package(
@@ -55,19 +61,20 @@ let package = Package(
   ],
   targets: [
     // C boundary: Debian's -dev packages, found through pkg-config.
-    systemLibrary("CFoleySDL2", pkgConfig: "sdl2", apt: "libsdl2-dev"),
-    systemLibrary("CFoleySDL2Mixer", pkgConfig: "SDL2_mixer", apt: "libsdl2-mixer-dev"),
-    systemLibrary("CFoleyVorbisFile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
-    systemLibrary("CFoleyOpusFile", pkgConfig: "opusfile", apt: "libopusfile-dev"),
-    systemLibrary("CFoleyFLAC", pkgConfig: "flac", apt: "libflac-dev"),
-    systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
-    systemLibrary("CFoleyEspeak", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev"),
-    systemLibrary("CFoleySamplerate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
-    systemLibrary("CFoleyEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
-    systemLibrary("CFoleyCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+    systemLibrary("CFoleySDL2", pkgConfig: "sdl2", apt: "libsdl2-dev", brew: "sdl2"),
+    systemLibrary("CFoleySDL2Mixer", pkgConfig: "SDL2_mixer", apt: "libsdl2-mixer-dev", brew: "sdl2_mixer"),
+    systemLibrary("CFoleyVorbisFile", pkgConfig: "vorbisfile", apt: "libvorbis-dev", brew: "libvorbis"),
+    systemLibrary("CFoleyOpusFile", pkgConfig: "opusfile", apt: "libopusfile-dev", brew: "opusfile"),
+    systemLibrary("CFoleyFLAC", pkgConfig: "flac", apt: "libflac-dev", brew: "flac"),
+    systemLibrary("CFoleyMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev", brew: "mpg123"),
+    systemLibrary("CFoleyEspeak", pkgConfig: "espeak-ng", apt: "libespeak-ng-dev", brew: "espeak-ng"),
+    systemLibrary(
+      "CFoleySamplerate", pkgConfig: "samplerate", apt: "libsamplerate0-dev", brew: "libsamplerate"),
+    systemLibrary("CFoleyEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev", brew: "libebur128"),
+    systemLibrary("CFoleyCrypto", pkgConfig: "libcrypto", apt: "libssl-dev", brew: "openssl@3"),
     // kissfft without pkg-config: its .pc file only adds -D flags (the float build, which the shim
     // defines itself) that SwiftPM would warn about on every build.
-    .systemLibrary(name: "CFoleyKissFFT", providers: [.apt(["libkissfft-dev"])]),
+    .systemLibrary(name: "CFoleyKissFFT", providers: [.apt(["libkissfft-dev"]), .brew(["kissfft"])]),
     // Every decoder behind one C interface (see include/foley_codecs.h).
     .target(
       name: "CFoleyCodecs",
@@ -76,8 +83,9 @@ let package = Package(
         "CFoleySamplerate",
       ],
       // The decoders' fault injection is read from the environment in debug builds (the tests')
-      // only: see foley_decoder_faults() in codec_internal.h.
-      cSettings: [.define("FOLEY_TEST_SEAMS", .when(configuration: .debug))]
+      // only: see foley_decoder_faults() in codec_internal.h. FOLEY_PORTABLE=1 in the build's
+      // environment selects the POSIX platform seam on Linux too (foley_platform.h).
+      cSettings: [.define("FOLEY_TEST_SEAMS", .when(configuration: .debug))] + portableSettings
     ),
     // The mixing thread's code in C: its widest loops in AVX, chosen at run time, and the marker
     // around each render that tools count its allocations by (see include/foley_dsp.h).

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foley
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import FoleyCore
 
 /// `foley-demo`: the demo game and its command-line tools.
 @main
@@ -21,23 +18,14 @@ struct FoleyDemo: AsyncParsableCommand {
   /// `--inspector` may come without its port (any free one): ArgumentParser's options always take
   /// a value, so a bare one gets "0" before parsing.
   static func main() async {
-    #if canImport(Glibc)
-      // A line at a time, also into a pipe: a tool or a test reading the demo's output sees each
-      // line as it is printed, not all of them at exit.
-      // (C's `stdout` is a global variable Swift 6 will not read; its address is looked up.)
-      if let standardOutput = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "stdout") {
-        setvbuf(standardOutput.load(as: UnsafeMutablePointer<FILE>.self), nil, _IOLBF, 0)
-      }
-      // glibc reserves 64 MiB of address space for each malloc arena, up to eight per core: on
-      // two cores, about 600 MiB reserved and never used, which is what an address-space limit
-      // (`ulimit -v`) counts. Two arenas are plenty for a game's threads; with more, a limit that
-      // leaves the game ample memory still failed allocations at random.
-      // (`mallopt` is not in Swift's Glibc module; M_ARENA_MAX is -8 in malloc.h.)
-      if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
-        typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-        _ = unsafeBitCast(symbol, to: MallOpt.self)(-8, 2)
-      }
-    #endif
+    // A line at a time, also into a pipe: a tool or a test reading the demo's output sees each
+    // line as it is printed, not all of them at exit.
+    SystemCall.lineBufferStandardOutput()
+    // glibc reserves 64 MiB of address space for each malloc arena, up to eight per core: on two
+    // cores, about 600 MiB reserved and never used, which is what an address-space limit
+    // (`ulimit -v`) counts. Two arenas are plenty for a game's threads; with more, a limit that
+    // leaves the game ample memory still failed allocations at random.
+    SystemCall.limitMallocArenas(to: 2)
     var arguments = Array(CommandLine.arguments.dropFirst())
     if let index = arguments.firstIndex(of: "--inspector"),
       index + 1 == arguments.count || UInt16(arguments[index + 1]) == nil

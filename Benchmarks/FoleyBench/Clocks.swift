@@ -1,9 +1,6 @@
 import Dispatch
+import FoleyCore
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The clocks the benchmarks read: wall time, this thread's CPU time, the whole process's CPU time
 /// (every thread: the game thread, the audio queue, SDL's mixing thread), and resident memory.

@@ -3,10 +3,6 @@ import FoleyAudioTesting
 import Foundation
 import Logging
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Loading many sounds: isolated decoding (the decoding service) against decoding in the game's
 /// own process, with the game small and with 1 GiB resident. Wall time, because the game waits
 /// for its sounds; the service's CPU is in another process and would not show in this one's.

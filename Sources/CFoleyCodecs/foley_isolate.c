@@ -6,8 +6,9 @@
 // and leaves with _exit. It runs C only: no Swift runtime, no Dispatch, no SDL_mixer and no SDL
 // lock another thread might have held at the fork. The parent waits on a pipe the child holds
 // open, with a timeout, then reaps it; anything the child reports is bounds-checked.
-#define _GNU_SOURCE  // pipe2, strsignal
+#define _GNU_SOURCE  // strsignal
 #include "codec_internal.h"
+#include "foley_platform.h"
 #include "foley_job.h"
 #include "foley_service.h"
 #include <SDL2/SDL.h>
@@ -18,7 +19,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,8 +49,7 @@ static void run_child(const isolated_job *job, int timeout_ms, size_t memory_lim
                       pid_t parent) {
   // The child dies with the game: a child blocked in a file's open() once outlived it by minutes,
   // holding its descriptors.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);
+  foley_platform_die_with_parent(parent);
   foley_prepare_isolated_process(memory_limit);
   rlim_t seconds = (rlim_t)(timeout_ms / 1000 + 2);
   struct rlimit cpu = {seconds, seconds};
@@ -97,7 +96,7 @@ static int run_isolated(const isolated_job *job, int timeout_ms, size_t memory_l
   memset(result, 0, sizeof *result);
   result->status = FOLEY_ERR_CRASHED;  // what a child that dies before reporting leaves behind
   int pipe_ends[2];
-  if (pipe2(pipe_ends, O_CLOEXEC) != 0) return fail(result, FOLEY_ERR_ISOLATION, "pipe: %s", strerror(errno));
+  if (foley_platform_pipe(pipe_ends) != 0) return fail(result, FOLEY_ERR_ISOLATION, "pipe: %s", strerror(errno));
   pid_t parent = getpid();
   pid_t child = fork();
   if (child < 0) {

@@ -4,6 +4,7 @@
 // process (foley_service.c). It calls neither of them.
 #define _GNU_SOURCE
 #include "foley_job.h"
+#include "foley_platform.h"
 #include "codec_internal.h"
 #include <ebur128.h>
 #include <fcntl.h>
@@ -28,26 +29,8 @@ void foley_shared_free(void *memory, size_t size) {
 
 // MARK: - The job
 
-size_t foley_statm_bytes(int field) {
-  int file = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (file < 0) return 0;
-  char text[128];
-  ssize_t got = read(file, text, sizeof text - 1);
-  close(file);
-  if (got <= 0) return 0;
-  text[got] = 0;
-  char *cursor = text;
-  for (int skipped = 0; skipped < field; skipped++) {
-    while (*cursor && *cursor != ' ') cursor++;
-    if (*cursor) cursor++;
-  }
-  size_t pages = 0;
-  for (; *cursor >= '0' && *cursor <= '9'; cursor++) pages = pages * 10 + (size_t)(*cursor - '0');
-  return pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 // The child's address space right now.
-static size_t current_address_space(void) { return foley_statm_bytes(0); }
+static size_t current_address_space(void) { return foley_platform_memory_bytes(0); }
 
 // Fault injection for the tests of containment, active only when FOLEY_DECODER_FAULTS is set
 // (debug builds: see foley_decoder_faults):
@@ -141,6 +124,15 @@ void foley_prepare_isolated_process(size_t memory_limit) {
   if (now > 0) {
     struct rlimit space = {now + memory_limit, now + memory_limit};
     setrlimit(RLIMIT_AS, &space);
+  } else {
+    // The platform cannot tell the address space (the POSIX seam): the private writable memory
+    // is capped instead, at the most this process has had resident so far plus the limit,
+    // rounded up to 64 MiB so that a restart gets the same cap. Linux enforces it; macOS does
+    // not, and there a runaway decoder is stopped by its time limit.
+    size_t resident = foley_platform_memory_bytes(1);
+    size_t cap = (resident + memory_limit + ((size_t)64 << 20) - 1) & ~(((size_t)64 << 20) - 1);
+    struct rlimit data = {cap, cap};
+    setrlimit(RLIMIT_DATA, &data);
   }
 }
 

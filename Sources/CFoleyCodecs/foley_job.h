@@ -6,9 +6,6 @@
 #include "foley_codecs.h"
 #include <stddef.h>
 
-// A field of /proc/self/statm in bytes (0 the address space, 1 the resident memory), 0 if it
-// cannot be read. Async-signal-safe (open, read, close): a forked child may call it.
-size_t foley_statm_bytes(int field);
 
 // What an isolated process does first: default crash signals, no core dumps, and at most
 // `memory_limit` more bytes of address space.

@@ -2,14 +2,14 @@
 // track the game hands it, so that no decoder bug can take the game down, at the cost of a
 // message rather than a fork per job.
 //
-// The service is the game's own executable run again (/proc/self/exe) with FOLEY_DECODER_SERVICE
+// The service is the game's own executable run again (foley_platform_spawn_self) with FOLEY_DECODER_SERVICE
 // in its environment: the constructor below sees it before any Swift code runs, serves requests
 // on the socket it was given, and never returns. It starts small (a fresh process, not a copy of
 // a game that has grown to a gigabyte, whose fork costs tens of milliseconds and whose pages it
 // would keep), lowers its own limits once, and dies with the game (a watcher thread sees the
 // game's end of the socket close).
 //
-// The game and the service share two buffers (memfds, mapped once on each side and replaced by
+// The game and the service share two buffers (shared memory, mapped once on each side and replaced by
 // larger ones when a job needs it): the game copies each job's bytes into one, the service
 // writes the decoded samples into the other, and a fixed-size report travels over the socket. A
 // crash closes the socket (the job fails as crashed, with the signal); a job that runs past its
@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "codec_internal.h"
 #include "foley_service.h"
+#include "foley_platform.h"
 #include <SDL2/SDL.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdatomic.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,7 +102,7 @@ static int send_with_fds(int socket, const void *data, size_t size, const int *f
   }
   ssize_t sent;
   do {
-    sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+    sent = foley_platform_send(socket, &message);
   } while (sent < 0 && errno == EINTR);
   return sent == (ssize_t)size ? 0 : -1;
 }
@@ -119,7 +118,7 @@ static ssize_t receive_with_fds(int socket, void *data, size_t size, int *fds, i
   message.msg_controllen = sizeof control;
   ssize_t got;
   do {
-    got = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    got = foley_platform_receive(socket, &message);
   } while (got < 0 && errno == EINTR);
   *count = 0;
   if (got > 0) {
@@ -144,7 +143,7 @@ static ssize_t receive_with_fds(int socket, void *data, size_t size, int *fds, i
 // MARK: - The service's side
 
 // The service's mapping of one of the game's two persistent buffers, kept while the game sends
-// the same memfd at the same size (a grown buffer comes as a new memfd).
+// the same shared memory at the same size (a grown buffer comes as a new one).
 typedef struct {
   ino_t inode;
   size_t size;
@@ -167,7 +166,7 @@ static void *mapped(cached_mapping *cache, int fd, size_t size, int writable) {
   return cache->address;
 }
 
-// Streams the service keeps open for the game: a track's bytes (its own memfd, mapped for the
+// Streams the service keeps open for the game: a track's bytes (its own shared memory, mapped for the
 // stream's life) and the decoder reading them.
 #define STREAM_SLOTS 64
 typedef struct {
@@ -348,7 +347,7 @@ __attribute__((constructor)) static void foley_service_entry(void) {
   watched = socket;
   pthread_t watcher;
   if (pthread_create(&watcher, NULL, watch_game, &watched) != 0) _exit(1);
-  prctl(PR_SET_NAME, "foley-decoder");
+  foley_platform_name_process("foley-decoder");
   foley_prepare_isolated_process((size_t)memory_limit);
   // Fault injection for the tests of a slow start (FOLEY_DECODER_FAULTS=slow-start in the game).
   const char *faults = foley_decoder_faults();
@@ -361,7 +360,7 @@ __attribute__((constructor)) static void foley_service_entry(void) {
 
 // MARK: - The game's side
 
-// One of the game's two buffers shared with the service (input bytes, output samples): a memfd
+// One of the game's two buffers shared with the service (input bytes, output samples): shared memory
 // mapped once, replaced by a larger one when a job needs more.
 typedef struct {
   int fd;
@@ -396,7 +395,7 @@ static atomic_ullong forks_while_starting;
 static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
   if (buffer->fd >= 0 && buffer->size >= size) return 0;
   size_t rounded = (size + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
-  int fd = memfd_create(name, MFD_CLOEXEC);
+  int fd = foley_platform_shared_memory(name);
   if (fd < 0) return -1;
   void *address = MAP_FAILED;
   if (ftruncate(fd, (off_t)rounded) == 0) {
@@ -419,13 +418,14 @@ static int ensure_buffer(job_buffer *buffer, size_t size, const char *name) {
 
 // An engine's streaming service, and its way to give up on it: the engine is closing, and a
 // service stuck in a decoder would otherwise hold the closing thread for the read's whole
-// timeout. Giving up wakes whoever waits (the service's own eventfd); a waiter then gives the
+// timeout. Giving up wakes whoever waits (the service's own wake-up); a waiter then gives the
 // service a short grace to answer, and kills it.
 struct foley_streaming {
   service_state service;
   atomic_int cancelled;
   atomic_int reads_waiting;  // 0 or 1: requests wait under the service's lock
-  int wake;                  // eventfd, -1 if none could be made (only the timeout ends a wait)
+  int wake[2];               // a wake-up (foley_platform_wake_make), -1 if none could be made
+                             // (only the timeout ends a wait)
 };
 
 enum { CANCEL_GRACE_MS = 100 };
@@ -441,7 +441,7 @@ static int wait_readable(int socket, int timeout_ms, foley_streaming *streaming)
   // sleeps: a short job's answer is taken without a wake-up.
   if (!streaming && readable_soon(socket)) return 1;
   int64_t deadline = milliseconds_now() + timeout_ms;
-  int watching = streaming && streaming->wake >= 0;
+  int watching = streaming && streaming->wake[0] >= 0;
   for (;;) {
     if (cancelled(streaming)) {
       int64_t grace = milliseconds_now() + CANCEL_GRACE_MS;
@@ -450,7 +450,7 @@ static int wait_readable(int socket, int timeout_ms, foley_streaming *streaming)
     }
     int64_t left = deadline - milliseconds_now();
     if (left <= 0) return 0;
-    struct pollfd watch[2] = {{socket, POLLIN, 0}, {watching ? streaming->wake : -1, POLLIN, 0}};
+    struct pollfd watch[2] = {{socket, POLLIN, 0}, {watching ? streaming->wake[0] : -1, POLLIN, 0}};
     int ready = poll(watch, watching ? 2 : 1, (int)left);
     if (ready > 0 && watch[0].revents) return 1;
     if (ready > 0 && watching && watch[1].revents) continue;  // given up: the loop's top sees it
@@ -475,7 +475,7 @@ static int stop_service(service_state *service, int kill_it) {
 
 static int start_service(service_state *service, size_t memory_limit) {
   int pair[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return -1;
+  if (foley_platform_message_sockets(pair) != 0) return -1;
   // The socket becomes fd 3 in the service and every other descriptor above 2 is closed there:
   // a service lives as long as the game, so any descriptor it inherited (a pipe the game had just
   // made for a child process of its own, say) would stay open as long, and whoever reads that
@@ -498,14 +498,9 @@ static int start_service(service_state *service, size_t memory_limit) {
   }
   environment[used++] = variable;
   environment[used] = NULL;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pair[1], SERVICE_FD);  // dup2 leaves the copy open across exec
-  posix_spawn_file_actions_addclosefrom_np(&actions, SERVICE_FD + 1);
   char *arguments[] = {"foley-decoder", NULL};
   pid_t pid = 0;
-  int failed = posix_spawn(&pid, "/proc/self/exe", &actions, NULL, arguments, environment);
-  posix_spawn_file_actions_destroy(&actions);
+  int failed = foley_platform_spawn_self(pair[1], SERVICE_FD, arguments, environment, &pid);
   free(environment);
   close(pair[1]);
   if (failed) {
@@ -639,7 +634,7 @@ int foley_service_run(const void *bytes, size_t length, const foley_target *targ
   // The service is still starting (about 20 ms: the game's executable, run again, loads every
   // library it links): a game that is still small forks a child for this job rather than wait.
   if (atomic_load(&decoder_starting)) {
-    size_t resident = foley_statm_bytes(1);
+    size_t resident = foley_platform_memory_bytes(1);
     if (resident > 0 && resident <= fork_while_starting_limit()) {
       atomic_fetch_add(&forks_while_starting, 1);
       return -1;
@@ -690,7 +685,7 @@ uint64_t foley_service_starts(void) {
 
 int32_t foley_service_pid(void) { return atomic_load(&decoder.visible_pid); }
 
-int foley_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
+int foley_shared_memory(const char *name) { return foley_platform_shared_memory(name); }
 
 // MARK: - Streams in the service
 
@@ -704,17 +699,14 @@ foley_streaming *foley_streaming_make(void) {
   atomic_init(&streaming->service.visible_pid, 0);
   atomic_init(&streaming->cancelled, 0);
   atomic_init(&streaming->reads_waiting, 0);
-  streaming->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  foley_platform_wake_make(streaming->wake);
   return streaming;
 }
 
 void foley_streaming_cancel(foley_streaming *streaming) {
   if (!streaming) return;
   atomic_store(&streaming->cancelled, 1);
-  uint64_t one = 1;
-  if (streaming->wake >= 0 && write(streaming->wake, &one, sizeof one) < 0) {
-    // The counter is full (never in practice): the waiter is awake already.
-  }
+  foley_platform_wake_signal(streaming->wake);
 }
 
 static void free_buffer(job_buffer *buffer) {
@@ -735,7 +727,7 @@ void foley_streaming_free(foley_streaming *streaming) {
   foley_streaming_stop(streaming);
   free_buffer(&streaming->service.input);
   free_buffer(&streaming->service.output);
-  if (streaming->wake >= 0) close(streaming->wake);
+  foley_platform_wake_close(streaming->wake);
   pthread_mutex_destroy(&streaming->service.lock);
   free(streaming);
 }
@@ -769,7 +761,7 @@ struct foley_remote {
   int channels;
   int timeout_ms;
   // What reopens the stream in a new service when its own one is lost between requests: the
-  // bytes' memfd (the caller keeps it open as long as the remote), their length, the limit, and
+  // bytes' shared memory (the caller keeps it open as long as the remote), their length, the limit, and
   // where the decoder is (frames since the last seek).
   int fd;
   size_t length;

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A value behind a `pthread_mutex_t`: the lock Foley uses for state shared between threads.
 ///
 /// Why not `Synchronization.Mutex`: on Linux it is built on futexes that ThreadSanitizer does not
@@ -45,7 +41,7 @@
     return try body(&value)
   }
 
-  // Not inlined themselves: Glibc is imported internally.
+  // Not inlined themselves: the C library is imported internally.
   @usableFromInline func lock() { pthread_mutex_lock(mutex) }
   @usableFromInline func unlock() { pthread_mutex_unlock(mutex) }
 }

@@ -1,9 +1,5 @@
 public import Logging
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension Logger {
   /// The logger a Foley type uses when the game passes none: `label`, at the level the
   /// `FOLEY_LOG_LEVEL` environment variable names (`trace`, `debug`, `info`, `notice`, `warning`,

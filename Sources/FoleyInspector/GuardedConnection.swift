@@ -1,8 +1,5 @@
+import FoleyCore
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Milliseconds on the monotonic clock.
 func now() -> Int64 {

@@ -1,8 +1,5 @@
+import FoleyCore
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The guard's reading of requests: the head against its limits, the rewritten request sent on,
 /// a plain body up to its length, a WebSocket's frames checked header by header.

@@ -1,8 +1,5 @@
+import FoleyCore
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The limits the inspector's front door enforces before a byte reaches the HTTP server.
 struct GuardLimits: Sendable {
@@ -299,7 +296,7 @@ struct GuardLoop {
   /// A connection to the server's Unix socket (blocking connect: it is local and the server
   /// accepts at once; non-blocking after), or -1.
   func connectUpstream() -> Int32 {
-    let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let socket = SystemCall.streamSocket(domain: AF_UNIX, nonBlocking: false)
     guard socket >= 0 else { return -1 }
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)

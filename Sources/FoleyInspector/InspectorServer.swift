@@ -7,10 +7,6 @@ public import FoleySoundMap
 public import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The browser inspector: an HTTP server in the game's process that serves one page showing every
 /// voice, bus meter, the spectrum, the music and the sound map's event log of the running game,
 /// streamed live over a WebSocket, and lets a sound designer move bus volumes and mutes and post
@@ -211,8 +207,7 @@ public final class InspectorServer: Sendable {
 
   /// A listening IPv4 socket bound to `address` (non-blocking, close-on-exec).
   private static func listen(on address: sockaddr_in, description: String) throws(InspectorError) -> Int32 {
-    let socket = Glibc.socket(
-      AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let socket = SystemCall.streamSocket(domain: AF_INET, nonBlocking: true)
     guard socket >= 0 else { throw .cannotStart("cannot make a socket: \(String(cString: strerror(errno)))") }
     var yes: Int32 = 1
     setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -222,7 +217,7 @@ public final class InspectorServer: Sendable {
         bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard bound == 0, Glibc.listen(socket, 128) == 0 else {
+    guard bound == 0, SystemCall.listen(socket, 128) == 0 else {
       let reason = String(cString: strerror(errno))
       close(socket)
       throw .cannotStart("cannot listen on \(description): \(reason) (is the port taken?)")

@@ -1,12 +1,9 @@
 import Dispatch
 @_spi(FoleyStreams) package import FoleyAudio
+import FoleyCore
 import FoleySession
 package import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 // Music on the engine's stream thread: starting, seeking and pausing music streams, opening
 // tracks, filling the rings from them, and handing over to the next track.

@@ -113,6 +113,7 @@ package final class TrackChecker: Sendable {
     guard !data.isEmpty else { return .failed(SoundError(.empty, asset: track.name)) }
     let bytes = TrackBytes(data)
     guard isolated else { return .passed(bytes) }
+    SoundDecoder.locateServiceExecutable()
     var report = foley_decode_result()
     let status = foley_check_isolated(
       bytes.buffer.baseAddress, bytes.buffer.count, nil, Int32(timeout * 1_000),

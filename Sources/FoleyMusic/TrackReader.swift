@@ -3,10 +3,6 @@ internal import CFoleyCodecs
 import FoleyCore
 package import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One track opened for streaming: its decoder, its loop region and passes, its position.
 ///
 /// Reading stops at the loop region's end while passes remain and continues from its start (a
@@ -217,7 +213,7 @@ package final class TrackBytes: @unchecked Sendable {
 
   package init(_ data: Data) {
     let size = max(1, data.count)
-    var descriptor = foley_memfd("foley-track")
+    var descriptor = foley_shared_memory("foley-track")
     var mapped: UnsafeMutableRawPointer?
     if descriptor >= 0, ftruncate(descriptor, off_t(size)) == 0 {
       let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)

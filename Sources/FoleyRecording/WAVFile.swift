@@ -1,10 +1,6 @@
 import FoleyCore
 public import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Reading, checking and repairing the WAV files Foley records (and any other PCM or IEEE-float
 /// WAV).
 ///

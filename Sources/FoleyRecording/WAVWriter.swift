@@ -1,8 +1,5 @@
+import FoleyCore
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Streams samples to a WAV file with POSIX calls, so every failure has its errno (a full disk is
 /// `ENOSPC`, a file-size limit `EFBIG`) and the header can be patched in place.
@@ -98,7 +95,7 @@ final class WAVWriter {
   }
 
   func close() {
-    if descriptor >= 0 { _ = Glibc.close(descriptor) }
+    if descriptor >= 0 { _ = SystemCall.close(descriptor) }
     descriptor = -1
   }
 

@@ -265,10 +265,13 @@ struct StreamingServiceTests {
     #expect(abs(heard - 660) < 5, "heard \(heard) Hz")
   }
 
-  /// The address-space limit of process `pid`, from `/proc/<pid>/limits` (nil if unlimited).
+  /// The memory limit of process `pid`, from `/proc/<pid>/limits` (nil if unlimited): its address
+  /// space on the Linux seam, its private writable memory on the POSIX seam (which cannot tell
+  /// the address space).
   static func addressSpaceLimit(of pid: Int32) -> Int? {
+    let name = String(cString: foley_platform_name()) == "linux" ? "Max address space" : "Max data size"
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
-      let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max address space") })
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
     else { return nil }
     return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
   }

@@ -162,7 +162,7 @@ uint64_t foley_service_forks_while_starting(void);
 
 // A stream decoded in a streaming service: a helper process of one engine's (beside the
 // process-wide service that decodes whole sounds), so one engine's stuck stream never holds
-// another's. The track's bytes stay in the memfd `fd` (`length` bytes), which the service maps;
+// another's. The track's bytes stay in the shared memory `fd` (`length` bytes), which the service maps;
 // reads, seeks and tags are foley_source's, across the process boundary. When the service dies on a
 // stream's request (a crash, a read past `timeout_ms`), that read or seek fails (-1,
 // foley_remote_error says why) and the next open starts a new service. When it is lost between
@@ -187,8 +187,16 @@ int foley_streaming_reads_waiting(const foley_streaming *streaming);
 // service to be ready, about 20 ms): for a thread that prepares tracks, so that their first open
 // does not wait for the start. 0 when the service runs, -1 if it cannot start or was given up.
 int foley_streaming_prewarm(foley_streaming *streaming, size_t memory_limit);
-// A new memfd (close-on-exec), for bytes the streaming service is to map; -1 if none can be made.
-int foley_memfd(const char *name);
+// New shared memory (close-on-exec), for bytes the streaming service is to map; -1 if none can
+// be made.
+int foley_shared_memory(const char *name);
+
+// Where this program's executable is, for starting the decoding service on a platform that
+// cannot tell (not Linux, not macOS). The engine passes it as it opens; NULL forgets it.
+void foley_set_service_executable(const char *path);
+
+// "linux" or "posix": which platform seam this build has (foley_platform.h).
+const char *foley_platform_name(void);
 foley_remote *foley_remote_open(foley_streaming *streaming, int fd, size_t length, int timeout_ms,
                                 size_t memory_limit, foley_info *info, int *status, char *error,
                                 size_t error_size);

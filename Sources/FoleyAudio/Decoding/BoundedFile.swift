@@ -1,8 +1,5 @@
+import FoleyCore
 package import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Reading a file a game or a player supplies, with the same rule everywhere (sounds, sound maps,
 /// scripts): it must be a regular file — a FIFO or a device is refused at once instead of blocking
@@ -37,7 +34,7 @@ package enum BoundedFile {
     var done = 0
     let failure: Int32? = data.withUnsafeMutableBytes { buffer -> Int32? in
       while done < size {
-        let got = Glibc.read(descriptor, buffer.baseAddress! + done, size - done)
+        let got = SystemCall.read(descriptor, buffer.baseAddress! + done, size - done)
         if got < 0 {
           if errno == EINTR { continue }
           return errno

@@ -24,7 +24,19 @@ package struct SoundDecoder: Sendable {
 
   /// Starts the decoding service on a thread of its own, unless it runs or is starting
   /// (`foley_service_prewarm`).
-  static func prewarmService() { foley_service_prewarm(childMemoryLimit) }
+  static func prewarmService() {
+    locateServiceExecutable()
+    foley_service_prewarm(childMemoryLimit)
+  }
+
+  /// Tells the services' C side where this program's executable is, once, before any service
+  /// starts: Linux and macOS find it themselves, the POSIX build elsewhere cannot (Foundation's
+  /// answer is the platform's own).
+  package static func locateServiceExecutable() { _ = executableLocated }
+
+  private static let executableLocated: Void = {
+    foley_set_service_executable(Bundle.main.executablePath)
+  }()
 
   package func decode(_ data: Data, name: String) throws(SoundError) -> DecodedSamples {
     guard !data.isEmpty else { throw SoundError(.empty, asset: name) }
@@ -32,6 +44,7 @@ package struct SoundDecoder: Sendable {
       sample_rate: Int32(format.sampleRate), channels: Int32(format.channels),
       is_float: format.sampleFormat == .float32 ? 1 : 0)
     let capacity = foley_decode_capacity(&target, maximumDuration)
+    if isolated { Self.locateServiceExecutable() }
     let (status, result, samples) =
       isolated ? decodeInChild(data, &target, capacity) : decodeHere(data, &target, capacity)
     guard status == FOLEY_OK.rawValue, let samples else {

@@ -3,10 +3,6 @@ import FoleyCore
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A stream the engine's stream filler keeps fed: a music track's stream (FoleyMusic), a
 /// generator's ``PCMStream`` (speech). Every method runs on the filler's queue.
 package protocol FilledStream: AnyObject {

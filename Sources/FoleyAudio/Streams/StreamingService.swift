@@ -13,7 +13,10 @@ package final class StreamingService: @unchecked Sendable {
   /// streams decode in this process).
   package let handle: OpaquePointer?
 
-  package init() { handle = foley_streaming_make() }
+  package init() {
+    SoundDecoder.locateServiceExecutable()
+    handle = foley_streaming_make()
+  }
 
   /// Gives up on every request, now and from now on: the engine is closing.
   package func cancel() { foley_streaming_cancel(handle) }
