@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes this machine ready to build and test Foley. Idempotent: installs only what is missing and
-# says what it did. Needs root (or sudo) for apt-get; Debian/Ubuntu only.
+# says what it did. Installs on Debian and Ubuntu (apt-get: root or sudo); elsewhere it checks
+# with pkg-config what the build needs and says what to install (the Platforms article).
 set -euo pipefail
 
 # Build and test needs: SDL2 and SDL_mixer headers, the decoders' headers (libvorbisfile,
@@ -21,6 +22,29 @@ say() { printf 'setup: %s\n' "$*"; }
 # --list: print the packages, one line, for a game's own set-up (apt-get install $(… --list)).
 if [ "${1:-}" = "--list" ]; then
   echo "${packages[*]}"
+  exit 0
+fi
+
+# Not Debian or Ubuntu: no package of ours to install here. Say what is supported, and check the
+# libraries the build links through pkg-config (as SwiftPM finds them).
+if ! command -v dpkg-query >/dev/null; then
+  modules=(sdl2 SDL2_mixer vorbisfile opusfile flac libmpg123 samplerate libebur128 libcrypto espeak-ng)
+  case "$(uname -s)" in
+    Darwin) hint="brew install pkg-config sdl2 sdl2_mixer libvorbis opusfile flac mpg123 libsamplerate libebur128 kissfft openssl@3 espeak-ng" ;;
+    *) hint="your system's development packages for: ${modules[*]}" ;;
+  esac
+  say "$(uname -s): Foley installs its packages on Debian and Ubuntu only; it is built and tested on Linux, and written for macOS (see the Platforms article)"
+  if ! command -v pkg-config >/dev/null; then
+    say "no pkg-config here; install it and the libraries: $hint" >&2
+    exit 1
+  fi
+  absent=()
+  for module in "${modules[@]}"; do pkg-config --exists "$module" || absent+=("$module"); done
+  if [ ${#absent[@]} -gt 0 ]; then
+    say "pkg-config cannot find ${absent[*]}; install them: $hint" >&2
+    exit 1
+  fi
+  say "pkg-config finds ${modules[*]}"
   exit 0
 fi
 

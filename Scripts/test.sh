@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Sets up what is missing, builds, and runs every test headlessly on real SDL with its dummy
 # drivers (unless SDL_AUDIODRIVER / SDL_VIDEODRIVER already name others).
-#   Scripts/test.sh [--tsan] [swift test arguments, e.g. --filter Limiter]
+#   Scripts/test.sh [--tsan | --portable] [swift test arguments, e.g. --filter Limiter]
 # --tsan builds and runs the suite under ThreadSanitizer (in .build-tsan); any report fails it.
+# --portable builds with the POSIX platform seam (FOLEY_PORTABLE=1, in .build-portable: the
+# calls every platform but Linux uses) and runs the suites that go through it: decoding,
+# streaming, recording, the session, and the seam's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +29,13 @@ if [ "${1:-}" = "--tsan" ]; then
   # Decoders run in forked children; TSan must let a child of a threaded process live. A report
   # makes the process exit with 66, which fails the run.
   export TSAN_OPTIONS="${TSAN_OPTIONS:-die_after_fork=0:exitcode=66:second_deadlock_stack=1}"
+elif [ "${1:-}" = "--portable" ]; then
+  shift
+  flags=(--scratch-path .build-portable)
+  export FOLEY_PORTABLE=1
+  if [ "$#" -eq 0 ]; then
+    set -- --filter 'DecodingServiceTests|StreamingServiceTests|UntrustedFileTests|DecoderTests|PlatformSeamTests|FoleyRecordingTests|FoleySessionTests|FoleyMusicTests'
+  fi
 fi
 echo "test: SDL_AUDIODRIVER=$SDL_AUDIODRIVER SDL_VIDEODRIVER=$SDL_VIDEODRIVER ${flags[*]}"
 
