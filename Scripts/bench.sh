@@ -80,6 +80,8 @@ foley_group offline
 foley_group virtual
 foley_group inspector
 foley_group soundmap
+echo "bench: a busy game's whole frame, with sound and without (Foley)…" >&2
+foley_group frame
 echo "bench: 256 moving positional voices (Foley, then C)…" >&2
 foley_group positional
 positional="$("$work/raw_mixer" positional "$work/long.wav" "$seconds" 256)"

@@ -271,6 +271,22 @@ struct BenchTable {
       number("positional_geometry_every_update_cpu_percent_256"), nil,
       "reference: the same with `geometryUpdateSpread` 1", nil)
     row(
+      "frame_sound_share_us_median", number("frame_sound_share_us_median"), nil,
+      "≤ 500 (a busy game's frame, game-thread CPU with sound minus without, median; see below)",
+      number("frame_sound_share_us_median").map { $0 <= 500 })
+    row(
+      "frame_sound_share_us_p99", number("frame_sound_share_us_p99"), nil,
+      "≤ 1,000 (the same, 99th percentile)", number("frame_sound_share_us_p99").map { $0 <= 1_000 })
+    row(
+      "frame_us_median", number("frame_us_median"), nil,
+      "reference: the whole frame with sound, median (`frame_us_p99` the 99th percentile)", nil)
+    row(
+      "frame_silent_us_median", number("frame_silent_us_median"), nil,
+      "reference: the same frame with sound disabled, median", nil)
+    row(
+      "frame_cpu_percent", number("frame_cpu_percent"), nil,
+      "reference: process CPU with sound, % of a core (`frame_silent_cpu_percent` without)", nil)
+    row(
       "raw_c_positional_update_us_256", number("raw_c_positional_update_us_256"), nil,
       "reference (C: Mix_SetPosition on 256 channels each frame, same circles)", nil)
     row(

@@ -28,7 +28,11 @@ extension SceneAudioLink {
     }
     captions?.update(place: place)
     haptics?.update(place: place)
-    if !accessibleNodes.isEmpty { accessibleNodes = accessibleNodes.filter { !$0.value.voice.isFinished } }
+    // The finished ones removed in place: a filtered copy made a new table every update.
+    guard !accessibleNodes.isEmpty else { return }
+    for (key, held) in accessibleNodes where held.voice.isFinished { finishedAccessible.append(key) }
+    for key in finishedAccessible { accessibleNodes.removeValue(forKey: key) }
+    finishedAccessible.removeAll(keepingCapacity: true)
   }
 
   // MARK: - Walls, doors and rooms

@@ -118,6 +118,8 @@ package final class SceneAudioLink {
   var listenerReturn: Double?
   /// The captioned or rumbling positional voices and the nodes they follow, until they finish.
   var accessibleNodes: [ObjectIdentifier: (voice: Voice, node: Node)] = [:]
+  /// The finished ones found in an update, removed after the look (storage kept between updates).
+  var finishedAccessible: [ObjectIdentifier] = []
   /// The audio nodes in the scene.
   private(set) var audioNodes: [AudioNode] = []
   private var audioNodeSet: Set<ObjectIdentifier> = []
@@ -281,6 +283,8 @@ package final class SceneAudioLink {
       isInNearList: slotState[slot].isInNearList)
     occupants &+= 1
     slotState[slot].occupant = occupants
+    // Its start was placed through the walls as they are: the worker places it from now on.
+    if place.path != nil, geometry != nil { slotState[slot].acousticVersion = geometryVersion }
     if tiersValid { sortIntoTier(slot) }
     // The node keeps its own slots (a field in its storage, not a table to search per move).
     NodeAudio.ensure(node).positionalSlots.append(PositionalSlot(link: ObjectIdentifier(self), slot: slot))
