@@ -96,11 +96,7 @@ enum FrameBenchmarks {
     // The game's own work, outside the timed part: where each emitter is this frame.
     func nextPositions() {
       time += 1.0 / 60
-      for index in 0..<voices {
-        let angle = time * (0.5 + Double(index % 7) * 0.2) + Double(index) * 2.399
-        let radius = 30 + Double(index % 256) * 2
-        positions[index] = Point(x: radius * cos(angle), y: radius * sin(angle))
-      }
+      for index in 0..<voices { positions[index] = PositionalBenchmarks.circlePosition(index, at: time) }
     }
     var frameNumber = 0
     func frame() {

@@ -35,6 +35,14 @@ enum PositionalBenchmarks {
     return nodes
   }
 
+  /// Where emitter `index` is at `time`: each of 256 on its own circle round the origin (30 to
+  /// 540 points out), at its own speed, so every voice's distance and pan change every frame.
+  static func circlePosition(_ index: Int, at time: Double) -> Point {
+    let angle = time * (0.5 + Double(index % 7) * 0.2) + Double(index) * 2.399
+    let radius = 30 + Double(index % 256) * 2
+    return Point(x: radius * cos(angle), y: radius * sin(angle))
+  }
+
   static func measure(
     _ long: Data, seconds: Double, geometry: Bool = false, spread: Int = SpatialAudio().geometryUpdateSpread,
     logger: Logger
@@ -64,11 +72,7 @@ enum PositionalBenchmarks {
     // every voice's distance and pan change every frame.
     func nextPositions() {
       time += 1.0 / 60
-      for index in 0..<voices {
-        let angle = time * (0.5 + Double(index % 7) * 0.2) + Double(index) * 2.399
-        let radius = 30 + Double(index) * 2
-        positions[index] = Point(x: radius * cos(angle), y: radius * sin(angle))
-      }
+      for index in 0..<voices { positions[index] = circlePosition(index, at: time) }
     }
     // Foley's part: the moves and the scene's update, which places every voice.
     func frame() {

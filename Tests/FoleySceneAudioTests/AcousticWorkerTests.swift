@@ -24,15 +24,12 @@ struct AcousticWorkerTests {
     ]
   }
 
-  /// The same walls as the geometry the engine builds from them.
-  static func geometry() -> AcousticGeometry {
-    var geometry = AcousticGeometry()
-    geometry.addWall([Point(x: 150, y: -100), Point(x: 150, y: 100)], material: .wall)
-    geometry.addWall([Point(x: -400, y: 250), Point(x: -50, y: 250)], material: .wall)
-    geometry.addPortal(from: Point(x: -50, y: 250), to: Point(x: 50, y: 250), openness: 0.6, closed: .wood)
-    geometry.addWall([Point(x: 50, y: 250), Point(x: 400, y: 250)], material: .wall)
-    geometry.index()
-    return geometry
+  /// The geometry the engine builds from those walls, built the engine's way (their scene's
+  /// acoustics).
+  static func geometry() throws -> AcousticGeometry {
+    let scene = Scene(size: Size(width: 800, height: 600))
+    for node in walls() { scene.addChild(node) }
+    return try #require(SceneAcoustics.of(scene)).geometry(in: scene)
   }
 
   /// Where the moving source is at update `step`: round the listener, 320 points out, from below
@@ -87,7 +84,7 @@ struct AcousticWorkerTests {
     let placements = try Self.placements(updates: 120, spread: 1)
     var spatial = SpatialAudio()
     spatial.distanceModel = .inverse(reference: 50, rolloff: 1)
-    var geometry = Self.geometry()
+    var geometry = try Self.geometry()
     var behindWalls = 0
     // Update 0 starts the voice, placed at once; from update 2 on, the worker's answers.
     for step in 2..<placements.count {
@@ -107,7 +104,7 @@ struct AcousticWorkerTests {
     let placements = try Self.placements(updates: 60, spread: 4)
     var spatial = SpatialAudio()
     spatial.distanceModel = .inverse(reference: 50, rolloff: 1)
-    var geometry = Self.geometry()
+    var geometry = try Self.geometry()
     // Every placement is the path through walls walked within the last 4 updates, from one
     // update before.
     for step in 2..<placements.count {
