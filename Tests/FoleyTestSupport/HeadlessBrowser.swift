@@ -13,8 +13,10 @@ public enum HeadlessBrowser {
   public static var isInstalled: Bool { path != nil }
 
   /// The page at `url` after `budget` milliseconds of its virtual time (its timers and
-  /// WebSocket messages run; the dump waits for the network to settle).
-  public static func dumpDOM(_ url: String, budget: Int = 3_000, timeout: Double = 60) throws -> String {
+  /// WebSocket messages run; the dump waits for the network to settle). Chromium is killed after
+  /// `timeout` seconds of wall time, generous: on a loaded two-core machine its start alone took
+  /// more than a minute once, and the kill left an empty page.
+  public static func dumpDOM(_ url: String, budget: Int = 3_000, timeout: Double = 180) throws -> String {
     guard let path else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "chromium"]) }
     let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
       "foley-chromium-\(UUID().uuidString)")
