@@ -36,12 +36,32 @@ struct QueueOwnershipTests {
       }
     }
 
-    @Test("the same state read on its queue, in the same kind of child process, does not")
+    @Test("the mixer core's queue state read from the test thread traps")
+    func mixerQueueStateReadOffQueueTraps() async {
+      await #expect(processExitsWith: .failure) {
+        let engine = try AudioEngine(embedded: EmbeddedMixer())
+        _ = engine.core.state.isOpen
+      }
+    }
+
+    @Test("the mixer core's queue state written from the test thread traps")
+    func mixerQueueStateWrittenOffQueueTraps() async {
+      await #expect(processExitsWith: .failure) {
+        let engine = try AudioEngine(embedded: EmbeddedMixer())
+        engine.core.state.isOpen = true
+      }
+    }
+
+    @Test("the same state read and written on its queue, in the same kind of child process, does not")
     func mixerStateOnQueueIsFine() async {
       await #expect(processExitsWith: .success) {
         let engine = try AudioEngine(embedded: EmbeddedMixer())
         let channels = engine.core.syncOnQueue { engine.core.table.channelCount }
-        precondition(channels > 0)
+        let isOpen = engine.core.syncOnQueue {
+          engine.core.state.isOpen = true
+          return engine.core.state.isOpen
+        }
+        precondition(channels > 0 && isOpen)
         engine.close()
       }
     }

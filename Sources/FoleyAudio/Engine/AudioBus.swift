@@ -267,7 +267,7 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
     }
     core.audibleLimits.withLock { $0[category] = count }
     core.queue.async { [core] in
-      guard core.isOpen else { return }
+      guard core.state.isOpen else { return }
       core.allGainsChanged(category: nil)
       core.rebalanceVoices()
       core.scheduleFallbackWake()

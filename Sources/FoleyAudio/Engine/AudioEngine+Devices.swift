@@ -30,7 +30,7 @@ extension AudioEngine {
       let available = outputDevices.map(\.name)
       guard available.contains(name) else { throw .notFound(name, available: available) }
     }
-    let (failure, hasDevice) = core.syncOnQueue { (core.switchDevice(to: name), core.hasDevice) }
+    let (failure, hasDevice) = core.syncOnQueue { (core.switchDevice(to: name), core.state.hasDevice) }
     // Without any device (not even the one before), the engine is as after a loss: silent, its
     // voices kept, waiting for a device to be added.
     if hasDevice { clearDeviceLost() } else { addDeviceLost() }

@@ -8,8 +8,8 @@ extension MixerCore {
   /// same format. Returns whether a device is open afterwards.
   func replaceDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { return false }
-    if hasDevice { closeDeviceKeepingVoices() }
+    guard state.isOpen else { return false }
+    if state.hasDevice { closeDeviceKeepingVoices() }
     guard reopenDevice() else { return false }
     outputDeviceName.withLock { $0 = nil }  // a lost device is replaced by the default
     return true
@@ -19,7 +19,7 @@ extension MixerCore {
   /// whether this attempt opened a device (false when there already was one).
   func retryDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen, !hasDevice else { return false }
+    guard state.isOpen, !state.hasDevice else { return false }
     return reopenDevice()
   }
 
@@ -33,7 +33,7 @@ extension MixerCore {
       if kept.stream != nil {
         // A stream's place is in its ring, which waits untouched: the carrier just starts again.
         kept.loops = -1
-        orphans.append(kept)
+        state.orphans.append(kept)
         continue
       }
       guard let progress else {
@@ -51,7 +51,7 @@ extension MixerCore {
         kept.position = progress.frame
         kept.loops = progress.loops
       }
-      orphans.append(kept)
+      state.orphans.append(kept)
     }
     // Closing stops the channels without reporting them: they are kept, not finished.
     backend.close()
@@ -62,9 +62,9 @@ extension MixerCore {
       if slot.isReleasing, slot.stream != nil, slot.voice.isVirtual { streamLaneEnded(slot.voice) }
     }
     table.removeAll()
-    releases.removeAll()
+    state.releases.removeAll()
     backend.scheduleService(at: nil)
-    hasDevice = false
+    state.hasDevice = false
     deviceID.store(0, ordering: .releasing)
   }
 
@@ -73,9 +73,9 @@ extension MixerCore {
   /// Returns the reason it did not open, nil when it did.
   func switchDevice(to name: String?) -> SDLError? {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { return SDLError(operation: "switchOutput", message: "the engine is closed") }
+    guard state.isOpen else { return SDLError(operation: "switchOutput", message: "the engine is closed") }
     let previous = outputDeviceName.withLock { $0 }
-    if hasDevice { closeDeviceKeepingVoices() }
+    if state.hasDevice { closeDeviceKeepingVoices() }
     var failure: SDLError?
     if reopenDevice(named: name, onFailure: { failure = $0 }) {
       outputDeviceName.withLock { $0 = name }
@@ -93,10 +93,10 @@ extension MixerCore {
       reopened = try backend.open(configuration, deviceName: name)
     } catch {
       onFailure(error)
-      if hasWarnedAboutDevice {
+      if state.hasWarnedAboutDevice {
         logger.info("still no audio device: \(error.message)")
       } else {
-        hasWarnedAboutDevice = true
+        state.hasWarnedAboutDevice = true
         logger.warning("no audio device opens (\(error.message)); silent until a device is added")
       }
       return false
@@ -110,14 +110,14 @@ extension MixerCore {
       backend.close()
       return false
     }
-    hasDevice = true
-    hasWarnedAboutDevice = false
+    state.hasDevice = true
+    state.hasWarnedAboutDevice = false
     deviceID.store(backend.deviceID, ordering: .releasing)
     backend.connect(mixer: mixer)
     growChannels(
-      to: max(1, min(max(configuration.initialChannels, orphans.count), configuration.maximumChannels)))
+      to: max(1, min(max(configuration.initialChannels, state.orphans.count), configuration.maximumChannels)))
     var restored = 0
-    for orphan in orphans.sorted(by: { $0.order < $1.order }) {
+    for orphan in state.orphans.sorted(by: { $0.order < $1.order }) {
       if restore(orphan) {
         restored += 1
       } else {
@@ -125,7 +125,7 @@ extension MixerCore {
         orphan.voice.setState(.finished)
       }
     }
-    orphans.removeAll()
+    state.orphans.removeAll()
     logger.info("audio device opened: \(reopened.driver), restored \(restored) voice(s)")
     return true
   }

@@ -16,7 +16,7 @@ extension MixerCore {
     }
     let rate = Double(format.sampleRate)
     var voices: [VoiceSnapshot] = []
-    voices.reserveCapacity(channels.count + virtual.voices.count + orphans.count)
+    voices.reserveCapacity(channels.count + state.virtual.voices.count + state.orphans.count)
     for (index, channel) in channels.enumerated() {
       guard let slot = table[channel] else { continue }
       let state: VoiceSnapshot.State =
@@ -30,7 +30,7 @@ extension MixerCore {
       }
       voices.append(entry)
     }
-    for virtualVoice in virtual.voices.values {
+    for virtualVoice in state.virtual.voices.values {
       let slot = virtualVoice.slot
       let state: VoiceSnapshot.State =
         slot.voice.state == .paused ? .paused : slot.sessionMode == .paused ? .held : .virtual
@@ -45,7 +45,7 @@ extension MixerCore {
       }
       voices.append(entry)
     }
-    for slot in orphans { voices.append(describe(slot, state: .waiting, clock: clock)) }
+    for slot in state.orphans { voices.append(describe(slot, state: .waiting, clock: clock)) }
     voices.sort { $0.id < $1.id }
     return (clock, voices)
   }

@@ -6,7 +6,7 @@ extension MixerCore {
   /// Connects the mix and allocates the first channels. Called once, on the queue.
   package func start() {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard hasDevice else { return }
+    guard state.hasDevice else { return }
     deviceID.store(backend.deviceID, ordering: .releasing)
     backend.connect(mixer: mixer)
     growChannels(to: max(1, min(configuration.initialChannels, configuration.maximumChannels)))
@@ -15,10 +15,10 @@ extension MixerCore {
   /// Halts every channel and closes the mixer. Called once, on the queue.
   package func shutDown() {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { return }
-    isOpen = false
+    guard state.isOpen else { return }
+    state.isOpen = false
     backend.scheduleService(at: nil)
-    if hasDevice {
+    if state.hasDevice {
       for channel in table.occupiedChannels { backend.halt(channel) }
       processFinishedChannels()
     }
@@ -28,18 +28,18 @@ extension MixerCore {
       return pending.take()
     }
     for request in waiting { finish(request.voice, counting: .failed) }
-    for waiting in awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }
-    awaitingDecode.removeAll()
-    for orphan in orphans { orphan.voice.setState(.finished) }
-    orphans.removeAll()
-    for entry in virtual.voices.values { finishVirtual(entry.slot.voice) }
-    virtual.scratch?.deallocate()
-    virtual.scratch = nil
-    if hasDevice { backend.close() }
+    for waiting in state.awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }
+    state.awaitingDecode.removeAll()
+    for orphan in state.orphans { orphan.voice.setState(.finished) }
+    state.orphans.removeAll()
+    for entry in state.virtual.voices.values { finishVirtual(entry.slot.voice) }
+    state.virtual.scratch?.deallocate()
+    state.virtual.scratch = nil
+    if state.hasDevice { backend.close() }
     backend.detach()
-    hasDevice = false
+    state.hasDevice = false
     deviceID.store(0, ordering: .releasing)
     table.removeAll()
-    releases.removeAll()
+    state.releases.removeAll()
   }
 }

@@ -38,7 +38,7 @@ extension MixerCore {
   /// A voice asked for a rate or a filter after it started: its lane gets a shaper.
   func giveShaper(to voice: Voice) {
     queue.async { [self] in
-      guard isOpen, hasDevice, let channel = table.channel(of: voice) else { return }
+      guard state.isOpen, state.hasDevice, let channel = table.channel(of: voice) else { return }
       ensureShaper(on: channel)
     }
   }
@@ -48,7 +48,7 @@ extension MixerCore {
   package func setEffects(_ effects: [AudioEffect], onBus bus: Int, keys: [(CompressorEffect, Int)] = []) {
     let keys = UncheckedKeys(keys: keys)
     queue.async { [self] in
-      guard isOpen else { return }
+      guard state.isOpen else { return }
       backend.withAudioLock {
         for (compressor, key) in keys.keys { compressor.sidechainBus = key }
         mixer.setEffects(effects, on: bus)
@@ -59,7 +59,7 @@ extension MixerCore {
   /// Routes `bus` into `parent` (0: the master).
   func setParent(_ parent: Int, of bus: Int) {
     queue.async { [self] in
-      guard isOpen else { return }
+      guard state.isOpen else { return }
       backend.withAudioLock { mixer.setParent(parent, of: bus) }
     }
   }
@@ -71,7 +71,7 @@ extension MixerCore {
     let request = RampRequest(
       target: Float(level.clamped(to: 0...1, or: 0)), frames: UInt32(clamping: frames))
     queue.async { [self] in
-      guard isOpen else { return }
+      guard state.isOpen else { return }
       backend.withAudioLock { mixer.setSend(request, on: bus) }
     }
   }

@@ -8,8 +8,8 @@ import Synchronization
 // decode queue while the request waits), then admitted; then the placement moves sent with them.
 extension MixerCore {
   func servePlayRequests() {
-    batchClock = .some(nil)
-    defer { batchClock = nil }
+    state.batchClock = .some(nil)
+    defer { state.batchClock = nil }
     var batch: [PlayRequest] = []
     var moves: [PlacementMove] = []
     var releases: [Unmanaged<Voice>] = []
@@ -28,7 +28,7 @@ extension MixerCore {
         $0.giveBack(moves: &moves, releases: &releases)
       }
     }
-    guard isOpen else {
+    guard state.isOpen else {
       for request in batch { finish(request.voice, counting: .failed) }
       return
     }
@@ -96,8 +96,8 @@ extension MixerCore {
     _ request: PlayRequest, key: DecodeKey,
     decode: @escaping @Sendable (SoundLibrary) -> Result<Sound, SoundError>
   ) {
-    let first = awaitingDecode[key] == nil
-    awaitingDecode[key, default: []].append(request)
+    let first = state.awaitingDecode[key] == nil
+    state.awaitingDecode[key, default: []].append(request)
     guard first else { return }
     let library = self.library
     library.decodeQueue.async {
@@ -107,8 +107,8 @@ extension MixerCore {
   }
 
   func decoded(_ key: DecodeKey, _ result: Result<Sound, SoundError>) {
-    let waiting = awaitingDecode.removeValue(forKey: key) ?? []
-    guard isOpen else {
+    let waiting = state.awaitingDecode.removeValue(forKey: key) ?? []
+    guard state.isOpen else {
       for request in waiting { finish(request.voice, counting: .failed) }
       return
     }
@@ -124,5 +124,5 @@ extension MixerCore {
   }
 
   /// Whether plays are waiting for a decode (queue-confined).
-  var isAwaitingDecodes: Bool { !awaitingDecode.isEmpty }
+  var isAwaitingDecodes: Bool { !state.awaitingDecode.isEmpty }
 }

@@ -8,9 +8,9 @@ extension MixerCore {
   package func service() {
     dispatchPrecondition(condition: .onQueue(queue))
     _ = inbox.wake.takePending()
-    guard isOpen, hasDevice else { return }
+    guard state.isOpen, state.hasDevice else { return }
     processFinishedChannels()
-    let due = releases.takeDue(now: now) { table.gains[$0].isSilent }
+    let due = state.releases.takeDue(now: now) { table.gains[$0].isSilent }
     for operation in due {
       switch operation.kind {
       case .halt: backend.halt(operation.channel)
@@ -33,7 +33,7 @@ extension MixerCore {
 
   /// Asks the backend for one wake at the earliest deadline of a ramp under way, or none.
   func scheduleFallbackWake() {
-    var earliest = releases.earliestDeadline
+    var earliest = state.releases.earliestDeadline
     if let end = earliestVirtualEnd { earliest = min(earliest ?? end, end) }
     if let read = nextVirtualStreamRead { earliest = min(earliest ?? read, read) }
     backend.scheduleService(at: earliest)
@@ -43,11 +43,11 @@ extension MixerCore {
   func processFinishedChannels() {
     // Emptied from the end, its storage kept (`removeAll(keepingCapacity:)` replaces the whole
     // range, through generic code, and a stolen trigger at the cap makes one call).
-    while !finishedChannels.isEmpty { finishedChannels.removeLast() }
-    if inbox.drain(into: &finishedChannels) {
+    while !state.finishedChannels.isEmpty { state.finishedChannels.removeLast() }
+    if inbox.drain(into: &state.finishedChannels) {
       // Reports were lost to a full inbox: ask the mixer about every busy channel.
-      finishedChannels += table.occupiedChannels.filter { !backend.isPlaying($0) }
+      state.finishedChannels += table.occupiedChannels.filter { !backend.isPlaying($0) }
     }
-    for channel in finishedChannels where channel < table.channelCount { channelFinished(channel) }
+    for channel in state.finishedChannels where channel < table.channelCount { channelFinished(channel) }
   }
 }

@@ -5,47 +5,47 @@ import FoleySession
 /// is doing.
 extension MixerCore {
   package func mode(for category: SoundCategory) -> SessionMode {
-    let state = sessionState
+    let sessionState = state.sessionState
     // Active: every category plays normally, whatever its policy (no lock for it, every start).
-    if state.isActive { return .normal }
-    return policies.withLock { $0.mode(for: category, in: state) }
+    if sessionState.isActive { return .normal }
+    return policies.withLock { $0.mode(for: category, in: sessionState) }
   }
 
   /// Brings every voice in line with the session: pauses (with a ramp), ducks or resumes it.
   /// Voices the game paused are left alone, so they stay paused across the transition.
   func applySession(_ transition: AudioSession.Transition) {
     dispatchPrecondition(condition: .onQueue(queue))
-    sessionState = transition.new
+    state.sessionState = transition.new
     reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
   }
 
   /// Re-evaluates each voice's session mode, after a transition or a policy change.
   func reapplySessionModes(resumingPausedVoices: Bool = true) {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard isOpen else { return }
+    guard state.isOpen else { return }
     if !resumingPausedVoices {
       // `endInterruption(shouldResume: false)`: what the session paused becomes the game's to resume.
-      for index in orphans.indices where orphans[index].sessionMode == .paused {
-        orphans[index].sessionMode = .normal
-        orphans[index].voice.setState(.paused)
+      for index in state.orphans.indices where state.orphans[index].sessionMode == .paused {
+        state.orphans[index].sessionMode = .normal
+        state.orphans[index].voice.setState(.paused)
       }
     }
-    for (id, entry) in virtual.voices {
+    for (id, entry) in state.virtual.voices {
       let voice = entry.slot.voice
       if !resumingPausedVoices, entry.slot.sessionMode == .paused {
-        virtual.voices[id]?.slot.sessionMode = .normal
+        state.virtual.voices[id]?.slot.sessionMode = .normal
         voice.setState(.paused)
         continue
       }
       guard voice.state == .playing else { continue }
       let target = mode(for: entry.slot.category)
       guard target != entry.slot.sessionMode else { continue }
-      virtual.voices[id]?.slot.sessionMode = target
+      state.virtual.voices[id]?.slot.sessionMode = target
       // A virtual voice the session holds stops its clock, as a held channel stops its lane.
       setFrozen(voice, target == .paused)
     }
     allGainsChanged(category: nil)
-    guard hasDevice else { return }
+    guard state.hasDevice else { return }
     processFinishedChannels()
     for channel in table.occupiedChannels {
       guard let slot = table[channel], !slot.isReleasing else { continue }
@@ -76,12 +76,13 @@ extension MixerCore {
   func applyBuses(fade: Double) {
     dispatchPrecondition(condition: .onQueue(queue))
     let settings = buses.withLock { $0 }
-    let before = appliedBuses
-    appliedBuses = settings
+    let before = state.appliedBuses
+    state.appliedBuses = settings
+    busGains.forget()
     master.setVolume(Float(settings.masterGain))
-    guard isOpen, hasDevice else { return }
+    guard state.isOpen, state.hasDevice else { return }
     let monoChanged = before.isMono != settings.isMono
-    for category in Set(virtual.voices.values.map(\.slot.category))
+    for category in Set(state.virtual.voices.values.map(\.slot.category))
     where monoChanged || before.gain(for: category) != settings.gain(for: category) {
       allGainsChanged(category: category)
     }
@@ -116,8 +117,8 @@ extension MixerCore {
     dispatchPrecondition(condition: .onQueue(queue))
     processFinishedChannels()
     var census = VoiceCensus()
-    census.waitingForDevice = orphans.count
-    for entry in virtual.voices.values {
+    census.waitingForDevice = state.orphans.count
+    for entry in state.virtual.voices.values {
       if entry.slot.voice.state == .paused {
         census.pausedByGame += 1
       } else if entry.slot.sessionMode == .paused {

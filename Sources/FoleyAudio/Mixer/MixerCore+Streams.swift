@@ -28,7 +28,7 @@ extension MixerCore {
   ) {
     queue.async { [self] in
       defer { onStart() }
-      guard isOpen, voice.state == .pending else {
+      guard state.isOpen, voice.state == .pending else {
         if voice.state == .pending { finish(voice, counting: .failed) }
         return
       }
@@ -38,13 +38,13 @@ extension MixerCore {
         finish(voice, counting: .failed)
         return
       }
-      startOrder += 1
+      state.startOrder += 1
       let slot = Slot(
-        voice: voice, sound: carrier, order: startOrder, loops: -1,
+        voice: voice, sound: carrier, order: state.startOrder, loops: -1,
         sessionMode: mode(for: category), stream: effect)
-      guard hasDevice else {
+      guard state.hasDevice else {
         // No device: the stream waits with the other voices for one to be added.
-        orphans.append(slot)
+        state.orphans.append(slot)
         voice.setState(paused ? .paused : .playing)
         counters.bump(.started)
         counters.voiceStarted()
@@ -82,7 +82,7 @@ extension MixerCore {
     var halted = false
     for channel in table.streamChannelList {
       guard let stream = table[channel]?.stream, stream.drained.load(ordering: .acquiring) else { continue }
-      releases.cancel(on: channel)
+      state.releases.cancel(on: channel)
       backend.halt(channel)
       halted = true
     }
@@ -92,13 +92,13 @@ extension MixerCore {
   /// The silent chunk streams of `category` loop: a ``Sound`` like any other, so the slot's
   /// settings (the category's bus and session policy) apply to the stream.
   private func carrier(for category: SoundCategory) -> Sound? {
-    if let carrier = carriers[category] { return carrier }
+    if let carrier = state.carriers[category] { return carrier }
     // Long enough that SDL_mixer rarely splits a buffer at the loop point.
     guard let sound = library.silentSound(frames: max(4_096, format.bufferFrames * 4), category: category)
     else {
       return nil
     }
-    carriers[category] = sound
+    state.carriers[category] = sound
     return sound
   }
 }

@@ -2,13 +2,13 @@ import Dispatch
 import FoleySession
 
 /// A voice playing without a channel: where it was in its sound, and on which mix frame.
-package struct VirtualVoice {
+struct VirtualVoice {
   /// Its slot as it would go back on a channel: `position` and `loops` are where it was at
   /// `anchor`.
-  package var slot: Slot
+  var slot: Slot
   /// The mix frame on which it was at `slot.position`. For a stream: the mix frame through
   /// which its ring has been read.
-  package var anchor: UInt64
+  var anchor: UInt64
   /// Paused (by the game or the session): time does not move it.
   var isFrozen = false
   /// A stream whose released channel may still be mixing it (its ramp out): until the channel
@@ -17,17 +17,17 @@ package struct VirtualVoice {
 }
 
 /// The virtual voices and what the next pass must look at (queue-owned).
-package struct VirtualVoices {
-  package var voices: [ObjectIdentifier: VirtualVoice] = [:]
+struct VirtualVoices {
+  var voices: [ObjectIdentifier: VirtualVoice] = [:]
   /// Virtual voices that may be heard again: their gain changed since the last pass, or the
   /// budget left them out.
-  package var candidates: Set<ObjectIdentifier> = []
+  var candidates: Set<ObjectIdentifier> = []
   /// Channels whose voice's gain changed since the last pass.
   var changedChannels: [Int] = []
   /// Virtual voices that end (not looping for ever); they finish when their clock says so.
-  package var ending: Set<ObjectIdentifier> = []
+  var ending: Set<ObjectIdentifier> = []
   /// Virtual streams (music, speech): the queue reads their rings on at the mix's pace.
-  package var streams: Set<ObjectIdentifier> = []
+  var streams: Set<ObjectIdentifier> = []
   /// Where a virtual stream's unheard frames are read to (queue-owned, made on first use).
   var scratch: UnsafeMutableRawPointer?
   static let scratchBytes = 32_768
@@ -104,8 +104,8 @@ extension MixerCore {
     scheduled?.willStart?(anchor)
     voice.noteStart(atFrame: anchor)
     keepVirtual(VirtualVoice(slot: slot, anchor: anchor))
-    virtual.candidates.insert(ObjectIdentifier(voice))
-    virtual.needsPass = true
+    state.virtual.candidates.insert(ObjectIdentifier(voice))
+    state.virtual.needsPass = true
     voice.setState(.playing)
     counters.bump(.started)
     counters.voiceStarted()
@@ -114,11 +114,11 @@ extension MixerCore {
   func keepVirtual(_ entry: VirtualVoice) {
     let voice = entry.slot.voice
     let id = ObjectIdentifier(voice)
-    virtual.voices[id] = entry
+    state.virtual.voices[id] = entry
     if entry.slot.stream != nil {
-      virtual.streams.insert(id)
+      state.virtual.streams.insert(id)
     } else if entry.slot.loops >= 0 {
-      virtual.ending.insert(id)
+      state.virtual.ending.insert(id)
     }
     entry.slot.sound.buffer.liveVoices.add(1, ordering: .relaxed)
     voice.channel = -1
@@ -129,10 +129,10 @@ extension MixerCore {
 
   /// Takes `voice` out of the virtual voices (it goes back on a channel, or ends).
   func forgetVirtual(_ id: ObjectIdentifier) -> VirtualVoice? {
-    guard let entry = virtual.voices.removeValue(forKey: id) else { return nil }
-    virtual.ending.remove(id)
-    virtual.streams.remove(id)
-    virtual.candidates.remove(id)
+    guard let entry = state.virtual.voices.removeValue(forKey: id) else { return nil }
+    state.virtual.ending.remove(id)
+    state.virtual.streams.remove(id)
+    state.virtual.candidates.remove(id)
     entry.slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
     entry.slot.voice.setVirtual(false)
     counters.virtualVoices.subtract(1, ordering: .relaxed)
@@ -142,7 +142,7 @@ extension MixerCore {
   /// The virtual voice `voice` is, if it is one.
   func virtualEntry(of voice: Voice) -> VirtualVoice? {
     guard voice.isVirtual else { return nil }
-    return virtual.voices[ObjectIdentifier(voice)]
+    return state.virtual.voices[ObjectIdentifier(voice)]
   }
 
   /// Ends a virtual voice for good (stopped, or its clock ran out).
@@ -173,21 +173,21 @@ extension MixerCore {
   /// Stops (or restarts) a virtual voice's clock: it pauses or resumes.
   func setFrozen(_ voice: Voice, _ frozen: Bool) {
     let id = ObjectIdentifier(voice)
-    guard var entry = virtual.voices[id], entry.isFrozen != frozen else { return }
+    guard var entry = state.virtual.voices[id], entry.isFrozen != frozen else { return }
     let reached = mixer.framesMixed.load(ordering: .acquiring)
     if entry.slot.stream != nil {
       // A stream's place is its ring: read on to now, then hold still; resumed, it goes on from
       // the mix frame it resumes on.
       if frozen {
-        guard advanceStream(id, to: reached), let advanced = virtual.voices[id] else { return }
+        guard advanceStream(id, to: reached), let advanced = state.virtual.voices[id] else { return }
         entry = advanced
       } else {
         entry.anchor = max(entry.anchor, reached)
-        virtual.candidates.insert(id)
-        virtual.needsPass = true
+        state.virtual.candidates.insert(id)
+        state.virtual.needsPass = true
       }
       entry.isFrozen = frozen
-      virtual.voices[id] = entry
+      state.virtual.voices[id] = entry
       scheduleFallbackWake()
       return
     }
@@ -202,50 +202,50 @@ extension MixerCore {
     } else {
       entry.anchor = reached
       entry.isFrozen = false
-      virtual.candidates.insert(id)
-      virtual.needsPass = true
+      state.virtual.candidates.insert(id)
+      state.virtual.needsPass = true
     }
-    virtual.voices[id] = entry
+    state.virtual.voices[id] = entry
   }
 
   /// Marks what changed for the next pass: `voice`'s gain (real or virtual).
   func gainChanged(_ voice: Voice, channel: Int?) {
     if let channel {
-      virtual.changedChannels.append(channel)
+      state.virtual.changedChannels.append(channel)
     } else if voice.isVirtual {
-      virtual.candidates.insert(ObjectIdentifier(voice))
+      state.virtual.candidates.insert(ObjectIdentifier(voice))
     } else {
       return
     }
-    virtual.needsPass = true
+    state.virtual.needsPass = true
   }
 
   /// Marks every voice of `category` (nil: all) changed: a bus, the session, a budget.
   func allGainsChanged(category: SoundCategory?) {
-    for (id, entry) in virtual.voices where category == nil || entry.slot.category == category {
-      virtual.candidates.insert(id)
+    for (id, entry) in state.virtual.voices where category == nil || entry.slot.category == category {
+      state.virtual.candidates.insert(id)
     }
-    virtual.needsPass = true
-    virtual.needsFullPass = true
+    state.virtual.needsPass = true
+    state.virtual.needsFullPass = true
   }
 
   /// Ends the virtual voices whose clock has run out by now.
   func expireVirtualVoices() {
-    guard !virtual.ending.isEmpty else { return }
+    guard !state.virtual.ending.isEmpty else { return }
     let reached = mixer.framesMixed.load(ordering: .acquiring)
-    for id in virtual.ending {
-      guard let entry = virtual.voices[id], place(of: entry, at: reached) == nil else { continue }
+    for id in state.virtual.ending {
+      guard let entry = state.virtual.voices[id], place(of: entry, at: reached) == nil else { continue }
       finishVirtual(entry.slot.voice)
     }
   }
 
   /// When the first virtual voice that ends will have ended (uptime ns), for the fallback wake.
   var earliestVirtualEnd: UInt64? {
-    guard !virtual.ending.isEmpty else { return nil }
+    guard !state.virtual.ending.isEmpty else { return nil }
     let reached = mixer.framesMixed.load(ordering: .acquiring)
     var earliest: UInt64?
-    for id in virtual.ending {
-      guard let entry = virtual.voices[id], !entry.isFrozen else { continue }
+    for id in state.virtual.ending {
+      guard let entry = state.virtual.voices[id], !entry.isFrozen else { continue }
       let frames = entry.slot.sound.buffer.frames
       let left = (frames - entry.slot.position) + max(0, entry.slot.loops) * frames
       let end = entry.anchor &+ UInt64(max(0, left))

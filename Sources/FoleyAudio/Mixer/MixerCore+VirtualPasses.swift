@@ -9,10 +9,10 @@ extension MixerCore {
   /// Sends voices nobody hears (or the budget leaves out) virtual, and brings back those heard
   /// again, if anything changed since the last pass.
   func rebalanceVoices() {
-    guard virtual.needsPass, isOpen, hasDevice else { return }
-    let full = virtual.needsFullPass
-    virtual.needsPass = false
-    virtual.needsFullPass = false
+    guard state.virtual.needsPass, state.isOpen, state.hasDevice else { return }
+    let full = state.virtual.needsFullPass
+    state.virtual.needsPass = false
+    state.virtual.needsFullPass = false
     let global = configuration.maximumAudibleVoices
     let limits = audibleLimits.withLock { $0 }
     let budgeted = global != nil || !limits.isEmpty
@@ -34,8 +34,8 @@ extension MixerCore {
     }
     var ranked: [Entry] = []
     // Real voices: the changed ones, or all of them when a budget ranks them.
-    let channels = budgeted || full ? table.occupiedChannels : virtual.changedChannels
-    virtual.changedChannels.removeAll(keepingCapacity: true)
+    let channels = budgeted || full ? table.occupiedChannels : state.virtual.changedChannels
+    state.virtual.changedChannels.removeAll(keepingCapacity: true)
     var stillFading: [Int] = []
     for channel in channels {
       // A voice fading to zero (a bus muted or soloed away over seconds) is heard to the end of
@@ -71,19 +71,19 @@ extension MixerCore {
       }
     }
     if !stillFading.isEmpty {
-      virtual.changedChannels += stillFading
-      virtual.needsPass = true
+      state.virtual.changedChannels += stillFading
+      state.virtual.needsPass = true
     }
     // Virtual voices that may be heard again, oldest first: a set's order changes from run to
     // run (hashing is seeded per process), and the order voices come back in picks their
     // channels, and so the order the mix adds them in. An offline render must give the same
     // bytes every run.
     var candidates: [(id: ObjectIdentifier, entry: VirtualVoice)] = []
-    for id in virtual.candidates {
-      guard let entry = virtual.voices[id], !entry.isFrozen, entry.slot.voice.state == .playing,
+    for id in state.virtual.candidates {
+      guard let entry = state.virtual.voices[id], !entry.isFrozen, entry.slot.voice.state == .playing,
         entry.slot.sessionMode != .paused
       else {
-        virtual.candidates.remove(id)
+        state.virtual.candidates.remove(id)
         continue
       }
       candidates.append((id, entry))
@@ -92,7 +92,7 @@ extension MixerCore {
     for (id, entry) in candidates {
       let loudness = audibility(of: entry.slot)
       if silenceCounts, loudness < Self.audibleGain {
-        virtual.candidates.remove(id)  // until its gain changes again
+        state.virtual.candidates.remove(id)  // until its gain changes again
       } else if budgeted, entry.slot.isCounted {
         ranked.append(
           Entry(
@@ -129,7 +129,7 @@ extension MixerCore {
       }
     }
     for channel in demote { virtualize(channel: channel) }
-    for id in promote where revive(id) { virtual.candidates.remove(id) }
+    for id in promote where revive(id) { state.virtual.candidates.remove(id) }
   }
 
   /// Whether the voice on a channel could go virtual: playing, not paused by the session, not
@@ -169,7 +169,7 @@ extension MixerCore {
   /// frame its clock will have reached, its gain ramping up from silence. False when there is
   /// no channel for it (it stays virtual).
   func revive(_ id: ObjectIdentifier) -> Bool {
-    guard let entry = virtual.voices[id] else { return true }
+    guard let entry = state.virtual.voices[id] else { return true }
     if entry.slot.stream != nil { return reviveStream(id, entry) }
     guard table.countedVoices < configuration.maximumChannels, let channel = freeChannel() else {
       return false
@@ -207,7 +207,7 @@ extension MixerCore {
     var placed: Slot
     while true {
       let reached = mixer.framesMixed.load(ordering: .acquiring)
-      let target = max(reached &+ UInt64(format.bufferFrames), virtual.voices[id]?.anchor ?? 0)
+      let target = max(reached &+ UInt64(format.bufferFrames), state.virtual.voices[id]?.anchor ?? 0)
       guard let (start, slot) = prepare(target) else {
         table.giveBack(channel)
         return true

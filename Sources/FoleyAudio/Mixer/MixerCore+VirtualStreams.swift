@@ -9,42 +9,44 @@ extension MixerCore {
   /// its clock starts on the mix frame after the last it was played on.
   func streamLaneEnded(_ voice: Voice) {
     let id = ObjectIdentifier(voice)
-    guard var entry = virtual.voices[id], entry.awaitsLaneEnd, let stream = entry.slot.stream else { return }
+    guard var entry = state.virtual.voices[id], entry.awaitsLaneEnd, let stream = entry.slot.stream else {
+      return
+    }
     entry.awaitsLaneEnd = false
     // Never played (it went virtual before its first buffer): it starts when it would have.
     let reached = mixer.framesMixed.load(ordering: .acquiring)
     entry.anchor = stream.mixedThrough ?? max(reached, UInt64(clamping: voice.startFrame?.index ?? 0))
-    virtual.voices[id] = entry
-    virtual.needsPass = true
+    state.virtual.voices[id] = entry
+    state.virtual.needsPass = true
     scheduleFallbackWake()
   }
 
   /// Reads every virtual stream on to the mix frame reached.
   func advanceVirtualStreams() {
-    guard !virtual.streams.isEmpty else { return }
+    guard !state.virtual.streams.isEmpty else { return }
     let reached = mixer.framesMixed.load(ordering: .acquiring)
-    for id in Array(virtual.streams) { advanceStream(id, to: reached) }
+    for id in Array(state.virtual.streams) { advanceStream(id, to: reached) }
   }
 
   /// Reads a virtual stream on to mix frame `frame`, as the mix would have played it (at its
   /// rate, as it is now). Returns false when the stream is over (it finished) or gone.
   @discardableResult
   func advanceStream(_ id: ObjectIdentifier, to frame: UInt64) -> Bool {
-    guard var entry = virtual.voices[id], let stream = entry.slot.stream else { return false }
+    guard var entry = state.virtual.voices[id], let stream = entry.slot.stream else { return false }
     guard !entry.awaitsLaneEnd, !entry.isFrozen, frame > entry.anchor else { return true }
     let voice = entry.slot.voice
     let frames = sourceFrames(of: voice, in: Int(clamping: frame &- entry.anchor))
     let scratch: UnsafeMutableRawPointer
-    if let kept = virtual.scratch {
+    if let kept = state.virtual.scratch {
       scratch = kept
     } else {
       scratch = UnsafeMutableRawPointer.allocate(byteCount: VirtualVoices.scratchBytes, alignment: 16)
-      virtual.scratch = scratch
+      state.virtual.scratch = scratch
     }
     stream.discard(frames: frames, scratch: scratch, capacity: VirtualVoices.scratchBytes)
     stream.noteMixed(through: frame)
     entry.anchor = frame
-    virtual.voices[id] = entry
+    state.virtual.voices[id] = entry
     guard !stream.drained.load(ordering: .acquiring) else {
       finishVirtual(voice)
       return false
@@ -76,7 +78,9 @@ extension MixerCore {
   /// When the virtual streams must next be read on (uptime ns), if any is moving: a ring holds
   /// half a second and the filler tops it up every 20 ms, so reading every 20 ms keeps it flowing.
   var nextVirtualStreamRead: UInt64? {
-    for id in virtual.streams where virtual.voices[id]?.isFrozen == false { return now &+ 20_000_000 }
+    for id in state.virtual.streams where state.virtual.voices[id]?.isFrozen == false {
+      return now &+ 20_000_000
+    }
     return nil
   }
 }

@@ -6,7 +6,7 @@ extension MixerCore {
     // Beyond an hour a fade is a mistake, not a fade; NaN and negatives are no fade.
     let fade = fadeOut.clamped(to: 0...3_600, or: 0)
     queue.async { [self] in
-      guard isOpen else { return }
+      guard state.isOpen else { return }
       processFinishedChannels()
       stopOnQueue(voice, fadeOut: fade)
       scheduleFallbackWake()
@@ -18,8 +18,8 @@ extension MixerCore {
       finishVirtual(voice)
       return
     }
-    if let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
-      orphans.remove(at: orphan)
+    if let orphan = state.orphans.firstIndex(where: { $0.voice === voice }) {
+      state.orphans.remove(at: orphan)
       counters.activeVoices.subtract(1, ordering: .relaxed)
       voice.setState(.finished)
       return
@@ -35,7 +35,7 @@ extension MixerCore {
 
   package func pause(_ voice: Voice) {
     queue.async { [self] in
-      guard isOpen, voice.state == .playing else { return }
+      guard state.isOpen, voice.state == .playing else { return }
       pauseOnQueue(voice)
       scheduleFallbackWake()
     }
@@ -44,12 +44,12 @@ extension MixerCore {
   private func pauseOnQueue(_ voice: Voice) {
     if let entry = virtualEntry(of: voice) {
       // The game's pause wins over the session's, as on a channel; its clock stops.
-      virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = .normal
+      state.virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = .normal
       voice.setState(.paused)
       if entry.slot.sessionMode != .paused { setFrozen(voice, true) }
       return
     }
-    if orphans.contains(where: { $0.voice === voice }) {
+    if state.orphans.contains(where: { $0.voice === voice }) {
       voice.setState(.paused)
       return
     }
@@ -64,7 +64,7 @@ extension MixerCore {
 
   package func resume(_ voice: Voice) {
     queue.async { [self] in
-      guard isOpen, voice.state == .paused else { return }
+      guard state.isOpen, voice.state == .paused else { return }
       resumeOnQueue(voice)
     }
   }
@@ -73,14 +73,14 @@ extension MixerCore {
     if let entry = virtualEntry(of: voice) {
       voice.setState(.playing)
       let mode = mode(for: entry.slot.category)
-      virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = mode
+      state.virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = mode
       if mode != .paused {
         setFrozen(voice, false)
         rebalanceVoices()
       }
       return
     }
-    if orphans.contains(where: { $0.voice === voice }) {
+    if state.orphans.contains(where: { $0.voice === voice }) {
       voice.setState(.playing)
       return
     }
@@ -97,11 +97,11 @@ extension MixerCore {
   func stopAll(category: SoundCategory?, fadeOut: Double) {
     let fade = fadeOut.clamped(to: 0...3_600, or: 0)
     queue.async { [self] in
-      guard isOpen else { return }
+      guard state.isOpen else { return }
       processFinishedChannels()
       let voices =
         table.occupiedChannels.compactMap { table[$0] }.filter { !$0.isReleasing }.map(\.voice)
-        + orphans.map(\.voice) + virtual.voices.values.map(\.slot.voice)
+        + state.orphans.map(\.voice) + state.virtual.voices.values.map(\.slot.voice)
       for voice in voices where category == nil || matches(voice, category!) {
         stopOnQueue(voice, fadeOut: fade)
       }
@@ -112,10 +112,10 @@ extension MixerCore {
   /// Resumes every voice the game (or an interruption that ended without resuming) left paused.
   func resumeAll(category: SoundCategory?) {
     queue.async { [self] in
-      guard isOpen else { return }
+      guard state.isOpen else { return }
       let voices =
-        table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + orphans.map(\.voice)
-        + virtual.voices.values.map(\.slot.voice)
+        table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + state.orphans.map(\.voice)
+        + state.virtual.voices.values.map(\.slot.voice)
       for voice in voices where voice.state == .paused && (category == nil || matches(voice, category!)) {
         resumeOnQueue(voice)
       }
@@ -125,12 +125,12 @@ extension MixerCore {
   private func matches(_ voice: Voice, _ category: SoundCategory) -> Bool {
     if let channel = table.channel(of: voice) { return table[channel]?.category == category }
     if let entry = virtualEntry(of: voice) { return entry.slot.category == category }
-    return orphans.first { $0.voice === voice }?.category == category
+    return state.orphans.first { $0.voice === voice }?.category == category
   }
 
   func updateGain(of voice: Voice) {
     queue.async { [self] in
-      guard isOpen, voice.state == .playing else { return }
+      guard state.isOpen, voice.state == .playing else { return }
       if voice.isVirtual {
         gainChanged(voice, channel: nil)
       } else {
@@ -146,14 +146,14 @@ extension MixerCore {
 
   func rampToPause(_ channel: Int) {
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
-    releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
+    state.releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
   }
 
   /// Undoes a pause that is pending or done, ramping up to the slot's gains.
   func rampToResume(_ channel: Int) {
     guard let slot = table[channel] else { return }
-    if releases.hasPendingPause(on: channel) {
-      releases.cancel(on: channel)
+    if state.releases.hasPendingPause(on: channel) {
+      state.releases.cancel(on: channel)
     } else {
       setChannelPaused(channel, false)
     }
@@ -180,7 +180,7 @@ extension MixerCore {
   /// the pair's power average, so a voice keeps its loudness wherever it was panned.
   func gainPair(for slot: Slot) -> (Float, Float) {
     let (left, right) = stereoGainPair(for: slot)
-    guard appliedBuses.isMono else { return (left, right) }
+    guard state.appliedBuses.isMono else { return (left, right) }
     let centred = ((left * left + right * right) / 2).squareRoot()
     return (centred, centred)
   }
@@ -189,8 +189,8 @@ extension MixerCore {
   /// the critical floor, whatever its bus).
   func busGain(for slot: Slot) -> Double {
     slot.sound.settings.isCriticalCue
-      ? appliedBuses.gain(for: slot.category, criticalCue: true)
-      : busGains.value(for: slot.category) { appliedBuses.gain(for: $0) }
+      ? state.appliedBuses.gain(for: slot.category, criticalCue: true)
+      : busGains.value(for: slot.category) { state.appliedBuses.gain(for: $0) }
   }
 
   private func stereoGainPair(for slot: Slot) -> (Float, Float) {
@@ -223,13 +223,13 @@ extension MixerCore {
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
       let placement = move.placement
-      if voice.isVirtual, virtual.voices[ObjectIdentifier(voice)] != nil {
-        virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
+      if voice.isVirtual, state.virtual.voices[ObjectIdentifier(voice)] != nil {
+        state.virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
         gainChanged(voice, channel: nil)
         continue
       }
-      if !orphans.isEmpty, let orphan = orphans.firstIndex(where: { $0.voice === voice }) {
-        orphans[orphan].placement = placement
+      if !state.orphans.isEmpty, let orphan = state.orphans.firstIndex(where: { $0.voice === voice }) {
+        state.orphans[orphan].placement = placement
         continue
       }
       // The slot is changed and read where it lies: copying it out retained and released each

@@ -5,7 +5,7 @@ extension MixerCore {
   /// Gate two, then the sound's limits and the channel cap.
   func admit(_ request: PlayRequest, playing sound: Sound) {
     // The session may have gone inactive since the action ran.
-    guard hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
+    guard state.hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
       finish(request.voice, counting: .suppressed)
       return
     }
@@ -17,7 +17,7 @@ extension MixerCore {
     let settings = sound.settings
     // The clock is read only for sounds that limit how often they start.
     let now = settings.minimumInterval > 0 ? self.now : 0
-    if settings.minimumInterval > 0, let last = lastStartOfSound[key],
+    if settings.minimumInterval > 0, let last = state.lastStartOfSound[key],
       Double(now &- last) / 1e9 < settings.minimumInterval
     {
       finish(voice, counting: .rejected)
@@ -32,17 +32,17 @@ extension MixerCore {
       steal(channel: victim)
     }
     let candidate = Slot(
-      voice: voice, sound: sound, order: startOrder + 1, loops: loops,
+      voice: voice, sound: sound, order: state.startOrder + 1, loops: loops,
       sessionMode: mode(for: settings.category),
       placement: voice.initialPlacement)
     if startsVirtual(candidate) {
       // Nobody would hear it, or the budget is full: it plays in time without a channel.
-      startOrder += 1
-      if settings.minimumInterval > 0 { lastStartOfSound[key] = now }
+      state.startOrder += 1
+      if settings.minimumInterval > 0 { state.lastStartOfSound[key] = now }
       startVirtual(candidate)
       return
     }
-    if hasVoiceBudget { virtual.needsPass = true }
+    if hasVoiceBudget { state.virtual.needsPass = true }
     if table.countedVoices >= configuration.maximumChannels {
       let victim: Int?
       switch settings.policy {
@@ -60,13 +60,13 @@ extension MixerCore {
       finish(voice, counting: .rejected)
       return
     }
-    startOrder += 1
+    state.startOrder += 1
     guard play(consume candidate, on: channel, chunk: sound.buffer.chunk, loops: loops, paused: false) else {
       table.giveBack(channel)
       finish(voice, counting: .failed)
       return
     }
-    if settings.minimumInterval > 0 { lastStartOfSound[key] = now }
+    if settings.minimumInterval > 0 { state.lastStartOfSound[key] = now }
     voice.setState(.playing)
     counters.bump(.started)
     counters.voiceStarted()
@@ -146,8 +146,8 @@ extension MixerCore {
       growChannels(to: min(limit, max(table.channelCount * 2, table.channelCount + 1)))
       if let free = table.takeFreeChannel() { return free }
     }
-    guard let releasing = releases.longestReleasing else { return nil }
-    releases.cancel(on: releasing)
+    guard let releasing = state.releases.longestReleasing else { return nil }
+    state.releases.cancel(on: releasing)
     backend.halt(releasing)
     processFinishedChannels()
     return table.takeFreeChannel()
@@ -167,7 +167,7 @@ extension MixerCore {
     guard table[channel]?.isReleasing == false else { return }
     table.stopCounting(channel)
     if !voiceGoesOn { counters.activeVoices.subtract(1, ordering: .relaxed) }
-    releases.cancel(on: channel)
+    state.releases.cancel(on: channel)
     let isPaused = table[channel]?.isChannelPaused == true
     // The queue's own record agrees with the mixer's lane while the lane plays (debug builds:
     // every test that releases a voice checks it).
@@ -179,7 +179,7 @@ extension MixerCore {
     }
     let step = fadeOut > 0 ? min(declickStep, Float(1 / (fadeOut * Double(format.sampleRate)))) : declickStep
     table.gains[channel].setTarget(left: 0, right: 0, step: step)
-    releases.schedule(.halt, on: channel, deadline: deadline(after: fadeOut))
+    state.releases.schedule(.halt, on: channel, deadline: deadline(after: fadeOut))
   }
 
   /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.
@@ -196,10 +196,10 @@ extension MixerCore {
   /// The mix reported `channel` finished (played out, or halted).
   func channelFinished(_ channel: Int) {
     guard let slot = table.vacate(channel) else { return }  // already collected
-    releases.cancel(on: channel)
+    state.releases.cancel(on: channel)
     slot.sound.buffer.liveVoices.subtract(1, ordering: .relaxed)
     if slot.stream != nil, slot.voice.isVirtual { streamLaneEnded(slot.voice) }
-    if !virtual.candidates.isEmpty { virtual.needsPass = true }
+    if !state.virtual.candidates.isEmpty { state.virtual.needsPass = true }
     if !slot.isReleasing {
       counters.activeVoices.subtract(1, ordering: .relaxed)
       slot.voice.setState(.finished)

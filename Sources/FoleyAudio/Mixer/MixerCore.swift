@@ -22,9 +22,9 @@ package import Synchronization
 /// ``flushRequests()``, the voice controls that enqueue (`stop`, `updateGain`, …) and the
 /// atomics and locked tables. Everything else runs on `queue`.
 ///
-/// Invariant behind `@unchecked Sendable`: every `var` is a view of a ``QueueBound`` box, so each
-/// access is checked against `queue` in debug builds; the `let`s are immutable or thread-safe
-/// (atomics, mutexes).
+/// Invariant behind `@unchecked Sendable`: the one `var`, ``state``, and the channel table are
+/// only touched on `queue`, which every access checks in debug builds (``QueueBound``); the other
+/// `let`s are immutable or thread-safe (atomics, locks).
 package final class MixerCore: @unchecked Sendable {
   package let queue: DispatchQueue
   package let backend: any MixerBackend
@@ -69,169 +69,65 @@ package final class MixerCore: @unchecked Sendable {
   let nextVoiceID = Atomic<UInt64>(1)
   let requests = Locked(PendingRequests())
 
-  // Queue-owned state. In debug builds each value is in a box that checks the queue on every
-  // access, behind a property of the name the code uses; in release builds it is a plain stored
-  // property, with the runtime's exclusivity checks left off: only the queue touches them, one
-  // access at a time, and the debug builds' boxes check both. (The state gathered in one box, or
-  // each value behind a computed property in release builds, made a trigger measurably dearer
-  // on the queue: see BENCHMARKS.md.)
+  /// Everything only the queue touches but the channel table, as one value: ``state``.
+  package struct QueueState {
+    package var isOpen = true
+    /// False while there is no device (none at start, or lost and not reopened yet).
+    var hasDevice: Bool
+    /// The session state last applied to the voices.
+    var sessionState = AudioSession.State()
+    /// The bus settings last applied to the voices (whoever changes them clears
+    /// ``MixerCore/busGains``).
+    var appliedBuses = BusSettings()
+    var releases = ReleaseScheduler()
+    /// Voices kept while there is no device, as the slots they will be restored into: each
+    /// one's `position` is where to continue and `loops` the whole passes after that.
+    var orphans: [Slot] = []
+    var hasWarnedAboutDevice = false
+    var startOrder: UInt64 = 0
+    var lastStartOfSound: [ObjectIdentifier: UInt64] = [:]
+    /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
+    var virtual = VirtualVoices()
+    /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
+    var carriers: [SoundCategory: Sound] = [:]
+    /// Plays waiting for their bytes or file to be decoded, by what they wait for.
+    var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
+    var finishedChannels: [Int] = []
+    /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is
+    /// a system call, and a burst of steals would read it per voice); nil outside a batch.
+    var batchClock: UInt64?? = nil
+  }
+  // In debug builds the state is in a ``QueueBound`` box that checks the queue on every access,
+  // and so is the channel table (a reference that never changes, kept apart from the state
+  // because the passes read it while they change the state). In release builds both are stored
+  // in the core, the state with the runtime's exclusivity checks left off: only the queue
+  // touches it, one access at a time, which the debug builds' checks verify. (Either one read
+  // through a computed property in release builds made the queue's side of a trigger dearer: see
+  // BENCHMARKS.md.)
   #if DEBUG
-    var isOpen: Bool {
-      _read { yield isOpenBox.value }
-      _modify { yield &isOpenBox.value }
+    /// The queue-owned state; on `queue` only.
+    package var state: QueueState {
+      _read { yield box.value }
+      _modify { yield &box.value }
     }
-    private var isOpenBox: QueueBound<Bool>
+    private var box: QueueBound<QueueState>
+    package var table: ChannelTable { tableBox.value }
+    private let tableBox: QueueBound<ChannelTable>
   #else
-    @exclusivity(unchecked) var isOpen: Bool
-  #endif
-  /// False while there is no device (none at start, or lost and not reopened yet).
-  #if DEBUG
-    var hasDevice: Bool {
-      _read { yield hasDeviceBox.value }
-      _modify { yield &hasDeviceBox.value }
-    }
-    private var hasDeviceBox: QueueBound<Bool>
-  #else
-    @exclusivity(unchecked) var hasDevice: Bool
-  #endif
-  /// The session state last applied to the voices.
-  #if DEBUG
-    var sessionState: AudioSession.State {
-      _read { yield sessionStateBox.value }
-      _modify { yield &sessionStateBox.value }
-    }
-    private var sessionStateBox: QueueBound<AudioSession.State>
-  #else
-    @exclusivity(unchecked) var sessionState: AudioSession.State
-  #endif
-  /// The bus settings last applied to the voices (a change clears ``busGains``).
-  #if DEBUG
-    var appliedBuses: BusSettings {
-      _read { yield appliedBusesBox.value }
-      _modify {
-        yield &appliedBusesBox.value
-        busGains.forget()
-      }
-    }
-    private var appliedBusesBox: QueueBound<BusSettings>
-  #else
-    @exclusivity(unchecked) var appliedBuses: BusSettings { didSet { busGains.forget() } }
+    /// The queue-owned state; on `queue` only.
+    @exclusivity(unchecked) package var state: QueueState
+    package let table: ChannelTable
   #endif
   let busGains = CategoryMemo<Double>()
   /// Each category's bus index as the queue last looked it up (``busIndices`` never changes one).
   let busIndexMemo = CategoryMemo<Int>()
-  #if DEBUG
-    package var table: ChannelTable {
-      _read { yield tableBox.value }
-    }
-    private var tableBox: QueueBound<ChannelTable>
-  #else
-    package let table: ChannelTable
-  #endif
-  #if DEBUG
-    package var releases: ReleaseScheduler {
-      _read { yield releasesBox.value }
-      _modify { yield &releasesBox.value }
-    }
-    private var releasesBox: QueueBound<ReleaseScheduler>
-  #else
-    @exclusivity(unchecked) package var releases: ReleaseScheduler
-  #endif
-  /// Voices kept while there is no device, as the slots they will be restored into: each one's
-  /// `position` is where to continue and `loops` the whole passes after that.
-  #if DEBUG
-    var orphans: [Slot] {
-      _read { yield orphansBox.value }
-      _modify { yield &orphansBox.value }
-    }
-    private var orphansBox: QueueBound<[Slot]>
-  #else
-    @exclusivity(unchecked) var orphans: [Slot]
-  #endif
-  #if DEBUG
-    var hasWarnedAboutDevice: Bool {
-      _read { yield hasWarnedAboutDeviceBox.value }
-      _modify { yield &hasWarnedAboutDeviceBox.value }
-    }
-    private var hasWarnedAboutDeviceBox: QueueBound<Bool>
-  #else
-    @exclusivity(unchecked) var hasWarnedAboutDevice: Bool
-  #endif
-  #if DEBUG
-    var startOrder: UInt64 {
-      _read { yield startOrderBox.value }
-      _modify { yield &startOrderBox.value }
-    }
-    private var startOrderBox: QueueBound<UInt64>
-  #else
-    @exclusivity(unchecked) var startOrder: UInt64
-  #endif
-  #if DEBUG
-    var lastStartOfSound: [ObjectIdentifier: UInt64] {
-      _read { yield lastStartOfSoundBox.value }
-      _modify { yield &lastStartOfSoundBox.value }
-    }
-    private var lastStartOfSoundBox: QueueBound<[ObjectIdentifier: UInt64]>
-  #else
-    @exclusivity(unchecked) var lastStartOfSound: [ObjectIdentifier: UInt64]
-  #endif
-  /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
-  #if DEBUG
-    package var virtual: VirtualVoices {
-      _read { yield virtualBox.value }
-      _modify { yield &virtualBox.value }
-    }
-    private var virtualBox: QueueBound<VirtualVoices>
-  #else
-    @exclusivity(unchecked) package var virtual: VirtualVoices
-  #endif
-  /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
-  #if DEBUG
-    var carriers: [SoundCategory: Sound] {
-      _read { yield carriersBox.value }
-      _modify { yield &carriersBox.value }
-    }
-    private var carriersBox: QueueBound<[SoundCategory: Sound]>
-  #else
-    @exclusivity(unchecked) var carriers: [SoundCategory: Sound]
-  #endif
-  /// Plays waiting for their bytes or file to be decoded, by what they wait for.
-  #if DEBUG
-    var awaitingDecode: [DecodeKey: [PlayRequest]] {
-      _read { yield awaitingDecodeBox.value }
-      _modify { yield &awaitingDecodeBox.value }
-    }
-    private var awaitingDecodeBox: QueueBound<[DecodeKey: [PlayRequest]]>
-  #else
-    @exclusivity(unchecked) var awaitingDecode: [DecodeKey: [PlayRequest]]
-  #endif
-  #if DEBUG
-    var finishedChannels: [Int] {
-      _read { yield finishedChannelsBox.value }
-      _modify { yield &finishedChannelsBox.value }
-    }
-    private var finishedChannelsBox: QueueBound<[Int]>
-  #else
-    @exclusivity(unchecked) var finishedChannels: [Int]
-  #endif
-  /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is a
-  /// system call, and a burst of steals would read it per voice); nil outside a batch.
-  #if DEBUG
-    var batchClock: UInt64?? {
-      _read { yield batchClockBox.value }
-      _modify { yield &batchClockBox.value }
-    }
-    private var batchClockBox: QueueBound<UInt64??>
-  #else
-    @exclusivity(unchecked) var batchClock: UInt64??
-  #endif
 
   /// Now, on the backend's clock.
   package var now: UInt64 {
-    guard let cached = batchClock else { return backend.now }
+    guard let cached = state.batchClock else { return backend.now }
     if let reading = cached { return reading }
     let reading = backend.now
-    batchClock = .some(reading)
+    state.batchClock = .some(reading)
     return reading
   }
   /// Extra physical channels beyond the voice cap, where stolen and stopped voices ramp out.
@@ -246,79 +142,11 @@ package final class MixerCore: @unchecked Sendable {
     self.format = format
     // Queue-owned from here on.
     #if DEBUG
-      isOpenBox = QueueBound(true, on: queue)
-    #else
-      isOpen = true
-    #endif
-    #if DEBUG
-      hasDeviceBox = QueueBound(hasDevice, on: queue)
-    #else
-      self.hasDevice = hasDevice
-    #endif
-    #if DEBUG
-      sessionStateBox = QueueBound(AudioSession.State(), on: queue)
-    #else
-      sessionState = AudioSession.State()
-    #endif
-    #if DEBUG
-      appliedBusesBox = QueueBound(BusSettings(), on: queue)
-    #else
-      appliedBuses = BusSettings()
-    #endif
-    #if DEBUG
+      box = QueueBound(QueueState(hasDevice: hasDevice), on: queue)
       tableBox = QueueBound(ChannelTable(), on: queue)
     #else
+      state = QueueState(hasDevice: hasDevice)
       table = ChannelTable()
-    #endif
-    #if DEBUG
-      releasesBox = QueueBound(ReleaseScheduler(), on: queue)
-    #else
-      releases = ReleaseScheduler()
-    #endif
-    #if DEBUG
-      orphansBox = QueueBound([], on: queue)
-    #else
-      orphans = []
-    #endif
-    #if DEBUG
-      hasWarnedAboutDeviceBox = QueueBound(false, on: queue)
-    #else
-      hasWarnedAboutDevice = false
-    #endif
-    #if DEBUG
-      startOrderBox = QueueBound(0, on: queue)
-    #else
-      startOrder = 0
-    #endif
-    #if DEBUG
-      lastStartOfSoundBox = QueueBound([:], on: queue)
-    #else
-      lastStartOfSound = [:]
-    #endif
-    #if DEBUG
-      virtualBox = QueueBound(VirtualVoices(), on: queue)
-    #else
-      virtual = VirtualVoices()
-    #endif
-    #if DEBUG
-      carriersBox = QueueBound([:], on: queue)
-    #else
-      carriers = [:]
-    #endif
-    #if DEBUG
-      awaitingDecodeBox = QueueBound([:], on: queue)
-    #else
-      awaitingDecode = [:]
-    #endif
-    #if DEBUG
-      finishedChannelsBox = QueueBound([], on: queue)
-    #else
-      finishedChannels = []
-    #endif
-    #if DEBUG
-      batchClockBox = QueueBound(nil, on: queue)
-    #else
-      batchClock = nil
     #endif
     self.backend = backend
     self.session = session

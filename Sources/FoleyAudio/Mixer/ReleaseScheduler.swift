@@ -4,27 +4,27 @@
 /// ahead within a buffer; the deadline is the fallback for a channel the mixer stopped running
 /// (the queue then asks the backend for one wake at the earliest deadline, and none while nothing
 /// waits).
-package struct ReleaseScheduler {
-  package enum Kind { case halt, pause }
+struct ReleaseScheduler {
+  enum Kind { case halt, pause }
 
-  package struct Operation {
-    package let channel: Int
-    package let kind: Kind
-    package let deadline: UInt64
+  struct Operation {
+    let channel: Int
+    let kind: Kind
+    let deadline: UInt64
   }
 
   private(set) var waiting: [Operation] = []
 
-  package var isEmpty: Bool { waiting.isEmpty }
+  var isEmpty: Bool { waiting.isEmpty }
 
-  package mutating func schedule(_ kind: Kind, on channel: Int, deadline: UInt64) {
+  mutating func schedule(_ kind: Kind, on channel: Int, deadline: UInt64) {
     waiting.removeAll { $0.channel == channel }
     waiting.append(Operation(channel: channel, kind: kind, deadline: deadline))
   }
 
   /// Drops what waits on `channel`; returns it.
   @discardableResult
-  package mutating func cancel(on channel: Int) -> Operation? {
+  mutating func cancel(on channel: Int) -> Operation? {
     guard let index = waiting.firstIndex(where: { $0.channel == channel }) else { return nil }
     return waiting.remove(at: index)
   }
@@ -56,5 +56,5 @@ package struct ReleaseScheduler {
   /// The channel that has been ramping out longest: cut first when no channel is free.
   var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
 
-  package mutating func removeAll() { waiting.removeAll() }
+  mutating func removeAll() { waiting.removeAll() }
 }
