@@ -1,5 +1,6 @@
 /// The inspector's one page: meters per bus (with the page's volume and mute controls), the
-/// spectrum, the voice list, the music and the event log, drawn from `/snapshot.json` once and
+/// spectrum, the voice list, the music, the event log (what each play was given) and the sound
+/// map's reloads, drawn from `/snapshot.json` once and
 /// then from the reports the WebSocket streams (or, where a WebSocket cannot open, from
 /// `/snapshot.json` polled).
 ///
@@ -30,6 +31,7 @@ enum InspectorPage {
     .num { font-variant-numeric: tabular-nums; color: #aab; font-size: 12px; }
     .state-virtual { color: #778; } .state-held, .state-paused { color: #db8; } .state-releasing { color: #977; }
     .muted { opacity: .5; }
+    .reload { margin: 2px 0; white-space: pre-wrap; } .reload-loaded { color: #8c8; } .reload-failed { color: #e88; }
     #status.live { color: #6d6; } #status.down { color: #e66; }
     input[type=range] { width: 110px; }
     </style>
@@ -46,7 +48,9 @@ enum InspectorPage {
     <section><h2>Music</h2><div id="music" class="num">—</div>
     <h2 style="margin-top:10px">Events</h2>
     <form id="postForm"><input id="eventName" placeholder="event name" size="24"> <button>post</button> <span id="reply" class="num"></span></form>
-    <table><tbody id="events"></tbody></table></section>
+    <table><tbody id="events"></tbody></table>
+    <h2 style="margin-top:10px">Sound map reloads</h2>
+    <div id="reloads" class="num">—</div></section>
     </main>
     <script>
     "use strict";
@@ -151,9 +155,32 @@ enum InspectorPage {
         const row = body.insertRow(); row.className = "event";
         row.insertCell().appendChild(text(fmt(event.time, 2)));
         row.insertCell().appendChild(text(event.name));
-        row.insertCell().appendChild(text(event.outcome === "played" ? event.sounds.map(s => s.file).join(", ") : event.outcome));
+        // What each sound was given: file, gain and pitch (and its delay), or why nothing played.
+        row.insertCell().appendChild(text(event.outcome === "played" ? event.sounds.map(s =>
+          `${s.file} ${fmt(s.gainDecibels, 1)} dB ${s.semitones >= 0 ? "+" : ""}${fmt(s.semitones, 2)} st` +
+          (s.delay > 0 ? ` +${fmt(s.delay, 3)} s` : "")).join(", ") : event.outcome));
       }
       $("events").replaceWith(body);
+    }
+
+    // Every reload of the sound map's file, newest first: what changed, or every error with its
+    // JSON path (the previous map plays on).
+    function drawReloads(reloads) {
+      const box = document.createElement("div"); box.id = "reloads"; box.className = "num";
+      if (!reloads || !reloads.length) box.textContent = "—";
+      for (const reload of (reloads || []).slice().reverse()) {
+        const line = document.createElement("div");
+        line.className = "reload reload-" + reload.outcome;
+        const when = new Date(reload.time * 1000).toLocaleTimeString();
+        const changes = [["added", reload.added], ["removed", reload.removed], ["changed", reload.changed]]
+          .filter(([, names]) => names.length).map(([what, names]) => what + " " + names.join(", "));
+        line.appendChild(text(reload.outcome === "loaded"
+          ? `${when} ${reload.file} reloaded: ${changes.length ? changes.join("; ") : "no event changed"}` +
+            (reload.errors.length ? "; " + reload.errors.join("; ") : "")
+          : `${when} ${reload.file} not reloaded, the previous map plays on:\n  ${reload.errors.join("\n  ")}`));
+        box.appendChild(line);
+      }
+      $("reloads").replaceWith(box);
     }
 
     function draw(report) {
@@ -165,6 +192,7 @@ enum InspectorPage {
       const c = audio.census;
       $("census").textContent = `${c.audible} playing, ${c.virtual} virtual, ${c.pausedBySession} held`;
       drawBuses(audio.buses); drawSpectrum(audio.spectrum); drawVoices(audio.voices); drawEvents(report.events);
+      drawReloads(report.reloads);
       const m = report.music;
       $("music").textContent = m && m.track ? `${m.track} ${fmt(m.time, 1)} / ${fmt(m.duration, 1)} s` +
         (m.musicalTime ? ` bar ${m.musicalTime}` : "") + (m.isPlaying ? "" : " (stopped)") : "—";

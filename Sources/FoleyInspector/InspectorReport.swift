@@ -4,7 +4,7 @@ public import FoleySoundMap
 import Foundation
 
 /// What the browser inspector sends each time: the engine's snapshot, the music, the sound map's
-/// latest posts, and whether the page may change the mix.
+/// latest posts and reloads, and whether the page may change the mix.
 ///
 /// ```swift
 /// let report = try JSONDecoder().decode(InspectorReport.self, from: data)  // /snapshot.json
@@ -16,6 +16,9 @@ public struct InspectorReport: Sendable, Codable, Hashable {
   public var music: MusicSnapshot?
   /// The inspected sound map's last posts, oldest first (empty without a map).
   public var events: [PostedEvent]
+  /// The inspected sound map's latest reloads of its file, oldest first: what each changed, or
+  /// why it failed (empty without a map, or before its first reload).
+  public var reloads: [SoundMapReload]
   /// Whether the page's controls work (``InspectorServer/Options/allowsControl``).
   public var controlsEnabled: Bool
 }

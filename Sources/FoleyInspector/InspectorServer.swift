@@ -86,6 +86,7 @@ public final class InspectorServer: Sendable {
   private struct GameThreadView: Sendable {
     var music: MusicSnapshot?
     var events: [PostedEvent] = []
+    var reloads: [SoundMapReload] = []
     var isRefreshing = false
     var hasBeenRead = false
   }
@@ -310,7 +311,7 @@ public final class InspectorServer: Sendable {
     }
     let view = gameThreadView.withLock { $0 }
     return InspectorReport(
-      audio: engine.inspector.snapshot(), music: view.music, events: view.events,
+      audio: engine.inspector.snapshot(), music: view.music, events: view.events, reloads: view.reloads,
       controlsEnabled: options.allowsControl)
   }
 
@@ -323,8 +324,10 @@ public final class InspectorServer: Sendable {
     engine.session.mailbox.post { [engine, soundMap, gameThreadView] in
       let music = engine.musicState.player.withLock { $0 }?.inspection
       let events = soundMap?.recentEvents ?? []
+      let reloads = soundMap?.reloads ?? []
       gameThreadView.withLock {
-        $0 = GameThreadView(music: music, events: events, isRefreshing: false, hasBeenRead: true)
+        $0 = GameThreadView(
+          music: music, events: events, reloads: reloads, isRefreshing: false, hasBeenRead: true)
       }
     }
   }

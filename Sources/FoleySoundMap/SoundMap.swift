@@ -90,6 +90,12 @@ public final class SoundMap {
   @exclusivity(unchecked) public internal(set) var statistics = Statistics()
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public private(set) var lastErrors: [String] = []
+  /// The latest reloads of the map's file (at most ``keptReloads``), oldest first: what each
+  /// added, removed and changed, or why it failed.
+  public internal(set) var reloads: [SoundMapReload] = []
+  var reloadObservers = ObserverList<SoundMapReload>()
+  /// Each event's entry as canonical JSON, to tell what a reload changed.
+  var eventSources: [String: Data] = [:]
 
   @exclusivity(unchecked) var definition: SoundMapDefinition {
     didSet { eventLookup.removeAll() }
@@ -162,6 +168,7 @@ public final class SoundMap {
     definition = SoundMapDefinition()
     let (loaded, decoded, signatures) = try load(data)
     apply(loaded, sounds: decoded, signatures: signatures)
+    eventSources = Self.eventSources(of: data)
   }
 
   isolated deinit {
@@ -177,6 +184,8 @@ public final class SoundMap {
   /// way. Files that did not change are not decoded again.
   public func reload() throws(SoundMapError) {
     guard let url else { return }
+    var reload = SoundMapReload(
+      file: url.lastPathComponent, time: Date().timeIntervalSince1970, outcome: .loaded)
     do throws(SoundMapError) {
       let data: Data
       do {
@@ -185,15 +194,22 @@ public final class SoundMap {
         throw SoundMapError(errors: ["cannot read \(url.path): \(error.message)"])
       }
       let (loaded, decoded, signatures) = try load(data)
-      apply(loaded, sounds: decoded, signatures: signatures)
-      mapSignature = FileSignature(of: url)
+      let sources = Self.eventSources(of: data)
+      (reload.added, reload.removed, reload.changed) = differences(
+        to: loaded, sources: sources, signatures: signatures)
       lastErrors = []
+      apply(loaded, sounds: decoded, signatures: signatures)
+      eventSources = sources
+      mapSignature = FileSignature(of: url)
+      reload.errors = lastErrors  // a bus of the mix that could not be set up
+      record(reload)
     } catch {
       lastErrors = error.errors
       // An error, as a sound that cannot be found is: the edit is lost until it is fixed, though
       // the previous map plays on.
-      engine.core.logger.error(
-        "sound map \(url.lastPathComponent) not reloaded: \(error.errors.joined(separator: "; "))")
+      reload.outcome = .failed
+      reload.errors = error.errors
+      record(reload)
       throw error
     }
   }

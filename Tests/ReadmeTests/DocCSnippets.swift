@@ -316,6 +316,14 @@ engine.use(map, for: scene)
 // BLOCK-END
 }
 
+@MainActor func guideEventsReloads(map: SoundMap, hud: HUD) {
+// DOCC-BLOCK Foley/SoundMaps.md 2
+  map.addReloadObserver { reload in
+    hud.title = reload.description  // "sounds.json reloaded: changed ball.hit" or "… not reloaded …: events[…]"
+  }
+// BLOCK-END
+}
+
 @MainActor func guideSpeech(engine: AudioEngine, subtitle: Subtitle, guide: Node, gate: Point) {
 // DOCC-BLOCK Foley/SpeechGuide.md 1
 let speech = SpeechSynthesizer(engine: engine)             // or SpeechSynthesizer.shared(for: engine)
