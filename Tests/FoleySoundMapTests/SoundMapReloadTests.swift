@@ -17,17 +17,30 @@ struct SoundMapReloadTests {
       "tick": { "play": "c.wav", "cooldown": 0.1 } } }
     """#
 
-  @Test("a good edit: the events added, removed and changed, kept, logged and posted to the mailbox")
-  func goodEdit() throws {
+  /// An engine logging into `log`, and the map of ``original`` in a folder of tones (not watched:
+  /// each test reloads by hand).
+  static func open() throws -> (
+    log: CapturedLog, engine: AudioEngine, folder: URL, file: URL, map: SoundMap
+  ) {
     let log = CapturedLog()
     let engine = try AudioEngine(embedded: EmbeddedMixer(), logger: log.logger)
-    defer { engine.close() }
     let folder = try makeToneFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("sounds.json")
-    try Data(Self.original.utf8).write(to: file)
+    try Data(original.utf8).write(to: file)
     let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
     map.watchesFile = false
+    return (log, engine, folder, file, map)
+  }
+
+  static func close(_ engine: AudioEngine, _ folder: URL) {
+    engine.close()
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  @Test("a good edit: the events added, removed and changed, kept, logged and posted to the mailbox")
+  func goodEdit() throws {
+    let (log, engine, folder, file, map) = try Self.open()
+    defer { Self.close(engine, folder) }
     var heard: [SoundMapReload] = []
     map.addReloadObserver { heard.append($0) }
     #expect(map.reloads.isEmpty)
@@ -66,15 +79,8 @@ struct SoundMapReloadTests {
 
   @Test("a bad edit: every error with its path and suggestion, logged, posted; the old map plays on")
   func badEdit() throws {
-    let log = CapturedLog()
-    let engine = try AudioEngine(embedded: EmbeddedMixer(), logger: log.logger)
-    defer { engine.close() }
-    let folder = try makeToneFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appendingPathComponent("sounds.json")
-    try Data(Self.original.utf8).write(to: file)
-    let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
-    map.watchesFile = false
+    let (log, engine, folder, file, map) = try Self.open()
+    defer { Self.close(engine, folder) }
     var heard: [SoundMapReload] = []
     map.addReloadObserver { heard.append($0) }
 
@@ -100,14 +106,8 @@ struct SoundMapReloadTests {
 
   @Test("the map keeps its latest reloads, no more")
   func keepsTheLatest() throws {
-    let engine = try AudioEngine(embedded: EmbeddedMixer())
-    defer { engine.close() }
-    let folder = try makeToneFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appendingPathComponent("sounds.json")
-    try Data(Self.original.utf8).write(to: file)
-    let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
-    map.watchesFile = false
+    let (_, engine, folder, file, map) = try Self.open()
+    defer { Self.close(engine, folder) }
     for round in 0..<(SoundMap.keptReloads + 4) {
       let volume = round % 2 == 0 ? -3 : -4
       try Data(Self.original.replacingOccurrences(of: "-3", with: "\(volume)").utf8).write(to: file)
