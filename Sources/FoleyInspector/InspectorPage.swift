@@ -175,7 +175,7 @@ enum InspectorPage {
         const changes = [["added", reload.added], ["removed", reload.removed], ["changed", reload.changed]]
           .filter(([, names]) => names.length).map(([what, names]) => what + " " + names.join(", "));
         line.appendChild(text(reload.outcome === "loaded"
-          ? `${when} ${reload.file} reloaded: ${changes.length ? changes.join("; ") : "no event changed"}` +
+          ? `${when} ${reload.file} ${reload.origin === "edit" ? "edited" : "reloaded"}: ${changes.length ? changes.join("; ") : "no event changed"}` +
             (reload.errors.length ? "; " + reload.errors.join("; ") : "")
           : `${when} ${reload.file} not reloaded, the previous map plays on:\n  ${reload.errors.join("\n  ")}`));
         box.appendChild(line);

@@ -21,8 +21,17 @@ public struct SoundMapReload: Sendable, Hashable, Codable, CustomStringConvertib
     case failed
   }
 
+  /// Where a change came from.
+  public enum Origin: String, Sendable, Hashable, Codable {
+    /// The map's file was read again.
+    case file
+    /// An edit made while the game ran (``SoundMap/replaceEvent(_:with:expecting:)``).
+    case edit
+  }
+
   /// The map's file name.
   public var file: String
+  public var origin = Origin.file
   /// When it was reloaded, in seconds since 1970.
   public var time: Double
   public var outcome: Outcome
@@ -43,7 +52,8 @@ public struct SoundMapReload: Sendable, Hashable, Codable, CustomStringConvertib
     let parts = [("added", added), ("removed", removed), ("changed", changed)]
       .filter { !$0.1.isEmpty }
       .map { "\($0.0) \($0.1.joined(separator: ", "))" }
-    return "\(file) reloaded: " + (parts.isEmpty ? "no event changed" : parts.joined(separator: "; "))
+    return "\(file) \(origin == .edit ? "edited" : "reloaded"): "
+      + (parts.isEmpty ? "no event changed" : parts.joined(separator: "; "))
       + (errors.isEmpty ? "" : "; " + errors.joined(separator: "; "))
   }
 }

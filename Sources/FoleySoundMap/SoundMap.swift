@@ -89,13 +89,21 @@ public final class SoundMap {
   // it is being told).
   @exclusivity(unchecked) public internal(set) var statistics = Statistics()
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
-  public private(set) var lastErrors: [String] = []
+  public internal(set) var lastErrors: [String] = []
   /// The latest reloads of the map's file (at most ``keptReloads``), oldest first: what each
   /// added, removed and changed, or why it failed.
   public internal(set) var reloads: [SoundMapReload] = []
   var reloadObservers = ObserverList<SoundMapReload>()
   /// Each event's entry as canonical JSON, to tell what a reload changed.
   var eventSources: [String: Data] = [:]
+  /// The map's JSON text in use: as loaded, then as edited (``replaceEvent(_:with:expecting:)``).
+  var document: SoundMapDocument
+  /// The file's bytes as last loaded or saved, to tell a change on disk a save would overwrite.
+  var savedBytes: Data?
+  /// Counts the changes to the map in use (reloads and edits); an edit names the version it edits.
+  public internal(set) var version = 1
+  /// Whether edits made since the last load or save are not in the file yet.
+  public internal(set) var hasUnsavedEdits = false
 
   @exclusivity(unchecked) var definition: SoundMapDefinition {
     didSet { eventLookup.removeAll() }
@@ -141,6 +149,7 @@ public final class SoundMap {
       data: data, url: url, folder: url.deletingLastPathComponent(), engine: engine, seed: seed,
       budget: pitchBudget)
     mapSignature = FileSignature(of: url)
+    savedBytes = data
     #if DEBUG
       watchesFile = true
       updateWatch()
@@ -166,6 +175,7 @@ public final class SoundMap {
     // An offline render (and `waitUntilIdle`) waits for the variants being rendered.
     idleWaiter = engine.addIdleWaiter { [variants] in variants.waitUntilRendered() }
     definition = SoundMapDefinition()
+    document = SoundMapDocument(data)
     let (loaded, decoded, signatures) = try load(data)
     apply(loaded, sounds: decoded, signatures: signatures)
     eventSources = Self.eventSources(of: data)
@@ -181,7 +191,8 @@ public final class SoundMap {
 
   /// Reads the map's file again. If it (or a file it names) is wrong, the map keeps what it had,
   /// ``lastErrors`` holds the problems and this throws them; voices already playing go on either
-  /// way. Files that did not change are not decoded again.
+  /// way. Files that did not change are not decoded again. Unsaved edits are dropped (the watch
+  /// does not reload over them: see ``hasUnsavedEdits``).
   public func reload() throws(SoundMapError) {
     guard let url else { return }
     var reload = SoundMapReload(
@@ -201,6 +212,10 @@ public final class SoundMap {
       apply(loaded, sounds: decoded, signatures: signatures)
       eventSources = sources
       mapSignature = FileSignature(of: url)
+      document = SoundMapDocument(data)
+      savedBytes = data
+      version += 1
+      hasUnsavedEdits = false
       reload.errors = lastErrors  // a bus of the mix that could not be set up
       record(reload)
     } catch {
@@ -224,7 +239,7 @@ public final class SoundMap {
     }
   }
 
-  private func updateWatch() {
+  func updateWatch() {
     if watchesFile, url != nil {
       let mailbox = engine.session.mailbox
       watch.start(files: watchedFiles) { [weak self] in
@@ -288,116 +303,19 @@ public final class SoundMap {
     package weak var scene: Scene?
   }
 
-  // MARK: - Loading
-
-  private func load(
-    _ data: Data
-  ) throws(SoundMapError) -> (SoundMapDefinition, [String: Sound], [String: FileSignature]) {
-    var parser = SoundMapParser()
-    guard let loaded = parser.parse(data) else { throw SoundMapError(errors: parser.errors) }
-    // The structure's errors and the files' together: every problem at once.
-    var errors = parser.errors
-    var decoded: [String: Sound] = [:]
-    var signatures: [String: FileSignature] = [:]
-    let roots = AssetRoots([folder])
-    for (name, path) in loaded.files {
-      do throws(SoundError) {
-        let file = try roots.locate(name)
-        let signature = FileSignature(of: file)
-        if let known = sounds[name], let signature, self.signatures[name] == signature {
-          decoded[name] = known  // unchanged: not decoded again
-          signatures[name] = signature
-          continue
-        }
-        let bytes = try BoundedFile.read(file, limit: engine.library.maximumFileSize, asset: name)
-        decoded[name] = try engine.library.sound(for: bytes, name: name)
-        signatures[name] = signature
-      } catch {
-        switch error.code {
-        case .unreadable where error.message.hasPrefix("no such file"):
-          errors.append("\(path): file \"\(name)\" not found in \(folder.path)")
-        case .invalidName: errors.append("\(path): \"\(name)\" is not a file inside \(folder.path)")
-        default: errors.append("\(path): \(error)")
-        }
-      }
-    }
-    errors += locateMusic(loaded.music, in: roots).errors
-    guard errors.isEmpty else { throw SoundMapError(errors: errors) }
-    return (loaded, decoded, signatures)
-  }
-
-  private func apply(
-    _ loaded: SoundMapDefinition, sounds decoded: [String: Sound], signatures: [String: FileSignature]
-  ) {
-    definition = loaded
-    sounds = decoded
-    self.signatures = signatures
-    runtime.items.removeAll()  // the containers are new; voices playing go on
-    // The events some stop entry names keep their voices for it.
-    for entry in loaded.events.values {
-      guard case .stop(let target, _) = entry.effect, definition.events[target] != nil else { continue }
-      definition.events[target]!.isStopTarget = true
-    }
-    variants.retain(only: Array(decoded.values))
-    // Pitch variants are rendered now, in the background, for every step a file may be played at.
-    for (name, range) in pitchRanges(loaded) {
-      guard let sound = decoded[name] else { continue }
-      let low = Int((range.lowerBound * PitchVariants.stepsPerSemitone).rounded())
-      let high = Int((range.upperBound * PitchVariants.stepsPerSemitone).rounded())
-      if low != 0 || high != 0 { variants.render(sound, steps: Array(low...high)) }
-    }
-    if let mix = loaded.mix { applyMix(mix) }
-    musicFiles = locateMusic(loaded.music, in: AssetRoots([folder])).found
-    if watchesFile { updateWatch() }
-  }
-
-  /// Puts the map's `mix` on the engine: the reverb's preset, and each named bus's volume, send
-  /// and effects (new effects each time; buses the map does not name are left as they are).
-  private func applyMix(_ mix: MixDefinition) {
-    if let preset = mix.reverb { engine.reverb.apply(preset) }
-    for (category, bus) in mix.buses.sorted(by: { $0.key.name < $1.key.name }) {
-      if let decibels = bus.volumeDecibels { engine.bus(category).volume = pow(10, decibels / 20) }
-      do {
-        if let send = bus.reverbSend { try engine.bus(category).setReverbSend(send) }
-        if let parent = bus.parent { try engine.bus(category).route(to: parent) }
-        if let lufs = bus.loudness { try engine.bus(category).setLoudnessTarget(lufs) }
-        try engine.bus(category).setEffects(bus.effects.map { $0.make() })
-      } catch {
-        lastErrors.append("mix.buses[\"\(category)\"]: \(error)")
-        engine.core.logger.warning("sound map mix: bus \(category): \(error)")
-      }
-    }
-  }
-
-  var watchedFiles: [URL] {
-    let roots = AssetRoots([folder])
-    return (url.map { [$0] } ?? []) + sounds.keys.sorted().compactMap { try? roots.locate($0) }
-  }
-
   private func reloadIfChanged() {
     guard watch.takeChange() else { return }
+    guard !hasUnsavedEdits else {
+      // Reading the file now would drop the edits: the designer chooses (reload, or save over it).
+      record(
+        SoundMapReload(
+          file: url?.lastPathComponent ?? "sound map", time: Date().timeIntervalSince1970, outcome: .failed,
+          errors: [
+            "the file changed on disk while edits made to the running map are unsaved: not read. "
+              + "Reloading takes the file and drops the edits; saving over it keeps the edits"
+          ]))
+      return
+    }
     try? reload()
   }
-
-  /// The pitches each file may be played at, over every path through the items.
-  private func pitchRanges(_ definition: SoundMapDefinition) -> [String: ClosedRange<Double>] {
-    var ranges: [String: ClosedRange<Double>] = [:]
-    func walk(_ item: SoundItem, _ offset: ClosedRange<Double>) {
-      // (Two lines, not one range literal: a formatter that breaks before `...` changes its meaning.)
-      let low = offset.lowerBound + item.pitchSemitones.lowerBound
-      let high = offset.upperBound + item.pitchSemitones.upperBound
-      let here = low...high
-      switch item.kind {
-      case .file(let name):
-        let known = ranges[name] ?? here
-        ranges[name] = min(known.lowerBound, here.lowerBound)...max(known.upperBound, here.upperBound)
-      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items):
-        items.forEach { walk($0, here) }
-      case .switchOn(_, let cases, _): cases.values.forEach { walk($0, here) }
-      }
-    }
-    for entry in definition.events.values { if case .play(let item) = entry.effect { walk(item, 0...0) } }
-    return ranges
-  }
-
 }

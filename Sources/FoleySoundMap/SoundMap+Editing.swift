@@ -1,0 +1,158 @@
+import FoleyAudio
+import FoleyCore
+public import Foundation
+
+/// Why an edit or a save of a sound map was refused. Nothing was changed, and nothing written.
+public enum SoundMapEditError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The map changed since the version the edit names (another edit, or a reload): `current` is
+  /// its version now. Read the entry again and edit that.
+  case conflict(current: Int)
+  /// The file changed on disk since it was loaded or saved; saving would lose that change.
+  /// ``SoundMap/reload()`` takes the file's version (and drops the edits), or
+  /// ``SoundMap/save(overwritingChanges:)`` with `true` keeps the edits.
+  case changedOnDisk
+  /// The map the edit would make is one the parser refuses: every error, with its JSON path.
+  case invalid([String])
+  /// The map was made from bytes, not a file: there is nothing to save it to.
+  case noFile
+  /// The file could not be written (the reason); the file on disk is as it was.
+  case cannotWrite(String)
+
+  public var description: String {
+    switch self {
+    case .conflict(let current): "the map changed since that version (it is at version \(current) now)"
+    case .changedOnDisk:
+      "the map's file changed on disk since it was loaded; saving would overwrite that change"
+    case .invalid(let errors): errors.joined(separator: "\n")
+    case .noFile: "the map was not loaded from a file"
+    case .cannotWrite(let why): "cannot write the map: \(why)"
+    }
+  }
+}
+
+/// Editing a running map, one event entry at a time, and saving it back to its file: what a
+/// sound designer does from the browser inspector.
+///
+/// ```swift
+/// let version = map.version
+/// try map.replaceEvent("ball.hit", with: Data(#"{ "play": "thud.wav", "volumeDb": -12 }"#.utf8), expecting: version)
+/// try map.save()  // sounds.json rewritten (only that entry changed), the old one kept as sounds.json.bak
+/// ```
+extension SoundMap {
+  /// The entry of event `name` as the map's text has it (the designer's own bytes); nil if the map
+  /// has no such event.
+  public func entryText(_ name: String) -> String? {
+    guard let span = document.eventSpans()?.members[name] else { return nil }
+    return String(decoding: document.text[span.value], as: UTF8.self)
+  }
+
+  /// The map's whole JSON text, as loaded and edited.
+  public var text: String { String(decoding: document.text, as: UTF8.self) }
+
+  /// Puts `entry` (a JSON object, as a map's `events` holds) in place of event `name`'s entry, or
+  /// adds the event; the next post plays the new entry. The map's text changes only there, written
+  /// with its keys in a fixed order. Returns the map's new ``version``.
+  /// - Parameter version: the ``version`` the edit was made against.
+  /// - Throws: ``SoundMapEditError/conflict(current:)`` if the map changed since `version`,
+  ///   ``SoundMapEditError/invalid(_:)`` with the parser's errors if the new map would be refused
+  ///   (or `entry` is not a JSON object); the map is unchanged either way.
+  @discardableResult
+  public func replaceEvent(
+    _ name: String, with entry: Data, expecting version: Int
+  ) throws(SoundMapEditError) -> Int {
+    guard version == self.version else { throw .conflict(current: self.version) }
+    guard !name.isEmpty else { throw .invalid(["an event needs a name"]) }
+    guard let object = try? JSONSerialization.jsonObject(with: entry) as? [String: Any] else {
+      throw .invalid(["events[\(SoundMapDocument.quoted(name))]: the entry is not a JSON object"])
+    }
+    guard let edited = document.replacing(event: name, with: object) else {
+      throw .invalid(["the map's text has no \"events\" object to edit"])
+    }
+    let loaded: (SoundMapDefinition, [String: Sound], [String: FileSignature])
+    do throws(SoundMapError) {
+      loaded = try load(edited.data)
+    } catch {
+      throw .invalid(error.errors)
+    }
+    let sources = Self.eventSources(of: edited.data)
+    var change = SoundMapReload(
+      file: url?.lastPathComponent ?? "sound map", time: Date().timeIntervalSince1970, outcome: .loaded)
+    (change.added, change.removed, change.changed) = differences(
+      to: loaded.0, sources: sources, signatures: loaded.2)
+    lastErrors = []
+    apply(loaded.0, sounds: loaded.1, signatures: loaded.2)
+    eventSources = sources
+    document = edited
+    self.version += 1
+    hasUnsavedEdits = true
+    change.origin = .edit
+    change.errors = lastErrors
+    record(change)
+    return self.version
+  }
+
+  /// Writes the map, as edited, back to its file: through a temporary file and an atomic rename,
+  /// so the file is always either the old map or the new one, and the old one is kept beside it as
+  /// `NAME.bak`. Refused if the file changed on disk since it was loaded or saved, unless
+  /// `overwritingChanges`.
+  /// - Throws: ``SoundMapEditError/changedOnDisk``, ``SoundMapEditError/noFile`` or
+  ///   ``SoundMapEditError/cannotWrite(_:)``; the file is as it was.
+  public func save(overwritingChanges: Bool = false) throws(SoundMapEditError) {
+    guard let url else { throw .noFile }
+    let onDisk: Data
+    do {
+      onDisk = try BoundedFile.read(url, limit: SoundMap.maximumMapFileSize, asset: url.lastPathComponent)
+    } catch {
+      throw .cannotWrite(error.message)
+    }
+    if onDisk != savedBytes, !overwritingChanges { throw .changedOnDisk }
+    let backup = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".bak")
+    try AtomicFile.write(onDisk, to: backup)
+    try AtomicFile.write(document.data, to: url)
+    savedBytes = document.data
+    mapSignature = FileSignature(of: url)
+    hasUnsavedEdits = false
+    engine.core.logger.info(
+      "sound map \(url.lastPathComponent) saved (the previous one is \(backup.lastPathComponent))")
+  }
+}
+
+/// A file replaced whole or not at all: the bytes go to a temporary file beside it, are flushed
+/// to the disk, and the temporary file is renamed over the old one (POSIX makes the rename atomic),
+/// and then the folder is flushed so the rename itself survives a power cut.
+enum AtomicFile {
+  static func write(_ data: Data, to url: URL) throws(SoundMapEditError) {
+    let folder = url.deletingLastPathComponent().path
+    let temporary = folder + "/." + url.lastPathComponent + ".saving"
+    // The file's permissions are kept (a new file gets the usual 0644 less the umask).
+    var facts = stat()
+    let mode = stat(url.path, &facts) == 0 ? facts.st_mode & 0o7777 : 0o644
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    guard descriptor >= 0 else { throw .cannotWrite("\(temporary): \(String(cString: strerror(errno)))") }
+    var failure: Int32 = 0
+    data.withUnsafeBytes { buffer in
+      var done = 0
+      while done < buffer.count {
+        let wrote = Foundation.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+        if wrote < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          return
+        }
+        done += wrote
+      }
+    }
+    if failure == 0, fsync(descriptor) != 0 { failure = errno }
+    _ = SystemCall.close(descriptor)
+    if failure == 0, rename(temporary, url.path) != 0 { failure = errno }
+    guard failure == 0 else {
+      unlink(temporary)
+      throw .cannotWrite("\(url.path): \(String(cString: strerror(failure)))")
+    }
+    let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directory >= 0 {
+      _ = fsync(directory)
+      _ = SystemCall.close(directory)
+    }
+  }
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+/// A sound map's JSON text as the designer wrote it, edited one event entry at a time: the entry's
+/// bytes are replaced and every other byte of the file is kept, so a save changes only what was
+/// edited (their layout, key order and spacing stay the designer's).
+struct SoundMapDocument: Equatable {
+  private(set) var text: [UInt8]
+
+  init(_ data: Data) { text = Array(data) }
+
+  var data: Data { Data(text) }
+
+  /// Where an event's entry is: its value's bytes, and the indentation of the line its key is on.
+  struct EntrySpan: Equatable {
+    var value: Range<Int>
+    var indentation: Int
+  }
+
+  /// The entries of the top-level `events` object, by name; nil when the text is not an object
+  /// with one (the parser reports that).
+  func eventSpans() -> (members: [String: EntrySpan], objectEnd: Int)? {
+    var scanner = Scanner(text)
+    guard let top = scanner.members(ofObjectAt: scanner.skipSpace(from: 0)),
+      let events = top.members.first(where: { $0.key == "events" }),
+      text[events.value.lowerBound] == UInt8(ascii: "{"),
+      let entries = scanner.members(ofObjectAt: events.value.lowerBound)
+    else { return nil }
+    var spans: [String: EntrySpan] = [:]
+    for member in entries.members {
+      spans[member.key] = EntrySpan(value: member.value, indentation: indentation(of: member.keyStart))
+    }
+    return (spans, entries.end)
+  }
+
+  /// The text with `name`'s entry replaced by `entry` (or added at the end of `events`), written
+  /// in ``SoundMapDocument/format(_:indentation:)``'s layout; nil if the text has no `events`
+  /// object.
+  func replacing(event name: String, with entry: [String: Any]) -> SoundMapDocument? {
+    guard let (spans, end) = eventSpans() else { return nil }
+    var copy = self
+    if let span = spans[name] {
+      let written = Self.format(entry, indentation: span.indentation)
+      copy.text.replaceSubrange(span.value, with: Array(written.utf8))
+      return copy
+    }
+    // A new entry goes last, after a comma if the object has members, on a line of its own.
+    let indentation = spans.values.map(\.indentation).min() ?? 4
+    let key = Self.quoted(name)
+    let pad = String(repeating: " ", count: indentation)
+    let written = Self.format(entry, indentation: indentation)
+    var head = end - 1  // the closing brace's index is end - 1; back over the space before it
+    while head > 0, Self.isSpace(text[head - 1]) { head -= 1 }
+    let separator = spans.isEmpty ? "" : ","
+    let closing = "\n" + String(repeating: " ", count: max(0, indentation - 2))
+    copy.text.replaceSubrange(
+      head..<(end - 1), with: Array("\(separator)\n\(pad)\(key): \(written)\(closing)".utf8))
+    return copy
+  }
+
+  private func indentation(of index: Int) -> Int {
+    var start = index
+    while start > 0, text[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+    var count = 0
+    while start + count < index, text[start + count] == UInt8(ascii: " ") { count += 1 }
+    return count
+  }
+
+  // MARK: - Writing an entry
+
+  /// The order an entry's keys are written in: what it plays, then how, then its limits and
+  /// routing; keys not listed follow in alphabetical order.
+  static let keyOrder = [
+    "play", "file", "random", "sequence", "switch", "layer", "stop", "parameter", "default", "cases",
+    "weight", "mode", "resetAfter", "avoidRepeat", "shuffle", "fadeOut", "volumeDb", "pitchSemitones",
+    "delay",
+    "loop", "cooldown", "maxInstances", "steal", "priority", "category", "positional", "normalize",
+    "critical",
+    "caption", "rumble",
+  ]
+
+  static func orderedKeys(_ object: [String: Any]) -> [String] {
+    object.keys.sorted { a, b in
+      let (i, j) = (keyOrder.firstIndex(of: a) ?? Int.max, keyOrder.firstIndex(of: b) ?? Int.max)
+      return i != j ? i < j : a < b
+    }
+  }
+
+  /// An entry as the repository's maps are written: on one line if it is short, otherwise one key
+  /// a line at `indentation + 2` with each value on one line.
+  static func format(_ entry: [String: Any], indentation: Int) -> String {
+    let line = inline(entry)
+    if line.count + indentation <= 100 { return line }
+    let pad = String(repeating: " ", count: indentation + 2)
+    let members = orderedKeys(entry).map { "\(pad)\(quoted($0)): \(inline(entry[$0]!))" }
+    return "{\n" + members.joined(separator: ",\n") + "\n" + String(repeating: " ", count: indentation) + "}"
+  }
+
+  /// A value on one line: `{ "key": value, … }`, `[a, b]`, numbers as short as they read.
+  static func inline(_ value: Any) -> String {
+    switch value {
+    case let object as [String: Any]:
+      if object.isEmpty { return "{}" }
+      return "{ "
+        + orderedKeys(object).map { "\(quoted($0)): \(inline(object[$0]!))" }.joined(separator: ", ") + " }"
+    case let array as [Any]:
+      return "[" + array.map(inline).joined(separator: ", ") + "]"
+    case let string as String:
+      return quoted(string)
+    case let number as NSNumber:
+      // JSONSerialization's booleans are NSNumbers of C type `char`; its numbers are never that.
+      if String(cString: number.objCType) == "c" { return number.boolValue ? "true" : "false" }
+      let double = number.doubleValue
+      if double.rounded() == double, abs(double) < 1e15 { return String(Int64(double)) }
+      return "\(double)"
+    case is NSNull:
+      return "null"
+    default:
+      return "null"
+    }
+  }
+
+  static func quoted(_ string: String) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: string, options: [.fragmentsAllowed])) ?? Data()
+    return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+  }
+
+  static func isSpace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+  }
+
+  /// Finds the members of JSON objects in UTF-8 text, without building values.
+  private struct Scanner {
+    let text: [UInt8]
+    init(_ text: [UInt8]) { self.text = text }
+
+    func skipSpace(from index: Int) -> Int {
+      var index = index
+      while index < text.count, SoundMapDocument.isSpace(text[index]) { index += 1 }
+      return index
+    }
+
+    /// The end of the string that starts at `index` (its opening quote), past its closing quote.
+    func stringEnd(from index: Int) -> Int? {
+      var index = index + 1
+      while index < text.count {
+        switch text[index] {
+        case UInt8(ascii: "\\"): index += 2
+        case UInt8(ascii: "\""): return index + 1
+        default: index += 1
+        }
+      }
+      return nil
+    }
+
+    /// The end of the value that starts at `index`.
+    func valueEnd(from index: Int) -> Int? {
+      guard index < text.count else { return nil }
+      switch text[index] {
+      case UInt8(ascii: "\""): return stringEnd(from: index)
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        var depth = 0
+        var at = index
+        while at < text.count {
+          switch text[at] {
+          case UInt8(ascii: "\""):
+            guard let end = stringEnd(from: at) else { return nil }
+            at = end
+            continue
+          case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+          case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            depth -= 1
+            if depth == 0 { return at + 1 }
+          default: break
+          }
+          at += 1
+        }
+        return nil
+      default:
+        var at = index
+        while at < text.count, !SoundMapDocument.isSpace(text[at]),
+          ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(text[at])
+        {
+          at += 1
+        }
+        return at
+      }
+    }
+
+    struct Member {
+      var key: String
+      var keyStart: Int
+      var value: Range<Int>
+    }
+
+    /// The members of the object whose `{` is at `index`, and the index past its `}`.
+    mutating func members(ofObjectAt index: Int) -> (members: [Member], end: Int)? {
+      guard index < text.count, text[index] == UInt8(ascii: "{") else { return nil }
+      var members: [Member] = []
+      var at = skipSpace(from: index + 1)
+      if at < text.count, text[at] == UInt8(ascii: "}") { return (members, at + 1) }
+      while at < text.count {
+        guard text[at] == UInt8(ascii: "\""), let keyEnd = stringEnd(from: at),
+          let key = try? JSONSerialization.jsonObject(
+            with: Data(text[at..<keyEnd]), options: [.fragmentsAllowed]) as? String
+        else { return nil }
+        var colon = skipSpace(from: keyEnd)
+        guard colon < text.count, text[colon] == UInt8(ascii: ":") else { return nil }
+        colon = skipSpace(from: colon + 1)
+        guard let valueEnd = valueEnd(from: colon) else { return nil }
+        members.append(Member(key: key, keyStart: at, value: colon..<valueEnd))
+        at = skipSpace(from: valueEnd)
+        guard at < text.count else { return nil }
+        if text[at] == UInt8(ascii: "}") { return (members, at + 1) }
+        guard text[at] == UInt8(ascii: ",") else { return nil }
+        at = skipSpace(from: at + 1)
+      }
+      return nil
+    }
+  }
+}
