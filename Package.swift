@@ -330,7 +330,7 @@ let package = Package(
     .target(
       name: "FoleyInspector",
       dependencies: [
-        "FoleyAudio", "FoleyMusic", "FoleySoundMap", "FoleyCore", "FoleySession",
+        "FoleyAudio", "FoleyMusic", "FoleyScene", "FoleySoundMap", "FoleyCore", "FoleySession",
         .product(name: "FlyingFox", package: "FlyingFox"),
       ],
       swiftSettings: swiftSettings

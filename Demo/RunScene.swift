@@ -143,9 +143,12 @@ struct RunScene: AsyncParsableCommand {
       soundMap: soundMap.map { URL(fileURLWithPath: $0) }, options: options, logger: logger)
     if dark { print("foley-demo: dark: nothing of the field is drawn; play by ear") }
     if muted { print("foley-demo: muted: play by the captions and the sound radar") }
-    // The demo is the game that enables the page's controls: its whole point is to be played with.
+    // The demo is the game that enables the page's controls and saving: its whole point is to be
+    // played with, and a designer tuning its sounds keeps what they hear (Assets/sounds.json).
     let server = inspector.map {
-      InspectorServer(engine: engine, soundMap: game.soundMap, options: .init(port: $0, allowsControl: true))
+      InspectorServer(
+        engine: engine, soundMap: game.soundMap,
+        options: .init(port: $0, allowsControl: true, allowsSaving: true))
     }
     defer { server?.stop() }
     if let server {

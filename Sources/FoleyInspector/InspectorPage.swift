@@ -4,10 +4,18 @@
 /// then from the reports the WebSocket streams (or, where a WebSocket cannot open, from
 /// `/snapshot.json` polled).
 ///
-/// For scripted checks (a headless browser), `#set=BUS:VOLUME` in the address moves that bus's
-/// slider once the first report has drawn it, through the same handler a drag uses.
+/// With a sound map, an editor: pick an event, change its file, level, pitch, limits, bus and
+/// caption with controls that know their ranges (or its JSON), apply it to the running game,
+/// audition it with parameters, and save the map (when the game allows it).
+///
+/// For scripted checks (a headless browser), `#set=BUS:VOLUME` in the address sets that bus's
+/// volume once the first report has drawn it, through the same handler a fader uses; and
+/// `#edit=EVENT:DB` sets that event's level to DB, applies it, auditions it and saves the map
+/// (the outcome lands in `data-edited` on the body).
 enum InspectorPage {
-  static let html = #"""
+  static let html = layout.replacingOccurrences(of: "/*EDITOR*/\n", with: editorScript)
+
+  private static let layout = #"""
     <!doctype html>
     <html lang="en">
     <head>
@@ -24,7 +32,10 @@ enum InspectorPage {
     td, th { padding: 2px 6px; text-align: left; white-space: nowrap; }
     th { color: #889; font-weight: normal; }
     tr:nth-child(even) td { background: #20242c; }
-    .bus { display: grid; grid-template-columns: 90px 1fr 70px 120px 52px; gap: 8px; align-items: center; margin: 3px 0; }
+    .bus { display: grid; grid-template-columns: 90px 1fr 70px 150px 52px 48px; gap: 8px; align-items: center; margin: 3px 0; }
+    #editor label { display: inline-block; margin: 2px 10px 2px 0; } #editor input[type=number] { width: 64px; }
+    #entryText { width: 100%; height: 90px; background: #0d0f13; color: #dde; font: 12px monospace; }
+    #editStatus { white-space: pre-wrap; } .refused { color: #e88; } .done { color: #8c8; }
     .meter { position: relative; height: 14px; background: #0d0f13; border-radius: 2px; overflow: hidden; }
     .meter div { position: absolute; left: 0; height: 7px; background: linear-gradient(90deg, #3c6 70%, #dc3 88%, #e44); }
     .meter .r { top: 7px; }
@@ -47,10 +58,26 @@ enum InspectorPage {
     <tbody id="voices"></tbody></table></section>
     <section><h2>Music</h2><div id="music" class="num">—</div>
     <h2 style="margin-top:10px">Events</h2>
-    <form id="postForm"><input id="eventName" placeholder="event name" size="24"> <button>post</button> <span id="reply" class="num"></span></form>
+    <form id="postForm"><input id="eventName" placeholder="event name [key=value, …]" size="30"> <button>post</button> <span id="reply" class="num"></span></form>
     <table><tbody id="events"></tbody></table>
     <h2 style="margin-top:10px">Sound map reloads</h2>
     <div id="reloads" class="num">—</div></section>
+    <section id="editor" style="grid-column: 1 / -1" hidden><h2>Sound map <span id="mapFile"></span> <span id="mapVersion" class="num"></span></h2>
+    <div><label>event <select id="eventPick"></select></label>
+    <label>file <select id="fileField"></select></label>
+    <label>level <input id="volumeField" type="range" min="-60" max="6" step="0.5"> <span id="volumeShown" class="num"></span> dB</label>
+    <label>pitch <input id="pitchLow" type="number" min="-24" max="24" step="0.25"> … <input id="pitchHigh" type="number" min="-24" max="24" step="0.25"> st</label>
+    <label>cooldown <input id="cooldownField" type="number" min="0" max="60" step="0.01"> s</label>
+    <label>max voices <input id="maxField" type="number" min="0" max="256" step="1"></label>
+    <label>bus <select id="busField"></select></label>
+    <label><input id="positionalField" type="checkbox"> positional</label>
+    <label>caption <input id="captionField" size="18"></label></div>
+    <textarea id="entryText" spellcheck="false"></textarea>
+    <div><button id="applyButton">apply</button>
+    <label>parameters <input id="auditionParameters" placeholder="surface=player, speed=3" size="26"></label>
+    <button id="auditionButton">audition</button> <button id="saveButton">save map</button>
+    <span id="conflict" hidden><button id="overwriteButton">save over the file on disk</button> <button id="reloadButton">take the file on disk</button></span></div>
+    <div id="editStatus" class="num"></div></section>
     </main>
     <script>
     "use strict";
@@ -67,6 +94,14 @@ enum InspectorPage {
       if (socket && socket.readyState === 1) { socket.send(body); return; }
       fetch("/control?" + q, { method: "POST", body }).then(r => r.text()).then(t => $("reply").textContent = t.trim());
     }
+    // Faders in dB, −60 (off) to 0; the bus's volume is the gain they stand for.
+    function fromDecibels(db) { return db <= -60 ? 0 : Math.min(1, Math.pow(10, db / 20)); }
+    function toDecibels(volume) { return volume <= 0.001 ? -60 : Math.max(-60, 20 * Math.log10(volume)); }
+    function setVolume(bus, volume) {
+      const row = $("buses").querySelector(`[data-bus="${CSS.escape(bus)}"]`);
+      if (row) row.querySelector("input[type=range]").dataset.touched = Date.now();
+      send({ type: "volume", bus, volume });
+    }
     function width(db) { return Math.max(0, Math.min(100, (db + 60) / 60 * 100)) + "%"; }
     function fmt(value, digits) { return value === null || value === undefined ? "—" : Number(value).toFixed(digits); }
 
@@ -78,12 +113,15 @@ enum InspectorPage {
           row = document.createElement("div");
           row.className = "bus"; row.dataset.bus = bus.name;
           row.innerHTML = `<span class="name"></span><div class="meter"><div class="l"></div><div class="r"></div></div>
-            <span class="lufs num"></span><span><input type="range" min="0" max="1" step="0.01"> <span class="vol num"></span></span>
-            <label><input type="checkbox" class="mute"> mute</label>`;
+            <span class="lufs num"></span><span><input type="range" min="-60" max="0" step="0.1"> <span class="vol num"></span></span>
+            <label><input type="checkbox" class="mute"> mute</label><label><input type="checkbox" class="solo"> solo</label>`;
           row.querySelector(".name").appendChild(text(bus.name));
           const slider = row.querySelector("input[type=range]");
-          slider.addEventListener("input", () => { slider.dataset.touched = Date.now(); send({ type: "volume", bus: bus.name, volume: Number(slider.value) }); });
+          slider.addEventListener("input", () => setVolume(bus.name, fromDecibels(Number(slider.value))));
           row.querySelector(".mute").addEventListener("change", (e) => send({ type: "mute", bus: bus.name, muted: e.target.checked }));
+          const solo = row.querySelector(".solo");
+          if (bus.name === "master") solo.parentElement.style.visibility = "hidden";
+          solo.addEventListener("change", (e) => send({ type: "solo", bus: bus.name, soloed: e.target.checked }));
           box.appendChild(row);
         }
         const peaks = bus.peakDecibels;
@@ -93,9 +131,10 @@ enum InspectorPage {
           `M ${fmt(bus.momentaryLoudness, 1)} LUFS, S ${fmt(bus.shortTermLoudness, 1)} LUFS` +
           (bus.effects.length ? ", effects: " + bus.effects.map(e => e.kind).join(" → ") : "");
         const slider = row.querySelector("input[type=range]");
-        slider.disabled = !controls; row.querySelector(".mute").disabled = !controls;
-        if (!slider.dataset.touched || Date.now() - slider.dataset.touched > 1000) slider.value = bus.volume;
-        row.querySelector(".vol").textContent = Number(bus.volume).toFixed(2);
+        slider.disabled = !controls; row.querySelector(".mute").disabled = !controls; row.querySelector(".solo").disabled = !controls;
+        if (!slider.dataset.touched || Date.now() - slider.dataset.touched > 1000) slider.value = toDecibels(bus.volume);
+        row.querySelector(".vol").textContent = bus.volume > 0 ? fmt(20 * Math.log10(bus.volume), 1) + " dB" : "off";
+        if (bus.isSoloed !== undefined) row.querySelector(".solo").checked = bus.isSoloed;
         const lufs = bus.momentaryLoudness;
         row.querySelector(".lufs").textContent = lufs === undefined || lufs === null ? "" : lufs <= -120 ? "silent" : fmt(lufs, 1) + " LUFS";
         row.querySelector(".mute").checked = bus.isMuted;
@@ -104,9 +143,8 @@ enum InspectorPage {
       if (pendingSet) {
         const row = box.querySelector(`[data-bus="${CSS.escape(pendingSet.bus)}"]`);
         if (row && controls) {
-          const slider = row.querySelector("input[type=range]");
-          slider.value = pendingSet.volume;
-          slider.dispatchEvent(new Event("input"));
+          row.querySelector("input[type=range]").value = toDecibels(pendingSet.volume);
+          setVolume(pendingSet.bus, pendingSet.volume);
           document.body.dataset.set = pendingSet.bus + ":" + pendingSet.volume;
           pendingSet = null;
         }
@@ -218,10 +256,26 @@ enum InspectorPage {
       setTimeout(() => { if (!opened && socket) { socket.onclose = null; socket.close(); socket = null; poll(); } }, 1500);
     }
 
-    $("postForm").addEventListener("submit", (e) => { e.preventDefault(); const name = $("eventName").value.trim(); if (name) send({ type: "post", event: name }); });
+    // "surface=player, speed=3, hard=true": numbers and booleans as such, the rest as text.
+    function parseParameters(text) {
+      const parameters = {};
+      for (const part of text.split(",").map(p => p.trim()).filter(p => p)) {
+        const at = part.indexOf("="); if (at <= 0) continue;
+        const key = part.slice(0, at).trim(), raw = part.slice(at + 1).trim();
+        parameters[key] = raw === "true" ? true : raw === "false" ? false : raw !== "" && !isNaN(Number(raw)) ? Number(raw) : raw;
+      }
+      return parameters;
+    }
+    $("postForm").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const [name, ...rest] = $("eventName").value.trim().split(/\s+/);
+      if (name) send({ type: "post", event: name, parameters: parseParameters(rest.join(" ")) });
+    });
+    /*EDITOR*/
     // The first report over plain HTTP (drawn at once, and something a headless browser's
     // virtual time waits for), then the live stream.
     fetch("/snapshot.json?" + q).then(r => r.json()).then(draw).catch(() => {}).finally(connect);
+    loadMap().then(loaded => loaded && scriptedEdit()).catch((e) => editStatus(String(e), false));
     </script>
     </body>
     </html>

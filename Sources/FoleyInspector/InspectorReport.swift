@@ -1,5 +1,6 @@
 public import FoleyAudio
 public import FoleyMusic
+public import FoleyScene
 public import FoleySoundMap
 import Foundation
 
@@ -25,7 +26,8 @@ public struct InspectorReport: Sendable, Codable, Hashable {
 
 /// A change the page asks for, as JSON text over its WebSocket or `POST /control`:
 /// `{"type": "volume", "bus": "music", "volume": 0.5}`, `{"type": "mute", "bus": "sfx",
-/// "muted": true}`, `{"type": "post", "event": "ball.hit"}`. `"bus": "master"` is the master.
+/// "muted": true}`, `{"type": "solo", "bus": "speech", "soloed": true}`, `{"type": "post", "event": "ball.hit", "parameters": {"surface": "player"}}`
+/// (parameters optional: strings, numbers or booleans). `"bus": "master"` is the master.
 ///
 /// ```swift
 /// let command = try InspectorCommand(json: Data(#"{"type":"post","event":"door.open"}"#.utf8))
@@ -33,7 +35,8 @@ public struct InspectorReport: Sendable, Codable, Hashable {
 public enum InspectorCommand: Sendable, Hashable {
   case volume(bus: String, volume: Double)
   case mute(bus: String, muted: Bool)
-  case post(event: String)
+  case solo(bus: String, soloed: Bool)
+  case post(event: String, parameters: [String: EventValue] = [:])
 
   /// The longest command accepted, in bytes.
   public static let maximumSize = 4_096
@@ -67,10 +70,19 @@ public enum InspectorCommand: Sendable, Hashable {
     case "mute":
       guard let muted = fields.muted else { throw .badCommand("\"mute\" needs \"muted\": true or false") }
       self = .mute(bus: try name(fields.bus, "bus"), muted: muted)
+    case "solo":
+      guard let soloed = fields.soloed else { throw .badCommand("\"solo\" needs \"soloed\": true or false") }
+      self = .solo(bus: try name(fields.bus, "bus"), soloed: soloed)
     case "post":
-      self = .post(event: try name(fields.event, "event"))
+      var parameters: [String: EventValue] = [:]
+      let given = fields.parameters ?? [:]
+      guard given.count <= 16 else { throw .badCommand("a post takes at most 16 parameters") }
+      for (key, value) in given {
+        parameters[try name(key, "parameter name")] = value.value
+      }
+      self = .post(event: try name(fields.event, "event"), parameters: parameters)
     default:
-      throw .badCommand("unknown command type; expected \"volume\", \"mute\" or \"post\"")
+      throw .badCommand("unknown command type; expected \"volume\", \"mute\", \"solo\" or \"post\"")
     }
   }
 }
@@ -81,7 +93,28 @@ private struct CommandFields: Decodable {
   var bus: String?
   var volume: Double?
   var muted: Bool?
+  var soloed: Bool?
   var event: String?
+  var parameters: [String: Parameter]?
+
+  /// A post's parameter: a string, a number or a boolean.
+  struct Parameter: Decodable {
+    var value: EventValue
+
+    init(from decoder: any Decoder) throws {
+      let single = try decoder.singleValueContainer()
+      if let flag = try? single.decode(Bool.self) {
+        value = .bool(flag)
+      } else if let number = try? single.decode(Double.self), number.isFinite {
+        value = .number(number)
+      } else if let text = try? single.decode(String.self), text.utf8.count <= 256 {
+        value = .string(text)
+      } else {
+        throw DecodingError.dataCorruptedError(
+          in: single, debugDescription: "a parameter is a string (at most 256 bytes), a number or a boolean")
+      }
+    }
+  }
 }
 
 /// Why the inspector refused something.

@@ -36,7 +36,11 @@ import Synchronization
 ///
 /// Routes (each needs `?token=`): `/` the page, `/snapshot.json` one ``InspectorReport``,
 /// `/stream` a WebSocket that sends a report every ``Options/interval`` seconds and takes
-/// ``InspectorCommand``s, `POST /control` one command. Requests without the right token get 403,
+/// ``InspectorCommand``s, `POST /control` one command; with a sound map, `/map.json` its entries
+/// (``InspectorMapState``), `POST /map/event?name=&version=` an edit of one entry (409 when the
+/// map changed since that version, 400 with the parser's errors), `POST /map/save` (only with
+/// ``Options/allowsSaving``; 409 when the file changed on disk) and `POST /map/reload`. Requests
+/// without the right token get 403,
 /// peers other than loopback (when bound to loopback) are closed at once, bad commands an error
 /// message and nothing else: the game plays on.
 public final class InspectorServer: Sendable {
@@ -47,8 +51,12 @@ public final class InspectorServer: Sendable {
     /// The IPv4 address it binds: loopback unless the game explicitly wants it reachable from
     /// elsewhere (the token is then all that guards it).
     public var host: String
-    /// Whether the page may change bus volumes and mutes and post events.
+    /// Whether the page may change bus volumes and mutes, post events and edit the sound map's
+    /// entries in the running game.
     public var allowsControl: Bool
+    /// Whether the page may save the edited sound map over its file (the only file the
+    /// inspector ever writes, through a temporary file and a rename, keeping a `.bak`).
+    public var allowsSaving: Bool
     /// Seconds between the reports the WebSocket sends (0.05…5).
     public var interval: Double
     /// Connections held at once. Past it, the oldest connection that has not sent its whole
@@ -59,12 +67,13 @@ public final class InspectorServer: Sendable {
     public var requestTimeout: Double
 
     public init(
-      port: UInt16 = 0, host: String = "127.0.0.1", allowsControl: Bool = false, interval: Double = 0.1,
-      maximumConnections: Int = 64, requestTimeout: Double = 10
+      port: UInt16 = 0, host: String = "127.0.0.1", allowsControl: Bool = false, allowsSaving: Bool = false,
+      interval: Double = 0.1, maximumConnections: Int = 64, requestTimeout: Double = 10
     ) {
       self.port = port
       self.host = host
       self.allowsControl = allowsControl
+      self.allowsSaving = allowsSaving
       self.interval = interval
       self.maximumConnections = maximumConnections
       self.requestTimeout = requestTimeout
@@ -74,8 +83,9 @@ public final class InspectorServer: Sendable {
   /// The token every request must carry (`?token=`).
   public let token: String
   public let options: Options
-  private let engine: AudioEngine
-  private let soundMap: SoundMap?
+  let engine: AudioEngine
+  /// The sound map the page reads, edits and posts to, if any.
+  let soundMap: SoundMap?
   private let gameThreadView = Locked<GameThreadView>(GameThreadView())
   private let running = Locked<Running?>(nil)
   private let hasWaitedForGameThread = Atomic<Bool>(false)
@@ -141,6 +151,11 @@ public final class InspectorServer: Sendable {
       await server.appendRoute(
         "GET /snapshot.json", to: guarded { [self] _ in try json(await reportOffPool()) })
       await server.appendRoute("POST /control", to: guarded { [self] request in try await control(request) })
+      await server.appendRoute("GET /map.json", to: guarded { [self] request in await mapState(request) })
+      await server.appendRoute(
+        "POST /map/event", to: guarded { [self] request in try await editEvent(request) })
+      await server.appendRoute("POST /map/save", to: guarded { [self] request in await saveMap(request) })
+      await server.appendRoute("POST /map/reload", to: guarded { [self] request in await reloadMap(request) })
       await server.appendRoute(
         "GET /stream",
         to: guarded { request in
@@ -279,16 +294,6 @@ public final class InspectorServer: Sendable {
       body: try JSONEncoder().encode(report))
   }
 
-  private func control(_ request: HTTPRequest) async throws -> HTTPResponse {
-    let body = try await request.bodyData
-    do throws(InspectorError) {
-      let reply = try perform(try InspectorCommand(json: body.prefix(InspectorCommand.maximumSize + 1)))
-      return HTTPResponse(statusCode: .ok, body: Data((reply + "\n").utf8))
-    } catch {
-      return HTTPResponse(statusCode: .badRequest, body: Data((error.description + "\n").utf8))
-    }
-  }
-
   /// The engine's snapshot now, with the game thread's part as last read (a fresh read is
   /// asked for: it arrives at the game's next mailbox drain). The first report waits for that
   /// read (up to half a second, once), so a page does not start without the music and events.
@@ -329,41 +334,6 @@ public final class InspectorServer: Sendable {
         $0 = GameThreadView(
           music: music, events: events, reloads: reloads, isRefreshing: false, hasBeenRead: true)
       }
-    }
-  }
-
-  /// Carries out `command`; returns what it did.
-  /// - Throws: ``InspectorError/controlsDisabled`` unless the game allows control,
-  ///   ``InspectorError/badCommand(_:)`` for a bus that does not exist.
-  @discardableResult
-  public func perform(_ command: InspectorCommand) throws(InspectorError) -> String {
-    guard options.allowsControl else { throw .controlsDisabled }
-    switch command {
-    case .volume(let bus, let volume):
-      try checkBus(bus)
-      if bus == "master" {
-        engine.masterVolume = volume
-      } else {
-        engine.bus(SoundCategory(bus)).volume = volume
-      }
-      return "volume of \(bus): \(volume)"
-    case .mute(let bus, let muted):
-      try checkBus(bus)
-      if bus == "master" { engine.isMuted = muted } else { engine.bus(SoundCategory(bus)).isMuted = muted }
-      return "\(bus) \(muted ? "muted" : "unmuted")"
-    case .post(let event):
-      guard let soundMap else {
-        throw .badCommand("no sound map is inspected: nothing to post \"\(event)\" to")
-      }
-      engine.session.mailbox.post { soundMap.post(event) }
-      return "posted \(event)"
-    }
-  }
-
-  /// Only buses that exist: a name from the page never makes one.
-  private func checkBus(_ name: String) throws(InspectorError) {
-    guard name == "master" || engine.core.busIndices.withLock({ $0[SoundCategory(name)] != nil }) else {
-      throw .badCommand("no bus named \"\(name)\"")
     }
   }
 }

@@ -79,7 +79,7 @@ public final class SoundMap {
   }
 
   /// The map's file, if it came from one.
-  public let url: URL?
+  public nonisolated let url: URL?
   public let engine: AudioEngine
   /// Bytes the rendered pitch variants may take (least recently used go first).
   public let pitchBudget: Int

@@ -171,7 +171,8 @@ struct InspectorServerTests {
     }
     let seeds = [
       #"{"type":"volume","bus":"music","volume":0.5}"#, #"{"type":"mute","bus":"sfx","muted":true}"#,
-      #"{"type":"post","event":"ball.hit"}"#,
+      #"{"type":"post","event":"ball.hit"}"#, #"{"type":"solo","bus":"sfx","soloed":true}"#,
+      #"{"type":"post","event":"ball.hit","parameters":{"surface":"player","speed":3,"hard":true}}"#,
     ].map { Array($0.utf8) }
     var parsed = 0
     for round in 0..<20_000 {
@@ -191,8 +192,10 @@ struct InspectorServerTests {
       do {
         switch try InspectorCommand(json: bytes) {
         case .volume(let bus, let volume): #expect(!bus.isEmpty && (0...1).contains(volume))
-        case .mute(let bus, _): #expect(!bus.isEmpty)
-        case .post(let event): #expect(!event.isEmpty && event.utf8.count <= 256)
+        case .mute(let bus, _), .solo(let bus, _): #expect(!bus.isEmpty)
+        case .post(let event, let parameters):
+          #expect(!event.isEmpty && event.utf8.count <= 256 && parameters.count <= 16)
+          #expect(parameters.keys.allSatisfy { !$0.isEmpty && $0.utf8.count <= 256 })
         }
         parsed += 1
       } catch {

@@ -73,4 +73,167 @@ struct InspectorSoundMapTests {
     #expect(dom.contains(#"events["ping"].volumDb: unknown key (did you mean volumeDb?)"#))
     #expect(dom.contains("a.wav -9.0 dB +0.00 st"))
   }
+
+  /// The designer's map: `ping` to edit, `pong` in a layout of its own that a save must keep.
+  static let original = #"""
+    {
+      "version": 1,
+      "events": {
+        "ping": { "play": "a.wav", "volumeDb": -3 },
+        "pong": {   "play" : "b.wav",
+                    "cooldown": 0.5 }
+      }
+    }
+
+    """#
+
+  @Test(
+    "In a real browser a designer turns an event down 12 dB, auditions it (heard 12 dB lower) and saves: the file is the edited map, the backup the original",
+    .enabled(if: HeadlessBrowser.isInstalled, "chromium is not installed (Scripts/test.sh installs it)"))
+  func editAuditionSave() throws {
+    let folder = try makeToneFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("sounds.json")
+    try Data(Self.original.utf8).write(to: file)
+    var dom = ""
+    var before = 0..<0
+    var after = 0..<0
+    let capture = try captureDiskOutput { engine, output in
+      let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
+      map.watchesFile = false
+      let server = InspectorServer(
+        engine: engine, soundMap: map, options: .init(allowsControl: true, allowsSaving: true))
+      defer { server.stop() }
+      let address = try server.start().absoluteString + "#edit=ping:-15"
+      // The tone as the map plays it now.
+      var start = output.framesWritten
+      map.post("ping")
+      #expect(output.waitForMore(seconds: 0.5))
+      before = start..<output.framesWritten
+      // The page edits, auditions and saves, each through the game thread (drained here, as a
+      // game loop would); the audition is the post that plays while the page runs.
+      let page = Locked<String?>(nil)
+      Thread.detachNewThread {
+        let dom = (try? HeadlessBrowser.dumpDOM(address)) ?? ""
+        page.withLock { $0 = dom }
+      }
+      let played = map.statistics.played
+      #expect(
+        waitUntil(timeout: 300) {
+          if map.statistics.played == played { start = output.framesWritten }
+          engine.session.mailbox.drain()
+          return page.withLock { $0 != nil }
+        })
+      #expect(map.statistics.played == played + 1)
+      #expect(output.waitForMore(seconds: 0.5))
+      after = start..<(start + before.count)
+      dom = page.withLock { $0 } ?? ""
+    }
+    #expect(dom.contains(#"data-edited="saved""#), "\(dom.suffix(3_000))")
+    let change = 20 * log10(Double(capture.left.peak(in: after) / capture.left.peak(in: before)))
+    #expect(abs(change + 12) < 0.2, "the audition was \(change) dB from the original")
+    // Saved: the edited entry in the fixed key order, every other byte as the designer wrote it,
+    // and the original kept beside it.
+    let saved = try String(contentsOf: file, encoding: .utf8)
+    #expect(
+      saved
+        == Self.original.replacingOccurrences(
+          of: #"{ "play": "a.wav", "volumeDb": -3 }"#, with: #"{ "play": "a.wav", "volumeDb": -15 }"#))
+    #expect(
+      try String(contentsOf: folder.appendingPathComponent("sounds.json.bak"), encoding: .utf8)
+        == Self.original)
+  }
+
+  /// `requests` sent off this thread, in order, while this thread drains the game's mailbox (the
+  /// map routes answer from the game thread); each answer's status and body.
+  func exchange(
+    _ engine: AudioEngine, port: UInt16, _ requests: [(method: String, path: String, body: String)]
+  ) -> [(status: Int, body: String)] {
+    let answers = Locked<[(status: Int, body: String)]?>(nil)
+    Thread.detachNewThread {
+      let got = requests.map {
+        RawConnection.request(port: port, method: $0.method, path: $0.path, body: Array($0.body.utf8)) ?? (
+          -1, ""
+        )
+      }
+      answers.withLock { $0 = got }
+    }
+    #expect(
+      waitUntil(timeout: 120) {
+        engine.session.mailbox.drain()
+        return answers.withLock { $0 != nil }
+      })
+    return answers.withLock { $0 } ?? []
+  }
+
+  @Test(
+    "The map routes: a stale version gets 409, a bad entry 400 with the parser's message, saving only when allowed, a file changed on disk 409; nothing written on a refusal"
+  )
+  func mapRoutes() throws {
+    let folder = try makeToneFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("sounds.json")
+    _ = try captureDiskOutput { engine, _ in
+      for (control, saving) in [(false, false), (true, false), (true, true)] {
+        try Data(Self.original.utf8).write(to: file)
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent("sounds.json.bak"))
+        let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
+        map.watchesFile = false
+        let server = InspectorServer(
+          engine: engine, soundMap: map, options: .init(allowsControl: control, allowsSaving: saving))
+        defer { server.stop() }
+        let port = UInt16(try #require(try server.start().port))
+        let token = "token=\(server.token)"
+        let entry = #"{"play":"a.wav","volumeDb":-9}"#
+        let answers = exchange(
+          engine, port: port,
+          [
+            ("GET", "/map.json", ""), ("POST", "/map/event?name=ping&version=1", entry),
+            ("GET", "/map.json?\(token)", ""),
+            ("POST", "/map/event?\(token)&name=ping&version=0", entry),
+            ("POST", "/map/event?\(token)&name=ping&version=1", #"{"play":"a.wav","volumDb":-9}"#),
+            (
+              "POST", "/map/event?\(token)&name=ping&version=1", String(repeating: " ", count: 40_000) + entry
+            ),
+            ("POST", "/map/event?\(token)&name=ping&version=1", entry),
+            ("POST", "/map/save?\(token)", ""),
+          ])
+        #expect(answers.count == 8)
+        guard answers.count == 8 else { continue }
+        #expect(answers[0].status == 403 && answers[1].status == 403, "no token, no answer")
+        #expect(answers[2].status == 200)
+        let state = try JSONDecoder().decode(InspectorMapState.self, from: Data(answers[2].body.utf8))
+        #expect(state.version == 1 && state.events["ping"] == #"{ "play": "a.wav", "volumeDb": -3 }"#)
+        #expect(state.files == ["a.wav", "b.wav", "c.wav", "d.wav"] && state.editingAllowed == control)
+        if !control {
+          #expect(answers[3...6].allSatisfy { $0.status == 403 }, "\(answers)")
+        } else {
+          #expect(answers[3].status == 409 && answers[3].body.contains(#""version":1"#), "\(answers[3])")
+          #expect(
+            answers[4].status == 400 && answers[4].body.contains("did you mean volumeDb?"), "\(answers[4])")
+          #expect(answers[5].status == 413, "\(answers[5])")
+          #expect(answers[6].status == 200 && answers[6].body.contains(#""version":2"#), "\(answers[6])")
+          #expect(map.post("ping").first?.gainDecibels == -9)
+        }
+        if saving {
+          #expect(answers[7].status == 200, "\(answers[7])")
+          #expect(try String(contentsOf: file, encoding: .utf8) == map.text)
+          // Changed on disk since: refused, and nothing written.
+          let theirs = Data(Self.original.replacingOccurrences(of: "0.5", with: "0.25").utf8)
+          try theirs.write(to: file)
+          let again = exchange(engine, port: port, [("POST", "/map/save?\(token)", "")])
+          #expect(again.first?.status == 409, "\(again)")
+          #expect(try Data(contentsOf: file) == theirs)
+          #expect(
+            try String(contentsOf: folder.appendingPathComponent("sounds.json.bak"), encoding: .utf8)
+              == Self.original)
+        } else {
+          #expect(answers[7].status == 403, "\(answers[7])")
+          #expect(try String(contentsOf: file, encoding: .utf8) == Self.original)
+          #expect(
+            !FileManager.default.fileExists(atPath: folder.appendingPathComponent("sounds.json.bak").path))
+        }
+      }
+    }
+  }
 }

@@ -1,0 +1,57 @@
+import FlyingFox
+import FoleyAudio
+import Foundation
+
+// The page's commands: bus volumes, mutes and solos, and posts to the sound map.
+extension InspectorServer {
+  func control(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let body = try await request.bodyData
+    do throws(InspectorError) {
+      let reply = try perform(try InspectorCommand(json: body.prefix(InspectorCommand.maximumSize + 1)))
+      return HTTPResponse(statusCode: .ok, body: Data((reply + "\n").utf8))
+    } catch {
+      return HTTPResponse(statusCode: .badRequest, body: Data((error.description + "\n").utf8))
+    }
+  }
+
+  /// Carries out `command`; returns what it did.
+  /// - Throws: ``InspectorError/controlsDisabled`` unless the game allows control,
+  ///   ``InspectorError/badCommand(_:)`` for a bus that does not exist.
+  @discardableResult
+  public func perform(_ command: InspectorCommand) throws(InspectorError) -> String {
+    guard options.allowsControl else { throw .controlsDisabled }
+    switch command {
+    case .volume(let bus, let volume):
+      try checkBus(bus)
+      if bus == "master" {
+        engine.masterVolume = volume
+      } else {
+        engine.bus(SoundCategory(bus)).volume = volume
+      }
+      return "volume of \(bus): \(volume)"
+    case .mute(let bus, let muted):
+      try checkBus(bus)
+      if bus == "master" { engine.isMuted = muted } else { engine.bus(SoundCategory(bus)).isMuted = muted }
+      return "\(bus) \(muted ? "muted" : "unmuted")"
+    case .solo(let bus, let soloed):
+      try checkBus(bus)
+      guard bus != "master" else { throw .badCommand("the master cannot be soloed") }
+      engine.bus(SoundCategory(bus)).isSoloed = soloed
+      return "\(bus) \(soloed ? "soloed" : "no longer soloed")"
+    case .post(let event, let parameters):
+      guard let soundMap else {
+        throw .badCommand("no sound map is inspected: nothing to post \"\(event)\" to")
+      }
+      engine.session.mailbox.post { soundMap.post(event, parameters: parameters) }
+      let given = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+      return "posted \(event)" + (given.isEmpty ? "" : " (\(given.joined(separator: ", ")))")
+    }
+  }
+
+  /// Only buses that exist: a name from the page never makes one.
+  private func checkBus(_ name: String) throws(InspectorError) {
+    guard name == "master" || engine.core.busIndices.withLock({ $0[SoundCategory(name)] != nil }) else {
+      throw .badCommand("no bus named \"\(name)\"")
+    }
+  }
+}
