@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium: the browser inspector's tests load its page in a real headless browser; python3 runs
-# the house check.
-FOLEY_EXTRA_PACKAGES="${FOLEY_EXTRA_PACKAGES:-} chromium python3" Scripts/setup.sh
+# the house check and, with python3-jsonschema, the sound map schema's tests.
+FOLEY_EXTRA_PACKAGES="${FOLEY_EXTRA_PACKAGES:-} chromium python3 python3-jsonschema" Scripts/setup.sh
 
 # The rules the compiler cannot check: `package` only where another module uses it, no test seam
 # in production, one lock type (Scripts/check-house.py says what it found and where).

@@ -114,7 +114,11 @@ package struct SoundMapParser {
       errors.append("the map must be a JSON object with \"version\" and \"events\"")
       return nil
     }
-    unknownKeys(in: root, allowed: ["version", "events", "mix", "music"], at: "")
+    unknownKeys(in: root, allowed: ["$schema", "version", "events", "mix", "music"], at: "")
+    // An editor's pointer to the schema (Schemas/sound-map.schema.json); the map ignores it.
+    if let schema = root["$schema"], !(schema is String) {
+      errors.append("$schema: must be the schema's address")
+    }
     if let mix = root["mix"] { definition.mix = self.mix(mix, at: "mix") }
     if let music = root["music"] { definition.music = self.music(music, at: "music") }
     if let version = root["version"] {
