@@ -22,7 +22,8 @@ extension InspectorPage {
       $("fileField").replaceChildren(new Option("(as the JSON says)", ""), ...map.files.map(f => new Option(f, f)));
       $("busField").replaceChildren(new Option("(effects)", ""), ...map.buses.filter(b => b !== "master").map(b => new Option(b, b)));
       if (select && names.includes(select)) $("eventPick").value = select;
-      for (const id of ["applyButton", "auditionButton", "reloadButton"]) $(id).disabled = !map.editingAllowed;
+      for (const id of ["applyButton", "auditionButton", "reloadButton", "mixButton"]) $(id).disabled = !map.editingAllowed;
+      drawGameControls();
       for (const id of ["saveButton", "overwriteButton"]) $(id).disabled = !map.savingAllowed;
       showEntry();
       return true;
@@ -114,6 +115,55 @@ extension InspectorPage {
       await loadMap(editing && editing.name);
     }
 
+    // The game's side, as the map knows it: the music's state (a switch), the intensity
+    // parameters (faders, 0…1), and each switch parameter's values, which fill the audition's.
+    function drawGameControls() {
+      const box = document.createElement("div"); box.id = "gameControls";
+      const post = (event, parameters) => fetch("/control?" + q, { method: "POST", body: JSON.stringify({ type: "post", event, parameters }) })
+        .then(r => r.text()).then(t => $("reply").textContent = t.trim());
+      if (map.musicStates.length) {
+        const pick = document.createElement("select"); pick.id = "musicState";
+        pick.replaceChildren(new Option("—", ""), ...map.musicStates.map(n => new Option(n, n)));
+        pick.value = map.musicState || "";
+        pick.addEventListener("change", () => pick.value && post("music.state", { state: pick.value }));
+        const label = document.createElement("label"); label.append(text("music state "), pick); box.append(label);
+      }
+      for (const [name, value] of Object.entries(map.intensities).sort()) {
+        const fader = document.createElement("input"); Object.assign(fader, { type: "range", min: 0, max: 1, step: 0.01, value });
+        fader.dataset.parameter = name;
+        fader.addEventListener("input", () => post("music.intensity", { [name]: Number(fader.value) }));
+        const label = document.createElement("label"); label.append(text(name + " "), fader); box.append(label);
+      }
+      for (const [name, values] of Object.entries(map.switches).sort()) {
+        const pick = document.createElement("select"); pick.dataset.parameter = name;
+        pick.replaceChildren(new Option("—", ""), ...values.map(v => new Option(v, v)));
+        pick.addEventListener("change", () => {
+          const given = parseParameters($("auditionParameters").value);
+          if (pick.value) given[name] = pick.value; else delete given[name];
+          $("auditionParameters").value = Object.entries(given).map(([k, v]) => k + "=" + v).join(", ");
+        });
+        const label = document.createElement("label"); label.append(text(name + " "), pick); box.append(label);
+      }
+      for (const control of box.querySelectorAll("input, select")) control.disabled = !map.editingAllowed;
+      $("gameControls").replaceWith(box);
+    }
+
+    // The buses' levels as the faders have them, into the map's mix section (saved with the map).
+    async function storeBusLevels() {
+      const levels = {};
+      for (const row of $("buses").querySelectorAll("[data-bus]")) {
+        if (row.dataset.bus === "master" || row.dataset.bus === "reverb") continue;
+        levels[row.dataset.bus] = Number(row.querySelector("input[type=range]").value);
+      }
+      const response = await fetch(`/map/mix?${q}&version=${map.version}`, { method: "POST", body: JSON.stringify(levels) });
+      const reply = await response.json();
+      editStatus(response.ok ? `bus levels in the map's mix (version ${reply.version}, not saved yet)`
+        : reply.error + (reply.errors ? ":\n  " + reply.errors.join("\n  ") : ""), response.ok);
+      if (response.ok) await loadMap(editing && editing.name);
+      return response.ok;
+    }
+
+    $("mixButton").addEventListener("click", storeBusLevels);
     $("applyButton").addEventListener("click", applyEntry);
     $("auditionButton").addEventListener("click", () => audition(editing.name));
     $("saveButton").addEventListener("click", () => saveMap(false));

@@ -75,8 +75,9 @@ enum InspectorPage {
     <textarea id="entryText" spellcheck="false"></textarea>
     <div><button id="applyButton">apply</button>
     <label>parameters <input id="auditionParameters" placeholder="surface=player, speed=3" size="26"></label>
-    <button id="auditionButton">audition</button> <button id="saveButton">save map</button>
+    <button id="auditionButton">audition</button> <button id="mixButton">bus levels into the map</button> <button id="saveButton">save map</button>
     <span id="conflict" hidden><button id="overwriteButton">save over the file on disk</button> <button id="reloadButton">take the file on disk</button></span></div>
+    <div id="gameControls"></div>
     <div id="editStatus" class="num"></div></section>
     </main>
     <script>
@@ -197,6 +198,7 @@ enum InspectorPage {
         row.insertCell().appendChild(text(event.outcome === "played" ? event.sounds.map(s =>
           `${s.file} ${fmt(s.gainDecibels, 1)} dB ${s.semitones >= 0 ? "+" : ""}${fmt(s.semitones, 2)} st` +
           (s.delay > 0 ? ` +${fmt(s.delay, 3)} s` : "")).join(", ") : event.outcome));
+        row.insertCell().appendChild(text(event.position ? `at ${fmt(event.position[0], 0)}, ${fmt(event.position[1], 0)}` : ""));
       }
       $("events").replaceWith(body);
     }

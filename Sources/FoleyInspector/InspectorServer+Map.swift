@@ -22,6 +22,13 @@ public struct InspectorMapState: Sendable, Codable, Hashable {
   public var buses: [String]
   /// The files the map may name: the sounds in its folder and below it.
   public var files: [String]
+  /// The music states the map names, and the one it is in.
+  public var musicStates: [String]
+  public var musicState: String?
+  /// The parameters that bring the music's stems in, with their values now (0…1).
+  public var intensities: [String: Double]
+  /// The parameters the map's switches read, with the values their cases name.
+  public var switches: [String: [String]]
   public var editingAllowed: Bool
   public var savingAllowed: Bool
 }
@@ -43,8 +50,9 @@ extension InspectorServer {
         hasUnsavedEdits: soundMap.hasUnsavedEdits,
         events: Dictionary(
           uniqueKeysWithValues: soundMap.eventNames.map { ($0, soundMap.entryText($0) ?? "{}") }),
-        buses: buses, files: Self.soundFiles(in: soundMap.folder), editingAllowed: editing,
-        savingAllowed: saving)
+        buses: buses, files: Self.soundFiles(in: soundMap.folder), musicStates: soundMap.musicStates,
+        musicState: soundMap.musicState, intensities: soundMap.intensityParameters,
+        switches: soundMap.switchParameters, editingAllowed: editing, savingAllowed: saving)
     }
     guard let state else { return Self.gameThreadTimeout }
     return Self.reply(200, state)
@@ -73,16 +81,46 @@ extension InspectorServer {
         return .failure(error)
       }
     }
+    return Self.editReply(outcome)
+  }
+
+  private static func editReply(_ outcome: Result<Int, SoundMapEditError>?) -> HTTPResponse {
     switch outcome {
-    case nil: return Self.gameThreadTimeout
-    case .success(let version): return Self.reply(200, ["version": version])
+    case nil: return gameThreadTimeout
+    case .success(let version): return reply(200, ["version": version])
     case .failure(.conflict(let current)):
-      return Self.reply(
+      return reply(
         409, EditRefusal(error: SoundMapEditError.conflict(current: current).description, version: current))
     case .failure(.invalid(let errors)):
-      return Self.reply(400, EditRefusal(error: "the map would not load", errors: errors))
-    case .failure(let other): return Self.reply(400, EditRefusal(error: other.description))
+      return reply(400, EditRefusal(error: "the map would not load", errors: errors))
+    case .failure(let other): return reply(400, EditRefusal(error: other.description))
     }
+  }
+
+  /// `POST /map/mix?version=N`, the buses' levels in dB as the body (`{"music": -6}`): written into
+  /// the map's `mix` section as an edit (saved with the map). Answers as an event's edit does.
+  func editMix(_ request: HTTPRequest) async throws -> HTTPResponse {
+    guard options.allowsControl else {
+      return Self.reply(403, ["error": InspectorError.controlsDisabled.description])
+    }
+    guard let soundMap else { return Self.reply(404, ["error": "no sound map is inspected"]) }
+    guard let version = request.query["version"].flatMap({ Int($0) }) else {
+      return Self.reply(400, ["error": "an edit names the map's version (version=)"])
+    }
+    let body = try await request.bodyData
+    guard body.count <= Self.maximumEntrySize,
+      let levels = try? JSONDecoder().decode([String: Double].self, from: body), levels.count <= 64,
+      levels.keys.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 })
+    else { return Self.reply(400, ["error": "the body is an object of bus names and levels in dB"]) }
+    let outcome = await onGameThread { () -> Result<Int, SoundMapEditError> in
+      do throws(SoundMapEditError) {
+        let byBus = Dictionary(uniqueKeysWithValues: levels.map { (SoundCategory($0.key), $0.value) })
+        return .success(try soundMap.setBusLevels(byBus, expecting: version))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return Self.editReply(outcome)
   }
 
   /// `POST /map/save` (`?overwrite=1` to save over a file changed on disk): 200, 409 when the

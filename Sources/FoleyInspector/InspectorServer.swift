@@ -38,7 +38,8 @@ import Synchronization
 /// `/stream` a WebSocket that sends a report every ``Options/interval`` seconds and takes
 /// ``InspectorCommand``s, `POST /control` one command; with a sound map, `/map.json` its entries
 /// (``InspectorMapState``), `POST /map/event?name=&version=` an edit of one entry (409 when the
-/// map changed since that version, 400 with the parser's errors), `POST /map/save` (only with
+/// map changed since that version, 400 with the parser's errors), `POST /map/mix?version=` the
+/// buses' levels into the map's `mix` section, `POST /map/save` (only with
 /// ``Options/allowsSaving``; 409 when the file changed on disk) and `POST /map/reload`. Requests
 /// without the right token get 403,
 /// peers other than loopback (when bound to loopback) are closed at once, bad commands an error
@@ -154,6 +155,7 @@ public final class InspectorServer: Sendable {
       await server.appendRoute("GET /map.json", to: guarded { [self] request in await mapState(request) })
       await server.appendRoute(
         "POST /map/event", to: guarded { [self] request in try await editEvent(request) })
+      await server.appendRoute("POST /map/mix", to: guarded { [self] request in try await editMix(request) })
       await server.appendRoute("POST /map/save", to: guarded { [self] request in await saveMap(request) })
       await server.appendRoute("POST /map/reload", to: guarded { [self] request in await reloadMap(request) })
       await server.appendRoute(

@@ -1,4 +1,4 @@
-import FoleyAudio
+public import FoleyAudio
 import FoleyCore
 public import Foundation
 
@@ -42,7 +42,7 @@ extension SoundMap {
   /// The entry of event `name` as the map's text has it (the designer's own bytes); nil if the map
   /// has no such event.
   public func entryText(_ name: String) -> String? {
-    guard let span = document.eventSpans()?.members[name] else { return nil }
+    guard let span = document.members(at: ["events"])?.members[name] else { return nil }
     return String(decoding: document.text[span.value], as: UTF8.self)
   }
 
@@ -68,6 +68,35 @@ extension SoundMap {
     guard let edited = document.replacing(event: name, with: object) else {
       throw .invalid(["the map's text has no \"events\" object to edit"])
     }
+    return try use(edited)
+  }
+
+  /// Writes each bus's level, in dB, into the map's `mix` section (`mix.buses[NAME].volumeDb`,
+  /// made where missing) as an edit: in use at once, in the file at the next ``save(overwritingChanges:)``.
+  /// Returns the map's new ``version``.
+  /// - Throws: as ``replaceEvent(_:with:expecting:)`` does; the master and the reverb return are
+  ///   not the map's to set (``SoundMapEditError/invalid(_:)``).
+  @discardableResult
+  public func setBusLevels(
+    _ levels: [SoundCategory: Double], expecting version: Int
+  ) throws(SoundMapEditError) -> Int {
+    guard version == self.version else { throw .conflict(current: self.version) }
+    var edited = document
+    for (category, decibels) in levels.sorted(by: { $0.key.name < $1.key.name }) {
+      guard !["master", "reverb", ""].contains(category.name) else {
+        throw .invalid(["mix.buses[\"\(category)\"]: the master and the reverb are not a map's to set"])
+      }
+      let level = decibels.isFinite ? min(max((decibels * 10).rounded() / 10, -100), 12) : -100
+      guard let next = edited.setting(["mix", "buses", category.name, "volumeDb"], to: level) else {
+        throw .invalid(["mix.buses[\"\(category)\"]: not an object in the map's text"])
+      }
+      edited = next
+    }
+    return try use(edited)
+  }
+
+  /// Loads `edited` as a reload would and puts it in use, or changes nothing and throws.
+  private func use(_ edited: SoundMapDocument) throws(SoundMapEditError) -> Int {
     let loaded: (SoundMapDefinition, [String: Sound], [String: FileSignature])
     do throws(SoundMapError) {
       loaded = try load(edited.data)

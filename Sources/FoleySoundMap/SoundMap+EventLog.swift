@@ -1,3 +1,4 @@
+package import FoleyScene
 import Foundation
 
 /// One post to a sound map and what came of it, for an inspector's event log.
@@ -31,6 +32,19 @@ public struct PostedEvent: Sendable, Hashable, Codable {
   public var outcome: Outcome
   /// What it started.
   public var sounds: [SoundMap.PlayedSound]
+  /// Where the node that posted it was, `[x, y]` in its parent's space; nil for a post from no
+  /// node.
+  public var position: [Double]?
+
+  public init(
+    name: String, time: Double, outcome: Outcome, sounds: [SoundMap.PlayedSound], position: [Double]? = nil
+  ) {
+    self.name = name
+    self.time = time
+    self.outcome = outcome
+    self.sounds = sounds
+    self.position = position
+  }
 }
 
 /// What one post started: most posts start one sound, held in place, so a post allocates no list
@@ -62,15 +76,17 @@ package struct EventLog {
     var time: Double
     var outcome: PostedEvent.Outcome
     var sounds: PlayedSounds
+    var position: Point?
   }
 
   private var entries: [Entry] = []
   private var next = 0
 
   package mutating func append(
-    name: String, time: Double, outcome: PostedEvent.Outcome, sounds: consuming PlayedSounds
+    name: String, time: Double, outcome: PostedEvent.Outcome, sounds: consuming PlayedSounds,
+    position: Point? = nil
   ) {
-    let entry = Entry(name: name, time: time, outcome: outcome, sounds: sounds)
+    let entry = Entry(name: name, time: time, outcome: outcome, sounds: sounds, position: position)
     if entries.count < Self.capacity {
       entries.append(entry)
     } else {
@@ -87,7 +103,9 @@ package struct EventLog {
   package var ordered: [PostedEvent] {
     let inOrder = entries.count < Self.capacity ? entries : Array(entries[next...] + entries[..<next])
     return inOrder.map {
-      PostedEvent(name: $0.name, time: $0.time, outcome: $0.outcome, sounds: $0.sounds.all)
+      PostedEvent(
+        name: $0.name, time: $0.time, outcome: $0.outcome, sounds: $0.sounds.all,
+        position: $0.position.map { [$0.x, $0.y] })
     }
   }
 }

@@ -12,6 +12,31 @@ extension SoundMap {
   /// The music states the map names, for `music.state`.
   public var musicStates: [String] { definition.music?.states.keys.sorted() ?? [] }
 
+  /// The game parameters that bring the music's stems in (`music.intensity`), each with its value
+  /// now (0…1; 0 before the game sets it).
+  public var intensityParameters: [String: Double] {
+    let names = definition.music?.tracks.values.compactMap(\.intensity) ?? []
+    return Dictionary(
+      names.map { ($0, runtime.parameters[$0] ?? 0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// The game parameters the map's switches read, each with the values its cases name: what an
+  /// audition may pass (`surface`: `grass`, `stone`, …).
+  public var switchParameters: [String: [String]] {
+    var found: [String: Set<String>] = [:]
+    func walk(_ item: SoundItem) {
+      switch item.kind {
+      case .file: break
+      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items): items.forEach(walk)
+      case .switchOn(let parameter, let cases, _):
+        found[parameter, default: []].formUnion(cases.keys)
+        cases.values.forEach(walk)
+      }
+    }
+    for entry in definition.events.values { if case .play(let item) = entry.effect { walk(item) } }
+    return found.mapValues { $0.sorted() }
+  }
+
   /// Handles `music.state` (parameter `state`) and `music.intensity` (the piece's intensity
   /// parameter, 0…1); false for any other event.
   func handleMusic(_ event: GameEvent) -> Bool {

@@ -12,7 +12,9 @@ extension SoundMap {
   /// Plays what `event` maps to and logs it (``EventLog/latest`` is what it started).
   package func handle(_ event: GameEvent, in scene: Scene?) {
     let (outcome, played) = outcome(of: event, in: scene)
-    log.append(name: event.name, time: event.time, outcome: outcome, sounds: played)
+    // The posting node's own position (no walk up its parents: the post's cost stays flat).
+    log.append(
+      name: event.name, time: event.time, outcome: outcome, sounds: played, position: event.node?.position)
   }
 
   private func outcome(of event: GameEvent, in scene: Scene?) -> (PostedEvent.Outcome, PlayedSounds) {

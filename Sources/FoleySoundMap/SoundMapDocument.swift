@@ -1,8 +1,8 @@
 import Foundation
 
-/// A sound map's JSON text as the designer wrote it, edited one event entry at a time: the entry's
-/// bytes are replaced and every other byte of the file is kept, so a save changes only what was
-/// edited (their layout, key order and spacing stay the designer's).
+/// A sound map's JSON text as the designer wrote it, edited one value at a time (an event's entry,
+/// a bus's level): the value's bytes are replaced and every other byte of the file is kept, so a
+/// save changes only what was edited (their layout, key order and spacing stay the designer's).
 struct SoundMapDocument: Equatable {
   private(set) var text: [UInt8]
 
@@ -10,51 +10,79 @@ struct SoundMapDocument: Equatable {
 
   var data: Data { Data(text) }
 
-  /// Where an event's entry is: its value's bytes, and the indentation of the line its key is on.
+  /// Where a member's value is: its bytes, and the indentation of the line its key is on.
   struct EntrySpan: Equatable {
     var value: Range<Int>
     var indentation: Int
   }
 
-  /// The entries of the top-level `events` object, by name; nil when the text is not an object
-  /// with one (the parser reports that).
-  func eventSpans() -> (members: [String: EntrySpan], objectEnd: Int)? {
+  /// The members of the object at `path` (keys from the top), by name, and where the object
+  /// ends; nil when the text is not an object or a step along the path is missing or not an
+  /// object (the parser reports that).
+  func members(at path: [String]) -> (members: [String: EntrySpan], start: Int, end: Int)? {
     var scanner = Scanner(text)
-    guard let top = scanner.members(ofObjectAt: scanner.skipSpace(from: 0)),
-      let events = top.members.first(where: { $0.key == "events" }),
-      text[events.value.lowerBound] == UInt8(ascii: "{"),
-      let entries = scanner.members(ofObjectAt: events.value.lowerBound)
-    else { return nil }
+    var start = scanner.skipSpace(from: 0)
+    for key in path {
+      guard let object = scanner.members(ofObjectAt: start),
+        let member = object.members.first(where: { $0.key == key })
+      else { return nil }
+      start = member.value.lowerBound
+    }
+    guard let object = scanner.members(ofObjectAt: start) else { return nil }
     var spans: [String: EntrySpan] = [:]
-    for member in entries.members {
+    for member in object.members {
       spans[member.key] = EntrySpan(value: member.value, indentation: indentation(of: member.keyStart))
     }
-    return (spans, entries.end)
+    return (spans, start, object.end)
   }
 
-  /// The text with `name`'s entry replaced by `entry` (or added at the end of `events`), written
-  /// in ``SoundMapDocument/format(_:indentation:)``'s layout; nil if the text has no `events`
-  /// object.
-  func replacing(event name: String, with entry: [String: Any]) -> SoundMapDocument? {
-    guard let (spans, end) = eventSpans() else { return nil }
+  /// The text with the value at `path` set to `value`: replaced where it is, or added at the end
+  /// of its object, with the objects leading to it made where they are missing. Objects are
+  /// written in ``SoundMapDocument/format(_:indentation:)``'s layout. Nil if a step along the
+  /// path is there but not an object.
+  func setting(_ path: [String], to value: Any) -> SoundMapDocument? {
+    guard !path.isEmpty else { return nil }
+    // The deepest object along the path that exists, and what is missing below it.
+    var depth = path.count - 1
+    while depth > 0, members(at: Array(path[..<depth])) == nil { depth -= 1 }
+    guard let (spans, start, end) = members(at: Array(path[..<depth])) else { return nil }
     var copy = self
-    if let span = spans[name] {
-      let written = Self.format(entry, indentation: span.indentation)
-      copy.text.replaceSubrange(span.value, with: Array(written.utf8))
+    let key = path[depth]
+    if depth == path.count - 1, let span = spans[key] {
+      copy.text.replaceSubrange(
+        span.value, with: Array(Self.written(value, indentation: span.indentation).utf8))
       return copy
     }
-    // A new entry goes last, after a comma if the object has members, on a line of its own.
-    let indentation = spans.values.map(\.indentation).min() ?? 4
-    let key = Self.quoted(name)
+    guard spans[key] == nil else { return nil }  // there, but not an object to go into
+    var nested = value
+    for inner in path[(depth + 1)...].reversed() { nested = [inner: nested] }
+    var head = end - 1  // the closing brace; back over the space before it
+    while head > start + 1, Self.isSpace(text[head - 1]) { head -= 1 }
+    if !text[start..<end].contains(UInt8(ascii: "\n")) {
+      // An object written on one line stays on one: `{ "a": 1, "new": 2 }`.
+      let member = "\(spans.isEmpty ? " " : ", ")\(Self.quoted(key)): \(Self.inline(nested)) "
+      copy.text.replaceSubrange(head..<(end - 1), with: Array(member.utf8))
+      return copy
+    }
+    // A new member goes last, after a comma if the object has members, on a line of its own.
+    let indentation = spans.values.map(\.indentation).min() ?? (indentation(of: start) + 2)
     let pad = String(repeating: " ", count: indentation)
-    let written = Self.format(entry, indentation: indentation)
-    var head = end - 1  // the closing brace's index is end - 1; back over the space before it
-    while head > 0, Self.isSpace(text[head - 1]) { head -= 1 }
     let separator = spans.isEmpty ? "" : ","
     let closing = "\n" + String(repeating: " ", count: max(0, indentation - 2))
-    copy.text.replaceSubrange(
-      head..<(end - 1), with: Array("\(separator)\n\(pad)\(key): \(written)\(closing)".utf8))
+    let member =
+      "\(separator)\n\(pad)\(Self.quoted(key)): \(Self.written(nested, indentation: indentation))\(closing)"
+    copy.text.replaceSubrange(head..<(end - 1), with: Array(member.utf8))
     return copy
+  }
+
+  /// The text with `name`'s entry replaced by `entry`, or added at the end of `events`.
+  func replacing(event name: String, with entry: [String: Any]) -> SoundMapDocument? {
+    guard members(at: ["events"]) != nil else { return nil }
+    return setting(["events", name], to: entry)
+  }
+
+  private static func written(_ value: Any, indentation: Int) -> String {
+    (value as? [String: Any]).map { format($0, indentation: indentation) } ?? inline(value)
   }
 
   private func indentation(of index: Int) -> Int {

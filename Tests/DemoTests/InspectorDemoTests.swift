@@ -26,6 +26,11 @@ struct InspectorDemoTests {
     // Each voice heard through the level's geometry: its walls and its way, a door for some.
     #expect(dom.contains("<th>walls dB</th>") && dom.contains("<td>portal "), "the voices' paths")
     #expect(dom.contains(#"id="status" class="live""#))
+    // The sound map's editor, with the game's side the map knows: its music states, the stems'
+    // intensity parameter, and the values of the surface switch for an audition.
+    #expect(dom.contains(#"<option value="ball.hit">ball.hit</option>"#), "the map's events to edit")
+    #expect(dom.contains(#"id="musicState""#) && dom.contains(#"<option value="tense">tense</option>"#))
+    #expect(dom.contains(#"data-parameter="balls""#) && dom.contains(#"data-parameter="surface""#))
     // Without the token the same server refuses.
     let withoutToken = url.replacingOccurrences(of: "?token=", with: "?nothing=")
     #expect(!(try HeadlessBrowser.dumpDOM(withoutToken, budget: 500)).contains("class=\"voice"))

@@ -200,6 +200,7 @@ struct InspectorSoundMapTests {
           ])
         #expect(answers.count == 8)
         guard answers.count == 8 else { continue }
+        let textWhenSaved = map.text
         #expect(answers[0].status == 403 && answers[1].status == 403, "no token, no answer")
         #expect(answers[2].status == 200)
         let state = try JSONDecoder().decode(InspectorMapState.self, from: Data(answers[2].body.utf8))
@@ -214,10 +215,20 @@ struct InspectorSoundMapTests {
           #expect(answers[5].status == 413, "\(answers[5])")
           #expect(answers[6].status == 200 && answers[6].body.contains(#""version":2"#), "\(answers[6])")
           #expect(map.post("ping").first?.gainDecibels == -9)
+          let mix = exchange(
+            engine, port: port,
+            [
+              ("POST", "/map/mix?\(token)&version=2", #"{"music": -6}"#),
+              ("POST", "/map/mix?\(token)&version=3", #"{"master": -6}"#),
+              ("POST", "/map/mix?\(token)&version=3", #"["music"]"#),
+            ])
+          #expect(mix.map(\.status) == [200, 400, 400], "\(mix)")
+          #expect(map.text.contains(#""mix": { "buses": { "music": { "volumeDb": -6 } } }"#), "\(map.text)")
+          #expect(abs(engine.bus("music").volume - 0.501) < 0.001)
         }
         if saving {
           #expect(answers[7].status == 200, "\(answers[7])")
-          #expect(try String(contentsOf: file, encoding: .utf8) == map.text)
+          #expect(try String(contentsOf: file, encoding: .utf8) == textWhenSaved)
           // Changed on disk since: refused, and nothing written.
           let theirs = Data(Self.original.replacingOccurrences(of: "0.5", with: "0.25").utf8)
           try theirs.write(to: file)

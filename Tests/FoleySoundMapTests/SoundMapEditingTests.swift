@@ -68,6 +68,56 @@ struct SoundMapEditingTests {
     #expect(map.eventNames == ["ping", "pong", "tick", "tock"])
   }
 
+  @Test(
+    "bus levels go into the map's mix section, made where missing and changed in place after, and are in use at once"
+  )
+  func busLevels() throws {
+    let (engine, folder, _, map) = try Self.open()
+    defer { Self.close(engine, folder) }
+    try map.setBusLevels(["music": -6, "effects": -3], expecting: map.version)
+    #expect(
+      abs(engine.bus("music").volume - 0.501) < 0.001 && abs(engine.bus("effects").volume - 0.708) < 0.001)
+    // The section is made after `events` (the map's last member); the levels go in by name.
+    let events = String(Self.original[..<Self.original.range(of: "\n}\n")!.lowerBound])
+    #expect(
+      map.text == events
+        + ",\n  \"mix\": { \"buses\": { \"effects\": { \"volumeDb\": -3 }, \"music\": { \"volumeDb\": -6 } } }\n}\n",
+      "\(map.text)")
+    let before = map.text
+    try map.setBusLevels(["music": -12, "ui": -20], expecting: map.version)
+    #expect(
+      map.text
+        == before.replacingOccurrences(
+          of: #""music": { "volumeDb": -6 } }"#,
+          with: #""music": { "volumeDb": -12 }, "ui": { "volumeDb": -20 } }"#),
+      "\(map.text)")
+    #expect(abs(engine.bus("music").volume - 0.251) < 0.001)
+    #expect(map.hasUnsavedEdits && map.reloads.last?.origin == .edit)
+    #expect(throws: SoundMapEditError.self) { try map.setBusLevels(["master": -3], expecting: map.version) }
+    #expect(throws: SoundMapEditError.conflict(current: map.version)) {
+      try map.setBusLevels(["music": -3], expecting: map.version - 1)
+    }
+  }
+
+  @Test("the map lists the parameters a game may set: each switch's values and the music's intensities")
+  func parameters() throws {
+    let engine = try AudioEngine(embedded: EmbeddedMixer())
+    defer { engine.close() }
+    let folder = try makeToneFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let map = try SoundMap(
+      json: Data(
+        #"""
+        { "version": 1, "events": {
+          "step": { "switch": { "parameter": "surface", "default": "stone", "cases": {
+            "stone": "a.wav",
+            "grass": { "switch": { "parameter": "wet", "cases": { "yes": "b.wav", "no": "c.wav" } } } } } },
+          "hit": { "layer": [{ "switch": { "parameter": "surface", "cases": { "metal": "d.wav" } } }, "a.wav"] } } }
+        """#.utf8), relativeTo: folder, engine: engine)
+    #expect(map.switchParameters == ["surface": ["grass", "metal", "stone"], "wet": ["no", "yes"]])
+    #expect(map.intensityParameters.isEmpty && map.musicStates.isEmpty)
+  }
+
   @Test("a stale version or an entry the parser refuses changes nothing")
   func refusals() throws {
     let (engine, folder, _, map) = try Self.open()
@@ -183,7 +233,7 @@ struct SoundMapEditingTests {
           while stat(folder + "/.sounds.json.saving", &facts) != 0,
             DispatchTime.now().uptimeNanoseconds < deadline
           {}
-          FileManager.default.createFile(atPath: folder + "/killed", contents: nil)
+          _ = FileManager.default.createFile(atPath: folder + "/killed", contents: nil)
           kill(getpid(), SIGKILL)
         }
         try await MainActor.run {

@@ -215,7 +215,10 @@ struct SoundMapTests {
     audio.engine.attach(to: scene)
     audio.engine.use(map, for: scene)
     for _ in 0..<62 { #expect(map.post("hit", in: scene).map(\.file) == ["a.wav"]) }
-    scene.events.post("chord")  // through the scene: nothing returned, all of it logged
+    let player = Node()
+    player.position = Point(x: 120, y: -40)
+    scene.addChild(player)
+    scene.events.post("chord", from: player)  // through the scene: nothing returned, all of it logged
     scene.events.post("nobody.knows")
     #expect(map.post("drone", in: scene).map(\.file) == ["d.wav"])
     #expect(map.post("drone", in: scene).isEmpty)  // at its cap
@@ -231,6 +234,8 @@ struct SoundMapTests {
         #"chord played ["b.wav", "c.wav"]"#, "nobody.knows unknown []", #"drone played ["d.wav"]"#,
         "drone limited []",
       ])
+    // Where the posting node was, for a post from one.
+    #expect(log.suffix(4).map(\.position) == [[120, -40], nil, nil, nil])
   }
 
   @Test(
