@@ -92,7 +92,11 @@ extension InspectorPage {
     }
 
     async function audition(name) {
-      const response = await fetch("/control?" + q, { method: "POST", body: JSON.stringify({ type: "post", event: name, parameters: parseParameters($("auditionParameters").value) }) });
+      // A position ("x, y"), where in the scene a positional event is heard from.
+      const at = $("auditionPosition").value.split(",").map(v => v.trim()).filter(v => v !== "").map(Number);
+      const command = { type: "post", event: name, parameters: parseParameters($("auditionParameters").value) };
+      if (at.length === 2 && at.every(Number.isFinite)) command.position = at;
+      const response = await fetch("/control?" + q, { method: "POST", body: JSON.stringify(command) });
       $("reply").textContent = (await response.text()).trim();
       return response.ok;
     }

@@ -75,6 +75,7 @@ enum InspectorPage {
     <textarea id="entryText" spellcheck="false"></textarea>
     <div><button id="applyButton">apply</button>
     <label>parameters <input id="auditionParameters" placeholder="surface=player, speed=3" size="26"></label>
+    <label>at <input id="auditionPosition" placeholder="x, y" size="10"></label>
     <button id="auditionButton">audition</button> <button id="mixButton">bus levels into the map</button> <button id="saveButton">save map</button>
     <span id="conflict" hidden><button id="overwriteButton">save over the file on disk</button> <button id="reloadButton">take the file on disk</button></span></div>
     <div id="gameControls"></div>

@@ -26,8 +26,9 @@ public struct InspectorReport: Sendable, Codable, Hashable {
 
 /// A change the page asks for, as JSON text over its WebSocket or `POST /control`:
 /// `{"type": "volume", "bus": "music", "volume": 0.5}`, `{"type": "mute", "bus": "sfx",
-/// "muted": true}`, `{"type": "solo", "bus": "speech", "soloed": true}`, `{"type": "post", "event": "ball.hit", "parameters": {"surface": "player"}}`
-/// (parameters optional: strings, numbers or booleans). `"bus": "master"` is the master.
+/// "muted": true}`, `{"type": "solo", "bus": "speech", "soloed": true}`, `{"type": "post", "event": "ball.hit", "parameters": {"surface": "player"}, "position": [300, 120]}`
+/// (parameters optional: strings, numbers or booleans; a position, optional, is where in the
+/// scene a positional event is heard from: see ``SoundMap/audition(_:parameters:at:)``). `"bus": "master"` is the master.
 ///
 /// ```swift
 /// let command = try InspectorCommand(json: Data(#"{"type":"post","event":"door.open"}"#.utf8))
@@ -36,7 +37,7 @@ public enum InspectorCommand: Sendable, Hashable {
   case volume(bus: String, volume: Double)
   case mute(bus: String, muted: Bool)
   case solo(bus: String, soloed: Bool)
-  case post(event: String, parameters: [String: EventValue] = [:])
+  case post(event: String, parameters: [String: EventValue] = [:], position: Point? = nil)
 
   /// The longest command accepted, in bytes.
   public static let maximumSize = 4_096
@@ -80,7 +81,14 @@ public enum InspectorCommand: Sendable, Hashable {
       for (key, value) in given {
         parameters[try name(key, "parameter name")] = value.value
       }
-      self = .post(event: try name(fields.event, "event"), parameters: parameters)
+      var position: Point?
+      if let given = fields.position {
+        guard given.count == 2, given.allSatisfy({ $0.isFinite && abs($0) <= 1e6 }) else {
+          throw .badCommand("a post's \"position\" is [x, y], each within ±1,000,000")
+        }
+        position = Point(x: given[0], y: given[1])
+      }
+      self = .post(event: try name(fields.event, "event"), parameters: parameters, position: position)
     default:
       throw .badCommand("unknown command type; expected \"volume\", \"mute\", \"solo\" or \"post\"")
     }
@@ -96,6 +104,7 @@ private struct CommandFields: Decodable {
   var soloed: Bool?
   var event: String?
   var parameters: [String: Parameter]?
+  var position: [Double]?
 
   /// A post's parameter: a string, a number or a boolean.
   struct Parameter: Decodable {

@@ -38,13 +38,14 @@ extension InspectorServer {
       guard bus != "master" else { throw .badCommand("the master cannot be soloed") }
       engine.bus(SoundCategory(bus)).isSoloed = soloed
       return "\(bus) \(soloed ? "soloed" : "no longer soloed")"
-    case .post(let event, let parameters):
+    case .post(let event, let parameters, let position):
       guard let soundMap else {
         throw .badCommand("no sound map is inspected: nothing to post \"\(event)\" to")
       }
-      engine.session.mailbox.post { soundMap.post(event, parameters: parameters) }
+      engine.session.mailbox.post { soundMap.audition(event, parameters: parameters, at: position) }
       let given = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       return "posted \(event)" + (given.isEmpty ? "" : " (\(given.joined(separator: ", ")))")
+        + (position.map { " at \($0)" } ?? "")
     }
   }
 

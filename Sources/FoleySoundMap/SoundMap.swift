@@ -291,7 +291,11 @@ public final class SoundMap {
     subscriptions.append((WeakScene(scene: scene), events, update))
   }
 
+  /// The scenes the map plays for, still alive, in the order it was used for them.
+  var scenes: [Scene] { subscriptions.compactMap(\.scene.scene) }
+
   package func detach(from scene: Scene) {
+    scene.childNode(withName: Self.auditionNodeName)?.removeFromParent()
     for subscription in subscriptions where subscription.scene.scene === scene {
       scene.events.unsubscribe(subscription.events)
       scene.removeUpdateObserver(subscription.update)

@@ -173,6 +173,7 @@ struct InspectorServerTests {
       #"{"type":"volume","bus":"music","volume":0.5}"#, #"{"type":"mute","bus":"sfx","muted":true}"#,
       #"{"type":"post","event":"ball.hit"}"#, #"{"type":"solo","bus":"sfx","soloed":true}"#,
       #"{"type":"post","event":"ball.hit","parameters":{"surface":"player","speed":3,"hard":true}}"#,
+      #"{"type":"post","event":"ball.hit","position":[300,-120.5]}"#,
     ].map { Array($0.utf8) }
     var parsed = 0
     for round in 0..<20_000 {
@@ -193,7 +194,8 @@ struct InspectorServerTests {
         switch try InspectorCommand(json: bytes) {
         case .volume(let bus, let volume): #expect(!bus.isEmpty && (0...1).contains(volume))
         case .mute(let bus, _), .solo(let bus, _): #expect(!bus.isEmpty)
-        case .post(let event, let parameters):
+        case .post(let event, let parameters, let position):
+          #expect(position.map { abs($0.x) <= 1e6 && abs($0.y) <= 1e6 } ?? true)
           #expect(!event.isEmpty && event.utf8.count <= 256 && parameters.count <= 16)
           #expect(parameters.keys.allSatisfy { !$0.isEmpty && $0.utf8.count <= 256 })
         }
