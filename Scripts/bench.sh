@@ -82,6 +82,8 @@ foley_group inspector
 foley_group soundmap
 echo "bench: a busy game's whole frame, with sound and without (Foley)…" >&2
 foley_group frame
+echo "bench: scale curves: triggers, positional updates and the whole frame at 1, 4 and 16 times the load (Foley)…" >&2
+foley_group scale
 echo "bench: 256 moving positional voices (Foley, then C)…" >&2
 foley_group positional
 positional="$("$work/raw_mixer" positional "$work/long.wav" "$seconds" 256)"

@@ -286,6 +286,21 @@ struct BenchTable {
     row(
       "frame_cpu_percent", number("frame_cpu_percent"), nil,
       "reference: process CPU with sound, % of a core (`frame_silent_cpu_percent` without)", nil)
+    // Scale curves: the same work at 1, 4 and 16 times the load (reported, no line).
+    for scale in ["1", "4", "16"] {
+      let times = scale == "1" ? "" : " × \(scale)"
+      row(
+        "scale_trigger_cpu_us[\(scale)]", keyed("scale_trigger_cpu_us", scale), nil,
+        "reference: game-thread CPU per trigger, \(Int(scale)! * 100) nodes triggering a frame (flat is ideal)", nil)
+      row(
+        "scale_positional_update_us[\(scale)]", keyed("scale_positional_update_us", scale), nil,
+        "reference: game-thread CPU per update, \(Int(scale)! * 256) moving positional voices (1,024 channels at most)",
+        nil)
+      row(
+        "scale_frame_sound_share_us_median[\(scale)]", keyed("scale_frame_sound_share_us_median", scale), nil,
+        "reference: the whole frame's sound share, median, the busy game\(times)"
+          + " (`scale_frame_sound_share_us_p99` the 99th percentile)", nil)
+    }
     row(
       "raw_c_positional_update_us_256", number("raw_c_positional_update_us_256"), nil,
       "reference (C: Mix_SetPosition on 256 channels each frame, same circles)", nil)

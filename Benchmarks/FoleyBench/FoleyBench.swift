@@ -52,6 +52,8 @@ enum FoleyBench {
     case "positional": figures = try PositionalBenchmarks.figures(long, quick: quick, logger: logger)
     case "frame":
       figures = try FrameBenchmarks.figures(short: short, long: long, quick: quick, logger: logger)
+    case "scale":
+      figures = try ScaleBenchmarks.figures(short: short, long: long, quick: quick, logger: logger)
     case "startup": figures = try StartupBenchmarks.figures(long, quick: quick, logger: logger)
     case "idle":
       // An open engine with nothing playing (Scripts/bench.sh runs the C reference beside it).
