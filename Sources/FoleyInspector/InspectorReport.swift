@@ -28,7 +28,7 @@ public struct InspectorReport: Sendable, Codable, Hashable {
 /// `{"type": "volume", "bus": "music", "volume": 0.5}`, `{"type": "mute", "bus": "sfx",
 /// "muted": true}`, `{"type": "solo", "bus": "speech", "soloed": true}`, `{"type": "post", "event": "ball.hit", "parameters": {"surface": "player"}, "position": [300, 120]}`
 /// (parameters optional: strings, numbers or booleans; a position, optional, is where in the
-/// scene a positional event is heard from: see ``SoundMap/audition(_:parameters:at:)``). `"bus": "master"` is the master.
+/// scene a positional event is heard from: see `SoundMap.audition(_:parameters:at:)`). `"bus": "master"` is the master.
 ///
 /// ```swift
 /// let command = try InspectorCommand(json: Data(#"{"type":"post","event":"door.open"}"#.utf8))

@@ -13,7 +13,7 @@ import Foundation
 public struct InspectorMapState: Sendable, Codable, Hashable {
   /// The map's file name, nil for a map made from bytes.
   public var file: String?
-  /// The version an edit names (``SoundMap/version``).
+  /// The version an edit names (`SoundMap.version`).
   public var version: Int
   public var hasUnsavedEdits: Bool
   /// Each event's entry, as the map's text has it.

@@ -52,7 +52,10 @@ extension SoundMap {
   /// Puts `entry` (a JSON object, as a map's `events` holds) in place of event `name`'s entry, or
   /// adds the event; the next post plays the new entry. The map's text changes only there, written
   /// with its keys in a fixed order. Returns the map's new ``version``.
-  /// - Parameter version: the ``version`` the edit was made against.
+  /// - Parameters:
+  ///   - name: the event, as the game posts it.
+  ///   - entry: the event's entry, a JSON object.
+  ///   - version: the ``version`` the edit was made against.
   /// - Throws: ``SoundMapEditError/conflict(current:)`` if the map changed since `version`,
   ///   ``SoundMapEditError/invalid(_:)`` with the parser's errors if the new map would be refused
   ///   (or `entry` is not a JSON object); the map is unchanged either way.
