@@ -307,8 +307,18 @@ public final class SoundMap {
     package weak var scene: Scene?
   }
 
+  /// Whether the map's file and every file it names are as the map last loaded or saved them (a
+  /// save of its own changes the file the watch sees, and is no reason to read it again).
+  package var matchesDisk: Bool {
+    guard let url, FileSignature(of: url) == mapSignature else { return url == nil }
+    let roots = AssetRoots([folder])
+    return signatures.allSatisfy { name, signature in
+      (try? roots.locate(name)).flatMap { FileSignature(of: $0) } == signature
+    }
+  }
+
   private func reloadIfChanged() {
-    guard watch.takeChange() else { return }
+    guard watch.takeChange(), !matchesDisk else { return }
     guard !hasUnsavedEdits else {
       // Reading the file now would drop the edits: the designer chooses (reload, or save over it).
       record(

@@ -161,6 +161,8 @@ struct SoundMapEditingTests {
     #expect(saved == map.text)
     #expect(
       try Data(contentsOf: folder.appendingPathComponent("sounds.json.bak")) == Data(Self.original.utf8))
+    // The map's own save is no change on disk for its watch; someone else's edit is.
+    #expect(map.matchesDisk)
     #expect(
       !FileManager.default.fileExists(atPath: folder.appendingPathComponent(".sounds.json.saving").path))
     // The file loads as the edited map; the entries not edited are the designer's bytes.
@@ -170,6 +172,8 @@ struct SoundMapEditingTests {
       again.entryText("pong")
         == "{\n      \"random\": [\"b.wav\", \"c.wav\"],\n      \"cooldown\":   0.1\n    }")
     #expect(again.entryText("tick") == #"{ "play": "c.wav" }"#)
+    try Data(Self.original.utf8).write(to: file)
+    #expect(!map.matchesDisk)
   }
 
   @Test("a save over a file changed on disk is refused and writes nothing, unless asked to overwrite")
