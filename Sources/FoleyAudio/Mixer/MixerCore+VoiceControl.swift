@@ -219,7 +219,8 @@ extension MixerCore {
   /// The moves' voices are unretained (``PlacementMove``): their sender keeps them alive until
   /// the queue is past these moves.
   func applyPlacements(_ moves: [PlacementMove], overFrames frames: Int) {
-    let span = Float(max(1, frames))
+    // At most a tenth of a second however late the queue ran: the voice follows, a little behind.
+    let span = Float(min(max(1, frames), max(1, Int(format.sampleRate) / 10)))
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
       let placement = move.placement

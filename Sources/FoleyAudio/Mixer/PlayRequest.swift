@@ -55,11 +55,15 @@ package struct PendingRequests: Sendable {
 
   /// Adds `added` moves to glide over `frames` frames, then `released` voices to release, and
   /// leaves both lists empty (with storage: the lists trade storage when none are waiting).
+  /// Moves of several updates that wait for one hop (the queue ran late) glide over all those
+  /// updates' frames: the newest update's alone would make the whole way since the last hop in
+  /// one frame's time, a step a listener hears (the queue caps the glide, see
+  /// `MixerCore.applyPlacements`).
   package mutating func add(
     moves added: inout [PlacementMove], releasing released: inout [Unmanaged<Voice>], overFrames frames: Int
   ) {
     if !added.isEmpty {
-      moveFrames = frames
+      moveFrames = moves.isEmpty ? frames : moveFrames + frames
       Self.move(&added, into: &moves)
     }
     Self.move(&released, into: &releases)
