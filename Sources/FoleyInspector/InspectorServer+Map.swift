@@ -18,7 +18,7 @@ public struct InspectorMapState: Sendable, Codable, Hashable {
   public var hasUnsavedEdits: Bool
   /// Each event's entry, as the map's text has it.
   public var events: [String: String]
-  /// The buses a sound may be sent to (the engine's, as the page offers them).
+  /// The buses an event may play on: the categories with a bus, and the engine's own four.
   public var buses: [String]
   /// The files the map may name: the sounds in its folder and below it.
   public var files: [String]
@@ -43,7 +43,10 @@ extension InspectorServer {
     guard let soundMap else { return Self.reply(404, ["error": "no sound map is inspected"]) }
     let editing = options.allowsControl
     let saving = options.allowsSaving
-    let buses = engine.inspector.snapshot().buses.map(\.name)
+    // The categories with a bus now, and the engine's own four (a lock read: no wait on the audio
+    // queue from the server's shared threads).
+    let known = engine.core.busIndices.withLock { Array($0.keys) } + [.effects, .music, .ambience, .speech]
+    let buses = Set(known.map(\.name)).sorted()
     let state = await onGameThread {
       InspectorMapState(
         file: soundMap.url?.lastPathComponent, version: soundMap.version,
