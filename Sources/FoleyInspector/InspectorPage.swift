@@ -65,7 +65,7 @@ enum InspectorPage {
     <section id="editor" style="grid-column: 1 / -1" hidden><h2>Sound map <span id="mapFile"></span> <span id="mapVersion" class="num"></span></h2>
     <div><label>event <select id="eventPick"></select></label>
     <label>file <select id="fileField"></select></label>
-    <label>level <input id="volumeField" type="range" min="-60" max="6" step="0.5"> <span id="volumeShown" class="num"></span> dB</label>
+    <label>level <input id="volumeField" type="range" min="-60" max="0" step="0.5"> <span id="volumeShown" class="num"></span> dB</label>
     <label>pitch <input id="pitchLow" type="number" min="-24" max="24" step="0.25"> … <input id="pitchHigh" type="number" min="-24" max="24" step="0.25"> st</label>
     <label>cooldown <input id="cooldownField" type="number" min="0" max="60" step="0.01"> s</label>
     <label>max voices <input id="maxField" type="number" min="0" max="256" step="1"></label>
