@@ -69,6 +69,7 @@ extension InspectorServer {
     }
     guard let soundMap else { return Self.reply(404, ["error": "no sound map is inspected"]) }
     guard let name = request.query["name"], !name.isEmpty, name.utf8.count <= 256,
+      !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
       let version = request.query["version"].flatMap({ Int($0) })
     else {
       return Self.reply(400, ["error": "an edit names the event (name=) and the map's version (version=)"])
