@@ -13,15 +13,8 @@ struct LateQueueGlideTests {
   @Test("a second of moves served by one late hop glides (capped at a tenth of a second), with no step")
   func lateHopGlides() throws {
     let audio = try EmbeddedAudio(limiter: false)
-    let scene = Scene(size: Size(width: 800, height: 600))
-    let listener = Node()
-    listener.position = Point(x: 400, y: 300)
-    scene.addChild(listener)
-    scene.listener = listener
-    var spatial = SpatialAudio()
-    spatial.distanceModel = .none
-    spatial.panWidth = 400
-    audio.engine.attach(to: scene, positional: true, spatial: spatial)
+    // The positional tests' scene: the listener in the middle, a 400-point pan width, no fall-off.
+    let (scene, _) = PositionalOutputTests.scene(audio.engine, model: .none)
     let level = makeToneWAV(frequency: 0, duration: 3, amplitude: 0.5, channels: 1)
     let source = Float(Int16(0.5 * 32_767)) / 32_768
     let node = Node()
