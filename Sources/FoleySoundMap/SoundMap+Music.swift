@@ -24,16 +24,14 @@ extension SoundMap {
   /// audition may pass (`surface`: `grass`, `stone`, …).
   public var switchParameters: [String: [String]] {
     var found: [String: Set<String>] = [:]
-    func walk(_ item: SoundItem) {
-      switch item.kind {
-      case .file: break
-      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items): items.forEach(walk)
-      case .switchOn(let parameter, let cases, _):
-        found[parameter, default: []].formUnion(cases.keys)
-        cases.values.forEach(walk)
+    for entry in definition.events.values {
+      guard case .play(let item) = entry.effect else { continue }
+      item.forEachItem {
+        if case .switchOn(let parameter, let cases, _) = $0.kind {
+          found[parameter, default: []].formUnion(cases.keys)
+        }
       }
     }
-    for entry in definition.events.values { if case .play(let item) = entry.effect { walk(item) } }
     return found.mapValues { $0.sorted() }
   }
 

@@ -112,14 +112,7 @@ extension SoundMap {
   static func files(of entry: EventEntry) -> Set<String> {
     guard case .play(let item) = entry.effect else { return [] }
     var names: Set<String> = []
-    func walk(_ item: SoundItem) {
-      switch item.kind {
-      case .file(let name): names.insert(name)
-      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items): items.forEach(walk)
-      case .switchOn(_, let cases, _): cases.values.forEach(walk)
-      }
-    }
-    walk(item)
+    item.forEachItem { if case .file(let name) = $0.kind { names.insert(name) } }
     return names
   }
 }

@@ -80,6 +80,18 @@ package final class SoundItem {
     self.delay = delay
     self.weight = weight
   }
+
+  /// Calls `body` with this item and every item inside it, depth first.
+  func forEachItem(_ body: (SoundItem) -> Void) {
+    body(self)
+    switch kind {
+    case .file: break
+    case .random(let items, _, _), .sequence(let items, _, _), .layer(let items):
+      for item in items { item.forEachItem(body) }
+    case .switchOn(_, let cases, _):
+      for item in cases.values { item.forEachItem(body) }
+    }
+  }
 }
 
 /// Reads and checks a sound map's JSON, collecting every error with its path.
