@@ -106,14 +106,11 @@ extension SoundMap {
     } catch {
       throw .invalid(error.errors)
     }
-    let sources = Self.eventSources(of: edited.data)
     var change = SoundMapReload(
       file: url?.lastPathComponent ?? "sound map", time: Date().timeIntervalSince1970, outcome: .loaded)
-    (change.added, change.removed, change.changed) = differences(
-      to: loaded.0, sources: sources, signatures: loaded.2)
+    (change.added, change.removed, change.changed) = differences(to: loaded.0, signatures: loaded.2)
     lastErrors = []
     apply(loaded.0, sounds: loaded.1, signatures: loaded.2)
-    eventSources = sources
     document = edited
     self.version += 1
     hasUnsavedEdits = true

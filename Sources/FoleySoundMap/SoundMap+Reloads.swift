@@ -86,26 +86,16 @@ extension SoundMap {
 
   /// The differences between the map in use and `loaded`, which is about to replace it.
   func differences(
-    to loaded: SoundMapDefinition, sources: [String: Data], signatures: [String: FileSignature]
+    to loaded: SoundMapDefinition, signatures: [String: FileSignature]
   ) -> (added: [String], removed: [String], changed: [String]) {
     let old = Set(definition.events.keys)
     let new = Set(loaded.events.keys)
     let changedFiles = Set(signatures.keys.filter { self.signatures[$0] != signatures[$0] })
     let changed = new.intersection(old).filter { name in
-      eventSources[name] != sources[name]
+      definition.sources[name] != loaded.sources[name]
         || !changedFiles.isDisjoint(with: Self.files(of: loaded.events[name]!))
     }
     return (new.subtracting(old).sorted(), old.subtracting(new).sorted(), changed.sorted())
-  }
-
-  /// Each event's entry as canonical JSON (keys sorted), to tell which entries an edit changed.
-  static func eventSources(of data: Data) -> [String: Data] {
-    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let events = root["events"] as? [String: Any]
-    else { return [:] }
-    return events.compactMapValues {
-      try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .fragmentsAllowed])
-    }
   }
 
   /// The files an event's entry may play.

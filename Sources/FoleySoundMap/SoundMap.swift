@@ -94,8 +94,6 @@ public final class SoundMap {
   /// added, removed and changed, or why it failed.
   public internal(set) var reloads: [SoundMapReload] = []
   var reloadObservers = ObserverList<SoundMapReload>()
-  /// Each event's entry as canonical JSON, to tell what a reload changed.
-  var eventSources: [String: Data] = [:]
   /// The map's JSON text in use: as loaded, then as edited (``replaceEvent(_:with:expecting:)``).
   var document: SoundMapDocument
   /// The file's bytes as last loaded or saved, to tell a change on disk a save would overwrite.
@@ -178,7 +176,6 @@ public final class SoundMap {
     document = SoundMapDocument(data)
     let (loaded, decoded, signatures) = try load(data)
     apply(loaded, sounds: decoded, signatures: signatures)
-    eventSources = Self.eventSources(of: data)
   }
 
   isolated deinit {
@@ -205,12 +202,9 @@ public final class SoundMap {
         throw SoundMapError(errors: ["cannot read \(url.path): \(error.message)"])
       }
       let (loaded, decoded, signatures) = try load(data)
-      let sources = Self.eventSources(of: data)
-      (reload.added, reload.removed, reload.changed) = differences(
-        to: loaded, sources: sources, signatures: signatures)
+      (reload.added, reload.removed, reload.changed) = differences(to: loaded, signatures: signatures)
       lastErrors = []
       apply(loaded, sounds: decoded, signatures: signatures)
-      eventSources = sources
       mapSignature = FileSignature(of: url)
       document = SoundMapDocument(data)
       savedBytes = data

@@ -11,6 +11,9 @@ package struct SoundMapDefinition {
   package var mix: MixDefinition?
   /// The music's tracks and states (the map's `music` section).
   package var music: MusicDefinition?
+  /// Each event's entry as canonical JSON (keys sorted), to tell which entries a reload or an
+  /// edit changed.
+  var sources: [String: Data] = [:]
 }
 
 /// What one event does.
@@ -149,7 +152,10 @@ package struct SoundMapParser {
         errors.append("\(path): must be an object")
         continue
       }
-      if let entry = entry(object, at: path) { definition.events[name] = entry }
+      if let entry = entry(object, at: path) {
+        definition.events[name] = entry
+        definition.sources[name] = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+      }
     }
     // A stop must name an event of this map.
     for (name, entry) in definition.events {
