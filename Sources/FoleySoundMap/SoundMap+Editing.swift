@@ -100,24 +100,12 @@ extension SoundMap {
 
   /// Loads `edited` as a reload would and puts it in use, or changes nothing and throws.
   private func use(_ edited: SoundMapDocument) throws(SoundMapEditError) -> Int {
-    let loaded: (SoundMapDefinition, [String: Sound], [String: FileSignature])
     do throws(SoundMapError) {
-      loaded = try load(edited.data)
+      adopt(try load(edited.data), text: edited, origin: .edit)
     } catch {
       throw .invalid(error.errors)
     }
-    var change = SoundMapReload(
-      file: url?.lastPathComponent ?? "sound map", time: Date().timeIntervalSince1970, outcome: .loaded)
-    (change.added, change.removed, change.changed) = differences(to: loaded.0, signatures: loaded.2)
-    lastErrors = []
-    apply(loaded.0, sounds: loaded.1, signatures: loaded.2)
-    document = edited
-    self.version += 1
-    hasUnsavedEdits = true
-    change.origin = .edit
-    change.errors = lastErrors
-    record(change)
-    return self.version
+    return version
   }
 
   /// Writes the map, as edited, back to its file: through a temporary file and an atomic rename,

@@ -73,6 +73,33 @@ extension SoundMap {
     reloadObservers.remove(token)
   }
 
+  /// Puts a map that loaded in use in place of the one playing, with `text` as its text, and
+  /// records what changed: the one way a reload of the file and an edit take effect.
+  func adopt(
+    _ loaded: (definition: SoundMapDefinition, sounds: [String: Sound], signatures: [String: FileSignature]),
+    text: SoundMapDocument, origin: SoundMapReload.Origin
+  ) {
+    var record = change(.loaded, origin: origin)
+    (record.added, record.removed, record.changed) = differences(
+      to: loaded.definition, signatures: loaded.signatures)
+    lastErrors = []
+    apply(loaded.definition, sounds: loaded.sounds, signatures: loaded.signatures)
+    document = text
+    version += 1
+    hasUnsavedEdits = origin == .edit
+    record.errors = lastErrors  // a bus of the mix that could not be set up
+    self.record(record)
+  }
+
+  /// A change to the map, now.
+  func change(
+    _ outcome: SoundMapReload.Outcome, origin: SoundMapReload.Origin = .file, errors: [String] = []
+  ) -> SoundMapReload {
+    SoundMapReload(
+      file: url?.lastPathComponent ?? "sound map", origin: origin, time: Date().timeIntervalSince1970,
+      outcome: outcome, errors: errors)
+  }
+
   /// Keeps, logs and posts what a reload did.
   func record(_ reload: SoundMapReload) {
     reloads.append(reload)

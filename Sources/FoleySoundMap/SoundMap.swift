@@ -192,8 +192,6 @@ public final class SoundMap {
   /// does not reload over them: see ``hasUnsavedEdits``).
   public func reload() throws(SoundMapError) {
     guard let url else { return }
-    var reload = SoundMapReload(
-      file: url.lastPathComponent, time: Date().timeIntervalSince1970, outcome: .loaded)
     do throws(SoundMapError) {
       let data: Data
       do {
@@ -201,24 +199,14 @@ public final class SoundMap {
       } catch {
         throw SoundMapError(errors: ["cannot read \(url.path): \(error.message)"])
       }
-      let (loaded, decoded, signatures) = try load(data)
-      (reload.added, reload.removed, reload.changed) = differences(to: loaded, signatures: signatures)
-      lastErrors = []
-      apply(loaded, sounds: decoded, signatures: signatures)
+      adopt(try load(data), text: SoundMapDocument(data), origin: .file)
       mapSignature = FileSignature(of: url)
-      document = SoundMapDocument(data)
       savedBytes = data
-      version += 1
-      hasUnsavedEdits = false
-      reload.errors = lastErrors  // a bus of the mix that could not be set up
-      record(reload)
     } catch {
       lastErrors = error.errors
       // An error, as a sound that cannot be found is: the edit is lost until it is fixed, though
       // the previous map plays on.
-      reload.outcome = .failed
-      reload.errors = error.errors
-      record(reload)
+      record(change(.failed, errors: error.errors))
       throw error
     }
   }
@@ -316,8 +304,8 @@ public final class SoundMap {
     guard !hasUnsavedEdits else {
       // Reading the file now would drop the edits: the designer chooses (reload, or save over it).
       record(
-        SoundMapReload(
-          file: url?.lastPathComponent ?? "sound map", time: Date().timeIntervalSince1970, outcome: .failed,
+        change(
+          .failed,
           errors: [
             "the file changed on disk while edits made to the running map are unsaved: not read. "
               + "Reloading takes the file and drops the edits; saving over it keeps the edits"
