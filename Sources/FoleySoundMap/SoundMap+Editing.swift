@@ -77,8 +77,8 @@ extension SoundMap {
   /// Writes each bus's level, in dB, into the map's `mix` section (`mix.buses[NAME].volumeDb`,
   /// made where missing) as an edit: in use at once, in the file at the next ``save(overwritingChanges:)``.
   /// Returns the map's new ``version``.
-  /// - Throws: as ``replaceEvent(_:with:expecting:)`` does; the master and the reverb return are
-  ///   not the map's to set (``SoundMapEditError/invalid(_:)``).
+  /// - Throws: as ``replaceEvent(_:with:expecting:)`` does; the parser's rules hold (the master
+  ///   and the reverb return are not the map's to set: ``SoundMapEditError/invalid(_:)``).
   @discardableResult
   public func setBusLevels(
     _ levels: [SoundCategory: Double], expecting version: Int
@@ -86,9 +86,6 @@ extension SoundMap {
     guard version == self.version else { throw .conflict(current: self.version) }
     var edited = document
     for (category, decibels) in levels.sorted(by: { $0.key.name < $1.key.name }) {
-      guard !["master", "reverb", ""].contains(category.name) else {
-        throw .invalid(["mix.buses[\"\(category)\"]: the master and the reverb are not a map's to set"])
-      }
       let level = decibels.isFinite ? min(max((decibels * 10).rounded() / 10, -100), 12) : -100
       guard let next = edited.setting(["mix", "buses", category.name, "volumeDb"], to: level) else {
         throw .invalid(["mix.buses[\"\(category)\"]: not an object in the map's text"])

@@ -93,7 +93,13 @@ struct SoundMapEditingTests {
       "\(map.text)")
     #expect(abs(engine.bus("music").volume - 0.251) < 0.001)
     #expect(map.hasUnsavedEdits && map.reloads.last?.origin == .edit)
-    #expect(throws: SoundMapEditError.self) { try map.setBusLevels(["master": -3], expecting: map.version) }
+    let kept = map.text
+    #expect(
+      throws: SoundMapEditError.invalid([
+        #"mix.buses["master"]: "master" is not a category's bus (the master and the reverb are set apart)"#
+      ])
+    ) { try map.setBusLevels(["master": -3], expecting: map.version) }
+    #expect(map.text == kept)
     #expect(throws: SoundMapEditError.conflict(current: map.version)) {
       try map.setBusLevels(["music": -3], expecting: map.version - 1)
     }
