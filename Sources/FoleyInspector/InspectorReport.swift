@@ -39,6 +39,13 @@ public enum InspectorCommand: Sendable, Hashable {
   case solo(bus: String, soloed: Bool)
   case post(event: String, parameters: [String: EventValue] = [:], position: Point? = nil)
 
+  /// Whether a name from the page (a bus, an event, a parameter) may be used: 1…256 bytes, no
+  /// control characters.
+  static func isName(_ value: String) -> Bool {
+    !value.isEmpty && value.utf8.count <= 256
+      && !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+  }
+
   /// The longest command accepted, in bytes.
   public static let maximumSize = 4_096
 
@@ -55,9 +62,7 @@ public enum InspectorCommand: Sendable, Hashable {
       throw .badCommand("not a command: a JSON object with a \"type\" is expected")
     }
     func name(_ value: String?, _ field: String) throws(InspectorError) -> String {
-      guard let value, !value.isEmpty, value.utf8.count <= 256,
-        !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-      else {
+      guard let value, Self.isName(value) else {
         throw .badCommand("\"\(fields.type)\" needs a \"\(field)\": 1…256 bytes, no control characters")
       }
       return value

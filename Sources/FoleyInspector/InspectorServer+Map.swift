@@ -68,8 +68,7 @@ extension InspectorServer {
       return Self.reply(403, ["error": InspectorError.controlsDisabled.description])
     }
     guard let soundMap else { return Self.reply(404, ["error": "no sound map is inspected"]) }
-    guard let name = request.query["name"], !name.isEmpty, name.utf8.count <= 256,
-      !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+    guard let name = request.query["name"], InspectorCommand.isName(name),
       let version = request.query["version"].flatMap({ Int($0) })
     else {
       return Self.reply(400, ["error": "an edit names the event (name=) and the map's version (version=)"])
