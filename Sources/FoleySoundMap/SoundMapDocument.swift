@@ -3,7 +3,7 @@ import Foundation
 /// A sound map's JSON text as the designer wrote it, edited one value at a time (an event's entry,
 /// a bus's level): the value's bytes are replaced and every other byte of the file is kept, so a
 /// save changes only what was edited (their layout, key order and spacing stay the designer's).
-struct SoundMapDocument: Equatable {
+struct SoundMapDocument {
   private(set) var text: [UInt8]
 
   init(_ data: Data) { text = Array(data) }
@@ -11,7 +11,7 @@ struct SoundMapDocument: Equatable {
   var data: Data { Data(text) }
 
   /// Where a member's value is: its bytes, and the indentation of the line its key is on.
-  struct EntrySpan: Equatable {
+  struct EntrySpan {
     var value: Range<Int>
     var indentation: Int
   }
