@@ -96,9 +96,7 @@ extension InspectorPage {
       const at = $("auditionPosition").value.split(",").map(v => v.trim()).filter(v => v !== "").map(Number);
       const command = { type: "post", event: name, parameters: parseParameters($("auditionParameters").value) };
       if (at.length === 2 && at.every(Number.isFinite)) command.position = at;
-      const response = await fetch("/control?" + q, { method: "POST", body: JSON.stringify(command) });
-      $("reply").textContent = (await response.text()).trim();
-      return response.ok;
+      return postCommand(command);
     }
 
     async function saveMap(overwrite) {
@@ -123,8 +121,7 @@ extension InspectorPage {
     // parameters (faders, 0…1), and each switch parameter's values, which fill the audition's.
     function drawGameControls() {
       const box = document.createElement("div"); box.id = "gameControls";
-      const post = (event, parameters) => fetch("/control?" + q, { method: "POST", body: JSON.stringify({ type: "post", event, parameters }) })
-        .then(r => r.text()).then(t => $("reply").textContent = t.trim());
+      const post = (event, parameters) => postCommand({ type: "post", event, parameters });
       if (map.musicStates.length) {
         const pick = document.createElement("select"); pick.id = "musicState";
         pick.replaceChildren(new Option("—", ""), ...map.musicStates.map(n => new Option(n, n)));

@@ -91,10 +91,15 @@ enum InspectorPage {
     const hash = location.hash.match(/^#set=([^:]+):([0-9.]+)$/);
     if (hash) pendingSet = { bus: decodeURIComponent(hash[1]), volume: Number(hash[2]) };
 
+    // One command over plain HTTP, its reply shown; whether it was carried out.
+    async function postCommand(command) {
+      const response = await fetch("/control?" + q, { method: "POST", body: JSON.stringify(command) });
+      $("reply").textContent = (await response.text()).trim();
+      return response.ok;
+    }
     function send(command) {
-      const body = JSON.stringify(command);
-      if (socket && socket.readyState === 1) { socket.send(body); return; }
-      fetch("/control?" + q, { method: "POST", body }).then(r => r.text()).then(t => $("reply").textContent = t.trim());
+      if (socket && socket.readyState === 1) { socket.send(JSON.stringify(command)); return; }
+      postCommand(command);
     }
     // Faders in dB, −60 (off) to 0; the bus's volume is the gain they stand for.
     function fromDecibels(db) { return db <= -60 ? 0 : Math.min(1, Math.pow(10, db / 20)); }
