@@ -291,7 +291,8 @@ struct BenchTable {
       let times = scale == "1" ? "" : " × \(scale)"
       row(
         "scale_trigger_cpu_us[\(scale)]", keyed("scale_trigger_cpu_us", scale), nil,
-        "reference: game-thread CPU per trigger, \(Int(scale)! * 100) nodes triggering a frame (flat is ideal)", nil)
+        "reference: game-thread CPU per trigger, \(Int(scale)! * 100) nodes triggering a frame (flat is ideal)",
+        nil)
       row(
         "scale_positional_update_us[\(scale)]", keyed("scale_positional_update_us", scale), nil,
         "reference: game-thread CPU per update, \(Int(scale)! * 256) moving positional voices (1,024 channels at most)",

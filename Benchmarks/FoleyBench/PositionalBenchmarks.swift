@@ -87,7 +87,8 @@ enum PositionalBenchmarks {
     }
     engine.waitUntilIdle()
     precondition(
-      geometry || engine.voiceCensus().audible == min(voices, 1_024), "every emitter a channel holds must be heard")
+      geometry || engine.voiceCensus().audible == min(voices, 1_024),
+      "every emitter a channel holds must be heard")
     Clocks.sleep(seconds: 0.5)
     let before = Clocks.processCPUNanoseconds
     let start = Clocks.wallNanoseconds

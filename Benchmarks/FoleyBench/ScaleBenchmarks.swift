@@ -20,7 +20,8 @@ enum ScaleBenchmarks {
       let nodes = 100 * scale
       trigger["\(scale)"] =
         try TriggerBenchmarks.measure(
-          short, triggers: max(quick ? 20_000 : 100_000, nodes * 20), nodes: nodes, channels: 256, logger: logger
+          short, triggers: max(quick ? 20_000 : 100_000, nodes * 20), nodes: nodes, channels: 256,
+          logger: logger
         )
         .gameCPUMicroseconds
       positional["\(scale)"] =
