@@ -27,8 +27,9 @@ if [ "${1:-}" = "--tsan" ]; then
   shift
   flags=(--sanitize=thread --scratch-path .build-tsan)
   # Decoders run in forked children; TSan must let a child of a threaded process live. A report
-  # makes the process exit with 66, which fails the run.
-  export TSAN_OPTIONS="${TSAN_OPTIONS:-die_after_fork=0:exitcode=66:second_deadlock_stack=1}"
+  # makes the process exit with 66, which fails the run. The suppressions name reports inside
+  # dependencies that are not races, each with its reason (a missing file stops the run).
+  export TSAN_OPTIONS="${TSAN_OPTIONS:-die_after_fork=0:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/Scripts/tsan-suppressions.txt}"
 elif [ "${1:-}" = "--portable" ]; then
   shift
   flags=(--scratch-path .build-portable)
