@@ -113,7 +113,7 @@ extension InspectorServer {
     let body = try await request.bodyData
     guard body.count <= Self.maximumEntrySize,
       let levels = try? JSONDecoder().decode([String: Double].self, from: body), levels.count <= 64,
-      levels.keys.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 })
+      levels.keys.allSatisfy(InspectorCommand.isName)
     else { return Self.reply(400, ["error": "the body is an object of bus names and levels in dB"]) }
     let outcome = await onGameThread { () -> Result<Int, SoundMapEditError> in
       do throws(SoundMapEditError) {

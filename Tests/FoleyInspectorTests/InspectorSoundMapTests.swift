@@ -225,10 +225,11 @@ struct InspectorSoundMapTests {
               ("POST", "/map/mix?\(token)&version=2", #"{"music": -6}"#),
               ("POST", "/map/mix?\(token)&version=3", #"{"master": -6}"#),
               ("POST", "/map/mix?\(token)&version=3", #"["music"]"#),
+              ("POST", "/map/mix?\(token)&version=3", #"{"mu\u0007sic": -6}"#),
               ("POST", "/map/event?\(token)&name=%07bell&version=3", entry),
               ("POST", "/map/event?\(token)&name=ping", entry),
             ])
-          #expect(mix.map(\.status) == [200, 400, 400, 400, 400], "\(mix)")
+          #expect(mix.map(\.status) == [200, 400, 400, 400, 400, 400], "\(mix)")
           #expect(map.text.contains(#""mix": { "buses": { "music": { "volumeDb": -6 } } }"#), "\(map.text)")
           #expect(abs(engine.bus("music").volume - 0.501) < 0.001)
         }
