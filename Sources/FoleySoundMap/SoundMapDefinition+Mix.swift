@@ -83,7 +83,7 @@ extension SoundMapParser {
       }
       for name in buses.keys.sorted() {
         let busPath = "\(path).buses[\"\(name)\"]"
-        guard !name.isEmpty, name != "master", name != "reverb" else {
+        guard Self.isCategoryBus(name) else {
           errors.append(
             "\(busPath): \"\(name)\" is not a category's bus (the master and the reverb are set apart)")
           continue
@@ -98,12 +98,18 @@ extension SoundMapParser {
     return mix
   }
 
+  /// Whether a map may name `name` as a bus (its own, or a parent): a category's, not the master
+  /// or the reverb return, which the engine sets apart.
+  private static func isCategoryBus(_ name: String) -> Bool {
+    !name.isEmpty && name != "master" && name != "reverb"
+  }
+
   private mutating func bus(_ object: [String: Any], at path: String) -> MixDefinition.Bus {
     unknownKeys(
       in: object, allowed: ["effects", "reverbSend", "volumeDb", "parent", "loudnessLufs"], at: path)
     var bus = MixDefinition.Bus()
     if let parent = object["parent"] {
-      if let name = parent as? String, !name.isEmpty, name != "master", name != "reverb" {
+      if let name = parent as? String, Self.isCategoryBus(name) {
         bus.parent = SoundCategory(name)
       } else {
         errors.append("\(path).parent: must be a category's name")
