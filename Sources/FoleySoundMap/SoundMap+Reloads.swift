@@ -79,16 +79,16 @@ extension SoundMap {
     _ loaded: (definition: SoundMapDefinition, sounds: [String: Sound], signatures: [String: FileSignature]),
     text: SoundMapDocument, origin: SoundMapReload.Origin
   ) {
-    var record = change(.loaded, origin: origin)
-    (record.added, record.removed, record.changed) = differences(
+    var entry = change(.loaded, origin: origin)
+    (entry.added, entry.removed, entry.changed) = differences(
       to: loaded.definition, signatures: loaded.signatures)
     lastErrors = []
     apply(loaded.definition, sounds: loaded.sounds, signatures: loaded.signatures)
     document = text
     version += 1
     hasUnsavedEdits = origin == .edit
-    record.errors = lastErrors  // a bus of the mix that could not be set up
-    self.record(record)
+    entry.errors = lastErrors  // a bus of the mix that could not be set up
+    record(entry)
   }
 
   /// A change to the map, now.
