@@ -40,7 +40,15 @@ elif [ "${1:-}" = "--portable" ]; then
 fi
 echo "test: SDL_AUDIODRIVER=$SDL_AUDIODRIVER SDL_VIDEODRIVER=$SDL_VIDEODRIVER ${flags[*]}"
 
-swift build --build-tests ${flags[@]+"${flags[@]}"}
+# The compiler may not warn about Foley's own code (its sources, tests, demo and benchmarks):
+# a warning fails the run, printed again at the end of the build. Dependencies' are theirs.
+build_log="$(mktemp)"
+trap 'rm -f "$build_log"' EXIT
+swift build --build-tests ${flags[@]+"${flags[@]}"} 2>&1 | tee "$build_log"
+if grep -E "^$PWD/(Sources|Tests|Demo|Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:" "$build_log"; then
+  echo "test: the compiler warned about Foley's own code (above); fix it"
+  exit 1
+fi
 # Every suite is Swift Testing; XCTest would only add an "Executed 0 tests" line. Arguments
 # (--filter, --parallel, ...) are swift test's.
 if [ -z "${TSAN_OPTIONS:-}" ] || [ "${flags[0]:-}" != "--sanitize=thread" ]; then
@@ -50,7 +58,7 @@ fi
 # Under ThreadSanitizer a report can sit thousands of lines above the end of a long run: keep the
 # run's output and, if anything was reported, print every report again at the end.
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$build_log"' EXIT
 status=0
 swift test --skip-build --disable-xctest "${flags[@]}" "$@" 2>&1 | tee "$log" || status=$?
 if grep -q "WARNING: ThreadSanitizer" "$log"; then

@@ -1,5 +1,5 @@
-public import FoleyAudio
-public import Foundation
+import FoleyAudio
+import Foundation
 
 /// What one reload of a sound map's file did: the events it added, removed and changed, or every
 /// problem that kept the previous map in place.
