@@ -7,7 +7,7 @@ extension SceneAudioLink {
   // MARK: - Captions and rumble
 
   /// Marks `voice`, placed at `node`, as captioned or rumbling: its caption and rumble follow the
-  /// node.
+  /// node from the next update, when the captions and the haptics take its play.
   func followForAccessibility(_ voice: Voice, at node: Node) {
     accessibleNodes[ObjectIdentifier(voice)] = (voice, node)
   }
@@ -17,22 +17,11 @@ extension SceneAudioLink {
   func updateAccessibility() {
     let captions = engine.captionsIfMade ?? (core.captionPlays.hasPlays ? engine.captions : nil)
     let haptics = engine.hapticsIfMade ?? (core.rumblePlays.hasPlays ? engine.haptics : nil)
-    guard captions != nil || haptics != nil else { return }
-    let listener = listenerPosition
-    let place = { (voice: Voice) -> ScenePlacement? in
-      guard let held = self.accessibleNodes[ObjectIdentifier(voice)], held.voice === voice else { return nil }
-      let offset = held.node.positionInScene - listener
-      let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
-      return ScenePlacement(
-        dx: offset.dx, dy: offset.dy, distance: distance, gain: self.spatial.gain(atDistance: distance))
-    }
-    captions?.update(place: place)
-    haptics?.update(place: place)
-    // The finished ones removed in place: a filtered copy made a new table every update.
-    guard !accessibleNodes.isEmpty else { return }
-    for (key, held) in accessibleNodes where held.voice.isFinished { finishedAccessible.append(key) }
-    for key in finishedAccessible { accessibleNodes.removeValue(forKey: key) }
-    finishedAccessible.removeAll(keepingCapacity: true)
+    accessibilityListener = listenerPosition
+    captions?.update(placing: self)
+    haptics?.update(placing: self)
+    // Both took this frame's plays with the nodes they follow, and hold them from now on.
+    accessibleNodes.removeAll(keepingCapacity: true)
   }
 
   // MARK: - Walls, doors and rooms
@@ -190,5 +179,21 @@ struct HeardAcoustics {
   func differs(from other: HeardAcoustics) -> Bool {
     !(abs(cutoff - other.cutoff) <= 0.01 * other.cutoff) || abs(send - other.send) > 0.001
       || abs(occlusion - other.occlusion) > 0.05 || portal != other.portal
+  }
+}
+
+extension SceneAudioLink: ScenePlacing {
+  func anchor(of voice: Voice) -> AnyObject? {
+    guard let held = accessibleNodes[ObjectIdentifier(voice)], held.voice === voice else { return nil }
+    return held.node
+  }
+
+  func placement(of anchor: Unmanaged<AnyObject>) -> ScenePlacement {
+    // Only `anchor(of:)` makes anchors, and it gives nodes; borrowed, the caller holds it.
+    let position = anchor.borrow { unsafeDowncast($0, to: Node.self).positionInScene }
+    let offset = position - accessibilityListener
+    let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
+    return ScenePlacement(
+      dx: offset.dx, dy: offset.dy, distance: distance, gain: spatial.gain(atDistance: distance))
   }
 }

@@ -116,10 +116,11 @@ package final class SceneAudioLink {
   @exclusivity(unchecked) var occupants: UInt32 = 0
   /// The reverb return last set from the listener's room (nil: never, or the scene has no rooms).
   var listenerReturn: Double?
-  /// The captioned or rumbling positional voices and the nodes they follow, until they finish.
+  /// The captioned or rumbling positional voices started since the last update and the nodes
+  /// they follow, until the captions and the haptics take them.
   var accessibleNodes: [ObjectIdentifier: (voice: Voice, node: Node)] = [:]
-  /// The finished ones found in an update, removed after the look (storage kept between updates).
-  var finishedAccessible: [ObjectIdentifier] = []
+  /// Where the listener is, for ``placement(of:)`` during the captions' and haptics' update.
+  var accessibilityListener = Point.zero
   /// The audio nodes in the scene.
   private(set) var audioNodes: [AudioNode] = []
   private var audioNodeSet: Set<ObjectIdentifier> = []

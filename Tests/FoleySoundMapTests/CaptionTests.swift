@@ -109,6 +109,38 @@ struct CaptionTests {
     #expect(left > 10 * right && left > 1e-5, "left \(left), right \(right)")
   }
 
+  @Test("a looping source's caption and radar dot follow its node from the listener's left to its right")
+  func captionFollowsItsNode() throws {
+    let folder = try makeToneFolder(["engine.wav": 220])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var events: [CaptionEvent] = []
+    var radar: [[CaptionedSource]] = []
+    _ = try captureDiskOutput { engine, _ in
+      let scene = try Self.scene(
+        #"{ "version": 1, "events": { "engine": { "play": "engine.wav", "positional": true, "loop": true, "caption": "Engine hums" } } }"#,
+        engine: engine, folder: folder)
+      engine.captions.observe { events.append($0) }
+      let car = Self.node(at: Point(x: 100, y: 300), in: scene)
+      scene.events.post("engine", from: car)
+      #expect(waitUntil(stepping: scene) { events.contains { $0.phase == .began } })
+      radar.append(engine.captions.radar())
+      // Many updates later (the play long taken), the node drives past the listener.
+      for step in 1...20 {
+        car.position = Point(x: 100 + Double(step) * 30, y: 300)
+        scene.update(deltaTime: 1.0 / 60)
+      }
+      #expect(waitUntil(stepping: scene) { events.last?.direction?.words == "right" })
+      radar.append(engine.captions.radar())
+    }
+    let began = try #require(events.first)
+    #expect(began.direction?.words == "left" && abs((began.distance ?? 0) - 300) < 0.01, "\(began)")
+    let last = try #require(events.last)
+    #expect(
+      last.id == began.id && last.phase == .changed && abs((last.distance ?? 0) - 300) < 0.01, "\(last)")
+    #expect(radar.map { $0.first?.direction?.words } == ["left", "right"], "\(radar)")
+    #expect(radar.allSatisfy { $0.count == 1 && $0[0].caption.text == "Engine hums" })
+  }
+
   @Test("ten posts in half a second show one caption, counted ×10, that ends after the last")
   func repeatsMerge() throws {
     let folder = try makeToneFolder(["whistle.wav": 880])

@@ -17,6 +17,16 @@ package struct ScenePlacement {
   }
 }
 
+/// The scene's side of captions and rumble: the object a new play's voice follows, taken once
+/// when the play is taken, and where that object is heard from at each update.
+@MainActor
+package protocol ScenePlacing: AnyObject {
+  /// The object `voice` follows in the scene, or nil for a voice the scene does not place.
+  func anchor(of voice: Voice) -> AnyObject?
+  /// Where `anchor` (one ``anchor(of:)`` gave, held by the caller) is heard from now.
+  func placement(of anchor: Unmanaged<AnyObject>) -> ScenePlacement
+}
+
 /// One heard source of a caption, for a "sound radar" (``CaptionCenter/radar(limit:)``).
 public struct CaptionedSource: Sendable, Hashable {
   public var caption: Caption
@@ -69,10 +79,22 @@ public final class CaptionCenter {
   private var groups: [Group] = []
   private var nextID = 1
   private var observers = ObserverList<CaptionEvent>()
-  private var sources: [CaptionedSource] = []
+  /// The sources heard at the last update, as found there: what ``radar(limit:)`` makes its
+  /// ``CaptionedSource``s of when it is asked.
+  private var heard: [Heard] = []
 
   private struct Tracked {
     let play: NotedPlay
+    /// What it follows in the scene (nil: not placed), held here.
+    let anchor: AnyObject?
+    /// The same, passed to the placing without reference counting.
+    let anchorReference: Unmanaged<AnyObject>?
+
+    init(play: NotedPlay, anchor: AnyObject? = nil) {
+      self.play = play
+      self.anchor = anchor
+      anchorReference = anchor.map { Unmanaged.passUnretained($0) }
+    }
     /// The group it is heard in (nil while not heard).
     var group: Int?
     var wasCounted = false
@@ -87,7 +109,24 @@ public final class CaptionCenter {
     var duration: Double?
     var time: Double
     var shown: CaptionEvent?
-    var loudest: CaptionedSource?
+    var loudest: Heard?
+  }
+
+  /// A source heard at an update, by the index of its entry in `tracked`: its direction, words
+  /// and loudness are worked out only for the sources a caption or the radar shows.
+  private struct Heard {
+    var tracked: Int
+    /// Where it is from the listener (nan when it is not placed in the scene).
+    var dx: Double
+    var dy: Double
+    var distance: Double?
+    /// Its pan, for a source not placed in the scene.
+    var pan: Double
+    /// Its gain as heard (its loudness in dBFS is `20 log10(gain)`).
+    var gain: Double
+
+    var direction: CaptionDirection? { CaptionDirection(dx: dx, dy: dy) }
+    var loudness: Double { gain > 0 ? 20 * log10(gain) : -.infinity }
   }
 
   package init(engine: AudioEngine) {
@@ -109,7 +148,14 @@ public final class CaptionCenter {
   /// The loudest heard captioned sources at the last update, loudest first, at most `limit`:
   /// for a ring or radar of directions around the player.
   public func radar(limit: Int = 8) -> [CaptionedSource] {
-    Array(sources.sorted { $0.loudness > $1.loudness }.prefix(max(0, limit)))
+    heard.sorted { $0.gain > $1.gain }.prefix(max(0, limit)).map(source)
+  }
+
+  private func source(_ heard: Heard) -> CaptionedSource {
+    let direction = heard.direction
+    return CaptionedSource(
+      caption: tracked[heard.tracked].play.caption!, direction: direction, side: direction?.side ?? heard.pan,
+      distance: heard.distance, loudness: heard.loudness)
   }
 
   /// Captions `voice` as `caption` from now until it finishes, as a captioned sound's play is: for
@@ -124,19 +170,19 @@ public final class CaptionCenter {
   /// Takes the new plays and brings the captions in line with what is heard now. A scene attached
   /// to the engine calls it every update; call it once a frame when there is none.
   public func update() {
-    update(place: { _ in nil })
+    update(placing: nil)
   }
 
-  /// ``update()`` with the scene's placing: `place` says where a voice is heard from, or nil for a
-  /// voice it does not place.
-  package func update(place: (Voice) -> ScenePlacement?) {
+  /// ``update()`` with the scene's placing: where each new play's voice is followed, and from
+  /// where it is heard now.
+  package func update(placing: (any ScenePlacing)?) {
     let core = engine.value.core
     let plays = core.captionPlays.take()
     guard isEnabled else {
       endAll()
       return
     }
-    for play in plays { tracked.append(Tracked(play: play)) }
+    for play in plays { tracked.append(Tracked(play: play, anchor: placing?.anchor(of: play.voice))) }
     guard !tracked.isEmpty || !groups.isEmpty else { return }
     let now = Double(core.mixer.framesMixed.load(ordering: .acquiring)) / Double(core.format.sampleRate)
     let buses = core.buses.withLock { $0 }
@@ -144,84 +190,118 @@ public final class CaptionCenter {
       groups[index].loudest = nil
       groups[index].live = 0
     }
-    sources.removeAll(keepingCapacity: true)
-    var kept: [Tracked] = []
-    kept.reserveCapacity(tracked.count)
-    for var entry in tracked {
-      let voice = entry.play.voice
-      guard !voice.isFinished else { continue }
-      kept.append(entry)
+    heard.removeAll(keepingCapacity: true)
+    // The quietest gain captioned: `threshold` in dBFS, compared as a gain (no logarithm per source).
+    let quietest = pow(10, threshold / 20)
+    let master = ignoresMasterVolume ? 1 : buses.masterGain
+    // Worked on as a local, moved out and back: the entries are read and written where they
+    // lie (a stored property's would be copied out around each call). The finished ones are
+    // dropped in place, the live ones moving down over them.
+    var tracked: [Tracked] = []
+    swap(&tracked, &self.tracked)
+    let live = Self.keepUnfinished(&tracked)
+    for slot in 0..<live {
+      let voice = tracked[slot].play.voice
       guard voice.startFrame != nil, voice.state == .playing else { continue }
-      let place = place(voice)
+      var place: ScenePlacement?
+      if let anchor = tracked[slot].anchorReference, let placing { place = placing.placement(of: anchor) }
       let gain =
-        voice.volume * voice.groupVolume * voice.normalization * entry.play.volume
+        voice.volume * voice.groupVolume * voice.normalization * tracked[slot].play.volume
         * (place?.gain ?? voice.initialPlacement?.gain ?? 1)
-        * buses.gain(for: entry.play.category, criticalCue: entry.play.isCritical)
-        * (ignoresMasterVolume ? 1 : buses.masterGain)
-      let loudness = gain > 0 ? 20 * log10(gain) : -.infinity
+        * buses.gain(for: tracked[slot].play.category, criticalCue: tracked[slot].play.isCritical) * master
       // A voice the master's mute sent virtual is heard here when the master does not count.
       let virtual = voice.isVirtual && !(ignoresMasterVolume && buses.masterGain == 0)
-      let critical = entry.play.isCritical || buses.critical.contains(entry.play.category)
-      guard critical || (!virtual && loudness >= threshold) else { continue }
-      let direction = place.flatMap { CaptionDirection(dx: $0.dx, dy: $0.dy) }
-      let source = CaptionedSource(
-        caption: entry.play.caption!, direction: direction,
-        side: direction?.side ?? min(max(voice.pan + entry.play.pan, -1), 1), distance: place?.distance,
-        loudness: loudness)
-      sources.append(source)
+      let critical = tracked[slot].play.isCritical || buses.critical.contains(tracked[slot].play.category)
+      guard critical || (!virtual && gain >= quietest) else { continue }
+      let source = Heard(
+        tracked: slot, dx: place?.dx ?? .nan, dy: place?.dy ?? .nan, distance: place?.distance,
+        pan: min(max(voice.pan + tracked[slot].play.pan, -1), 1), gain: gain)
+      heard.append(source)
       // Its group: the one it was heard in, or a shown one of the same caption, or a new one.
-      var group = entry.group.flatMap { id in groups.firstIndex { $0.id == id } }
+      var group: Int?
+      if let id = tracked[slot].group { group = groupIndex(id: id) }
       if group == nil {
-        group = groups.firstIndex { $0.caption == entry.play.caption! }
+        let caption = tracked[slot].play.caption!
+        group = groupIndex(caption: caption)
         if let found = group {
-          if !entry.wasCounted { groups[found].count += 1 }
+          if !tracked[slot].wasCounted { groups[found].count += 1 }
         } else {
-          groups.append(Group(id: nextID, caption: entry.play.caption!, time: now))
+          groups.append(Group(id: nextID, caption: caption, time: now))
           nextID += 1
           group = groups.count - 1
         }
       }
       let index = group!
-      if !entry.wasCounted {
+      if !tracked[slot].wasCounted {
         groups[index].time = now
-        groups[index].duration = entry.play.duration
+        groups[index].duration = tracked[slot].play.duration
       }
-      entry.group = groups[index].id
-      entry.wasCounted = true
-      kept[kept.count - 1] = entry
+      tracked[slot].group = groups[index].id
+      tracked[slot].wasCounted = true
       groups[index].live += 1
       groups[index].quietSince = nil
-      if (groups[index].loudest?.loudness ?? -.infinity) <= loudness { groups[index].loudest = source }
+      if (groups[index].loudest?.gain ?? -.infinity) <= gain { groups[index].loudest = source }
     }
-    tracked = kept
-    var remaining: [Group] = []
-    for var group in groups {
-      if group.live == 0 {
-        let quiet = group.quietSince ?? now
-        group.quietSince = quiet
+    tracked.removeLast(tracked.count - live)
+    // Back before any observer is called (one may ask for the radar).
+    swap(&tracked, &self.tracked)
+    var remaining = 0
+    for index in groups.indices {
+      if groups[index].live == 0 {
+        let quiet = groups[index].quietSince ?? now
+        groups[index].quietSince = quiet
         if now - quiet >= holdTime {
-          if var last = group.shown {
+          if var last = groups[index].shown {
             last.phase = .ended
             send(last)
           }
           continue
         }
       }
-      if let loudest = group.loudest {
+      if let loudest = groups[index].loudest {
+        let group = groups[index]
+        let direction = loudest.direction
         let event = CaptionEvent(
           id: group.id, phase: group.shown == nil ? .began : .changed, text: group.caption.text,
-          category: group.caption.category, count: group.count, direction: loudest.direction,
-          side: loudest.side, distance: loudest.distance, loudness: loudest.loudness,
+          category: group.caption.category, count: group.count, direction: direction,
+          side: direction?.side ?? loudest.pan, distance: loudest.distance, loudness: loudest.loudness,
           duration: group.duration,
           time: group.time)
         if group.shown.map({ Self.differs($0, event) }) ?? true {
-          group.shown = event
+          groups[index].shown = event
           send(event)
         }
       }
-      remaining.append(group)
+      if index != remaining { groups.swapAt(index, remaining) }
+      remaining += 1
     }
-    groups = remaining
+    groups.removeLast(groups.count - remaining)
+  }
+
+  /// Moves the entries whose voice has not finished to the front, in order, and returns how many
+  /// there are. Swapped in the array's memory: `Array.swapAt` copies (and retains) both entries.
+  private static func keepUnfinished(_ tracked: inout [Tracked]) -> Int {
+    tracked.withUnsafeMutableBufferPointer { buffer in
+      var live = 0
+      for index in buffer.indices where !buffer[index].play.voice.isFinished {
+        if index != live { buffer.swapAt(index, live) }
+        live += 1
+      }
+      return live
+    }
+  }
+
+  /// The index of the group `id` (a loop, not `firstIndex`: a closure made on the main actor
+  /// and called by the standard library checks its executor at every call).
+  private func groupIndex(id: Int) -> Int? {
+    for index in groups.indices where groups[index].id == id { return index }
+    return nil
+  }
+
+  /// The index of the group of `caption`, if one is shown.
+  private func groupIndex(caption: Caption) -> Int? {
+    for index in groups.indices where groups[index].caption == caption { return index }
+    return nil
   }
 
   /// Whether `new` says something `old` did not: a count, a start, a move, a change of loudness.
@@ -253,7 +333,7 @@ public final class CaptionCenter {
     }
     groups.removeAll()
     tracked.removeAll()
-    sources.removeAll()
+    heard.removeAll()
   }
 }
 

@@ -43,7 +43,8 @@ public final class HapticsCenter {
   public private(set) var motors: (low: Double, high: Double) = (0, 0)
 
   private let engine: AudioEngine.Unowned
-  private var tracked: [NotedPlay] = []
+  /// The rumbling plays and what each follows in the scene (nil: not placed).
+  private var tracked: [(play: NotedPlay, anchor: AnyObject?)] = []
   /// The joysticks rumbled, with their instance ids; opened here unless the game handed them in.
   private var joysticks: [(id: Int32, handle: OpaquePointer, ownsHandle: Bool)] = []
   private var opensAll = false
@@ -93,21 +94,29 @@ public final class HapticsCenter {
   /// Takes the new plays and sets the motors from what is heard now. A scene attached to the
   /// engine calls it every update; call it once a frame when there is none.
   public func update() {
-    update(place: { _ in nil })
+    update(placing: nil)
   }
 
   /// ``update()`` with the scene's placing.
-  package func update(place: (Voice) -> ScenePlacement?) {
+  package func update(placing: (any ScenePlacing)?) {
     let core = engine.value.core
-    tracked.append(contentsOf: core.rumblePlays.take())
-    tracked.removeAll { $0.voice.isFinished || $0.sound == nil }
+    for play in core.rumblePlays.take() { tracked.append((play, placing?.anchor(of: play.voice))) }
+    // A loop, not `removeAll(where:)`: a closure made on the main actor and called by the
+    // standard library checks its executor at every call.
+    var live = 0
+    for index in tracked.indices
+    where !tracked[index].play.voice.isFinished && tracked[index].play.sound != nil {
+      if index != live { tracked.swapAt(index, live) }
+      live += 1
+    }
+    tracked.removeLast(tracked.count - live)
     if opensAll { openNewJoysticks() }
     let mixed = Int(truncatingIfNeeded: core.mixer.framesMixed.load(ordering: .acquiring))
     let sampleRate = Double(core.format.sampleRate)
     var low = 0.0
     var high = 0.0
     if isEnabled, core.session.isActive {
-      for play in tracked {
+      for (play, anchor) in tracked {
         let voice = play.voice
         guard voice.state == .playing, !voice.isVirtual, let start = voice.startFrame?.index, mixed > start
         else {
@@ -119,8 +128,10 @@ public final class HapticsCenter {
           seconds = seconds.truncatingRemainder(dividingBy: max(sound.duration, HapticEnvelope.hop))
         }
         let (bandLow, bandHigh) = sound.buffer.hapticEnvelope.strengths(at: seconds)
+        var placed = voice.initialPlacement?.gain ?? 1
+        if let anchor, let placing { placed = placing.placement(of: .passUnretained(anchor)).gain }
         let gain =
-          (place(voice)?.gain ?? voice.initialPlacement?.gain ?? 1) * (sound.settings.rumble ?? 0)
+          placed * (sound.settings.rumble ?? 0)
           * voice.volume * voice.groupVolume
         low = max(low, Double(bandLow) * gain)
         high = max(high, Double(bandHigh) * gain)
