@@ -4,6 +4,10 @@
 // system call.
 #include "foley_dsp.h"
 
+// Any C library header first: glibc's <features.h>, which they include, defines __GLIBC__ (the
+// compiler's own <stdbool.h> and <stddef.h>, all foley_dsp.h includes, do not).
+#include <stdlib.h>
+
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif

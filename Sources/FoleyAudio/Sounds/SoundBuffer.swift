@@ -68,8 +68,11 @@ package final class ChunkReleaser: Sendable {
   private let freedSinceTrim = Atomic<Int>(0)
   private let trimming = Atomic<Bool>(false)
   private let trimsDone = Atomic<Int>(0)
+  private let trimsReleasing = Atomic<Int>(0)
   /// Trims done so far (the tests' count).
   package var trims: Int { trimsDone.load(ordering: .acquiring) }
+  /// Trims that handed pages back to the system (none where the C library cannot trim).
+  package var releasingTrims: Int { trimsReleasing.load(ordering: .acquiring) }
   /// How many freed bytes ask for a trim.
   static let trimThreshold = 8 << 20
 
@@ -93,7 +96,7 @@ package final class ChunkReleaser: Sendable {
     else { return }
     freedSinceTrim.store(0, ordering: .relaxed)
     DispatchQueue.global(qos: .utility).async { [self] in
-      _ = foley_trim_heap()
+      if foley_trim_heap() != 0 { trimsReleasing.add(1, ordering: .relaxed) }
       trimsDone.add(1, ordering: .releasing)
       trimming.store(false, ordering: .releasing)
     }
