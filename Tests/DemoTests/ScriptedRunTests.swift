@@ -952,7 +952,7 @@ struct ScriptedRunTests {
 
   /// Whether this build runs under ThreadSanitizer, whose runtime reserves terabytes of address
   /// space: no address-space limit leaves it room to start.
-  static let isThreadSanitized = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+  static let isThreadSanitized = FoleyTestSupport.isThreadSanitized
 
   @Test(
     "Under an address-space limit the game plays and ends cleanly; what does not fit fails typed",

@@ -245,7 +245,8 @@ struct MixerLogicTests {
     #expect(waitUntil { audio.engine.library.releaser.trims >= 1 })
     #if os(Linux)
       // And it did: glibc gave pages back (a build that cannot see it is on glibc never trims).
-      #expect(audio.engine.library.releaser.releasingTrims >= 1)
+      // ThreadSanitizer's allocator is not glibc's: there is nothing of it to trim.
+      if !isThreadSanitized { #expect(audio.engine.library.releaser.releasingTrims >= 1) }
     #endif
     audio.engine.removeCachedSounds()
     #expect(audio.engine.cachedSoundBytes == 0)

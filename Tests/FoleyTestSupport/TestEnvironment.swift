@@ -1,5 +1,9 @@
 public import Foundation
 
+/// Whether this build runs under ThreadSanitizer: its runtime reserves terabytes of address space
+/// and brings its own allocator (glibc's `malloc_trim` has nothing of it to hand back).
+public let isThreadSanitized = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+
 /// Runs `body` with environment variables set, then restores them. SDL reads its driver choice
 /// from the environment, which outranks hints.
 public func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
