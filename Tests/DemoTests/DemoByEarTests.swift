@@ -25,7 +25,7 @@ struct DemoByEarTests {
   @Test(
     "a bot that hears only the stereo output finds level 1's three chimes in time; muted, it finds none",
     .disabled(
-      if: ScriptedRunTests.isThreadSanitized,
+      if: isThreadSanitized,
       "minutes of offline rendering under ThreadSanitizer starve the suite's real-time tests; it runs in the plain suite"
     ))
   func earBotWinsLevelOne() throws {
@@ -45,7 +45,7 @@ struct DemoByEarTests {
   @Test(
     "a bot that reads only the captions' direction and distance wins level 1 with no sound at all",
     .disabled(
-      if: ScriptedRunTests.isThreadSanitized,
+      if: isThreadSanitized,
       "minutes of offline rendering under ThreadSanitizer starve the suite's real-time tests; it runs in the plain suite"
     ))
   func captionBotWinsMuted() throws {

@@ -116,7 +116,7 @@ struct DemoGameTests {
   @Test(
     "a walk through all three levels wins each; every ball that hit the player was heard humming a second before",
     .disabled(
-      if: ScriptedRunTests.isThreadSanitized,
+      if: isThreadSanitized,
       "minutes of offline rendering under ThreadSanitizer starve the suite's real-time tests; it runs in the plain suite"
     )
   )

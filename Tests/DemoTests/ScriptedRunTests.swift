@@ -950,10 +950,6 @@ struct ScriptedRunTests {
     #expect(abs(figures[2] - -20) < 0.2, "\(line)")
   }
 
-  /// Whether this build runs under ThreadSanitizer, whose runtime reserves terabytes of address
-  /// space: no address-space limit leaves it room to start.
-  static let isThreadSanitized = FoleyTestSupport.isThreadSanitized
-
   @Test(
     "Under an address-space limit the game plays and ends cleanly; what does not fit fails typed",
     .disabled(
