@@ -5,6 +5,8 @@
   the demo or a tool); one only its own module uses is `internal` or `private`;
 - test seams: no production target imports FoleyAudioTesting, and no production source reads a
   fault-injection variable outside the debug-only test seam (codec_internal.h, FOLEY_TEST_SEAMS);
+  a member that exists for the tests or the benchmark (its documentation says so) lives in its
+  module's `+Testing.swift` file, unless it is stored (a count the type itself keeps);
 - one lock type: Swift sources lock with `Locked` (FoleyCore) only.
 
 Prints each finding with its file and line and exits 1 if there is any.
@@ -132,6 +134,32 @@ def check_seams(findings):
                     findings.append(f"{path}:{line}: {match.group(1)} is read outside #ifdef FOLEY_TEST_SEAMS")
 
 
+FOR_TESTS = re.compile(r"///[^\n]*\b(?:[Ff]or (?:the )?(?:tests|latency benchmark|benchmark)|the tests' count)\b")
+
+
+def check_test_members(findings):
+    """Members documented as being for the tests or the benchmark live in `+Testing.swift` files."""
+    for root in PRODUCTION:
+        for path in swift_files(root):
+            if path.endswith("+Testing.swift") or module_of(path) == "Sources/FoleyAudioTesting":
+                continue
+            lines = open(path, encoding="utf-8").read().split("\n")
+            for index, line in enumerate(lines):
+                if not FOR_TESTS.search(line):
+                    continue
+                following = index + 1
+                while following < len(lines) and lines[following].lstrip().startswith(("///", "@")):
+                    following += 1
+                declaration = lines[following] if following < len(lines) else ""
+                if not re.search(r"\bpackage\b", declaration):
+                    continue
+                stored = re.search(r"\b(?:let|var)\b", declaration) and "{" not in declaration
+                if not stored:
+                    findings.append(
+                        f"{path}:{following + 1}: a member for the tests or the benchmark: move it to the module's +Testing.swift file"
+                    )
+
+
 def check_locks(findings):
     for path in swift_files("Sources"):
         if path.endswith(os.path.join("FoleyCore", "Locked.swift")):
@@ -146,6 +174,7 @@ def main():
     findings = []
     check_visibility(findings)
     check_seams(findings)
+    check_test_members(findings)
     check_locks(findings)
     for finding in findings:
         print(finding)

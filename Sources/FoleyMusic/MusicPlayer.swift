@@ -157,15 +157,6 @@ public final class MusicPlayer {
     return current.voice.state != .finished
   }
 
-  /// What the player's streams hold now: the streams, their rings' bytes and the segments kept
-  /// to place "now playing". For tests and the benchmark: none of it grows with a track's length.
-  package var footprint: (streams: Int, ringBytes: Int, segments: Int) {
-    let streams = liveStreams
-    return (
-      streams.count, streams.reduce(0) { $0 + $1.ring.capacity }, streams.reduce(0) { $0 + $1.keptSegments }
-    )
-  }
-
   /// Frames of silence the music's streams put out because decoding fell behind (should stay 0).
   public var underrunFrames: Int {
     liveStreams.reduce(0) { $0 + $1.effect.underrunFrames.load(ordering: .relaxed) }

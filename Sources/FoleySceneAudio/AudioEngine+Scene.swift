@@ -52,10 +52,6 @@ extension AudioEngine {
     SceneAudioLink.of(scene)?.spatial = spatial
   }
 
-  /// The voice `node`'s sound actions started last, if any. For the latency benchmark.
-  @MainActor
-  package func newestVoice(of node: Node) -> Voice? { NodeAudio.of(node)?.newest }
-
   /// Stops `scene`'s sound actions from using this engine; its audio nodes' sounds stop.
   @MainActor
   public func detach(from scene: Scene) {

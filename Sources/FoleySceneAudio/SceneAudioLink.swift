@@ -243,15 +243,6 @@ package final class SceneAudioLink {
     return distance - spatial.maximumDistance
   }
 
-  /// Each followed voice's node and the placement it was last given (for tests: every update
-  /// must leave each of them where its node is heard from the listener).
-  package var followedPlacements: [(node: Node, placement: SpatialPlacement)] {
-    slotState.indices.compactMap { slot in
-      guard slotState[slot].isLive, let node = slotState[slot].node else { return nil }
-      return (node.takeUnretainedValue(), slotState[slot].placement)
-    }
-  }
-
   /// Where `node` is in the scene, and how a sound there is heard from the listener (through the
   /// scene's walls, doors and rooms, if it has any).
   package func place(of node: Node) -> ScenePlace {

@@ -38,7 +38,7 @@ public final class SpeechSynthesizer {
   public var showsCaptions = true
 
   /// The utterance being spoken.
-  private struct Speaking {
+  struct Speaking {
     let utterance: Utterance
     let feed: SpeechFeed
     let stream: PCMStream
@@ -55,14 +55,14 @@ public final class SpeechSynthesizer {
     var cancelledOnFrame: AudioFrame?
   }
 
-  private enum HoldPurpose {
+  enum HoldPurpose {
     case pause
     case stop
   }
 
   /// Utterances waiting their turn, each synthesising its first piece ahead.
   private var queue: [SpeechFeed] = []
-  private var speaking: Speaking?
+  var speaking: Speaking?
   private var observers = ObserverList<SpeechEvent>()
   private var isTicking = false
   /// The synthesizer's poller in the mailbox while it speaks.
@@ -98,19 +98,6 @@ public final class SpeechSynthesizer {
 
   /// The utterance being spoken.
   public var currentUtterance: Utterance? { speaking?.utterance }
-
-  /// How far the synthesis of the utterance being spoken has got: pieces made of all its pieces,
-  /// and seconds of speech made but not yet read. For tests and tools.
-  package var synthesisProgress: (piecesMade: Int, pieces: Int, secondsAhead: Double, isSynthesizing: Bool)? {
-    guard let feed = speaking?.feed else { return nil }
-    return feed.state.withLock { state in
-      (
-        state.nextPiece, feed.pieces.count,
-        state.sampleRate == 0 ? 0 : Double(state.timelineEnd - state.readFrames) / Double(state.sampleRate),
-        state.isSynthesizing
-      )
-    }
-  }
 
   /// Queues `utterance`; it starts when those before it have finished.
   public func speak(_ utterance: Utterance) {

@@ -1,8 +1,4 @@
 extension AudioEngine {
-  /// CPU seconds the stream thread has spent decoding and converting, for the benchmark.
-  package var musicDecodeCPUSeconds: Double {
-    Double(streamFiller.cpuNanoseconds.load(ordering: .relaxed)) / 1e9
-  }
 
   /// Plays `source` as a streamed voice of `category` (for FoleySpeech and other generators).
   package func playStream(

@@ -330,11 +330,6 @@ public final class AudioEngine: Sendable {
     features.withLock { $0[ObjectIdentifier(type)] as? Feature }
   }
 
-  /// When the mixer first mixed `voice` (uptime nanoseconds, `DispatchTime`'s clock), or nil if it
-  /// has not yet. For the latency benchmark.
-  package func firstMixTime(of voice: Voice) -> UInt64? {
-    core.syncOnQueue { core.firstMixTime(of: voice) }
-  }
 }
 
 /// The audio queue, made before the core so the sound library's releaser can share it.

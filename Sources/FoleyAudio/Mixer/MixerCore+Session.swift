@@ -105,14 +105,6 @@ extension MixerCore {
     }
   }
 
-  /// When the mixer first mixed `voice`'s samples (uptime ns), or nil if not yet or not playing.
-  package func firstMixTime(of voice: Voice) -> UInt64? {
-    dispatchPrecondition(condition: .onQueue(queue))
-    guard let channel = table.channel(of: voice) else { return nil }
-    let time = table.gains[channel].firstMixedAt.load(ordering: .acquiring)
-    return time == 0 ? nil : time
-  }
-
   package func census() -> VoiceCensus {
     dispatchPrecondition(condition: .onQueue(queue))
     processFinishedChannels()

@@ -262,20 +262,6 @@ extension VoiceMixer {
     }
   }
 
-  /// Whether this machine sums with the AVX kernel (mixers made while
-  /// ``AudioConfiguration/allowsWideVectors`` is true use it).
-  package static var hasWideVectors: Bool { foley_dsp_has_avx() }
-
-  /// ``addScaled(_:into:count:by:)`` with the AVX kernel; false (and nothing done) on a machine
-  /// without AVX. For the tests that hold it to the portable path.
-  package static func addScaledWide(
-    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int, by pattern: SIMD8<Float>
-  ) -> Bool {
-    guard foley_dsp_has_avx() else { return false }
-    addScaledAVX(source, into: target, count: count, by: pattern)
-    return true
-  }
-
   /// ``addScaled(_:into:count:by:)`` in Swift's own vectors: the path on a CPU without AVX.
   @inline(__always)
   package static func addScaledPortably(

@@ -67,12 +67,9 @@ package final class ChunkReleaser: Sendable {
   /// Bytes freed since the last trim was asked for.
   private let freedSinceTrim = Atomic<Int>(0)
   private let trimming = Atomic<Bool>(false)
-  private let trimsDone = Atomic<Int>(0)
-  private let trimsReleasing = Atomic<Int>(0)
-  /// Trims done so far (the tests' count).
-  package var trims: Int { trimsDone.load(ordering: .acquiring) }
-  /// Trims that handed pages back to the system (none where the C library cannot trim).
-  package var releasingTrims: Int { trimsReleasing.load(ordering: .acquiring) }
+  /// Trims done, and those that handed pages back to the system.
+  let trimsDone = Atomic<Int>(0)
+  let trimsReleasing = Atomic<Int>(0)
   /// How many freed bytes ask for a trim.
   static let trimThreshold = 8 << 20
 
