@@ -216,11 +216,22 @@ extension MixerCore {
   /// (``updatePlacements(_:releasing:overFrames:)`` sends them); the caller rebalances the
   /// voices after.
   ///
+  /// The glide also spans what is left of the last moves' glide that the mix has not played yet.
+  /// When the game updates more often than the mix runs a buffer (a 240 Hz game on a
+  /// 1,024-frame buffer, or a mix that fell behind), several updates' moves arrive before the
+  /// next buffer; each new target replaces the last, and the ramp from where the mix stands must
+  /// cover all of their way in the time all of them take, not in the newest update's alone.
+  ///
   /// The moves' voices are unretained (``PlacementMove``): their sender keeps them alive until
   /// the queue is past these moves.
   func applyPlacements(_ moves: [PlacementMove], overFrames frames: Int) {
+    let mixed = mixer.framesMixed.load(ordering: .acquiring)
+    let played = Int(clamping: mixed &- state.placementMixFrame)
+    let glide = max(1, frames) + max(0, state.placementGlide - played)
+    state.placementMixFrame = mixed
+    state.placementGlide = glide
     // At most a tenth of a second however late the queue ran: the voice follows, a little behind.
-    let span = Float(min(max(1, frames), max(1, Int(format.sampleRate) / 10)))
+    let span = Float(min(glide, max(1, Int(format.sampleRate) / 10)))
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
       let placement = move.placement
