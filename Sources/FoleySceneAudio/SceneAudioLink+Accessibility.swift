@@ -82,7 +82,7 @@ extension SceneAudioLink {
         let old = slotState[slot].placement
         guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
         slotState[slot].placement = placement
-        moves.append(PlacementMove(.passUnretained(voice), to: placement))
+        send(voice, to: placement)
       }
     }
   }

@@ -35,6 +35,12 @@ extension SceneAudioLink {
     }
     moves.removeAll(keepingCapacity: true)
     placingUpdate += 1
+    // Placements the mix follows glide over this update and what the mix has not played of the
+    // last glide (several updates per buffer glide over all of them, as the queue's moves do).
+    let mixed = core.mixer.framesMixed.load(ordering: .acquiring)
+    let played = Int(clamping: mixed &- followMixFrame)
+    followGlide = min(frameLength + max(0, followGlide - played), max(64, core.format.sampleRate / 10))
+    followMixFrame = mixed
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
     // A wall, a door or a room changed or moved: every voice is heard through it again.
@@ -295,6 +301,14 @@ extension SceneAudioLink {
     }
     guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }
     slotState[slot].placement = placement
+    send(voice, to: placement)
+  }
+
+  /// Hands `voice`'s new placement to the mix, and to the audio queue when the mix does not
+  /// follow the voice (see `Voice+Following.swift`).
+  @inline(__always)
+  func send(_ voice: Voice, to placement: SpatialPlacement) {
+    guard !voice.followPlacement(placement, glide: followGlide) else { return }
     // Unretained: a freed slot's voice is released on the queue, after this move (`free`).
     moves.append(PlacementMove(.passUnretained(voice), to: placement))
   }

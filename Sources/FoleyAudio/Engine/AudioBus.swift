@@ -268,6 +268,8 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
     core.audibleLimits.withLock { $0[category] = count }
     core.queue.async { [core] in
       guard core.state.isOpen else { return }
+      // A budget ranks the voices by how loud they are: their moves must reach the queue.
+      if count != nil { core.stopFollowingAll() }
       core.allGainsChanged(category: nil)
       core.rebalanceVoices()
       core.scheduleFallbackWake()

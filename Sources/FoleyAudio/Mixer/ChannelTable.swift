@@ -123,7 +123,13 @@ package final class ChannelTable {
   /// Empties `channel` and frees it; returns what was on it (moved out, not copied).
   @discardableResult
   func vacate(_ channel: Int) -> Slot? {
-    guard let slot = at(channel).pointee.take() else { return nil }
+    guard var slot = at(channel).pointee.take() else { return nil }
+    // A voice the mix followed leaves with the placement the game gave it last (a virtual voice
+    // keeps it, a recycled one starts afresh).
+    if slot.voice.follows.load(ordering: .relaxed) {
+      slot.voice.follows.store(false, ordering: .sequentiallyConsistent)
+      if slot.placement != nil { slot.placement = slot.voice.followedPlacement }
+    }
     if !slot.isCounted {
       streamChannels -= 1
     } else if !slot.isReleasing {

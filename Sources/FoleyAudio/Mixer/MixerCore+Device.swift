@@ -25,6 +25,8 @@ extension MixerCore {
 
   private func closeDeviceKeepingVoices() {
     processFinishedChannels()
+    // Each kept voice keeps the placement the game gave it last.
+    stopFollowingAll()
     // Where every lane is, read at one instant of the mix.
     let channels = table.occupiedChannels
     let progress = backend.withAudioLock { channels.map { mixer.progress(of: $0) } }

@@ -61,7 +61,7 @@ extension MixerCore {
     }
     return VoiceSnapshot(
       id: voice.id, sound: slot.sound.name, bus: slot.category.name, state: state, volume: voice.volume,
-      pan: min(max((slot.placement?.pan ?? 0) + voice.pan, -1), 1),
+      pan: min(max((slot.heardPlacement?.pan ?? 0) + voice.pan, -1), 1),
       gainDecibels: AudioSnapshot.decibels(gain),
       rate: voice.playbackRate,
       position: slot.stream == nil ? Double(slot.position) / Double(format.sampleRate) : nil,

@@ -96,7 +96,8 @@ extension MixerCore {
       let new = settings.gain(for: slot.category, criticalCue: critical)
       guard old != new || monoChanged else { continue }
       // A fade moves the whole way in `fade` seconds; short changes still take the de-click time.
-      let (left, right) = gainPair(for: slot)
+      stopFollowing(channel)
+      let (left, right) = gainPair(for: table[channel] ?? slot)
       let current = table.gains[channel].target
       let distance = max(abs(left - current.left), abs(right - current.right))
       let frames = Float(max(fade, configuration.declickDuration) * Double(format.sampleRate))

@@ -145,6 +145,7 @@ extension MixerCore {
   }
 
   func rampToPause(_ channel: Int) {
+    stopFollowing(channel)
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
     state.releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
   }
@@ -168,9 +169,13 @@ extension MixerCore {
   }
 
   /// Ramps the channel's gain to what its slot, bus and session say now.
+  /// A voice the mix was following glides there as its move would have (the change may carry
+  /// the game's newest placement, which the queue had not seen).
   func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
-    let (left, right) = gainPair(for: slot)
-    table.gains[channel].setTarget(left: left, right: right, step: step ?? declickStep)
+    let glide = stopFollowing(channel)
+    let (left, right) = gainPair(for: table[channel] ?? slot)
+    let glideStep = glide.map { self.glideStep(channel, to: (left, right), over: $0) }
+    table.gains[channel].setTarget(left: left, right: right, step: step ?? glideStep ?? declickStep)
   }
 
   /// Left and right gains from the sound's and the voice's volume and pan, the bus and the
@@ -181,8 +186,24 @@ extension MixerCore {
   func gainPair(for slot: Slot) -> (Float, Float) {
     let (left, right) = stereoGainPair(for: slot)
     guard state.appliedBuses.isMono else { return (left, right) }
+    return Self.centred(left, right)
+  }
+
+  /// Both ears at the power average of a pair (mono output).
+  static func centred(_ left: Float, _ right: Float) -> (Float, Float) {
     let centred = ((left * left + right * right) / 2).squareRoot()
     return (centred, centred)
+  }
+
+  /// A positional voice's gains: `volume` and the placement's gain, panned by the placement's pan
+  /// plus `panOffset` on the law of a source of `channels` channels. The mix computes the same for
+  /// a voice it follows (`Voice.followedGains()`).
+  static func placedGains(
+    volume: Double, placement: SpatialPlacement, panOffset: Double, channels: Int
+  ) -> (Float, Float) {
+    let pan = min(max(placement.pan + panOffset, -1), 1)
+    let (left, right) = SpatialAudio.gains(pan: pan, channels: channels)
+    return (Float(volume * placement.gain * left), Float(volume * placement.gain * right))
   }
 
   /// What `slot`'s buses give its gain as last applied (a critical cue is ducked no deeper than
@@ -193,20 +214,25 @@ extension MixerCore {
       : busGains.value(for: slot.category) { state.appliedBuses.gain(for: $0) }
   }
 
+  /// Everything of `slot`'s gain but its pan and placement: the sound's and the voice's volume,
+  /// its loudness normalization, the session's mode and the bus.
+  func volume(of slot: Slot) -> Double {
+    let voice = slot.voice
+    return slot.sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
+      * Double(slot.sessionMode.gain) * busGain(for: slot)
+  }
+
   private func stereoGainPair(for slot: Slot) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
-    let volume =
-      sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
-      * Double(slot.sessionMode.gain)
-      * busGain(for: slot)
-    guard let placement = slot.placement else {
+    let volume = volume(of: slot)
+    guard let placement = slot.heardPlacement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
     }
-    let pan = min(max(placement.pan + sound.settings.pan + voice.pan, -1), 1)
-    let (left, right) = SpatialAudio.gains(pan: pan, channels: sound.buffer.source.channels)
-    return (Float(volume * placement.gain * left), Float(volume * placement.gain * right))
+    return Self.placedGains(
+      volume: volume, placement: placement, panOffset: sound.settings.pan + voice.pan,
+      channels: sound.buffer.source.channels)
   }
 
   /// Moves positional voices to where the scene placed them, each ramping there over `frames`
@@ -234,7 +260,9 @@ extension MixerCore {
     let span = Float(min(glide, max(1, Int(format.sampleRate) / 10)))
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
-      let placement = move.placement
+      // The newest placement the game gave the voice: this move's, or a later one it handed the
+      // mix while the mix still followed the voice.
+      let placement = voice.newestPlacement ?? move.placement
       if voice.isVirtual, state.virtual.voices[ObjectIdentifier(voice)] != nil {
         state.virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
         gainChanged(voice, channel: nil)
@@ -246,7 +274,13 @@ extension MixerCore {
       }
       // The slot is changed and read where it lies: copying it out retained and released each
       // of its references, for every moving voice every update.
-      guard let channel = table.channel(of: voice),
+      guard let channel = table.channel(of: voice) else { continue }
+      // A voice the mix follows is taken back first: this move is one the game sent the queue
+      // (the mix did not follow it then, or it may have left the voice inaudible).
+      if voice.follows.load(ordering: .relaxed) {
+        voice.follows.store(false, ordering: .sequentiallyConsistent)
+      }
+      guard
         let (left, right) = table.update(
           channel,
           { slot -> (Float, Float)? in
@@ -262,6 +296,10 @@ extension MixerCore {
       let distance = max(abs(left - reached.left), abs(right - reached.right))
       table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
       gainChanged(voice, channel: channel)
+      // Its next moves go straight to the mix, unless they must come here.
+      if !(configuration.virtualizesInaudibleVoices && max(left, right) < Self.silentGain) {
+        startFollowing(channel)
+      }
     }
   }
 }

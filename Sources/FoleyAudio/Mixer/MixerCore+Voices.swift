@@ -178,6 +178,7 @@ extension MixerCore {
       return
     }
     let step = fadeOut > 0 ? min(declickStep, Float(1 / (fadeOut * Double(format.sampleRate)))) : declickStep
+    stopFollowing(channel)
     table.gains[channel].setTarget(left: 0, right: 0, step: step)
     state.releases.schedule(.halt, on: channel, deadline: deadline(after: fadeOut))
   }

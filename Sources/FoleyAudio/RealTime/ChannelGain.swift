@@ -12,9 +12,10 @@ import Synchronization
 /// halt or pause the channel at once instead of polling.
 ///
 /// Invariant (why `@unchecked Sendable` holds): targets and the ramp step are atomics written by
-/// the audio queue; `currentLeft`/`currentRight` are touched only by the mixing thread inside
-/// ``process(_:byteCount:)``, except in ``reset(left:right:)``, which the queue calls only while
-/// the channel is not playing (so the effect cannot run), before the play takes the audio lock.
+/// the audio queue; `currentLeft`/`currentRight` and the follow state are touched only by the
+/// mixing thread inside ``follow(_:)`` and ``process(_:byteCount:sourceFrames:)``, except in
+/// ``reset(left:right:)``, which the queue calls only while the channel is not playing (so the
+/// effect cannot run), before the play takes the audio lock.
 package final class ChannelGain: @unchecked Sendable {
   private let targetLeft = Atomic<UInt32>(Float(1).bitPattern)
   private let targetRight = Atomic<UInt32>(Float(1).bitPattern)
@@ -30,6 +31,19 @@ package final class ChannelGain: @unchecked Sendable {
   let firstMixedAt = Atomic<UInt64>(0)
   private var currentLeft: Float = 1
   private var currentRight: Float = 1
+  /// The queue's writes of a target so far (``setTarget(left:right:step:)``): once the mix stops
+  /// following a voice's placements, it keeps the last followed goal until the queue has written
+  /// a target of its own.
+  private let targetWrites = Atomic<UInt32>(0)
+  /// Mixing thread only: whether this block follows the voice's placement (``follow(_:)``), the
+  /// goal and step it follows, the voice's placement writes taken, and the queue's target writes
+  /// when following began.
+  private var isFollowing = false
+  private var followLeft: Float = 0
+  private var followRight: Float = 0
+  private var followStep: Float = 0
+  private var followWritesTaken: UInt32 = 0
+  private var targetWritesWhenFollowing: UInt32 = 0
   private let isFloat: Bool
   private let channelCount: Int
   private let bytesPerFrame: Int
@@ -76,6 +90,7 @@ package final class ChannelGain: @unchecked Sendable {
   package func reset(left: Float, right: Float) {
     currentLeft = left
     currentRight = right
+    isFollowing = false
     reachedLeft.store(left.bitPattern, ordering: .relaxed)
     reachedRight.store(right.bitPattern, ordering: .relaxed)
     played.store(0, ordering: .releasing)
@@ -90,15 +105,47 @@ package final class ChannelGain: @unchecked Sendable {
     targetRight.store(right.bitPattern, ordering: .relaxed)
     mutedFrames.store(0, ordering: .relaxed)
     silent.store(false, ordering: .releasing)
+    targetWrites.wrappingAdd(1, ordering: .releasing)
+  }
+
+  /// Takes `voice`'s newest placement as this block's goal while the queue lets the mix follow
+  /// it (see `Voice+Following.swift`), gliding from where the gain stands over the frames the
+  /// game asked; called on the mixing thread before the block is scaled.
+  @inline(__always)
+  func follow(_ voice: Voice) {
+    if voice.follows.load(ordering: .acquiring) {
+      if !isFollowing {
+        isFollowing = true
+        targetWritesWhenFollowing = targetWrites.load(ordering: .acquiring)
+        followWritesTaken = voice.followWrites.load(ordering: .acquiring) &- 1
+      }
+      let writes = voice.followWrites.load(ordering: .acquiring)
+      guard writes != followWritesTaken else { return }
+      followWritesTaken = writes
+      let glide = Float(max(1, voice.followGlide.load(ordering: .relaxed)))
+      (followLeft, followRight) = voice.followedGains()
+      followStep = max(max(abs(followLeft - currentLeft), abs(followRight - currentRight)) / glide, 1e-7)
+    } else if isFollowing, targetWrites.load(ordering: .acquiring) != targetWritesWhenFollowing {
+      isFollowing = false
+    }
+  }
+
+  /// This block's goal and step: the followed placement's, or the queue's target.
+  @inline(__always)
+  private var goal: (left: Float, right: Float, step: Float) {
+    if isFollowing { return (followLeft, followRight, followStep) }
+    return (
+      Float(bitPattern: targetLeft.load(ordering: .relaxed)),
+      Float(bitPattern: targetRight.load(ordering: .relaxed)),
+      Float(bitPattern: rampStep.load(ordering: .relaxed))
+    )
   }
 
   /// Called on the mixing thread with this channel's samples, before they are mixed;
   /// `sourceFrames` is how far the voice moved in its sound (more or less than the frames mixed
   /// when its playback rate is not 1).
   package func process(_ stream: UnsafeMutableRawPointer, byteCount: Int, sourceFrames: Int) {
-    let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
-    let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
-    let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
+    let (goalLeft, goalRight, step) = goal
     let frames = byteCount / bytesPerFrame
     // Frames before the gain settled on its target (all of them while ramping).
     let ramped: Int
@@ -141,11 +188,9 @@ package final class ChannelGain: @unchecked Sendable {
   /// frames the queue waits for). Mixing thread only.
   @inline(__always)
   var directGain: DirectGain? {
-    let goalLeft = Float(bitPattern: targetLeft.load(ordering: .relaxed))
-    let goalRight = Float(bitPattern: targetRight.load(ordering: .relaxed))
+    let (goalLeft, goalRight, step) = goal
     guard goalLeft != 0 || goalRight != 0 else { return nil }
     if currentLeft == goalLeft, currentRight == goalRight { return .held(left: goalLeft, right: goalRight) }
-    let step = Float(bitPattern: rampStep.load(ordering: .relaxed))
     return StereoRamp(
       fromLeft: currentLeft, fromRight: currentRight, toLeft: goalLeft, toRight: goalRight, step: step
     )

@@ -92,6 +92,10 @@ extension VoiceMixer {
       }
       played += 1
       let bus = lanes[channel].bus
+      // A moving positional voice the queue handed over: its newest placement is this block's goal.
+      if let heldVoice = lanes[channel].voice, let heldGain = lanes[channel].gain {
+        heldVoice._withUnsafeGuaranteedRef { voice in heldGain._withUnsafeGuaranteedRef { $0.follow(voice) } }
+      }
       let ended: Bool
       if let gain = directGains(channel) {
         ended = mixDirect(

@@ -60,6 +60,18 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   let acousticPortal = Atomic<Int>(-2)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
   let needsShaper = Atomic<Bool>(false)
+  /// A positional voice whose placements the mix follows without the audio queue (see
+  /// `Voice+Following.swift`). The queue's part: whether the mix follows it, the volume and pan
+  /// offset a placement combines with, and the pan law. The game thread's part: the placement
+  /// (gain and pan, two `Float`s in one word), the frames to glide over, and a count of its
+  /// writes that tells the mixing thread a new one is there.
+  let follows = Atomic<Bool>(false)
+  let followVolume = Atomic<UInt64>(0)
+  let followPanOffset = Atomic<UInt64>(0)
+  let followLaw = Atomic<UInt8>(0)
+  let followPlacement = Atomic<UInt64>(0)
+  let followGlide = Atomic<Int>(1)
+  let followWrites = Atomic<UInt32>(0)
   /// Where the scene placed a positional voice when it was asked for (nil: not positional). Later
   /// places go to the audio queue with each update, in order with everything else it is told.
   package var initialPlacement: SpatialPlacement? {
@@ -113,6 +125,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     acousticOcclusion.store(Double(0).bitPattern, ordering: .relaxed)
     acousticPortal.store(-2, ordering: .relaxed)
     needsShaper.store(false, ordering: .relaxed)
+    follows.store(false, ordering: .relaxed)
+    followWrites.store(0, ordering: .relaxed)
     rawPlacementGain.store((placement?.gain ?? .nan).bitPattern, ordering: .relaxed)
     rawPlacementPan.store((placement?.pan ?? 0).bitPattern, ordering: .relaxed)
     rawNormalization.store(Double(1).bitPattern, ordering: .relaxed)
