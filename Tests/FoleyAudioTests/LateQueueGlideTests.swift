@@ -12,18 +12,24 @@ import Testing
 @MainActor
 @Suite("Placements when the queue or the mix runs late")
 struct LateQueueGlideTests {
-  @Test("a second of moves served by one late hop glides (capped at a tenth of a second), with no step")
-  func lateHopGlides() throws {
-    let audio = try EmbeddedAudio(limiter: false)
-    // The positional tests' scene: the listener in the middle, a 400-point pan width, no fall-off.
+  /// A constant level on a node hard left in the positional tests' scene (the listener in the
+  /// middle, a 400-point pan width, no fall-off), heard for 0.2 s: every output sample is the
+  /// source times the two gains. Returns the scene, the node and the source's level.
+  static func levelAtLeft(_ audio: EmbeddedAudio) -> (Scene, Node, source: Float) {
     let (scene, _) = PositionalOutputTests.scene(audio.engine, model: .none)
     let level = makeToneWAV(frequency: 0, duration: 3, amplitude: 0.5, channels: 1)
-    let source = Float(Int16(0.5 * 32_767)) / 32_768
     let node = Node()
     node.position = Point(x: 0, y: 300)
     scene.addChild(node)
     node.run(.playSound(data: level, name: "level.wav"))
     audio.advance(seconds: 0.2, stepping: scene)
+    return (scene, node, Float(Int16(0.5 * 32_767)) / 32_768)
+  }
+
+  @Test("a second of moves served by one late hop glides (capped at a tenth of a second), with no step")
+  func lateHopGlides() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let (scene, node, source) = Self.levelAtLeft(audio)
     let before = audio.output.count / 2
     // A second of updates, the node crossing from hard left to hard right, while no hop runs.
     audio.engine.holdingRequests {
@@ -47,14 +53,7 @@ struct LateQueueGlideTests {
   @Test("a game updating four times a buffer: the voice glides over all four updates' time, with no zipper")
   func fourUpdatesABuffer() throws {
     let audio = try EmbeddedAudio(limiter: false, bufferFrames: 1_024)
-    let (scene, _) = PositionalOutputTests.scene(audio.engine, model: .none)
-    let level = makeToneWAV(frequency: 0, duration: 3, amplitude: 0.5, channels: 1)
-    let source = Float(Int16(0.5 * 32_767)) / 32_768
-    let node = Node()
-    node.position = Point(x: 0, y: 300)
-    scene.addChild(node)
-    node.run(.playSound(data: level, name: "level.wav"))
-    audio.advance(seconds: 0.2, stepping: scene)
+    let (scene, node, source) = Self.levelAtLeft(audio)
     let before = audio.output.count / 2
     // Hard left to hard right in a second (48 buffers), the scene updated every 256 frames (a
     // 187.5 Hz game loop) and the mix run once every four updates.

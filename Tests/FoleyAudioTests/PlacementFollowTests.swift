@@ -12,20 +12,13 @@ import Testing
 @MainActor
 @Suite("Placements the mix follows")
 struct PlacementFollowTests {
-  /// A constant level on a moving node, the listener in the middle of an 800-point field, a
-  /// 400-point pan width and no fall-off: every output sample is the source times the two gains.
+  /// A constant level hard left (``LateQueueGlideTests/levelAtLeft(_:)``), moved once through
+  /// the queue, which hands the voice to the mix.
   static func playing(_ audio: EmbeddedAudio) -> (Scene, Node, source: Float) {
-    let (scene, _) = PositionalOutputTests.scene(audio.engine, model: .none)
-    let level = makeToneWAV(frequency: 0, duration: 3, amplitude: 0.5, channels: 1)
-    let node = Node()
-    node.position = Point(x: 0, y: 300)
-    scene.addChild(node)
-    node.run(.playSound(data: level, name: "level.wav"))
-    audio.advance(seconds: 0.1, stepping: scene)
-    // One move through the queue, which hands the voice to the mix.
+    let (scene, node, source) = LateQueueGlideTests.levelAtLeft(audio)
     node.position = Point(x: 10, y: 300)
     audio.advance(seconds: 0.1, stepping: scene)
-    return (scene, node, Float(Int16(0.5 * 32_767)) / 32_768)
+    return (scene, node, source)
   }
 
   /// The last frame mixed, left and right.
