@@ -309,6 +309,10 @@ struct BenchTable {
       "positional_cpu_percent_256", number("positional_cpu_percent_256"), nil,
       "≤ 3 (process CPU, % of a core)", number("positional_cpu_percent_256").map { $0 <= 3 })
     row(
+      "positional_audio_thread_allocations", number("positional_audio_thread_allocations"), nil,
+      "= 0 (inside the render while it follows the 256 moving voices' placements)",
+      number("positional_audio_thread_allocations").map { $0 == 0 })
+    row(
       "raw_c_positional_cpu_percent_256", number("raw_c_positional_cpu_percent_256"), nil,
       "reference (C, process CPU, % of a core)", nil)
     row(
