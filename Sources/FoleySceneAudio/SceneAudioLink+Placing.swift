@@ -36,11 +36,10 @@ extension SceneAudioLink {
     moves.removeAll(keepingCapacity: true)
     placingUpdate += 1
     // Placements the mix follows glide over this update and what the mix has not played of the
-    // last glide (several updates per buffer glide over all of them, as the queue's moves do).
-    let mixed = core.mixer.framesMixed.load(ordering: .acquiring)
-    let played = Int(clamping: mixed &- followMixFrame)
-    followGlide = min(frameLength + max(0, followGlide - played), max(64, core.format.sampleRate / 10))
-    followMixFrame = mixed
+    // last glide, as the queue's moves do.
+    followGlide = followGlides.next(
+      updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
+      sampleRate: core.format.sampleRate)
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
     // A wall, a door or a room changed or moved: every voice is heard through it again.

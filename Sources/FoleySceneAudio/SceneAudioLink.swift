@@ -130,10 +130,9 @@ package final class SceneAudioLink {
   private var audioNodesSeen = 0
   /// The last update's step, in sample frames: how long a placement change ramps.
   var frameLength = 800
-  /// How long the placements the mix follows glide (the update's frames and what is left of the
-  /// last glide that the mix has not played), and the mix frame that was measured at.
+  /// How long the placements the mix follows glide (``PlacementGlide``), and this update's glide.
+  var followGlides = PlacementGlide()
   var followGlide = 0
-  var followMixFrame: UInt64 = 0
   /// The last update's step in seconds (doppler's velocities are distances over it).
   var step = 1.0 / 60
 

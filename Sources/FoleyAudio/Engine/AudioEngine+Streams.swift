@@ -1,5 +1,4 @@
 extension AudioEngine {
-
   /// Plays `source` as a streamed voice of `category` (for FoleySpeech and other generators).
   package func playStream(
     _ source: any PCMSource, name: String, category: SoundCategory, volume: Double

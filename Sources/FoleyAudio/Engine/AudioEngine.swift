@@ -329,7 +329,6 @@ public final class AudioEngine: Sendable {
   func featureIfMade<Feature: Sendable & AnyObject>(_ type: Feature.Type = Feature.self) -> Feature? {
     features.withLock { $0[ObjectIdentifier(type)] as? Feature }
   }
-
 }
 
 /// The audio queue, made before the core so the sound library's releaser can share it.

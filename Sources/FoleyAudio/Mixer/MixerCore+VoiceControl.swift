@@ -242,22 +242,16 @@ extension MixerCore {
   /// (``updatePlacements(_:releasing:overFrames:)`` sends them); the caller rebalances the
   /// voices after.
   ///
-  /// The glide also spans what is left of the last moves' glide that the mix has not played yet.
-  /// When the game updates more often than the mix runs a buffer (a 240 Hz game on a
-  /// 1,024-frame buffer, or a mix that fell behind), several updates' moves arrive before the
-  /// next buffer; each new target replaces the last, and the ramp from where the mix stands must
-  /// cover all of their way in the time all of them take, not in the newest update's alone.
+  /// The glide also spans what is left of the last moves' glide that the mix has not played yet
+  /// (``PlacementGlide``), for a game that updates several times per buffer.
   ///
   /// The moves' voices are unretained (``PlacementMove``): their sender keeps them alive until
   /// the queue is past these moves.
   func applyPlacements(_ moves: [PlacementMove], overFrames frames: Int) {
-    let mixed = mixer.framesMixed.load(ordering: .acquiring)
-    let played = Int(clamping: mixed &- state.placementMixFrame)
-    let glide = max(1, frames) + max(0, state.placementGlide - played)
-    state.placementMixFrame = mixed
-    state.placementGlide = glide
     // At most a tenth of a second however late the queue ran: the voice follows, a little behind.
-    let span = Float(min(glide, max(1, Int(format.sampleRate) / 10)))
+    let glide = state.placementGlide.next(
+      updateFrames: frames, mixed: mixer.framesMixed.load(ordering: .acquiring), sampleRate: format.sampleRate
+    )
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
       // The newest placement the game gave the voice: this move's, or a later one it handed the
@@ -292,9 +286,8 @@ extension MixerCore {
             return gainPair(for: slot)
           }) ?? nil
       else { continue }
-      let reached = table.gains[channel].current
-      let distance = max(abs(left - reached.left), abs(right - reached.right))
-      table.gains[channel].setTarget(left: left, right: right, step: max(distance / span, 1e-7))
+      table.gains[channel].setTarget(
+        left: left, right: right, step: glideStep(channel, to: (left, right), over: glide))
       gainChanged(voice, channel: channel)
       // Its next moves go straight to the mix, unless they must come here.
       if !(configuration.virtualizesInaudibleVoices && max(left, right) < Self.silentGain) {

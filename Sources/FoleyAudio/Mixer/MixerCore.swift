@@ -93,10 +93,8 @@ package final class MixerCore: @unchecked Sendable {
     /// Plays waiting for their bytes or file to be decoded, by what they wait for.
     var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
     var finishedChannels: [Int] = []
-    /// The mix frame the last placement moves were made on, and the frames their glide spans
-    /// from there (see ``MixerCore/applyPlacements(_:overFrames:)``).
-    var placementMixFrame: UInt64 = 0
-    var placementGlide = 0
+    /// How long the moves the queue applies glide (``PlacementGlide``).
+    var placementGlide = PlacementGlide()
     /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is
     /// a system call, and a burst of steals would read it per voice); nil outside a batch.
     var batchClock: UInt64?? = nil
