@@ -51,6 +51,26 @@ struct MixerLogicTests {
     }
   }
 
+  @Test("with every channel ramping out, a new voice takes the one ramping out longest and keeps it")
+  func cutAtTheCap() throws {
+    var configuration = AudioConfiguration()
+    configuration.maximumChannels = 2
+    let audio = try EmbeddedAudio(configuration: configuration)
+    let sound = try audio.engine.sound(data: makeToneWAV(frequency: 220, duration: 2), name: "hum")
+    // Two play, sixteen more steal into the channels kept for ramping out, and the last four
+    // find every channel taken: each cuts the voice ramping out longest and starts on its channel.
+    let voices = (0..<22).map { _ in audio.engine.play(sound) }
+    audio.engine.waitUntilIdle()
+    #expect(audio.engine.statistics.started == 22 && audio.engine.statistics.stolen == 20)
+    #expect(audio.engine.statistics.rejected == 0)
+    // Past every ramp and halt: nothing the cut voices left behind may end the voices after them.
+    audio.advance(seconds: 0.5)
+    #expect(voices.prefix(20).allSatisfy { $0.isFinished })
+    #expect(voices.suffix(2).allSatisfy { $0.state == .playing })
+    #expect(audio.engine.statistics.activeVoices == 2)
+    #expect(audio.left.peak(in: (audio.frames - 480)..<audio.frames) > 0.4)
+  }
+
   @Test("steal-lowest-priority takes a voice only from a lower priority")
   func lowestPriority() throws {
     var configuration = AudioConfiguration()

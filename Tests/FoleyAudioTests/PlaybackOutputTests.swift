@@ -51,6 +51,32 @@ struct PlaybackOutputTests {
     #expect(abs(capture.left.peak - 2 * single) < 1e-5)
   }
 
+  @Test(
+    "at the cap with every channel ramping out, the newest plays take the channels cut for them, to their end"
+  )
+  func cutAtTheCap() throws {
+    var configuration = AudioConfiguration()
+    configuration.maximumChannels = 2
+    // Quiet enough that all 22 at once stay below the limiter's ceiling.
+    let level = makeToneWAV(frequency: 0, duration: 0.3, amplitude: 0.02)
+    let capture = try captureDiskOutput(configuration: configuration) { engine, _ in
+      let sound = try engine.sound(data: level)
+      // Two play, sixteen steal into the channels kept for ramping out, and the last four each
+      // cut the voice ramping out longest and start on its channel.
+      let voices = (0..<22).map { _ in engine.play(sound) }
+      #expect(waitUntil { voices.allSatisfy { $0.isFinished } })
+      let statistics = engine.statistics
+      #expect(statistics.started == 22 && statistics.stolen == 20 && statistics.rejected == 0)
+    }
+    // The newest two started within a buffer of each other; past every ramp, until the first of
+    // them ends, both are heard whole: the constant level twice over, every sample.
+    let single = Float(Int16(0.02 * 32767)) / 32_768
+    let range = try #require(capture.left.audibleRange())
+    let bothPlaying = (range.upperBound - 9_600)..<(range.upperBound - 600)
+    #expect(capture.left.samples[bothPlaying].allSatisfy { abs($0 - 2 * single) < 1e-6 })
+    #expect(abs(Double(range.count) / 48_000 - 0.3) < 0.02, "heard for \(Double(range.count) / 48_000) s")
+  }
+
   @Test("64 starts of a 0.8-peak sound in one frame never clip; a quiet tone passes untouched")
   func limiterOnTheDevice() throws {
     let capture = try captureDiskOutput { engine, output in

@@ -228,6 +228,10 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
     }
   }
 
+  package func cut(_ channel: Int) -> Bool {
+    state.withLock { $0.mixer?.disarm(channel) ?? false }
+  }
+
   package func pause(_ channel: Int) {
     state.withLock { $0.mixer?.setPaused(channel, true) }
   }
@@ -259,6 +263,8 @@ public final class EmbeddedMixer: MixerBackend, @unchecked Sendable {
   package func withAudioLock<T>(_ body: () -> T) -> T {
     state.withLock { _ in body() }
   }
+
+  package func holdingAudioLock<T>(_ body: () -> T) -> T { body() }
 
   package var now: UInt64 {
     let frames = state.withLock { $0.framesMixed }

@@ -28,6 +28,11 @@ package protocol MixerBackend: AnyObject, Sendable {
   func play(_ start: LaneStart, on channel: Int) throws(SDLError) -> UInt64?
   /// Stops `channel` at once; the inbox hears of it if it was playing.
   func halt(_ channel: Int)
+  /// Stops `channel`'s lane at once for another start on the same channel, without a report:
+  /// true when it was playing, and then no report of it is due (the core collects its voice
+  /// itself); false when the mix had already finished it, and its report is in the inbox.
+  /// SDL_mixer's channel keeps its silent carrier: the next `Mix_PlayChannel` on it replaces it.
+  func cut(_ channel: Int) -> Bool
   func pause(_ channel: Int)
   func resume(_ channel: Int)
   func isPaused(_ channel: Int) -> Bool
@@ -42,6 +47,10 @@ package protocol MixerBackend: AnyObject, Sendable {
   /// Runs `body` while no mix runs (SDL's audio lock; the embedded mixer's own): the only way
   /// the queue changes the voice mixer's lanes and buses.
   func withAudioLock<T>(_ body: () -> T) -> T
+  /// Runs `body` holding the audio lock where taking it again inside costs little (SDL's device
+  /// lock is recursive), so that a hop's many plays, cuts and halts take it once. The embedded
+  /// mixer, whose lock is not recursive, runs `body` as it is.
+  func holdingAudioLock<T>(_ body: () -> T) -> T
 
   /// Monotonic time in nanoseconds: wall time for SDL, frames mixed for the embedded mixer.
   var now: UInt64 { get }

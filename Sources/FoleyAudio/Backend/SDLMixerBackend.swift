@@ -191,6 +191,11 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     Mix_HaltChannel(Int32(channel))
   }
 
+  package func cut(_ channel: Int) -> Bool {
+    guard let mixer = connectedMixer else { return false }
+    return withAudioLock { mixer.disarm(channel) }
+  }
+
   package func pause(_ channel: Int) {
     withAudioLock { connectedMixer?.setPaused(channel, true) }
     Mix_Pause(Int32(channel))
@@ -232,6 +237,8 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     defer { SDL_UnlockAudioDevice(device) }
     return body()
   }
+
+  package func holdingAudioLock<T>(_ body: () -> T) -> T { withAudioLock(body) }
 
   // MARK: - Time
 

@@ -7,6 +7,10 @@ import Synchronization
 // Serving the game's play requests on the queue: each request's sound found (or decoded on the
 // decode queue while the request waits), then admitted; then the placement moves sent with them.
 extension MixerCore {
+  /// How many plays a hop starts under one hold of the audio lock: some 32 × 3 µs at most keeps
+  /// the mix waiting well under a millisecond.
+  static var playsPerAudioLockHold: Int { 32 }
+
   func servePlayRequests() {
     state.batchClock = .some(nil)
     defer { state.batchClock = nil }
@@ -33,12 +37,21 @@ extension MixerCore {
       return
     }
     processFinishedChannels()
-    for request in batch where request.voice.state == .pending {
-      switch source(of: request) {
-      case .ready(let sound): admit(request, playing: sound)
-      case .failed: finish(request.voice, counting: .failed)
-      case .decoding: break
+    // The audio lock held once for a run of plays, not once per play, cut and halt; let go
+    // between runs, so that a burst of thousands never holds the mix back for long.
+    var first = 0
+    while first < batch.count {
+      let end = min(batch.count, first + Self.playsPerAudioLockHold)
+      backend.holdingAudioLock {
+        for index in first..<end where batch[index].voice.state == .pending {
+          switch source(of: batch[index]) {
+          case .ready(let sound): admit(batch[index], playing: sound)
+          case .failed: finish(batch[index].voice, counting: .failed)
+          case .decoding: break
+          }
+        }
       }
+      first = end
     }
     // After the plays: a frame's moves were made after its plays were asked for, so a voice
     // that starts and moves in one update ends where it was moved to.

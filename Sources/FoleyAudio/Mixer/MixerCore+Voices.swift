@@ -148,8 +148,14 @@ extension MixerCore {
     }
     guard let releasing = state.releases.longestReleasing else { return nil }
     state.releases.cancel(on: releasing)
-    backend.halt(releasing)
-    processFinishedChannels()
+    if backend.cut(releasing) {
+      // Cut where it plays and collected here: no report of it is due, and its channel is the
+      // one taken next, its carrier replaced by the start that follows.
+      channelFinished(releasing)
+    } else {
+      // The mix had finished it first: its report is in the inbox.
+      processFinishedChannels()
+    }
     return table.takeFreeChannel()
   }
 
