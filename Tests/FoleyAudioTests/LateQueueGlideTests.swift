@@ -50,6 +50,32 @@ struct LateQueueGlideTests {
     #expect(steepest < source / 4_800 * 1.6, "largest step \(steepest)")
   }
 
+  @Test(
+    "after a second's stall, the next move glides over at most a tenth of a second more: no lag as long as the stall",
+    arguments: [false, true])
+  func noLagAfterAStall(throughTheQueue: Bool) throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    // With a voice budget every move goes through the queue; without, the mix follows the voice.
+    if throughTheQueue { try audio.engine.bus(.effects).setMaximumAudibleVoices(4) }
+    let (scene, node, source) = PlacementFollowTests.playing(audio)
+    // A second of updates with no hop and no mix: the node crosses to hard right.
+    audio.engine.holdingRequests {
+      for step in 1...60 {
+        node.position = Point(x: Double(step) * 800 / 60, y: 300)
+        scene.update(deltaTime: 1.0 / 60)
+      }
+    }
+    audio.advance(frames: 960)
+    // One update back to hard left, while the mix is early in the stalled second's glide: it
+    // glides over its own 800 frames and what is left of that glide, capped at 4,800, not over
+    // the rest of a second.
+    node.position = Point(x: 0, y: 300)
+    scene.update(deltaTime: 1.0 / 60)
+    audio.advance(seconds: 0.12)
+    let (left, right) = PlacementFollowTests.lastFrame(audio)
+    #expect(abs(left - source) < 1e-4 && right < 1e-4, "left \(left), right \(right)")
+  }
+
   @Test("a game updating four times a buffer: the voice glides over all four updates' time, with no zipper")
   func fourUpdatesABuffer() throws {
     let audio = try EmbeddedAudio(limiter: false, bufferFrames: 1_024)
