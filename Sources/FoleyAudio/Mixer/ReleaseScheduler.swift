@@ -14,23 +14,33 @@ struct ReleaseScheduler {
   }
 
   private(set) var waiting: [Operation] = []
+  /// Whether an operation waits on each channel (by channel number; false beyond its end): a
+  /// release, a cut and a finished channel each ask about one channel, mostly one with nothing
+  /// waiting, which a search of the list paid for in full at every stolen trigger.
+  private var isWaiting: [Bool] = []
 
   var isEmpty: Bool { waiting.isEmpty }
 
+  private func hasWaiting(_ channel: Int) -> Bool { channel < isWaiting.count && isWaiting[channel] }
+
   mutating func schedule(_ kind: Kind, on channel: Int, deadline: UInt64) {
-    waiting.removeAll { $0.channel == channel }
+    cancel(on: channel)
+    if channel >= isWaiting.count { isWaiting += repeatElement(false, count: channel + 1 - isWaiting.count) }
+    isWaiting[channel] = true
     waiting.append(Operation(channel: channel, kind: kind, deadline: deadline))
   }
 
   /// Drops what waits on `channel`; returns it.
   @discardableResult
   mutating func cancel(on channel: Int) -> Operation? {
-    guard let index = waiting.firstIndex(where: { $0.channel == channel }) else { return nil }
-    return waiting.remove(at: index)
+    guard hasWaiting(channel) else { return nil }
+    isWaiting[channel] = false
+    for index in waiting.indices where waiting[index].channel == channel { return waiting.remove(at: index) }
+    return nil
   }
 
   func hasPendingPause(on channel: Int) -> Bool {
-    waiting.contains { $0.channel == channel && $0.kind == .pause }
+    hasWaiting(channel) && waiting.contains { $0.channel == channel && $0.kind == .pause }
   }
 
   /// Removes and returns the operations whose ramp is silent or whose deadline has passed.
@@ -47,6 +57,7 @@ struct ReleaseScheduler {
       due.append(operation)
       return true
     }
+    for operation in due { isWaiting[operation.channel] = false }
     dueStorage = due
     return due
   }
@@ -56,5 +67,8 @@ struct ReleaseScheduler {
   /// The channel that has been ramping out longest: cut first when no channel is free.
   var longestReleasing: Int? { waiting.first { $0.kind == .halt }?.channel }
 
-  mutating func removeAll() { waiting.removeAll() }
+  mutating func removeAll() {
+    waiting.removeAll()
+    isWaiting.removeAll()
+  }
 }

@@ -4,12 +4,17 @@ package import Synchronization
 
 /// What a lane plays: the sound's samples (or a stream's silent carrier), its passes, its gain
 /// stage and its bus.
+///
+/// A start lives only for the call that arms it, and the lane keeps its references unretained:
+/// the core's slot for the channel holds the voice and the stream, its table the gain stage. So
+/// the start holds them `unowned(unsafe)`: strong references cost a retain and a release of each
+/// of the three on every trigger, for a value that outlives none of them.
 package struct LaneStart {
   package var chunk: MixChunk
   package var loops: Int
-  package var gain: ChannelGain
-  package var stream: StreamEffect?
-  package var voice: Voice
+  package unowned(unsafe) var gain: ChannelGain
+  package unowned(unsafe) var stream: StreamEffect?
+  package unowned(unsafe) var voice: Voice
   package var bus: Int
   package var paused: Bool
   /// The mix frame (``VoiceMixer/framesMixed``) it starts on; 0: at once.
