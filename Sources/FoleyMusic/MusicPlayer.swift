@@ -332,7 +332,7 @@ public final class MusicPlayer {
     if rate != 1 { stream.voice.setPlaybackRate(rate) }
     stream.loudnessTarget = loudnessTarget
     if let schedule {
-      stream.voice.schedule.withLock { $0 = schedule }
+      stream.voice.schedule.set(schedule)
       // What plays goes on until the new track's frame, where the schedule fades or cuts it.
       for old in liveStreams {
         old.isLetGo.store(true, ordering: .releasing)

@@ -180,7 +180,7 @@ extension StreamFiller {
       group.schedule?.frame
       ?? (core.mixer.framesMixed.load(ordering: .acquiring) + UInt64(core.format.sampleRate / 10))
     for member in group.ready {
-      member.voice.schedule.withLock { $0 = group.schedule ?? ScheduledStart(frame: frame) }
+      member.voice.schedule.set(group.schedule ?? ScheduledStart(frame: frame))
       core.startStream(
         member.voice, effect: member.effect, category: member.category, paused: member.startsPaused,
         onStart: member.startFadeOuts)
@@ -311,15 +311,14 @@ extension StreamFiller {
         let endFrame = origin + stream.framesRead + remainingFrames
         let outgoing = stream.effect
         let incoming = successor.effect
-        successor.voice.schedule.withLock {
-          $0 = ScheduledStart(
+        successor.voice.schedule.set(
+          ScheduledStart(
             frame: UInt64(max(0, endFrame - crossfadeFrames)),
             willStart: { frame in
               let frames = max(1, min(crossfadeFrames, endFrame - Int(truncatingIfNeeded: frame)))
               incoming.requestFade(.fadeIn, frames: frames)
               outgoing.requestFade(.fadeOut, frames: frames, atMixFrame: frame)
-            })
-        }
+            }))
       } else {
         let fadeFrames = max(1, min(crossfadeFrames, remainingFrames))
         successor.effect.requestFade(.fadeIn, frames: fadeFrames)

@@ -49,7 +49,7 @@ extension MixerCore {
       reused ?? Voice(id: id, core: self, state: .pending, volume: volume, pan: pan, placement: placement)
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     if rate != 1 { voice.startRate(rate) }
-    if let schedule { voice.schedule.withLock { $0 = schedule } }
+    if let schedule { voice.schedule.set(schedule) }
     if case .sound(let sound) = source, normalizes,
       let target = loudnessTargets.withLock({ $0[sound.settings.category] })
     {

@@ -96,10 +96,7 @@ extension MixerCore {
   func startVirtual(_ slot: Slot) {
     let voice = slot.voice
     let reached = mixer.framesMixed.load(ordering: .acquiring)
-    let scheduled = voice.schedule.withLock { schedule in
-      defer { schedule = nil }
-      return schedule
-    }
+    let scheduled = voice.schedule.take()
     let anchor = max(scheduled?.frame ?? 0, reached)
     scheduled?.willStart?(anchor)
     voice.noteStart(atFrame: anchor)

@@ -84,10 +84,7 @@ extension MixerCore {
       gain.reset(left: left, right: right)
     }
     if slot.stream != nil || slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
-    let scheduled = slot.voice.schedule.withLock { schedule in
-      defer { schedule = nil }
-      return schedule
-    }
+    let scheduled = slot.voice.schedule.take()
     var start = LaneStart(
       chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
       bus: queueBus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0,

@@ -1,4 +1,3 @@
-package import FoleyCore
 import Synchronization
 
 /// The handle of one play of a sound.
@@ -89,7 +88,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     set { rawNormalization.store(newValue.bitPattern, ordering: .relaxed) }
   }
   /// The start the game scheduled, until the audio queue starts the voice.
-  package let schedule = Locked<ScheduledStart?>(nil)
+  package let schedule = ScheduledStartHandoff()
   private let rawStartFrame = Atomic<Int>(-1)
   private let rawVirtual = Atomic<Bool>(false)
 
@@ -130,7 +129,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawPlacementGain.store((placement?.gain ?? .nan).bitPattern, ordering: .relaxed)
     rawPlacementPan.store((placement?.pan ?? 0).bitPattern, ordering: .relaxed)
     rawNormalization.store(Double(1).bitPattern, ordering: .relaxed)
-    schedule.withLock { $0 = nil }
+    schedule.set(nil)
     rawStartFrame.store(-1, ordering: .relaxed)
     rawVirtual.store(false, ordering: .relaxed)
     // Last, with release: whoever sees it pending sees the rest.
