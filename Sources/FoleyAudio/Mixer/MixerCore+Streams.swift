@@ -32,6 +32,7 @@ extension MixerCore {
         if voice.state == .pending { finish(voice, counting: .failed) }
         return
       }
+      openDeviceForFirstSound()
       processFinishedChannels()
       guard let carrier = carrier(for: category) else {
         logger.error("out of memory for a music stream's carrier")
