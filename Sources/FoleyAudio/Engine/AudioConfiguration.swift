@@ -64,8 +64,8 @@ public struct AudioConfiguration: Sendable, Hashable {
   /// can carry it. Worth it for a game whose first frame makes a sound. It can, not always:
   /// SDL_mixer opens the device paused and unpauses it last, and SDL's audio thread, started
   /// inside, runs its first pass at once; when that pass comes first it is silence, and the
-  /// sound waits one buffer after all (on SDL's dummy driver about one start in three; C code
-  /// calling SDL_mixer directly meets the same race).
+  /// sound waits one buffer after all (on SDL's dummy driver, here, about two starts in five;
+  /// C code calling SDL_mixer directly meets the same race).
   ///
   /// Until then the engine is open and every API works: ``AudioEngine/deviceFormat`` is the
   /// configuration's (SDL converts for the hardware, so the device opens in it), with the name
