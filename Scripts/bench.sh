@@ -52,7 +52,6 @@ for round in $(seq 1 "$rounds"); do
   json "${fields[@]}" "raw_c_trigger_floor_cpu_us=$floor:cpu" >> "$raw"
   echo "bench: round $round of $rounds: start-up (Foley, then C)…" >&2
   foley_group startup
-  foley_group startup_at_first_sound
   json "raw_c_first_sound_ms=$("$work/raw_mixer" firstsound "$work/long.wav")" >> "$raw"
   echo "bench: round $round of $rounds: mixing and idle (Foley, then C)…" >&2
   foley_group mix

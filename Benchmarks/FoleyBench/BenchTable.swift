@@ -180,18 +180,6 @@ struct BenchTable {
         .map { $0.map { String(format: "%.3f", $0) } ?? "null" }.joined(separator: " decoding, ")
         + " playing to its first buffer", nil)
     row(
-      "first_sound_at_first_sound_ms", number("first_sound_at_first_sound_ms"),
-      minimum("first_sound_at_first_sound_ms"),
-      "≤ 3, the same with `opensDeviceAtFirstSound` (the device opens as the play reaches the audio queue)",
-      number("first_sound_at_first_sound_ms").map { $0 <= 3 })
-    row(
-      "first_sound_at_first_sound_open_ms / _decode_ms / _play_ms",
-      number("first_sound_at_first_sound_open_ms"), nil,
-      "reference: the engine opening without its device; then "
-        + [number("first_sound_at_first_sound_decode_ms"), number("first_sound_at_first_sound_play_ms")]
-        .map { $0.map { String(format: "%.3f", $0) } ?? "null" }.joined(separator: " decoding, ")
-        + " opening the device and playing to its first buffer", nil)
-    row(
       "raw_c_first_sound_ms", number("raw_c_first_sound_ms"), nil,
       "reference (C: SDL_Init, Mix_OpenAudioDevice, Mix_LoadWAV, Mix_PlayChannel → its first post-mix)",
       nil)

@@ -7,7 +7,7 @@ import Logging
 /// C baseline over several rounds, then asks it for the report.
 ///
 ///     foley-bench --write-sounds DIR
-///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap|positional|startup|startup_at_first_sound|idle SHORT.wav LONG.wav   (one JSON line)
+///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap|positional|startup|idle SHORT.wav LONG.wav   (one JSON line)
 ///     foley-bench --report        (reads FOLEY_ROUNDS, RAW_ROUNDS, PYGAME, OUT, MACHINE, QUICK)
 @main
 enum FoleyBench {
@@ -55,7 +55,6 @@ enum FoleyBench {
     case "scale":
       figures = try ScaleBenchmarks.figures(short: short, long: long, quick: quick, logger: logger)
     case "startup": figures = try StartupBenchmarks.figures(long, quick: quick, logger: logger)
-    case "startup_at_first_sound": figures = try StartupBenchmarks.figuresAtFirstSound(long, logger: logger)
     case "idle":
       // An open engine with nothing playing (Scripts/bench.sh runs the C reference beside it).
       let seconds = quick ? 3.0 : 20.0

@@ -13,12 +13,10 @@ enum StartupBenchmarks {
   /// The whole wait, and its parts: the engine opening, the sound decoding, and the play until
   /// its first buffer (queue, arming, the wait for the next buffer), in milliseconds.
   static func firstSound(
-    _ sound: Data, atFirstSound: Bool = false, logger: Logger
+    _ sound: Data, logger: Logger
   ) throws -> (total: Double, open: Double, decode: Double, play: Double) {
-    var configuration = AudioConfiguration()
-    configuration.opensDeviceAtFirstSound = atFirstSound
     let start = Clocks.wallNanoseconds
-    let engine = try AudioEngine(configuration: configuration, session: AudioSession(), logger: logger)
+    let engine = try AudioEngine(session: AudioSession(), logger: logger)
     defer { engine.close() }
     let opened = Clocks.wallNanoseconds
     let decoded = try engine.sound(data: sound)
@@ -42,17 +40,6 @@ enum StartupBenchmarks {
     return [
       "first_sound_ms": measured.total, "first_sound_open_ms": measured.open,
       "first_sound_decode_ms": measured.decode, "first_sound_play_ms": measured.play,
-    ]
-  }
-
-  /// The same with ``AudioConfiguration/opensDeviceAtFirstSound``: the device opens when the
-  /// play reaches the audio queue (its opening is in the play's part).
-  static func figuresAtFirstSound(_ long: Data, logger: Logger) throws -> [String: Any] {
-    let measured = try firstSound(long, atFirstSound: true, logger: logger)
-    return [
-      "first_sound_at_first_sound_ms": measured.total, "first_sound_at_first_sound_open_ms": measured.open,
-      "first_sound_at_first_sound_decode_ms": measured.decode,
-      "first_sound_at_first_sound_play_ms": measured.play,
     ]
   }
 }

@@ -16,8 +16,6 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private static let mixerInUse = Atomic<Bool>(false)
 
   private var ownsAudioSubsystem = false
-  /// Whether this backend holds the process's claim on SDL_mixer (``release()`` gives it back).
-  private var claimsMixer = false
   private var isOpen = false
   private let openDevice = Atomic<UInt32>(0)
   private var wakeSource: (any DispatchSourceUserDataOr)?
@@ -53,27 +51,17 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
       throw .noAudio(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
     }
     ownsAudioSubsystem = true
-    claimsMixer = true
   }
 
   /// Gives back the audio subsystem reference and the claim on SDL_mixer. Called once, after
   /// ``close()``.
   package func release() {
-    if ownsAudioSubsystem {
-      ownsAudioSubsystem = false
-      detach()
-      SDL_QuitSubSystem(SDL_INIT_AUDIO)
-    }
-    // Given back even when the subsystem's reference went with a failed restart on the dummy
-    // driver: the next engine may open.
-    if claimsMixer {
-      claimsMixer = false
-      Self.mixerInUse.store(false, ordering: .releasing)
-    }
+    guard ownsAudioSubsystem else { return }
+    ownsAudioSubsystem = false
+    detach()
+    SDL_QuitSubSystem(SDL_INIT_AUDIO)
+    Self.mixerInUse.store(false, ordering: .releasing)
   }
-
-  /// The name of the audio driver SDL runs ("pulseaudio", "alsa", "disk", "dummy", …).
-  var driverName: String { SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown" }
 
   /// Whether SDL audio was not running before this backend took its reference: then switching it
   /// to the dummy driver (the no-device fallback) pulls no device from under anyone else.
@@ -116,7 +104,7 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     var channels: Int32 = 0
     Mix_QuerySpec(&rate, &format, &channels)
     return AudioDeviceFormat(
-      driver: driverName,
+      driver: SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown",
       sampleRate: Int(rate), sampleFormat: CFoleySDL2_AUDIO_ISFLOAT(format) != 0 ? .float32 : .signed16,
       channels: Int(channels), bufferFrames: configuration.bufferFrames)
   }

@@ -57,34 +57,6 @@ public struct AudioConfiguration: Sendable, Hashable {
   public var closeFadeDuration: Double = 0.01
   /// A device name from SDL's list, or nil for the default device.
   public var deviceName: String?
-  /// Whether the output device opens when the first sound is played rather than as the engine
-  /// opens (the default). SDL's audio thread mixes its first buffer the moment a device opens,
-  /// so a sound asked for just after the engine opened waits a whole buffer (10.7 ms at 512
-  /// frames and 48 kHz) for the next one; opened at the first sound, the device's first buffer
-  /// can carry it. Worth it for a game whose first frame makes a sound. It can, not always:
-  /// SDL_mixer opens the device paused and unpauses it last, and SDL's audio thread, started
-  /// inside, runs its first pass at once; when that pass comes first it is silence, and the
-  /// sound waits one buffer after all (on SDL's dummy driver, here, about two starts in five;
-  /// C code calling SDL_mixer directly meets the same race).
-  ///
-  /// Until then the engine is open and every API works: ``AudioEngine/deviceFormat`` is the
-  /// configuration's (SDL converts for the hardware, so the device opens in it), with the name
-  /// of SDL's audio driver; ``AudioEngine/isSilent`` is false and ``AudioEngine/deviceID`` nil.
-  /// A device that then fails to open fails as it would have at the start, only later: the
-  /// engine logs a warning and plays on SDL's dummy driver (or, when the game holds SDL audio
-  /// too, runs without a device, its session inactive for `deviceLost`), ``AudioEngine/isSilent``
-  /// turns true and ``AudioEngine/deviceError`` says why. The sounds asked for before it are
-  /// counted as any play is: started (on the dummy driver) or suppressed (without a device).
-  ///
-  /// ```swift
-  /// configuration.opensDeviceAtFirstSound = true
-  /// let engine = try AudioEngine(configuration: configuration)
-  /// engine.play(try engine.sound(named: "start.wav"))   // the device opens here, and its first buffer carries it
-  /// ```
-  ///
-  /// Streamed music and speech open it too, and so do ``AudioEngine/switchOutput(to:)`` and
-  /// ``AudioEngine/openDevice()``.
-  public var opensDeviceAtFirstSound = false
   /// The master limiter; nil turns it off (then only the master volume is applied).
   public var limiter: LimiterSettings? = LimiterSettings()
   /// The longest sound that is decoded whole, in seconds (0.1…3,600). Longer audio is refused

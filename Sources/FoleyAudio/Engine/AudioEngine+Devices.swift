@@ -1,6 +1,3 @@
-import Dispatch
-public import FoleyCore
-
 /// Choosing the output device, and moving to another while everything plays.
 extension AudioEngine {
   /// The output devices there are, as SDL reports them (a driver that cannot enumerate, such as
@@ -38,49 +35,5 @@ extension AudioEngine {
     // voices kept, waiting for a device to be added.
     if hasDevice { clearDeviceLost() } else { addDeviceLost() }
     if let failure { throw .cannotOpen(name ?? "default", failure) }
-  }
-
-  /// Why the output device did not open the last time one was tried (as the engine opened, at
-  /// the first sound, when a device came back or on ``switchOutput(to:)``); nil once one opens.
-  ///
-  /// ```swift
-  /// if engine.isSilent, let why = engine.deviceError { hud.show("No sound: \(why.message)") }
-  /// ```
-  public var deviceError: SDLError? { core.deviceError.withLock { $0 } }
-
-  /// Opens the output device now when the configuration keeps it closed until the first sound
-  /// (``AudioConfiguration/opensDeviceAtFirstSound``); does nothing otherwise, or once it opened.
-  /// A game calls it where it would rather pay for the opening (a loading screen) than at its
-  /// first sound. A device that does not open fails as described there: check ``isSilent`` and
-  /// ``deviceError`` afterwards.
-  ///
-  /// ```swift
-  /// engine.openDevice()
-  /// if engine.isSilent { print("running silent:", engine.deviceError?.message ?? "no device") }
-  /// ```
-  public func openDevice() {
-    guard !isClosed, core.waitsForFirstSound.load(ordering: .acquiring) else { return }
-    core.syncOnQueue { core.openDeviceForFirstSound() }
-  }
-
-  /// What the audio queue runs to open the device at the first sound: the opening with its
-  /// fallbacks, kept for ``deviceFormat`` and ``isSilent``. Without any device (not even SDL's
-  /// dummy driver), the session learns of it as after a loss, off the queue (it calls back into
-  /// the queue).
-  func openerForFirstSound() -> @Sendable () -> OpenedDevice {
-    let configuration = core.configuration
-    return { [backend = core.backend, sdlBackend, device, logger = core.logger, weak self] in
-      let opened = DeviceOpening.openForFirstSound(
-        configuration, backend: backend, sdlBackend: sdlBackend, logger: logger)
-      device.withLock { $0 = opened }
-      if !opened.hasDevice, let self {
-        DispatchQueue.global().async {
-          self.addDeviceLost()
-          // Closed meanwhile: the close has already cleared what it found; clear this too.
-          if self.isClosed { self.clearDeviceLost() }
-        }
-      }
-      return opened
-    }
   }
 }

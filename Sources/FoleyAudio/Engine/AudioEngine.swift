@@ -37,10 +37,8 @@ import Synchronization
 /// One engine may have the mixer open at a time (SDL_mixer is process-wide); opening a second
 /// throws ``AudioEngineError/alreadyOpen``.
 public final class AudioEngine: Sendable {
-  /// The format the mix runs in (SDL converts it for the device), with the name of the driver
-  /// that plays it: `"dummy"` when SDL's dummy driver stands in for a device that would not
-  /// open, `"none"` while the engine runs without a device.
-  public var deviceFormat: AudioDeviceFormat { device.withLock { $0.format } }
+  /// The format the mix runs in (SDL converts it for the device).
+  public let deviceFormat: AudioDeviceFormat
   /// The session whose flag gates this engine's sounds.
   public let session: AudioSession
   /// Where ``sound(named:)`` and `Action.playSoundFileNamed(_:waitForCompletion:)` look for
@@ -63,9 +61,8 @@ public final class AudioEngine: Sendable {
   private let idleWaiters = Locked<[Int: WaitForIdle]>([:])
   private let nextIdleWaiter = Locked(0)
   private let closed = Atomic<Bool>(false)
-  let sdlBackend: SDLMixerBackend?
-  /// The device as it was opened (as the engine opened, or at the first sound).
-  let device: Locked<OpenedDevice>
+  private let sdlBackend: SDLMixerBackend?
+  private let fellBackToDummy: Bool
   /// Whether this engine put `deviceLost` on the session (cleared again when it closes).
   let addedDeviceLost = Atomic<Bool>(false)
 
@@ -112,28 +109,38 @@ public final class AudioEngine: Sendable {
     // starts now, beside the device's opening, and decodes asked before it is up run in a
     // forked child while the game is small.
     if configuration.isolatesDecoders { SoundDecoder.prewarmService() }
-    let opened: OpenedDevice
-    if configuration.opensDeviceAtFirstSound {
-      // The device opens on the audio queue when the first sound is served: until then the
-      // engine runs in the format the device will open in.
-      opened = OpenedDevice(
-        format: DeviceOpening.waiting(configuration, driver: sdlBackend?.driverName ?? "embedded"),
-        hasDevice: false, fellBack: false)
-    } else {
-      do {
-        opened = try DeviceOpening.open(
-          configuration, backend: backend, sdlBackend: sdlBackend, logger: logger)
-      } catch {
-        sdlBackend?.release()
-        throw error
+    var format: AudioDeviceFormat
+    var hasDevice = true
+    var fellBack = false
+    do {
+      format = try backend.open(configuration, deviceName: configuration.deviceName)
+    } catch {
+      if let sdlBackend, sdlBackend.wasSoleAudioUser {
+        // Nobody else uses SDL audio: its dummy driver keeps time, so sounds still end on time.
+        logger.warning("no audio device (\(error)); running silent on SDL's dummy audio driver")
+        do {
+          try sdlBackend.switchToDummyDriver()
+          format = try backend.open(configuration, deviceName: nil)
+          fellBack = true
+        } catch {
+          sdlBackend.release()
+          throw .noAudio(error)
+        }
+      } else {
+        // Someone else holds SDL audio: switching its driver would take their device away, so
+        // run without one and try again when a device is added.
+        logger.warning("no audio device (\(error)); running silent until a device is added")
+        format = AudioDeviceFormat(
+          driver: "none", sampleRate: configuration.sampleRate, sampleFormat: configuration.sampleFormat,
+          channels: configuration.channels, bufferFrames: configuration.bufferFrames)
+        hasDevice = false
       }
     }
-    let format = opened.format
-    let hasDevice = opened.hasDevice
-    self.device = Locked(opened)
+    self.deviceFormat = format
     self.session = session
     self.assetRoots = assetRoots.isEmpty ? AudioEngine.defaultAssetRoots : assetRoots
     self.sdlBackend = sdlBackend
+    self.fellBackToDummy = fellBack
     let queueHolder = DispatchQueueHolder()
     let library = SoundLibrary(
       decoder: SoundDecoder(
@@ -155,15 +162,8 @@ public final class AudioEngine: Sendable {
         streamFiller.queue.sync { streamFiller.fillAll(waitingForChecks: true) }
       }
     }
-    core.outputDeviceName.withLock { $0 = hasDevice && !opened.fellBack ? configuration.deviceName : nil }
-    core.deviceError.withLock { $0 = opened.error }
-    core.queue.sync {
-      core.start()
-      if configuration.opensDeviceAtFirstSound {
-        core.state.firstSoundOpener = openerForFirstSound()
-        core.waitsForFirstSound.store(true, ordering: .releasing)
-      }
-    }
+    core.outputDeviceName.withLock { $0 = hasDevice && !fellBack ? configuration.deviceName : nil }
+    core.queue.sync { core.start() }
     session.addParticipant(self)
     // Opened while the session is already inactive: the voices to come must know.
     let state = session.state
@@ -174,10 +174,8 @@ public final class AudioEngine: Sendable {
             old: AudioSession.State(), new: state, reason: .host("open"), isClearing: false))
       }
     }
-    if !hasDevice, !configuration.opensDeviceAtFirstSound { addDeviceLost() }
-    logger.info(
-      configuration.opensDeviceAtFirstSound
-        ? "audio open, the device opening at the first sound: \(format)" : "audio open: \(format)")
+    if !hasDevice { addDeviceLost() }
+    logger.info("audio open: \(format)")
   }
 
   /// `./Assets` in the working directory, then `Assets` beside the executable and one and three
@@ -197,13 +195,8 @@ public final class AudioEngine: Sendable {
   }
 
   /// True when no device is open: none could be opened (the engine runs on SDL's dummy driver or
-  /// without a device; ``deviceError`` says why), or the device was lost and none has opened
-  /// since. False while a device that opens at the first sound
-  /// (``AudioConfiguration/opensDeviceAtFirstSound``) has not been tried yet.
-  public var isSilent: Bool {
-    if core.waitsForFirstSound.load(ordering: .acquiring) { return false }
-    return device.withLock { $0.fellBack } || core.deviceID.load(ordering: .acquiring) == 0
-  }
+  /// without a device), or the device was lost and none has opened since.
+  public var isSilent: Bool { fellBackToDummy || core.deviceID.load(ordering: .acquiring) == 0 }
 
   /// SDL's id of the output device the mixer has open (what `SDL_AUDIODEVICEREMOVED` reports),
   /// or nil while there is none.
@@ -253,10 +246,7 @@ public final class AudioEngine: Sendable {
   /// ends on a ramp, not a click. Skipped without a real device (the embedded mixer), and given
   /// up when the device stops calling back (a lost device, a stalled driver).
   private func fadeOutBeforeClosing() {
-    // Nothing to fade without an open device (one never opened: nothing played).
-    guard sdlBackend != nil, core.configuration.closeFadeDuration > 0,
-      core.deviceID.load(ordering: .acquiring) != 0
-    else { return }
+    guard sdlBackend != nil, core.configuration.closeFadeDuration > 0 else { return }
     let rate = Double(deviceFormat.sampleRate)
     let master = core.mixer.master
     master.beginClosingFade(frames: Int(core.configuration.closeFadeDuration * rate))

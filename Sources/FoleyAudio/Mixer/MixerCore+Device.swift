@@ -16,33 +16,11 @@ extension MixerCore {
   }
 
   /// With no device: one more attempt, for `SDL_AUDIODEVICEADDED`; never a retry loop. Returns
-  /// whether this attempt opened a device (false when there already was one, or when the device
-  /// waits for the first sound).
+  /// whether this attempt opened a device (false when there already was one).
   func retryDevice() -> Bool {
     dispatchPrecondition(condition: .onQueue(queue))
-    guard state.isOpen, !state.hasDevice, state.firstSoundOpener == nil else { return false }
+    guard state.isOpen, !state.hasDevice else { return false }
     return reopenDevice()
-  }
-
-  /// Opens the device the configuration keeps closed until the first sound, connects the mix,
-  /// then runs `body`, all under one hold of the audio lock: SDL's audio thread mixes its first
-  /// buffer as soon as it can after the device opens, and the plays `body` admits are in it
-  /// (the lock is taken microseconds after the device opens, well before the thread's first
-  /// callback on the drivers measured). Runs `body` alone when the device is not waiting.
-  func openDeviceForFirstSound(then body: () -> Void = {}) {
-    dispatchPrecondition(condition: .onQueue(queue))
-    guard state.isOpen, let opener = state.firstSoundOpener else { return body() }
-    state.firstSoundOpener = nil
-    defer { waitsForFirstSound.store(false, ordering: .releasing) }
-    let opened = opener()
-    deviceError.withLock { $0 = opened.error }
-    guard opened.hasDevice else { return body() }
-    state.hasDevice = true
-    outputDeviceName.withLock { $0 = opened.fellBack ? nil : configuration.deviceName }
-    backend.holdingAudioLock {
-      start()
-      body()
-    }
   }
 
   private func closeDeviceKeepingVoices() {
@@ -99,11 +77,6 @@ extension MixerCore {
     dispatchPrecondition(condition: .onQueue(queue))
     guard state.isOpen else { return SDLError(operation: "switchOutput", message: "the engine is closed") }
     let previous = outputDeviceName.withLock { $0 }
-    if state.firstSoundOpener != nil {
-      // Switched before the first sound: the device opens now, the one asked for.
-      state.firstSoundOpener = nil
-      waitsForFirstSound.store(false, ordering: .releasing)
-    }
     if state.hasDevice { closeDeviceKeepingVoices() }
     var failure: SDLError?
     if reopenDevice(named: name, onFailure: { failure = $0 }) {
@@ -122,7 +95,6 @@ extension MixerCore {
       reopened = try backend.open(configuration, deviceName: name)
     } catch {
       onFailure(error)
-      deviceError.withLock { $0 = error }
       if state.hasWarnedAboutDevice {
         logger.info("still no audio device: \(error.message)")
       } else {
@@ -142,7 +114,6 @@ extension MixerCore {
     }
     state.hasDevice = true
     state.hasWarnedAboutDevice = false
-    deviceError.withLock { $0 = nil }
     deviceID.store(backend.deviceID, ordering: .releasing)
     backend.connect(mixer: mixer)
     growChannels(

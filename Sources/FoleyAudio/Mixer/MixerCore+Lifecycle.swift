@@ -17,8 +17,6 @@ extension MixerCore {
     dispatchPrecondition(condition: .onQueue(queue))
     guard state.isOpen else { return }
     state.isOpen = false
-    state.firstSoundOpener = nil
-    waitsForFirstSound.store(false, ordering: .releasing)
     backend.scheduleService(at: nil)
     if state.hasDevice {
       for channel in table.occupiedChannels { backend.halt(channel) }

@@ -39,24 +39,18 @@ extension MixerCore {
     processFinishedChannels()
     // The audio lock held once for a run of plays, not once per play, cut and halt; let go
     // between runs, so that a burst of thousands never holds the mix back for long.
-    func serve(_ run: Range<Int>) {
-      for index in run where batch[index].voice.state == .pending {
-        switch source(of: batch[index]) {
-        case .ready(let sound): admit(batch[index], playing: sound)
-        case .failed: finish(batch[index].voice, counting: .failed)
-        case .decoding: break
-        }
-      }
-    }
     var first = 0
-    if state.firstSoundOpener != nil, !batch.isEmpty {
-      // The first sounds: the device opens now, and its first buffer carries them.
-      first = min(batch.count, Self.playsPerAudioLockHold)
-      openDeviceForFirstSound { serve(0..<first) }
-    }
     while first < batch.count {
       let end = min(batch.count, first + Self.playsPerAudioLockHold)
-      backend.holdingAudioLock { serve(first..<end) }
+      backend.holdingAudioLock {
+        for index in first..<end where batch[index].voice.state == .pending {
+          switch source(of: batch[index]) {
+          case .ready(let sound): admit(batch[index], playing: sound)
+          case .failed: finish(batch[index].voice, counting: .failed)
+          case .decoding: break
+          }
+        }
+      }
       first = end
     }
     // After the plays: a frame's moves were made after its plays were asked for, so a voice
@@ -132,18 +126,11 @@ extension MixerCore {
       return
     }
     processFinishedChannels()
-    func admitWaiting() {
-      for request in waiting where request.voice.state == .pending {
-        switch result {
-        case .success(let sound): admit(request, playing: sound)
-        case .failure: finish(request.voice, counting: .failed)
-        }
+    for request in waiting where request.voice.state == .pending {
+      switch result {
+      case .success(let sound): admit(request, playing: sound)
+      case .failure: finish(request.voice, counting: .failed)
       }
-    }
-    if state.firstSoundOpener != nil, case .success = result, !waiting.isEmpty {
-      openDeviceForFirstSound(then: admitWaiting)
-    } else {
-      admitWaiting()
     }
     rebalanceVoices()
     scheduleFallbackWake()

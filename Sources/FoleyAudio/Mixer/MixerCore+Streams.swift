@@ -32,7 +32,6 @@ extension MixerCore {
         if voice.state == .pending { finish(voice, counting: .failed) }
         return
       }
-      openDeviceForFirstSound()
       processFinishedChannels()
       guard let carrier = carrier(for: category) else {
         logger.error("out of memory for a music stream's carrier")

@@ -66,11 +66,6 @@ package final class MixerCore: @unchecked Sendable {
   package let outputDeviceName = Locked<String?>(nil)
   /// SDL's id of the opened output device; 0 while there is none.
   package let deviceID = Atomic<UInt32>(0)
-  /// True while the device waits for the first sound to open
-  /// (``AudioConfiguration/opensDeviceAtFirstSound``).
-  let waitsForFirstSound = Atomic<Bool>(false)
-  /// Why the output device did not open the last time one was tried; nil once one opens.
-  let deviceError = Locked<SDLError?>(nil)
   let nextVoiceID = Atomic<UInt64>(1)
   let requests = Locked(PendingRequests())
 
@@ -89,9 +84,6 @@ package final class MixerCore: @unchecked Sendable {
     /// one's `position` is where to continue and `loops` the whole passes after that.
     var orphans: [Slot] = []
     var hasWarnedAboutDevice = false
-    /// Opens the device when the first sound is served, while the configuration keeps it closed
-    /// until then (``MixerCore/openDeviceForFirstSound(then:)``); nil once it has run.
-    var firstSoundOpener: (@Sendable () -> OpenedDevice)?
     var startOrder: UInt64 = 0
     var lastStartOfSound: [ObjectIdentifier: UInt64] = [:]
     /// Voices playing without a channel (see `MixerCore+Virtual.swift`).
