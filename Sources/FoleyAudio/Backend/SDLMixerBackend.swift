@@ -16,6 +16,8 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private static let mixerInUse = Atomic<Bool>(false)
 
   private var ownsAudioSubsystem = false
+  /// Whether this backend holds the process's claim on SDL_mixer (``release()`` gives it back).
+  private var claimsMixer = false
   private var isOpen = false
   private let openDevice = Atomic<UInt32>(0)
   private var wakeSource: (any DispatchSourceUserDataOr)?
@@ -51,16 +53,23 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
       throw .noAudio(SDLError.fromSDL("SDL_InitSubSystem(audio)"))
     }
     ownsAudioSubsystem = true
+    claimsMixer = true
   }
 
   /// Gives back the audio subsystem reference and the claim on SDL_mixer. Called once, after
   /// ``close()``.
   package func release() {
-    guard ownsAudioSubsystem else { return }
-    ownsAudioSubsystem = false
-    detach()
-    SDL_QuitSubSystem(SDL_INIT_AUDIO)
-    Self.mixerInUse.store(false, ordering: .releasing)
+    if ownsAudioSubsystem {
+      ownsAudioSubsystem = false
+      detach()
+      SDL_QuitSubSystem(SDL_INIT_AUDIO)
+    }
+    // Given back even when the subsystem's reference went with a failed restart on the dummy
+    // driver: the next engine may open.
+    if claimsMixer {
+      claimsMixer = false
+      Self.mixerInUse.store(false, ordering: .releasing)
+    }
   }
 
   /// Whether SDL audio was not running before this backend took its reference: then switching it
