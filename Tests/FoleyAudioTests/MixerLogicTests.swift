@@ -317,18 +317,82 @@ struct PendingRequestsTests {
       #expect(moves.isEmpty && releases.isEmpty)
       #expect(pending.scheduleHop() == nil)
       signals.append(signal ?? -1)
-      var plays = pending.take()
+      var (plays, sources) = pending.take()
       var (taken, released, frames) = pending.takePlacements()
       // Both batches, in the order they were made, gliding over both updates' frames (the newest
       // update's alone would make the way since the last hop in one frame: a step); the release
       // after them.
       #expect(taken.map { $0.placement.gain } == (0..<120).map(Double.init))
       #expect(frames == 735 + 800 && released.count == 1 && plays.isEmpty)
-      pending.giveBack(&plays)
+      pending.giveBack(&plays, sources: &sources)
       pending.giveBack(moves: &taken, releases: &released)
     }
     // Each hop raises the signal that is not running: the one before's run ended before it began.
     #expect(signals == [0, 1, 0, 1, 0, 1, 0, 1])
+  }
+
+  @Test(
+    "a run of plays of one source keeps it once; each play still finds its own source, and a hop starts a new list"
+  )
+  func sourcesKeptOncePerRun() {
+    var pending = PendingRequests()
+    let thud = SoundDataReference(data: Data([1]), name: "thud")
+    let ping = SoundDataReference(data: Data([2]), name: "ping")
+    let voice = Voice.finished(id: 1)
+    let asked: [SoundSource] = [
+      .data(thud), .data(thud), .data(thud), .data(ping), .data(thud), .named("a"), .named("a"), .data(thud),
+    ]
+    for source in asked { pending.append(source, voice: voice, loops: 0) }
+    // Runs of one object share an entry; a name is kept each time.
+    #expect(pending.sources.count == 6)
+    func name(_ source: SoundSource) -> String {
+      switch source {
+      case .data(let reference): reference.name ?? "?"
+      case .named(let name): name
+      case .sound(let sound): sound.name
+      }
+    }
+    var (plays, sources) = pending.take()
+    #expect(plays.map { name(sources[$0.sourceIndex]) } == asked.map(name))
+    pending.giveBack(&plays, sources: &sources)
+    // After a hop took the list, the next play of the same object starts a new one.
+    pending.append(.data(thud), voice: voice, loops: 0)
+    #expect(pending.sources.count == 1 && pending.list.first?.sourceIndex == 0)
+  }
+
+  @Test(
+    "the voice ring reuses the oldest finished voice nobody holds, in order, past held and unfinished ones, as it grows"
+  )
+  func voiceRing() {
+    var ring = VoiceRecycler()
+    var held: [Voice] = []
+    var made: [ObjectIdentifier] = []
+    // 100 voices: the ring grows from 64 to 128. Every tenth still plays; every third is held.
+    for index in 0..<100 {
+      let voice = Voice(
+        id: UInt64(index), core: nil, state: index % 10 == 9 ? .playing : .finished, volume: 1, pan: 0)
+      made.append(ObjectIdentifier(voice))
+      if index % 3 == 0 { held.append(voice) }
+      ring.keep(voice)
+    }
+    func pass() -> [Int] {
+      var reused: [Int] = []
+      for _ in 0..<100 {
+        guard let voice = ring.reuse(id: 1_000, volume: 0.5, pan: 0, placement: nil) else { continue }
+        #expect(voice.state == .pending && voice.id == 1_000 && voice.volume == 0.5)
+        reused.append(made.firstIndex(of: ObjectIdentifier(voice)) ?? -1)
+      }
+      return reused
+    }
+    // One look a take, oldest first: a full pass turns the ring over once.
+    #expect(pass() == (0..<100).filter { $0 % 3 != 0 && $0 % 10 != 9 })
+    #expect(ring.count == 100)
+    // The voices reused above are pending now; let the held ones go and only they come round.
+    held.removeAll()
+    #expect(pass() == (0..<100).filter { $0 % 3 == 0 && $0 % 10 != 9 })
+    #expect(pass().isEmpty && ring.count == 100)
+    ring.removeAll()
+    #expect(ring.count == 0)
   }
 
   @Test(

@@ -33,7 +33,7 @@ extension MixerCore {
         guard let voice = pending.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) else {
           return (nil, nil)
         }
-        pending.list.append(PlayRequest(source: source, voice: voice, loops: loops))
+        pending.append(source, voice: voice, loops: loops)
         return (voice, deferred ? nil : pending.scheduleHop())
       }
       if let recycled {
@@ -56,9 +56,8 @@ extension MixerCore {
       // Measured the first time (on this thread; `Sound.loudness` at load time pays it ahead).
       voice.normalization = pow(10, sound.buffer.loudness.gain(toReach: target) / 20)
     }
-    let request = PlayRequest(source: source, voice: voice, loops: loops)
     let hop = requests.withLock { pending -> Int? in
-      pending.list.append(request)
+      pending.append(source, voice: voice, loops: loops)
       if reused == nil { pending.voices.keep(voice) }
       return deferred ? nil : pending.scheduleHop()
     }

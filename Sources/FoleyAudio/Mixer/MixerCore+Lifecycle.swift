@@ -25,7 +25,7 @@ extension MixerCore {
     let waiting = requests.withLock { pending in
       // The kept voices hold this core: let them go, and keep none from now on.
       pending.voices.removeAll()
-      return pending.take()
+      return pending.take().plays
     }
     for request in waiting { finish(request.voice, counting: .failed) }
     for waiting in state.awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }

@@ -15,11 +15,12 @@ extension MixerCore {
     state.batchClock = .some(nil)
     defer { state.batchClock = nil }
     var batch: [PlayRequest] = []
+    var sources: [SoundSource] = []
     var moves: [PlacementMove] = []
     var releases: [Unmanaged<Voice>] = []
     var frames = 1
     requests.withLock {
-      batch = $0.take()
+      (batch, sources) = $0.take()
       (moves, releases, frames) = $0.takePlacements()
     }
     defer {
@@ -27,8 +28,9 @@ extension MixerCore {
       for voice in releases { voice.release() }
       // Emptied here, where nothing else holds them, so they go back without a copy.
       batch.removeAll(keepingCapacity: true)
+      sources.removeAll(keepingCapacity: true)
       requests.withLock {
-        $0.giveBack(&batch)
+        $0.giveBack(&batch, sources: &sources)
         $0.giveBack(moves: &moves, releases: &releases)
       }
     }
@@ -44,7 +46,7 @@ extension MixerCore {
       let end = min(batch.count, first + Self.playsPerAudioLockHold)
       backend.holdingAudioLock {
         for index in first..<end where batch[index].voice.state == .pending {
-          switch source(of: batch[index]) {
+          switch source(of: batch[index], playing: sources[batch[index].sourceIndex]) {
           case .ready(let sound): admit(batch[index], playing: sound)
           case .failed: finish(batch[index].voice, counting: .failed)
           case .decoding: break
@@ -68,8 +70,8 @@ extension MixerCore {
 
   /// The sound a request plays, if it is decoded; otherwise the request waits while the
   /// library decodes on its own queue (the audio queue never decodes).
-  func source(of request: PlayRequest) -> Resolution {
-    switch request.source {
+  func source(of request: PlayRequest, playing source: SoundSource) -> Resolution {
+    switch source {
     case .sound(let sound):
       guard sound.buffer.format.sampleRate == format.sampleRate,
         sound.buffer.format.channels == format.channels,

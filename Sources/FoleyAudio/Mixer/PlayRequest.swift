@@ -12,17 +12,35 @@ package enum SoundSource: Sendable {
     if case .sound(let sound) = self { return sound.settings.category }
     return .effects
   }
+
+  /// The object behind the source, for telling a batch's repeated sources apart without
+  /// touching a reference count (nil for a name).
+  var object: ObjectIdentifier? {
+    switch self {
+    case .sound(let sound): ObjectIdentifier(sound)
+    case .data(let reference): ObjectIdentifier(reference)
+    case .named: nil
+    }
+  }
 }
 
+/// One play waiting for the audio queue: its voice, its loop count, and where its source is in
+/// the batch's ``PendingRequests/sources``.
 package struct PlayRequest: Sendable {
-  package let source: SoundSource
   package let voice: Voice
   package let loops: Int
+  package let sourceIndex: Int
 }
 
 /// Plays asked for since the queue last took them; one queue hop serves a whole frame's worth.
 package struct PendingRequests: Sendable {
-  package var list: [PlayRequest] = []
+  package private(set) var list: [PlayRequest] = []
+  /// The sources of ``list``'s plays, each kept once for a run of plays of it: a frame whose
+  /// nodes all trigger one sound retains it once, not once a play. A count the game thread
+  /// raises and the audio queue lowers moves its cache line between cores every time.
+  package private(set) var sources: [SoundSource] = []
+  /// The object of ``sources``' last entry, so a play of it adds none.
+  private var lastSource: ObjectIdentifier?
   /// Whether a hop will serve ``list`` before anything queued after now: one is signalled and
   /// has not taken the list yet.
   private var isScheduled = false
@@ -43,12 +61,23 @@ package struct PendingRequests: Sendable {
   package private(set) var releases: [Unmanaged<Voice>] = []
 
   /// A list the queue finished with, emptied, for the next plays to go into (so a frame's plays
-  /// do not allocate a list every time); the same for moves and releases.
+  /// do not allocate a list every time); the same for sources, moves and releases.
   private var spare: [PlayRequest] = []
+  private var spareSources: [SoundSource] = []
   private var spareMoves: [PlacementMove] = []
   private var spareReleases: [Unmanaged<Voice>] = []
 
   package init() {}
+
+  /// Queues a play of `source` on `voice`.
+  package mutating func append(_ source: SoundSource, voice: Voice, loops: Int) {
+    let object = source.object
+    if object == nil || object != lastSource || sources.isEmpty {
+      sources.append(source)
+      lastSource = object
+    }
+    list.append(PlayRequest(voice: voice, loops: loops, sourceIndex: sources.count - 1))
+  }
 
   /// Whether there is anything for a hop to do.
   package var hasWork: Bool { !list.isEmpty || !moves.isEmpty || !releases.isEmpty }
@@ -108,11 +137,13 @@ package struct PendingRequests: Sendable {
     return nextSignal
   }
 
-  /// The waiting plays, for the hop that is running; the next hop will raise the other signal.
-  package mutating func take() -> [PlayRequest] {
+  /// The waiting plays and their sources, for the hop that is running; the next hop will raise
+  /// the other signal.
+  package mutating func take() -> (plays: [PlayRequest], sources: [SoundSource]) {
     isScheduled = false
     nextSignal ^= 1
-    return Self.take(&list, spare: &spare)
+    lastSource = nil
+    return (Self.take(&list, spare: &spare), Self.take(&sources, spare: &spareSources))
   }
 
   /// The waiting moves and releases, for the hop that is running (after ``take()``).
@@ -122,9 +153,10 @@ package struct PendingRequests: Sendable {
     (Self.take(&moves, spare: &spareMoves), Self.take(&releases, spare: &spareReleases), moveFrames)
   }
 
-  /// Hands back a list ``take()`` returned, once its plays are served.
-  package mutating func giveBack(_ storage: inout [PlayRequest]) {
+  /// Hands back the lists ``take()`` returned, once their plays are served.
+  package mutating func giveBack(_ storage: inout [PlayRequest], sources: inout [SoundSource]) {
     Self.giveBack(&storage, to: &spare)
+    Self.giveBack(&sources, to: &spareSources)
   }
 
   /// Hands back the lists ``takePlacements()`` returned, once they are done with.
@@ -142,27 +174,40 @@ package struct PendingRequests: Sendable {
 /// or the queue still holds is left alone, and comes round again later. At most
 /// ``maximumCount`` are kept (about 2 MB); voices made beyond that are not kept. Kept under the
 /// lock of ``PendingRequests``, which every play takes anyway.
+///
+/// The ring holds its voices unmanaged (one retain each, taken in ``keep(_:)`` and given back in
+/// ``removeAll()``), so that looking at the oldest and moving it to the back touch no reference
+/// count: the audio queue wrote the oldest voice last, and an atomic increment of its count
+/// would pull its cache line over from the queue's core on every trigger, free or not.
 package struct VoiceRecycler: Sendable {
   static let maximumCount = 8_192
-  private var ring: [Voice?] = []
+  private var ring: [Unmanaged<Voice>] = []
   private var head = 0
-  private(set) var count = 0
+  package private(set) var count = 0
   /// False once the engine has shut down: nothing is kept (a kept voice holds the engine's core).
   var keepsVoices = true
+
+  package init() {}
 
   /// The oldest voice made the new pending voice `id`, if it has finished and nobody else holds
   /// it; nil otherwise (the caller makes one and ``keep(_:)``s it). One look a take (each costs a
   /// cache miss: the queue touched the voice last), which still turns a full ring over, past
   /// voices that stay held.
-  mutating func reuse(
+  package mutating func reuse(
     id: UInt64, volume: Double, pan: Double, placement: SpatialPlacement?
   ) -> Voice? {
     guard count > 0 else { return nil }
-    let free = ring[head]!.isFinished && isKnownUniquelyReferenced(&ring[head])
-    let voice = ring[head].take()!
-    head = (head + 1) % ring.count
-    count -= 1
-    append(voice)
+    let oldest = ring[head]
+    // Moved to the back: the ring is full, so the back is where the head was.
+    head = head + 1 == ring.count ? 0 : head + 1
+    if count < ring.count {
+      ring[(head + count - 1) % ring.count] = oldest
+    }
+    guard oldest._withUnsafeGuaranteedRef({ $0.isFinished }) else { return nil }
+    // The ring's own reference, taken for the check and handed back: no count changes.
+    var voice = oldest.takeRetainedValue()
+    let free = isKnownUniquelyReferenced(&voice)
+    _ = Unmanaged.passRetained(voice)
     guard free else { return nil }
     voice.recycle(id: id, volume: volume, pan: pan, placement: placement)
     return voice
@@ -172,26 +217,26 @@ package struct VoiceRecycler: Sendable {
   /// not kept (letting the oldest go instead would free it here, on the game thread, in a burst).
   package mutating func keep(_ voice: Voice) {
     guard keepsVoices, count < Self.maximumCount else { return }
-    append(voice)
+    if count == ring.count {
+      // Full: unroll into a ring twice the size (while the engine warms up; capped above).
+      let grown = max(64, ring.count * 2)
+      var unrolled: [Unmanaged<Voice>] = []
+      unrolled.reserveCapacity(grown)
+      for index in 0..<count { unrolled.append(ring[(head + index) % ring.count]) }
+      unrolled.append(contentsOf: repeatElement(Unmanaged.passUnretained(voice), count: grown - count))
+      ring = unrolled
+      head = 0
+    }
+    ring[(head + count) % ring.count] = Unmanaged.passRetained(voice)
+    count += 1
   }
 
   /// Lets every kept voice go and keeps none from now on (the engine shut down).
   package mutating func removeAll() {
+    for index in 0..<count { ring[(head + index) % ring.count].release() }
     ring = []
     head = 0
     count = 0
     keepsVoices = false
-  }
-
-  private mutating func append(_ voice: Voice) {
-    if count == ring.count {
-      // Full: unroll into a ring twice the size (while the engine warms up; capped above).
-      var grown = [Voice?](repeating: nil, count: max(64, ring.count * 2))
-      for index in 0..<count { grown[index] = ring[(head + index) % ring.count].take() }
-      ring = grown
-      head = 0
-    }
-    ring[(head + count) % ring.count] = voice
-    count += 1
   }
 }
