@@ -23,6 +23,9 @@ package final class SceneAudioLink {
   package let pausesSceneWhenInactive: Bool
   var observerTokens: [Int] = []
   private var pausedScene = false
+  /// The plays the scene's actions, audio nodes and sound map asked for since the last update,
+  /// gathered without a lock and handed to the core once, after the update.
+  @exclusivity(unchecked) var batch = PlayBatch()
   /// Positional voices and the nodes they follow, in slots that keep their index while they are
   /// used (a finished voice's slot is freed and reused), with their placement state: one flat
   /// table of plain values (``PlacedSlotTable``), so a pass over every slot touches no still emitter's node, and a
@@ -161,6 +164,9 @@ package final class SceneAudioLink {
     }
     slotState.deallocate()
     core.release(afterQueue: releases)
+    // Plays asked for since the last update still go; the voices kept for reuse are let go.
+    core.flushRequests(&batch)
+    batch.voices.removeAll()
   }
 
   /// The scene's slot for its link (its node audio state, as any node's, has a slot of its own).
@@ -209,7 +215,7 @@ package final class SceneAudioLink {
 
   func sceneDidUpdate(_ scene: Scene) {
     placeVoices()
-    core.flushRequests()
+    core.flushRequests(&batch)
     updateAccessibility()
     updateListenerRoom()
   }
@@ -352,6 +358,8 @@ package final class SceneAudioLink {
 
   /// The scene is going (detached, or deallocated): its audio nodes' sounds stop.
   func stopAudioNodes() {
+    // The plays asked for before the scene went still go.
+    core.flushRequests(&batch)
     scene.tracksMoves = false
     for slot in slotState.indices where slotState[slot].isLive { free(slot) }
     core.release(afterQueue: releases)

@@ -69,9 +69,16 @@ package enum SceneVoices {
     // Reckoned once: the voice's first placement, and where the link follows it from.
     var place: ScenePlace?
     if placed { place = link!.place(of: node!) }
-    let voice = core.requestPlay(
-      source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, deferred: link != nil,
-      placement: place?.placement, rate: rate)
+    // Through the scene's link, into the frame's batch (no lock; the link hands it over once
+    // after the update); otherwise straight to the queue.
+    let voice =
+      link != nil
+      ? core.requestPlay(
+        source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
+        rate: rate, into: &link!.batch)
+      : core.requestPlay(
+        source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
+        rate: rate)
     guard let node, !voice.isFinished else { return voice }
     if let audio {
       audio.borrow { audio in

@@ -344,7 +344,7 @@ struct PendingRequestsTests {
     ]
     for source in asked { pending.append(source, voice: voice, loops: 0) }
     // Runs of one object share an entry; a name is kept each time.
-    #expect(pending.sources.count == 6)
+    #expect(pending.plays.sources.count == 6)
     func name(_ source: SoundSource) -> String {
       switch source {
       case .data(let reference): reference.name ?? "?"
@@ -357,7 +357,7 @@ struct PendingRequestsTests {
     pending.giveBack(&plays, sources: &sources)
     // After a hop took the list, the next play of the same object starts a new one.
     pending.append(.data(thud), voice: voice, loops: 0)
-    #expect(pending.sources.count == 1 && pending.list.first?.sourceIndex == 0)
+    #expect(pending.plays.sources.count == 1 && pending.plays.requests.first?.sourceIndex == 0)
   }
 
   @Test(

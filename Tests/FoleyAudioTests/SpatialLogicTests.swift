@@ -88,8 +88,10 @@ struct SpatialLogicTests {
       ball.removeFromParent()
       audio.advance(seconds: 0.1, stepping: scene)
     }
-    // (The engine keeps finished voices for reuse, so the voice lives on, finished.)
-    #expect(shortNode == nil && shortVoice?.isFinished == true)
+    // The voice ended. (The scene's link kept it for reuse and let it go with the scene; its
+    // last reference may still be on its way back from the audio queue.)
+    #expect(shortNode == nil)
+    #expect(shortVoice == nil || shortVoice?.isFinished == true)
     // The scene went without a detach: its link gave back the looping node's slot with it.
     #expect(weakScene == nil)
     #expect(loopNode == nil)

@@ -112,7 +112,12 @@ struct VoiceRecyclingTests {
       // The next updates free its slot (and the ball with it, which held it too).
       for _ in 0..<3 { scene.update(deltaTime: 1.0 / 60) }
       engine.waitUntilIdle()
-      let second = engine.play(try engine.sound(data: tone))
+      // The scene's next play takes it from the scene's ring.
+      let next = Node()
+      scene.addChild(next)
+      next.run(.playSound(data: tone))
+      scene.update(deltaTime: 1.0 / 60)
+      let second = engine.newestVoice(of: next)
       // A plain Bool: a failing `===` expectation would reflect the voices.
       let reused = second === first
       #expect(reused, "the scene link still holds the finished voice")
@@ -131,5 +136,57 @@ struct VoiceRecyclingTests {
       #expect(waitUntil { voices.allSatisfy(\.isFinished) })
     }
     #expect(waitUntil { core == nil }, "the core outlived its engine")
+  }
+  @Test("a play asked for through a scene after its last update is still heard when the scene is detached")
+  func detachedScenePlays() throws {
+    let tone = makeToneWAV(frequency: 441, duration: 0.1, amplitude: 0.5)
+    let capture = try captureDiskOutput { engine, _ in
+      let sound = try engine.sound(data: tone)
+      let scene = Scene()
+      engine.attach(to: scene)
+      let node = Node()
+      scene.addChild(node)
+      scene.update(deltaTime: 1.0 / 60)
+      // Gathered with the scene's plays for its next update, which never comes.
+      let voice = SceneVoices.start(.sound(sound), for: node)
+      #expect(voice?.state == .pending)
+      engine.detach(from: scene)
+      #expect(waitUntil { voice?.isFinished == true })
+      #expect(voice?.startFrame != nil, "the play was dropped with the scene")
+    }
+    let heard = capture.left.samples.filter { abs($0) > 0.1 }.count
+    #expect(heard > 2_000, "\(heard) loud samples")
+  }
+
+  @Test(
+    "a scene's plays reuse the scene's finished voices; detached, the scene lets them go, and closing the engine frees its core"
+  )
+  func sceneVoicesAreReusedAndLetGo() throws {
+    weak var core: MixerCore?
+    weak var firstVoice: Voice?
+    _ = try captureDiskOutput { engine, _ in
+      core = engine.core
+      let tone = makeToneWAV(frequency: 441, duration: 0.02, amplitude: 0.5)
+      let scene = Scene()
+      engine.attach(to: scene)
+      let node = Node()
+      scene.addChild(node)
+      node.run(.playSound(data: tone))
+      scene.update(deltaTime: 1.0 / 60)
+      firstVoice = engine.newestVoice(of: node)
+      #expect(firstVoice != nil)
+      #expect(waitUntil { firstVoice?.isFinished == true })
+      // The node lets its finished voices go as it starts more; a later play takes the first.
+      var reused = false
+      for _ in 0..<20 where !reused {
+        node.run(.playSound(data: tone))
+        scene.update(deltaTime: 1.0 / 60)
+        reused = engine.newestVoice(of: node) === firstVoice
+        engine.waitUntilIdle()
+      }
+      #expect(reused, "the scene made new voices instead of reusing its finished one")
+      engine.detach(from: scene)
+    }
+    #expect(waitUntil { core == nil }, "the core outlived its engine: the scene's kept voices still hold it")
   }
 }

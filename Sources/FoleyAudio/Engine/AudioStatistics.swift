@@ -38,8 +38,16 @@ public struct AudioStatistics: Sendable, Hashable, Codable {
 
 /// The live counters behind ``AudioStatistics``: atomics, bumped from the game thread and the
 /// audio queue alike.
+///
+/// What every play writes on the game thread (``requested``, ``nextVoiceID``) has a cache line
+/// of its own, padded off the object's header and the counters the audio queue writes: sharing
+/// one, each trigger's increment waited for the line to come back from the queue's core.
 package final class AudioCounters: Sendable {
+  private let leadingPad: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
   package let requested = Atomic<Int>(0)
+  /// The id of the next voice made (any thread, one a play).
+  let nextVoiceID = Atomic<UInt64>(1)
+  private let trailingPad: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
   package let started = Atomic<Int>(0)
   package let suppressed = Atomic<Int>(0)
   package let rejected = Atomic<Int>(0)
@@ -59,16 +67,23 @@ package final class AudioCounters: Sendable {
     case requested, started, suppressed, rejected, stolen, failed, decoded
   }
 
+  // Wrapping adds: one locked add each, where a checked add is a compare-and-swap loop (no
+  // count here comes near 2^63).
   func bump(_ outcome: Outcome) {
     switch outcome {
-    case .requested: requested.add(1, ordering: .relaxed)
-    case .started: started.add(1, ordering: .relaxed)
-    case .suppressed: suppressed.add(1, ordering: .relaxed)
-    case .rejected: rejected.add(1, ordering: .relaxed)
-    case .stolen: stolen.add(1, ordering: .relaxed)
-    case .failed: failed.add(1, ordering: .relaxed)
-    case .decoded: decodes.add(1, ordering: .relaxed)
+    case .requested: requested.wrappingAdd(1, ordering: .relaxed)
+    case .started: started.wrappingAdd(1, ordering: .relaxed)
+    case .suppressed: suppressed.wrappingAdd(1, ordering: .relaxed)
+    case .rejected: rejected.wrappingAdd(1, ordering: .relaxed)
+    case .stolen: stolen.wrappingAdd(1, ordering: .relaxed)
+    case .failed: failed.wrappingAdd(1, ordering: .relaxed)
+    case .decoded: decodes.wrappingAdd(1, ordering: .relaxed)
     }
+  }
+
+  /// A new voice's id, unique for the engine's life.
+  func takeVoiceID() -> UInt64 {
+    nextVoiceID.wrappingAdd(1, ordering: .relaxed).oldValue
   }
 
   func voiceStarted() {

@@ -5,48 +5,113 @@ import Foundation
 // only the locked request list, the session's flag and atomics, never the queue's state.
 extension MixerCore {
 
-  /// Queues a play and returns its voice at once. Gate one: an inactive session suppresses it here.
-  /// - Parameter deferred: leave the request for ``flushRequests()`` (an attached scene calls it
-  ///   once after its actions ran), so a frame's plays wake the queue once.
+  /// Queues a play and returns its voice at once, the queue woken for it (one hop serves every
+  /// play waiting). Gate one: an inactive session suppresses it here.
   package func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
-    deferred: Bool = false, placement: SpatialPlacement? = nil, rate: Double = 1,
-    schedule: ScheduledStart? = nil
+    placement: SpatialPlacement? = nil, rate: Double = 1, schedule: ScheduledStart? = nil
   ) -> Voice {
-    counters.bump(.requested)
-    let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
-    guard session.isActive || mayStartWhileInactive(source.category) else {
-      counters.bump(.suppressed)
-      return .finished(id: id)
+    guard let play = gateOne(source, volume: volume, pan: pan, loops: loops) else {
+      return .finished(id: counters.takeVoiceID())
     }
-    let volume = volume.clamped(to: 0...1, or: 1)
-    let pan = pan.clamped(to: -1...1, or: 0)
-    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
-    let loops = max(-1, min(loops, Int(Int32.max)))
-    var normalizes = false
-    if case .sound(let sound) = source { normalizes = sound.settings.normalizesLoudness }
+    let normalizes = normalizesLoudness(source)
     let reused: Voice?
     if groupVolume == 1, rate == 1, schedule == nil, !normalizes {
       // Nothing to set on the voice but what recycling sets: a finished voice is recycled and
       // queued under one lock (most plays in a running game).
       let (recycled, hop) = requests.withLock { pending -> (Voice?, Int?) in
-        guard let voice = pending.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) else {
-          return (nil, nil)
-        }
-        pending.append(source, voice: voice, loops: loops)
-        return (voice, deferred ? nil : pending.scheduleHop())
+        guard
+          let voice = pending.voices.reuse(
+            id: play.id, volume: play.volume, pan: play.pan, placement: placement)
+        else { return (nil, nil) }
+        pending.append(source, voice: voice, loops: play.loops)
+        return (voice, pending.scheduleHop())
       }
       if let recycled {
         if let hop { queueRequestHop(signal: hop) }
-        noteAccessible(source, voice: recycled, loops: loops)
+        noteAccessible(source, voice: recycled, loops: play.loops)
         return recycled
       }
       reused = nil
     } else {
-      reused = requests.withLock { $0.voices.reuse(id: id, volume: volume, pan: pan, placement: placement) }
+      reused = requests.withLock {
+        $0.voices.reuse(id: play.id, volume: play.volume, pan: play.pan, placement: placement)
+      }
     }
     let voice =
-      reused ?? Voice(id: id, core: self, state: .pending, volume: volume, pan: pan, placement: placement)
+      reused
+      ?? Voice(
+        id: play.id, core: self, state: .pending, volume: play.volume, pan: play.pan, placement: placement)
+    setUp(
+      voice, for: source, normalizes: normalizes, groupVolume: groupVolume, rate: rate, schedule: schedule)
+    let hop = requests.withLock { pending -> Int? in
+      pending.append(source, voice: voice, loops: play.loops)
+      if reused == nil { pending.voices.keep(voice) }
+      return pending.scheduleHop()
+    }
+    if let hop { queueRequestHop(signal: hop) }
+    noteAccessible(source, voice: voice, loops: play.loops)
+    return voice
+  }
+
+  /// Adds a play to `batch` and returns its voice at once; it goes to the queue with the rest of
+  /// the batch at ``flushRequests(_:)``. No lock is taken: the batch, and the ring its voices
+  /// come from, belong to the caller (a scene's link, on the game thread). Gate one as
+  /// ``requestPlay(_:volume:pan:groupVolume:loops:placement:rate:schedule:)``.
+  package func requestPlay(
+    _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
+    placement: SpatialPlacement? = nil, rate: Double = 1, into batch: inout PlayBatch
+  ) -> Voice {
+    guard let play = gateOne(source, volume: volume, pan: pan, loops: loops) else {
+      return .finished(id: counters.takeVoiceID())
+    }
+    let voice: Voice
+    if let reused = batch.voices.reuse(id: play.id, volume: play.volume, pan: play.pan, placement: placement)
+    {
+      voice = reused
+    } else {
+      voice = Voice(
+        id: play.id, core: self, state: .pending, volume: play.volume, pan: play.pan, placement: placement)
+      batch.voices.keep(voice)
+    }
+    let normalizes = normalizesLoudness(source)
+    if groupVolume != 1 || rate != 1 || normalizes {
+      setUp(voice, for: source, normalizes: normalizes, groupVolume: groupVolume, rate: rate, schedule: nil)
+    }
+    batch.append(source, voice: voice, loops: play.loops)
+    noteAccessible(source, voice: voice, loops: play.loops)
+    return voice
+  }
+
+  /// A play's own figures once gate one let it through: its voice's id, its volume and pan in
+  /// range, and its loop count (nil: suppressed and counted, with the voice's id taken).
+  @inline(__always)
+  private func gateOne(
+    _ source: SoundSource, volume: Double, pan: Double, loops: Int
+  ) -> (id: UInt64, volume: Double, pan: Double, loops: Int)? {
+    counters.bump(.requested)
+    guard session.isActive || mayStartWhileInactive(source.category) else {
+      counters.bump(.suppressed)
+      return nil
+    }
+    let id = counters.takeVoiceID()
+    // Int32 is SDL_mixer's loop count; beyond it a loop count means "for ever" in practice.
+    return (
+      id, volume.clamped(to: 0...1, or: 1), pan.clamped(to: -1...1, or: 0),
+      max(-1, min(loops, Int(Int32.max)))
+    )
+  }
+
+  private func normalizesLoudness(_ source: SoundSource) -> Bool {
+    if case .sound(let sound) = source { return sound.settings.normalizesLoudness }
+    return false
+  }
+
+  /// What a play sets on its voice beyond what recycling sets.
+  private func setUp(
+    _ voice: Voice, for source: SoundSource, normalizes: Bool, groupVolume: Double, rate: Double,
+    schedule: ScheduledStart?
+  ) {
     if groupVolume != 1 { voice.groupVolume = groupVolume }
     if rate != 1 { voice.startRate(rate) }
     if let schedule { voice.schedule.set(schedule) }
@@ -56,15 +121,16 @@ extension MixerCore {
       // Measured the first time (on this thread; `Sound.loudness` at load time pays it ahead).
       voice.normalization = pow(10, sound.buffer.loudness.gain(toReach: target) / 20)
     }
+  }
+
+  /// Hands the plays `batch` gathered to the audio queue, with one hold of the lock, and wakes
+  /// the queue for them (unless a hop is on its way, or the requests are held).
+  package func flushRequests(_ batch: inout PlayBatch) {
     let hop = requests.withLock { pending -> Int? in
-      pending.append(source, voice: voice, loops: loops)
-      if reused == nil { pending.voices.keep(voice) }
-      return deferred ? nil : pending.scheduleHop()
+      pending.add(&batch)
+      return pending.hasWork ? pending.scheduleHop() : nil
     }
-    // One queue hop for however many plays are waiting.
     if let hop { queueRequestHop(signal: hop) }
-    noteAccessible(source, voice: voice, loops: loops)
-    return voice
   }
 
   /// Hands the waiting requests to the audio queue, if any wait and none are on their way; while

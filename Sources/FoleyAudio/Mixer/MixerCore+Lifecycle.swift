@@ -27,7 +27,10 @@ extension MixerCore {
       pending.voices.removeAll()
       return pending.take().plays
     }
-    for request in waiting { finish(request.voice, counting: .failed) }
+    for request in waiting {
+      finish(request.voice, counting: .failed)
+      request.retainedVoice.release()
+    }
     for waiting in state.awaitingDecode.values.joined() { finish(waiting.voice, counting: .failed) }
     state.awaitingDecode.removeAll()
     for orphan in state.orphans { orphan.voice.setState(.finished) }

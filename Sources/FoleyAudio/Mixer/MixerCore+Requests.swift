@@ -26,7 +26,9 @@ extension MixerCore {
     defer {
       // The voices the sender let go, now the queue is past their moves.
       for voice in releases { voice.release() }
-      // Emptied here, where nothing else holds them, so they go back without a copy.
+      // Each request's retain of its voice, given back once it is served (or waits for a decode
+      // with a retain of its own); then the lists, emptied here, go back without a copy.
+      for request in batch { request.retainedVoice.release() }
       batch.removeAll(keepingCapacity: true)
       sources.removeAll(keepingCapacity: true)
       requests.withLock {
@@ -47,7 +49,7 @@ extension MixerCore {
       backend.holdingAudioLock {
         for index in first..<end where batch[index].voice.state == .pending {
           switch source(of: batch[index], playing: sources[batch[index].sourceIndex]) {
-          case .ready(let sound): admit(batch[index], playing: sound)
+          case .ready(let sound): admit(batch[index].voice, loops: batch[index].loops, playing: sound)
           case .failed: finish(batch[index].voice, counting: .failed)
           case .decoding: break
           }
@@ -102,6 +104,12 @@ extension MixerCore {
     }
   }
 
+  /// A play waiting for its sound's decode: its voice (retained) and loop count.
+  struct WaitingPlay {
+    let voice: Voice
+    let loops: Int
+  }
+
   enum DecodeKey: Hashable {
     case data(ObjectIdentifier)
     case named(String)
@@ -112,7 +120,7 @@ extension MixerCore {
     decode: @escaping @Sendable (SoundLibrary) -> Result<Sound, SoundError>
   ) {
     let first = state.awaitingDecode[key] == nil
-    state.awaitingDecode[key, default: []].append(request)
+    state.awaitingDecode[key, default: []].append(WaitingPlay(voice: request.voice, loops: request.loops))
     guard first else { return }
     let library = self.library
     library.decodeQueue.async {
@@ -130,7 +138,7 @@ extension MixerCore {
     processFinishedChannels()
     for request in waiting where request.voice.state == .pending {
       switch result {
-      case .success(let sound): admit(request, playing: sound)
+      case .success(let sound): admit(request.voice, loops: request.loops, playing: sound)
       case .failure: finish(request.voice, counting: .failed)
       }
     }

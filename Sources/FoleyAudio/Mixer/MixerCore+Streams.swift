@@ -11,7 +11,7 @@ extension MixerCore {
   /// its ring is filled. Stopping it before then means it never starts.
   func makeStreamVoice(volume: Double) -> Voice {
     counters.bump(.requested)
-    let id = nextVoiceID.add(1, ordering: .relaxed).oldValue
+    let id = counters.takeVoiceID()
     return Voice(id: id, core: self, state: .pending, volume: volume.clamped(to: 0...1, or: 1), pan: 0)
   }
 

@@ -3,13 +3,13 @@ import Dispatch
 /// Admitting voices onto channels, stealing and releasing them, and collecting finished ones.
 extension MixerCore {
   /// Gate two, then the sound's limits and the channel cap.
-  func admit(_ request: PlayRequest, playing sound: Sound) {
+  func admit(_ voice: Voice, loops: Int, playing sound: Sound) {
     // The session may have gone inactive since the action ran.
     guard state.hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
-      finish(request.voice, counting: .suppressed)
+      finish(voice, counting: .suppressed)
       return
     }
-    start(request.voice, playing: sound, loops: request.loops)
+    start(voice, playing: sound, loops: loops)
   }
 
   private func start(_ voice: Voice, playing sound: Sound, loops: Int) {

@@ -18,8 +18,8 @@ package import Synchronization
 /// (`MixerCore+Voices.swift`), the game's control of a voice (`+VoiceControl`), the session and
 /// the buses (`+Session`), device loss and restore (`+Device`).
 ///
-/// Any thread may call the front: ``requestPlay(_:volume:pan:groupVolume:loops:deferred:placement:)``,
-/// ``flushRequests()``, the voice controls that enqueue (`stop`, `updateGain`, …) and the
+/// Any thread may call the front: ``requestPlay(_:volume:pan:groupVolume:loops:placement:rate:schedule:)``,
+/// ``flushRequests(evenIfHeld:)``, the voice controls that enqueue (`stop`, `updateGain`, …) and the
 /// atomics and locked tables. Everything else runs on `queue`.
 ///
 /// Invariant behind `@unchecked Sendable`: the one `var`, ``state``, and the channel table are
@@ -66,7 +66,6 @@ package final class MixerCore: @unchecked Sendable {
   package let outputDeviceName = Locked<String?>(nil)
   /// SDL's id of the opened output device; 0 while there is none.
   package let deviceID = Atomic<UInt32>(0)
-  let nextVoiceID = Atomic<UInt64>(1)
   let requests = Locked(PendingRequests())
 
   /// Everything only the queue touches but the channel table, as one value: ``state``.
@@ -91,7 +90,7 @@ package final class MixerCore: @unchecked Sendable {
     /// The silent chunk each category's streamed voices loop (see `MixerCore+Streams.swift`).
     var carriers: [SoundCategory: Sound] = [:]
     /// Plays waiting for their bytes or file to be decoded, by what they wait for.
-    var awaitingDecode: [DecodeKey: [PlayRequest]] = [:]
+    var awaitingDecode: [DecodeKey: [WaitingPlay]] = [:]
     var finishedChannels: [Int] = []
     /// How long the moves the queue applies glide (``PlacementGlide``).
     var placementGlide = PlacementGlide()

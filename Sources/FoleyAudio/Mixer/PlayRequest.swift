@@ -25,23 +25,92 @@ package enum SoundSource: Sendable {
 }
 
 /// One play waiting for the audio queue: its voice, its loop count, and where its source is in
-/// the batch's ``PendingRequests/sources``.
+/// its list's ``PlayList/sources``.
+///
+/// A plain value: the request owns one retain of its voice, taken when the play is listed
+/// (``PlayList/append(_:voice:loops:)``) and given back once by the queue when it has served the
+/// list (`MixerCore.servePlayRequests`), so lists of requests are moved and merged without
+/// counting references.
 package struct PlayRequest: Sendable {
-  package let voice: Voice
+  package let retainedVoice: Unmanaged<Voice>
   package let loops: Int
   package let sourceIndex: Int
+
+  package var voice: Voice { retainedVoice.takeUnretainedValue() }
+}
+
+/// Plays and their sources, each source kept once for a run of plays of it: a frame whose nodes
+/// all trigger one sound retains it once, not once a play (a count the game thread raises and the
+/// audio queue lowers moves its cache line between cores every time).
+package struct PlayList: Sendable {
+  package fileprivate(set) var requests: [PlayRequest] = []
+  package fileprivate(set) var sources: [SoundSource] = []
+  /// The object of ``sources``' last entry, so a play of it adds none.
+  fileprivate var lastSource: ObjectIdentifier?
+
+  package init() {}
+
+  package var isEmpty: Bool { requests.isEmpty }
+
+  /// Adds a play of `source` on `voice`.
+  package mutating func append(_ source: SoundSource, voice: Voice, loops: Int) {
+    let object = source.object
+    if object == nil || object != lastSource || sources.isEmpty {
+      sources.append(source)
+      lastSource = object
+    }
+    requests.append(
+      PlayRequest(retainedVoice: .passRetained(voice), loops: loops, sourceIndex: sources.count - 1))
+  }
+
+  /// Adds `other`'s plays after these and leaves it empty. When these are none the two trade
+  /// storage, so a producer handing over a batch each frame copies and allocates nothing.
+  package mutating func append(contentsOf other: inout PlayList) {
+    guard !other.isEmpty else { return }
+    if isEmpty {
+      sources.removeAll(keepingCapacity: true)
+      swap(&self, &other)
+      return
+    }
+    let offset = sources.count
+    sources.append(contentsOf: other.sources)
+    for request in other.requests {
+      requests.append(
+        PlayRequest(
+          retainedVoice: request.retainedVoice, loops: request.loops,
+          sourceIndex: request.sourceIndex + offset)
+      )
+    }
+    lastSource = other.lastSource
+    other.requests.removeAll(keepingCapacity: true)
+    other.sources.removeAll(keepingCapacity: true)
+    other.lastSource = nil
+  }
+}
+
+/// The plays one producer gathers without a lock, to hand to the core at once
+/// (``MixerCore/flushRequests(_:)``): a scene's link fills one during its update on the game
+/// thread, so a trigger takes no lock and the frame's plays take it once. Its voices come from a
+/// ring of its own, as the core's shared ones do.
+package struct PlayBatch: Sendable {
+  package fileprivate(set) var plays = PlayList()
+  /// The voices its plays were given, for reuse once they are done with.
+  package var voices = VoiceRecycler()
+
+  package init() {}
+
+  package var isEmpty: Bool { plays.isEmpty }
+
+  /// Adds a play of `source` on `voice`.
+  package mutating func append(_ source: SoundSource, voice: Voice, loops: Int) {
+    plays.append(source, voice: voice, loops: loops)
+  }
 }
 
 /// Plays asked for since the queue last took them; one queue hop serves a whole frame's worth.
 package struct PendingRequests: Sendable {
-  package private(set) var list: [PlayRequest] = []
-  /// The sources of ``list``'s plays, each kept once for a run of plays of it: a frame whose
-  /// nodes all trigger one sound retains it once, not once a play. A count the game thread
-  /// raises and the audio queue lowers moves its cache line between cores every time.
-  package private(set) var sources: [SoundSource] = []
-  /// The object of ``sources``' last entry, so a play of it adds none.
-  private var lastSource: ObjectIdentifier?
-  /// Whether a hop will serve ``list`` before anything queued after now: one is signalled and
+  package fileprivate(set) var plays = PlayList()
+  /// Whether a hop will serve ``plays`` before anything queued after now: one is signalled and
   /// has not taken the list yet.
   private var isScheduled = false
   /// Which of the core's two hop signals the next hop raises: the one that is not running.
@@ -71,16 +140,16 @@ package struct PendingRequests: Sendable {
 
   /// Queues a play of `source` on `voice`.
   package mutating func append(_ source: SoundSource, voice: Voice, loops: Int) {
-    let object = source.object
-    if object == nil || object != lastSource || sources.isEmpty {
-      sources.append(source)
-      lastSource = object
-    }
-    list.append(PlayRequest(voice: voice, loops: loops, sourceIndex: sources.count - 1))
+    plays.append(source, voice: voice, loops: loops)
+  }
+
+  /// Queues the plays `batch` gathered, leaving it empty.
+  package mutating func add(_ batch: inout PlayBatch) {
+    plays.append(contentsOf: &batch.plays)
   }
 
   /// Whether there is anything for a hop to do.
-  package var hasWork: Bool { !list.isEmpty || !moves.isEmpty || !releases.isEmpty }
+  package var hasWork: Bool { !plays.isEmpty || !moves.isEmpty || !releases.isEmpty }
 
   /// Adds `added` moves to glide over `frames` frames, then `released` voices to release, and
   /// leaves both lists empty (with storage: the lists trade storage when none are waiting).
@@ -142,8 +211,8 @@ package struct PendingRequests: Sendable {
   package mutating func take() -> (plays: [PlayRequest], sources: [SoundSource]) {
     isScheduled = false
     nextSignal ^= 1
-    lastSource = nil
-    return (Self.take(&list, spare: &spare), Self.take(&sources, spare: &spareSources))
+    plays.lastSource = nil
+    return (Self.take(&plays.requests, spare: &spare), Self.take(&plays.sources, spare: &spareSources))
   }
 
   /// The waiting moves and releases, for the hop that is running (after ``take()``).
