@@ -43,14 +43,23 @@ extension MixerCore {
     processFinishedChannels()
     // The audio lock held once for a run of plays, not once per play, cut and halt; let go
     // between runs, so that a burst of thousands never holds the mix back for long.
+    // A run of plays of one source is resolved once: each look at the source touches its
+    // reference count, which the game thread raises at every trigger of it.
+    var resolvedSource = -1
+    var resolution = Resolution.failed
     var first = 0
     while first < batch.count {
       let end = min(batch.count, first + Self.playsPerAudioLockHold)
       backend.holdingAudioLock {
         for index in first..<end where batch[index].voice.state == .pending {
-          switch source(of: batch[index], playing: sources[batch[index].sourceIndex]) {
-          case .ready(let sound): admit(batch[index].voice, loops: batch[index].loops, playing: sound)
-          case .failed: finish(batch[index].voice, counting: .failed)
+          let request = batch[index]
+          if request.sourceIndex != resolvedSource || resolution.isDecoding {
+            resolution = source(of: request, playing: sources[request.sourceIndex])
+            resolvedSource = request.sourceIndex
+          }
+          switch resolution {
+          case .ready(let sound): admit(request.voice, loops: request.loops, playing: sound)
+          case .failed: finish(request.voice, counting: .failed)
           case .decoding: break
           }
         }
@@ -67,7 +76,13 @@ extension MixerCore {
   enum Resolution {
     case ready(Sound)
     case failed
+    /// Waiting for a decode: each request of it is added to the wait.
     case decoding
+
+    var isDecoding: Bool {
+      if case .decoding = self { return true }
+      return false
+    }
   }
 
   /// The sound a request plays, if it is decoded; otherwise the request waits while the
