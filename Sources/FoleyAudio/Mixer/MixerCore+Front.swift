@@ -2,7 +2,8 @@ import FoleySession
 import Foundation
 
 // The front of the mixer core: what any thread may call (the game thread's plays). It touches
-// only the locked request list, the session's flag and atomics, never the queue's state.
+// only the locked request list, a batch its caller owns, the session's flag and atomics, never
+// the queue's state.
 extension MixerCore {
 
   /// Queues a play and returns its voice at once, the queue woken for it (one hop serves every
