@@ -60,7 +60,7 @@ struct VoiceModelTests {
         case 0, 1:
           // Through the scene's batch: the voice is the node's newest once the update ran.
           let node = nodes.randomElement(using: &random)!
-          node.run(Bool.random(using: &random) ? .playSound(data: bytes) : .play(short))
+          node.run(Bool.random(using: &random) ? .playSound(data: bytes) : .playSound(short))
           plays += 1
         case 2, 3:
           let looping = Int.random(in: 0..<4, using: &random) == 0
