@@ -99,8 +99,6 @@ package struct PlayBatch: Sendable {
 
   package init() {}
 
-  package var isEmpty: Bool { plays.isEmpty }
-
   /// Adds a play of `source` on `voice`.
   package mutating func append(_ source: SoundSource, voice: Voice, loops: Int) {
     plays.append(source, voice: voice, loops: loops)
@@ -241,8 +239,9 @@ package struct PendingRequests: Sendable {
 /// Each take looks at the oldest: if it has finished and is referenced only from here it is
 /// reused; either way it goes to the back, as the newest. A voice the game, a node, the sound map
 /// or the queue still holds is left alone, and comes round again later. At most
-/// ``maximumCount`` are kept (about 2 MB); voices made beyond that are not kept. Kept under the
-/// lock of ``PendingRequests``, which every play takes anyway.
+/// ``maximumCount`` are kept (about 2 MB); voices made beyond that are not kept. The core's ring
+/// is kept under the lock of ``PendingRequests``, which every play without a scene takes anyway;
+/// a scene's is its ``PlayBatch``'s, touched only on the game thread.
 ///
 /// The ring holds its voices unmanaged (one retain each, taken in ``keep(_:)`` and given back in
 /// ``removeAll()``), so that looking at the oldest and moving it to the back touch no reference
@@ -253,7 +252,7 @@ package struct VoiceRecycler: Sendable {
   private var ring: [Unmanaged<Voice>] = []
   private var head = 0
   package private(set) var count = 0
-  /// False once the engine has shut down: nothing is kept (a kept voice holds the engine's core).
+  /// False once it has let its voices go: nothing is kept (a kept voice holds the engine's core).
   var keepsVoices = true
 
   package init() {}
@@ -267,7 +266,8 @@ package struct VoiceRecycler: Sendable {
   ) -> Voice? {
     guard count > 0 else { return nil }
     let oldest = ring[head]
-    // Moved to the back: the ring is full, so the back is where the head was.
+    // Moved to the back. In a full ring the back is where the head was, so only a ring with
+    // room writes it there.
     head = head + 1 == ring.count ? 0 : head + 1
     if count < ring.count {
       ring[(head + count - 1) % ring.count] = oldest
@@ -300,7 +300,8 @@ package struct VoiceRecycler: Sendable {
     count += 1
   }
 
-  /// Lets every kept voice go and keeps none from now on (the engine shut down).
+  /// Lets every kept voice go and keeps none from now on (the engine shut down, or the scene
+  /// whose batch held the ring went).
   package mutating func removeAll() {
     for index in 0..<count { ring[(head + index) % ring.count].release() }
     ring = []
