@@ -197,7 +197,7 @@ open class Node {
   /// The object the feature of `key` keeps on this node, as a pointer, unretained: a walk that
   /// reads it for many nodes each update (a moved node's positional slots) takes it with
   /// `Unmanaged.fromOpaque` and borrows it, with no reference counting.
-  package func unretainedStorage<Value>(_ key: NodeStorageKey<Value>) -> UnsafeRawPointer? {
+  package final func unretainedStorage<Value>(_ key: NodeStorageKey<Value>) -> UnsafeRawPointer? {
     Self.object(in: featureStorage, at: key.index)
   }
 

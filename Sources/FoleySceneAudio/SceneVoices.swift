@@ -27,8 +27,7 @@ package enum SceneVoices {
     if let scene = node?.unretainedScene {
       linkPointer = scene.borrow { $0.unretainedStorage(SceneAudioLink.storageKey) }
     }
-    var audioPointer: UnsafeRawPointer?
-    if let node { audioPointer = node.unretainedStorage(NodeAudio.storageKey) }
+    let audioPointer = node?.unretainedStorage(NodeAudio.storageKey)
     guard let linkPointer else {
       guard let engine else { return nil }
       return start(
