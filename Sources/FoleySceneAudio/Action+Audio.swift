@@ -81,7 +81,7 @@ extension Action {
   /// `duration` seconds.
   public static func changeVolume(to volume: Double, duration: TimeInterval) -> Action {
     .behavior(
-      NodeAudioChangeBehavior(property: .volume, target: max(0, volume), relative: false, duration: duration))
+      NodeAudioChangeBehavior(property: .volume, target: volume, relative: false, duration: duration))
   }
 
   /// Changes the volume of the node's voices by `delta` over `duration` seconds.

@@ -104,7 +104,7 @@ final class NodeAudio: SceneMembershipObserver {
 
   /// Sets the node's pan and applies it to its voices still playing.
   func setPan(_ newPan: Double) {
-    pan = min(1, max(-1, newPan))
+    pan = newPan.clamped(to: -1...1, or: pan, member: "Action.stereoPan")
     for voice in liveVoices { voice.pan = pan }
   }
 
@@ -120,7 +120,7 @@ final class NodeAudio: SceneMembershipObserver {
 
   /// Sets the node's volume and applies it to its voices still playing.
   package func setVolume(_ newVolume: Double) {
-    volume = newVolume
+    volume = newVolume.clamped(to: 0...1, or: volume, member: "Action.changeVolume")
     pruneFinished()
     for voice in voices { voice.groupVolume = effectiveVolume }
   }

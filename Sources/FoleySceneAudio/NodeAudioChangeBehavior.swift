@@ -29,7 +29,7 @@ struct NodeAudioChangeBehavior: ActionBehavior {
 
     @MainActor package func set(_ value: Double, on audio: NodeAudio, over duration: Double) {
       switch self {
-      case .volume: audio.setVolume(max(0, value))
+      case .volume: audio.setVolume(value)
       case .pan: audio.setPan(value)
       case .playbackRate: audio.setPlaybackRate(value, over: duration)
       case .reverb: audio.setReverbSend(value, over: duration)

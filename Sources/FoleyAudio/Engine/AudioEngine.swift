@@ -61,6 +61,8 @@ public final class AudioEngine: Sendable {
   private let idleWaiters = Locked<[Int: WaitForIdle]>([:])
   private let nextIdleWaiter = Locked(0)
   private let closed = Atomic<Bool>(false)
+  /// Whether a use after ``close()`` has been logged (once an engine).
+  private let warnedUseAfterClose = Atomic<Bool>(false)
   private let sdlBackend: SDLMixerBackend?
   private let fellBackToDummy: Bool
   /// Whether this engine put `deviceLost` on the session (cleared again when it closes).
@@ -208,6 +210,19 @@ public final class AudioEngine: Sendable {
   /// Whether the engine has been closed.
   public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
+  /// True, after logging once for this engine that `use` found it closed, when the engine is
+  /// closed: what a caller then does is nothing (a closed engine plays no sound, and says so
+  /// rather than failing each play silently).
+  package func refusesUseAfterClose(_ use: @autoclosure () -> String) -> Bool {
+    guard isClosed else { return false }
+    if !warnedUseAfterClose.exchange(true, ordering: .relaxed) {
+      core.logger.warning(
+        "\(use()): the audio engine is closed, so this does nothing (said once); open a new engine and attach the scene to it"
+      )
+    }
+    return true
+  }
+
   /// Stops every voice and closes the device. Safe to call more than once. Reasons this engine
   /// put on the session (a lost device) are cleared, so the next engine is not silenced by them.
   public func close() {
@@ -283,6 +298,7 @@ public final class AudioEngine: Sendable {
   public var statistics: AudioStatistics {
     var statistics = core.counters.snapshot
     statistics.decodes = library.decodes
+    statistics.nonFiniteSamples = core.master.nonFiniteSamples
     return statistics
   }
 

@@ -34,6 +34,10 @@ public struct AudioStatistics: Sendable, Hashable, Codable {
   /// Times a voice went virtual (it gave its channel back); a voice that comes back and goes
   /// again counts again.
   public var virtualizations = 0
+  /// Output samples that came out of the mix as NaN or infinite and were put out as silence by
+  /// the master's last guard. 0 in a healthy engine: every number the API takes is checked where
+  /// it enters, so a count here is a bug worth reporting.
+  public var nonFiniteSamples = 0
 }
 
 /// The live counters behind ``AudioStatistics``: atomics, bumped from the game thread and the

@@ -35,6 +35,9 @@ package final class MasterBus: @unchecked Sendable {
   /// The range mode's leveller, before the limiter.
   private let leveller: RangeLeveller
   private let channels: Int
+  /// Samples of the sum that were NaN or infinite and went out as silence instead (any thread
+  /// reads it; the mixing thread adds).
+  private let refusedSamples = Atomic<Int>(0)
 
   package init(format: AudioDeviceFormat, limiter settings: LimiterSettings?, volumeStep: Float) {
     channels = format.channels
@@ -128,7 +131,24 @@ package final class MasterBus: @unchecked Sendable {
     }
   }
 
+  /// Samples the last guard turned to silence since the engine opened: NaN or infinite in the
+  /// sum of the buses. Always 0 unless a number got past the API's checks (a bug to report).
+  package var nonFiniteSamples: Int { refusedSamples.load(ordering: .relaxed) }
+
+  /// The last guard: a non-finite sample (from a number no check caught) would poison the
+  /// leveller's and the limiter's state and, through them, every later sample. Each one is put
+  /// out as silence and counted. One pass of compares over the block; no allocation, no call out.
+  private func refuseNonFinite(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+    var refused = 0
+    for index in 0..<count where !samples[index].isFinite {
+      samples[index] = 0
+      refused &+= 1
+    }
+    if refused != 0 { refusedSamples.wrappingAdd(refused, ordering: .relaxed) }
+  }
+
   private func processFloat(_ samples: UnsafeMutablePointer<Float>, frames: Int) {
+    refuseNonFinite(samples, count: frames * channels)
     let goal = Float(bitPattern: targetVolume.load(ordering: .relaxed))
     var volume = currentVolume
     if volume != goal || volume != 1 {

@@ -194,7 +194,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   public var volume: Double {
     get { Double(bitPattern: rawVolume.load(ordering: .relaxed)) }
     set {
-      rawVolume.store(min(max(newValue, 0), 1).bitPattern, ordering: .relaxed)
+      rawVolume.store(
+        newValue.clamped(to: 0...1, or: volume, member: "Voice.volume").bitPattern, ordering: .relaxed)
       core?.updateGain(of: self)
     }
   }
@@ -203,7 +204,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   public var pan: Double {
     get { Double(bitPattern: rawPan.load(ordering: .relaxed)) }
     set {
-      rawPan.store(min(max(newValue, -1), 1).bitPattern, ordering: .relaxed)
+      rawPan.store(newValue.clamped(to: -1...1, or: pan, member: "Voice.pan").bitPattern, ordering: .relaxed)
       core?.updateGain(of: self)
     }
   }
@@ -212,7 +213,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   package var groupVolume: Double {
     get { Double(bitPattern: rawGroupVolume.load(ordering: .relaxed)) }
     set {
-      rawGroupVolume.store(max(newValue, 0).bitPattern, ordering: .relaxed)
+      rawGroupVolume.store(newValue.clamped(to: 0...1, or: groupVolume).bitPattern, ordering: .relaxed)
       core?.updateGain(of: self)
     }
   }

@@ -95,8 +95,24 @@ package struct AcousticGeometry {
 
   package var isEmpty: Bool { segments.isEmpty && rooms.isEmpty }
 
+  /// The largest coordinate a wall, portal or room may have, in scene points: far beyond any
+  /// level, and small enough that no span, length or grid cell computed from it overflows.
+  package static let coordinateLimit = 1e12
+
+  /// Whether every point is finite and within ``coordinateLimit``; if not, says once (per kind of
+  /// node) that the geometry is ignored.
+  private static func usable(_ points: [Point], member: StaticString) -> Bool {
+    for point in points
+    where !(abs(point.x) <= coordinateLimit && abs(point.y) <= coordinateLimit) {
+      // NaN fails the comparison too.
+      RefusedNumbers.note(member, value: abs(point.x) <= coordinateLimit ? point.y : point.x)
+      return false
+    }
+    return true
+  }
+
   package mutating func addWall(_ points: [Point], material: AcousticMaterial) {
-    guard points.count >= 2 else { return }
+    guard points.count >= 2, Self.usable(points, member: "Wall.points (in scene coordinates)") else { return }
     for index in 1..<points.count {
       segments.append(
         Segment(
@@ -108,6 +124,7 @@ package struct AcousticGeometry {
   package mutating func addPortal(
     from a: Point, to b: Point, openness: Double, closed material: AcousticMaterial
   ) {
+    guard Self.usable([a, b], member: "Portal.from/to (in scene coordinates)") else { return }
     let open = openness.clamped(to: 0...1, or: 1)
     // An opening `open` of the way: the door's attenuation and darkening fade out as it opens.
     let gain = open + (1 - open) * material.gain
@@ -117,7 +134,9 @@ package struct AcousticGeometry {
   }
 
   mutating func addRoom(_ polygon: [Point], send: Double, returnLevel: Double = 1) {
-    guard polygon.count >= 3 else { return }
+    guard polygon.count >= 3, Self.usable(polygon, member: "Room.polygon (in scene coordinates)") else {
+      return
+    }
     let xs = polygon.map(\.x)
     let ys = polygon.map(\.y)
     rooms.append(
@@ -173,11 +192,22 @@ package struct AcousticGeometry {
     }
   }
 
+  /// The grid cell holding `point`, clamped to the grid. Clamped as a `Double` before it becomes
+  /// an `Int` (a point far outside, or NaN, lands on the nearest edge cell rather than trapping).
   @inline(__always)
   private func cell(of point: Point) -> (Int, Int) {
-    let column = Int(((point.x - origin.x) / cellSize).rounded(.down))
-    let row = Int(((point.y - origin.y) / cellSize).rounded(.down))
-    return (min(max(column, 0), columns - 1), min(max(row, 0), rows - 1))
+    (
+      Self.index((point.x - origin.x) / cellSize, count: columns),
+      Self.index((point.y - origin.y) / cellSize, count: rows)
+    )
+  }
+
+  @inline(__always)
+  private static func index(_ position: Double, count: Int) -> Int {
+    let last = Double(count - 1)
+    // `!(x > 0)` is true for NaN as well as for x ≤ 0.
+    guard position > 0 else { return 0 }
+    return position >= last ? count - 1 : Int(position)
   }
 
   /// Whether segments `p`–`q` and `a`–`b` cross (touching counts; parallel ones do not).
@@ -196,9 +226,10 @@ package struct AcousticGeometry {
   package mutating func crossings(
     from p: Point, to q: Point, excluding portal: Int = -2, _ body: (Segment) -> Void
   ) {
-    guard columns > 0 else { return }
+    guard columns > 0, p.x.isFinite, p.y.isFinite, q.x.isFinite, q.y.isFinite else { return }
     let dx = q.x - p.x
     let dy = q.y - p.y
+    guard dx.isFinite, dy.isFinite else { return }
     // The part of the line inside the grid, as `t0...t1` along it (none: nothing to cross).
     var t0 = 0.0
     var t1 = 1.0
