@@ -25,7 +25,9 @@ extension AudioEngine {
     to scene: Scene, positional: Bool = false, spatial: SpatialAudio = SpatialAudio(),
     pausesSceneWhenInactive: Bool = false
   ) {
-    detach(from: scene)
+    // Whichever engine had the scene lets it go first, this one or another (one closed since,
+    // say): its link's observers must not outlive the link.
+    Self.removeLink(from: scene)
     let link = SceneAudioLink(
       engine: self, scene: scene, positional: positional, spatial: spatial,
       pausesSceneWhenInactive: pausesSceneWhenInactive)
@@ -56,6 +58,13 @@ extension AudioEngine {
   @MainActor
   public func detach(from scene: Scene) {
     guard scene.service(AudioEngine.self) === self else { return }
+    Self.removeLink(from: scene)
+  }
+
+  /// Takes the scene's link out (its observers first: they hold it unowned), whichever engine
+  /// made it.
+  @MainActor
+  private static func removeLink(from scene: Scene) {
     if let link = SceneAudioLink.of(scene) {
       for token in link.observerTokens { scene.removeUpdateObserver(token) }
       link.stopAudioNodes()

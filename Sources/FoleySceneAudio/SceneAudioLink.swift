@@ -182,6 +182,8 @@ package final class SceneAudioLink {
     self.step = step
     // The session's transitions and every engine-side event (music, sound maps, speech).
     engine.session.mailbox.drain()
+    // A closed engine's scene updates on: its sounds do nothing, said once.
+    if engine.refusesUseAfterClose("scene update") { return }
     if pausesSceneWhenInactive {
       if !engine.session.isActive, !scene.isPaused {
         scene.isPaused = true

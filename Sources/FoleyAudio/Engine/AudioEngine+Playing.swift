@@ -12,7 +12,8 @@ extension AudioEngine {
   public func play(
     _ sound: Sound, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1
   ) -> Voice {
-    core.requestPlay(.sound(sound), volume: volume, pan: pan, groupVolume: 1, loops: loops, rate: rate)
+    _ = refusesUseAfterClose("play(\(sound.name))")
+    return core.requestPlay(.sound(sound), volume: volume, pan: pan, groupVolume: 1, loops: loops, rate: rate)
   }
 
   /// Plays the sound decoded from `data`, decoding it (off the audio queue) only the first time
@@ -26,7 +27,8 @@ extension AudioEngine {
   public func play(
     data: Data, name: String? = nil, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1
   ) -> Voice {
-    core.requestPlay(
+    _ = refusesUseAfterClose("play(data: \(name ?? "sound data"))")
+    return core.requestPlay(
       .data(SoundDataReference(data: data, name: name)), volume: volume, pan: pan, groupVolume: 1,
       loops: loops,
       rate: rate)
