@@ -149,7 +149,11 @@ open class Node {
   public func removeFromParent() {
     guard let parent else { return }
     if let scene = parent.scene { announce(leaving: scene) }
-    parent.children.isolatedRemoveAll { $0 === self }
+    // A node is its parent's child once. Looked for from the end, so taking children out newest
+    // first (a level's tiles, say) is linear, not quadratic.
+    var index = parent.children.count - 1
+    while index >= 0, parent.children[index] !== self { index -= 1 }
+    if index >= 0 { parent.children.remove(at: index) }
     if watchedInSubtree > 0 { parent.adjustWatched(by: -watchedInSubtree) }
     if actionsInSubtree > 0 { parent.adjustActive(by: -actionsInSubtree) }
     self.parent = nil

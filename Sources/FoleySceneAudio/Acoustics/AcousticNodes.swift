@@ -211,7 +211,11 @@ private final class OpennessStart {
 @MainActor
 final class SceneAcoustics {
   nonisolated static let storageKey = NodeStorageKey<SceneAcoustics>()
-  private var nodes: [AcousticNode] = []
+  /// The nodes in the order they joined (rooms overlap by it: the last added wins), with holes
+  /// where nodes left, and where each one is: adding and removing are constant time, so a tile
+  /// map of a hundred thousand walls goes in and out in linear time.
+  private var slots: [AcousticNode?] = []
+  private var slotOf: [ObjectIdentifier: Int] = [:]
   private var built: AcousticGeometry?
   /// Bumped at every change: the link places every voice again when it moves.
   private(set) var version = 0
@@ -225,16 +229,27 @@ final class SceneAcoustics {
     return made
   }
 
-  var isEmpty: Bool { nodes.isEmpty }
+  var isEmpty: Bool { slotOf.isEmpty }
+
+  /// The nodes, in the order they joined.
+  private var nodes: some Sequence<AcousticNode> { slots.lazy.compactMap { $0 } }
 
   func add(_ node: AcousticNode) {
-    guard !nodes.contains(where: { $0 === node }) else { return }
-    nodes.append(node)
+    let id = ObjectIdentifier(node)
+    guard slotOf[id] == nil else { return }
+    slotOf[id] = slots.count
+    slots.append(node)
     invalidate()
   }
 
   func remove(_ node: AcousticNode) {
-    nodes.removeAll { $0 === node }
+    guard let slot = slotOf.removeValue(forKey: ObjectIdentifier(node)) else { return }
+    slots[slot] = nil
+    // Squeezed out once half the list is holes, so the list stays within twice the nodes.
+    if slots.count > 32, slotOf.count * 2 < slots.count {
+      slots = slots.filter { $0 != nil }
+      for (index, kept) in slots.enumerated() { slotOf[ObjectIdentifier(kept!)] = index }
+    }
     invalidate()
   }
 
@@ -243,7 +258,7 @@ final class SceneAcoustics {
     version &+= 1
   }
 
-  func contains(_ node: Node) -> Bool { nodes.contains { $0 === node } }
+  func contains(_ node: Node) -> Bool { slotOf[ObjectIdentifier(node)] != nil }
 
   /// Each acoustic node, and each node above one below the scene, with its parent and its own
   /// transform when the geometry was built: one changed (a move, a turn, a scale, a new parent)
