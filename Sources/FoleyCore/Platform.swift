@@ -16,6 +16,33 @@
 /// `WAVWriter.close()` would call itself), and the few whose spelling differs between C
 /// libraries, under one name.
 package enum SystemCall {
+  /// What `errno` value `code` means, said so a player can act on it: running out of file
+  /// descriptors names the limit (`ulimit -n`) rather than whatever the failed call was about.
+  ///
+  /// ```swift
+  /// throw MyError("cannot open \(path): \(SystemCall.describe(errno))")
+  /// ```
+  package static func describe(_ code: Int32) -> String {
+    switch code {
+    case EMFILE:
+      "no file descriptor left: the process has as many files open as its limit allows (ulimit -n \(descriptorLimit))"
+    case ENFILE: "no file descriptor left: the system's table of open files is full"
+    default: String(cString: strerror(code))
+    }
+  }
+
+  /// The most file descriptors this process may have open (its soft `RLIMIT_NOFILE`).
+  package static var descriptorLimit: Int {
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0 else { return 1_024 }
+    return Int(clamping: min(limit.rlim_cur, rlim_t(Int32.max)))
+  }
+
   package static func close(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
       Glibc.close(descriptor)

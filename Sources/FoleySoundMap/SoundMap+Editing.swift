@@ -30,6 +30,18 @@ public enum SoundMapEditError: Error, Sendable, Hashable, CustomStringConvertibl
   }
 }
 
+/// A map's text at one version, whose events' entries can be listed on any thread.
+package struct SoundMapListing: Sendable {
+  package let version: Int
+  let document: SoundMapDocument
+
+  /// Each event's entry, as the map's text has it: one pass over the text, however many events.
+  package func entries() -> [String: String] {
+    guard let events = document.members(at: ["events"])?.members else { return [:] }
+    return events.mapValues { String(decoding: document.text[$0.value], as: UTF8.self) }
+  }
+}
+
 /// Editing a running map, one event entry at a time, and saving it back to its file: what a
 /// sound designer does from the browser inspector.
 ///
@@ -45,6 +57,11 @@ extension SoundMap {
     guard let span = document.members(at: ["events"])?.members[name] else { return nil }
     return String(decoding: document.text[span.value], as: UTF8.self)
   }
+
+  /// The map's text at this ``version``, to list every event's entry away from the game thread
+  /// (the inspector's page): taking it copies nothing, and ``SoundMapListing/entries()`` reads
+  /// the text once.
+  package var listing: SoundMapListing { SoundMapListing(version: version, document: document) }
 
   /// The map's whole JSON text, as loaded and edited.
   public var text: String { String(decoding: document.text, as: UTF8.self) }
@@ -106,67 +123,44 @@ extension SoundMap {
   }
 
   /// Writes the map, as edited, back to its file: through a temporary file and an atomic rename,
-  /// so the file is always either the old map or the new one, and the old one is kept beside it as
-  /// `NAME.bak`. Refused if the file changed on disk since it was loaded or saved, unless
-  /// `overwritingChanges`.
+  /// so the file is always either the old map or the new one. The version it replaces is kept
+  /// beside it twice: as `NAME.bak` (the previous one) and as `NAME.bak.N`, numbered up from 1 —
+  /// the last ``backupLimit`` of them, and always the one this map first read. Refused if the
+  /// file changed on disk since it was loaded or saved (looked at again just before the rename,
+  /// so a change written while the save runs is not lost either), unless `overwritingChanges`.
+  /// A map file that is a symbolic link stays one: its target gets the new map.
   /// - Throws: ``SoundMapEditError/changedOnDisk``, ``SoundMapEditError/noFile`` or
   ///   ``SoundMapEditError/cannotWrite(_:)``; the file is as it was.
   public func save(overwritingChanges: Bool = false) throws(SoundMapEditError) {
     guard let url else { throw .noFile }
+    // Through a link to what it names: the rename replaces the target, never the link.
+    let target = url.resolvingSymlinksInPath()
     let onDisk: Data
     do {
-      onDisk = try BoundedFile.read(url, limit: SoundMap.maximumMapFileSize, asset: url.lastPathComponent)
+      onDisk = try BoundedFile.read(target, limit: SoundMap.maximumMapFileSize, asset: url.lastPathComponent)
     } catch {
       throw .cannotWrite(error.message)
     }
     if onDisk != savedBytes, !overwritingChanges { throw .changedOnDisk }
-    let backup = url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".bak")
-    try AtomicFile.write(onDisk, to: backup)
-    try AtomicFile.write(document.data, to: url)
-    savedBytes = document.data
+    let backups = MapBackups(of: url)
+    let number = try backups.keep(onDisk)
+    if firstBackup == nil { firstBackup = number }
+    let data = document.data
+    let hook = saveWillRename
+    try AtomicFile.write(data, to: target) { () throws(SoundMapEditError) in
+      hook?()
+      // The last look: the file must still be what this save read, or a change written since
+      // would go unseen into the backup's past.
+      let now = try? BoundedFile.read(
+        target, limit: SoundMap.maximumMapFileSize, asset: url.lastPathComponent)
+      if now != onDisk { throw .changedOnDisk }
+    }
+    backups.prune(limit: backupLimit, keeping: firstBackup)
+    savedBytes = data
     mapSignature = FileSignature(of: url)
     hasUnsavedEdits = false
     engine.core.logger.info(
-      "sound map \(url.lastPathComponent) saved (the previous one is \(backup.lastPathComponent))")
-  }
-}
-
-/// A file replaced whole or not at all: the bytes go to a temporary file beside it, are flushed
-/// to the disk, and the temporary file is renamed over the old one (POSIX makes the rename atomic),
-/// and then the folder is flushed so the rename itself survives a power cut.
-enum AtomicFile {
-  static func write(_ data: Data, to url: URL) throws(SoundMapEditError) {
-    let folder = url.deletingLastPathComponent().path
-    let temporary = folder + "/." + url.lastPathComponent + ".saving"
-    // The file's permissions are kept (a new file gets the usual 0644 less the umask).
-    var facts = stat()
-    let mode = stat(url.path, &facts) == 0 ? facts.st_mode & 0o7777 : 0o644
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-    guard descriptor >= 0 else { throw .cannotWrite("\(temporary): \(String(cString: strerror(errno)))") }
-    var failure: Int32 = 0
-    data.withUnsafeBytes { buffer in
-      var done = 0
-      while done < buffer.count {
-        let wrote = Foundation.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
-        if wrote < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          return
-        }
-        done += wrote
-      }
-    }
-    if failure == 0, fsync(descriptor) != 0 { failure = errno }
-    _ = SystemCall.close(descriptor)
-    if failure == 0, rename(temporary, url.path) != 0 { failure = errno }
-    guard failure == 0 else {
-      unlink(temporary)
-      throw .cannotWrite("\(url.path): \(String(cString: strerror(failure)))")
-    }
-    let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directory >= 0 {
-      _ = fsync(directory)
-      _ = SystemCall.close(directory)
-    }
+      "sound map \(url.lastPathComponent) saved (the previous one is \(url.lastPathComponent).bak and .bak.\(number))"
+    )
   }
 }

@@ -126,6 +126,16 @@ public final class SoundMap {
   private let idleWaiter: Int
   /// The largest map file read (16 MiB): checked before a byte is read.
   static let maximumMapFileSize = 16 << 20
+  /// How many numbered backups (`NAME.bak.N`) a save keeps beside the map, 1…1,000 (20 by
+  /// default); the oldest go first, but never the one holding the map as this object first read it.
+  public var backupLimit = 20 {
+    didSet { backupLimit = min(max(backupLimit, 1), 1_000) }
+  }
+  /// The number of the backup that holds the map as first read (set by the first save).
+  var firstBackup: Int?
+  /// Called by a save once the new map is on disk and just before its last look at the file, for
+  /// the tests: a change written there must be caught.
+  package var saveWillRename: (() -> Void)?
 
   /// Loads the map at `url`, decoding every file it names through `engine`.
   /// - Parameters:
@@ -143,6 +153,9 @@ public final class SoundMap {
     } catch {
       throw SoundMapError(errors: ["cannot read \(url.path): \(error.message)"])
     }
+    // A save cut short (the game killed mid-write) leaves its temporary file behind: swept now.
+    AtomicFile.sweepTemporaries(of: url.resolvingSymlinksInPath())
+    AtomicFile.sweepTemporaries(of: MapBackups(of: url).latest)
     try self.init(
       data: data, url: url, folder: url.deletingLastPathComponent(), engine: engine, seed: seed,
       budget: pitchBudget)

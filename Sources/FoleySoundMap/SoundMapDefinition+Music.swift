@@ -1,3 +1,4 @@
+import FoleyAudio
 package import FoleyMusic
 import Foundation
 
@@ -106,7 +107,7 @@ extension SoundMapParser {
       errors.append("\(path): needs \"file\" (a file name) or \"stems\" (1 to 16 file names), not both")
       return nil
     }
-    var piece = MusicDefinition.Piece(files: files)
+    var piece = MusicDefinition.Piece(files: files.map(AssetRoots.canonicalName))
     if let loop = number(object["loop"], at: "\(path).loop", in: -1...1_000_000) {
       if loop.rounded() == loop {
         piece.loop = Int(loop)

@@ -129,6 +129,13 @@ package struct SoundMapParser {
       errors.append("the map must be a JSON object with \"version\" and \"events\"")
       return nil
     }
+    // JSON lets a key stand twice in one object and keeps one of them; an editor changes the
+    // first, the game would play the last. Either way a designer's edit would vanish: refused.
+    let duplicates = SoundMapDocument(data).duplicateKeys()
+    guard duplicates.isEmpty else {
+      errors += duplicates
+      return nil
+    }
     unknownKeys(in: root, allowed: ["$schema", "version", "events", "mix", "music"], at: "")
     // An editor's pointer to the schema (Schemas/sound-map.schema.json); the map ignores it.
     if let schema = root["$schema"], !(schema is String) {
@@ -294,11 +301,13 @@ package struct SoundMapParser {
       weight: number(object["weight"], at: "\(path).weight", in: 0.000_001...1e6) ?? 1)
   }
 
-  private mutating func file(_ name: String, at path: String, modifiers: [String: Any]) -> SoundItem? {
-    guard !name.isEmpty else {
+  private mutating func file(_ written: String, at path: String, modifiers: [String: Any]) -> SoundItem? {
+    guard !written.isEmpty else {
       errors.append("\(path): the file name is empty")
       return nil
     }
+    // One file, one name: the map may spell it `./chime.wav` in one place and `chime.wav` in another.
+    let name = AssetRoots.canonicalName(written)
     if seenFiles.insert(name).inserted { definition.files.append((name, path)) }
     return SoundItem(
       kind: .file(name),

@@ -156,6 +156,48 @@ struct SoundMapDocument {
     byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
   }
 
+  /// Every key that stands twice in one object, anywhere in the text, as the parser's errors
+  /// (`events["hit"]: the key "play" appears twice`). The text must be valid JSON; one pass, each
+  /// object's members compared by a set.
+  func duplicateKeys() -> [String] {
+    var scanner = Scanner(text)
+    var found: [String] = []
+    func visit(_ start: Int, path: String, depth: Int) {
+      guard depth < 512, start < text.count else { return }
+      switch text[start] {
+      case UInt8(ascii: "{"):
+        guard let object = scanner.members(ofObjectAt: start) else { return }
+        var seen = Set<String>()
+        var reported = Set<String>()
+        for member in object.members {
+          let here = path.isEmpty ? member.key : "\(path)[\(Self.quoted(member.key))]"
+          if !seen.insert(member.key).inserted {
+            if reported.insert(member.key).inserted {
+              found.append(
+                "\(path.isEmpty ? "the map" : path): the key \(Self.quoted(member.key)) appears more than once"
+              )
+            }
+            continue
+          }
+          visit(member.value.lowerBound, path: here, depth: depth + 1)
+        }
+      case UInt8(ascii: "["):
+        var at = scanner.skipSpace(from: start + 1)
+        var index = 0
+        while at < text.count, text[at] != UInt8(ascii: "]") {
+          visit(at, path: "\(path)[\(index)]", depth: depth + 1)
+          guard let end = scanner.valueEnd(from: at) else { return }
+          at = scanner.skipSpace(from: end)
+          if at < text.count, text[at] == UInt8(ascii: ",") { at = scanner.skipSpace(from: at + 1) }
+          index += 1
+        }
+      default: return
+      }
+    }
+    visit(scanner.skipSpace(from: 0), path: "", depth: 0)
+    return found
+  }
+
   /// Finds the members of JSON objects in UTF-8 text, without building values.
   private struct Scanner {
     let text: [UInt8]

@@ -18,7 +18,9 @@ package final class SoundMapWatch: @unchecked Sendable {
   package func start(files: [URL], onChange: @escaping @Sendable () -> Void) {
     queue.sync {
       timer?.cancel()
-      signatures = Dictionary(uniqueKeysWithValues: files.map { ($0, FileSignature(of: $0)) })
+      // Two names may lead to one file (a link): it is watched once.
+      signatures = Dictionary(
+        files.map { ($0, FileSignature(of: $0)) }, uniquingKeysWith: { first, _ in first })
       let timer = DispatchSource.makeTimerSource(queue: queue)
       timer.schedule(
         deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))

@@ -12,6 +12,29 @@ package struct AssetRoots: Sendable, Hashable {
     self.roots = roots.map { $0.standardizedFileURL }
   }
 
+  /// `name` in one spelling: `.` steps and empty steps dropped, each `..` taken back with the
+  /// step before it (`./chime.wav`, `Music/../chime.wav` and `chime.wav` are all `chime.wav`), so
+  /// that two names of one file are one key wherever names key a table. A `..` with no step left
+  /// to take back stays, and ``locate(_:)`` refuses it as leading outside the root; an absolute
+  /// name is left as it is, for the same reason.
+  ///
+  /// ```swift
+  /// AssetRoots.canonicalName("Music/../sfx//./chime.wav")   // "sfx/chime.wav"
+  /// ```
+  package static func canonicalName(_ name: String) -> String {
+    guard !name.hasPrefix("/"), !name.hasPrefix("~") else { return name }
+    var steps: [Substring] = []
+    for step in name.split(separator: "/", omittingEmptySubsequences: true) {
+      switch step {
+      case ".": continue
+      case "..":
+        if let last = steps.last, last != ".." { steps.removeLast() } else { steps.append(step) }
+      default: steps.append(step)
+      }
+    }
+    return steps.isEmpty ? name : steps.joined(separator: "/")
+  }
+
   /// The file `name` names, checked to lie inside its root.
   package func locate(_ name: String) throws(SoundError) -> URL {
     guard !name.isEmpty else { throw SoundError(.invalidName, asset: name, message: "the name is empty") }
