@@ -86,6 +86,12 @@ struct GuardLoop {
 
   /// The most a side may have queued before the other side stops being read.
   let queueLimit = 256 * 1_024
+  /// The most entries one `poll` may take: the process's descriptor limit (beyond it `poll` fails
+  /// with EINVAL). Each connection takes two entries, the wake pipe and the listener one each.
+  var pollLimit = max(4, SystemCall.descriptorLimit)
+
+  /// The most connections kept at once: the configured number, within what `poll` can watch.
+  var connectionLimit: Int { max(1, min(limits.maximumConnections, (pollLimit - 2) / 2)) }
 
   init(listener: Int32, wake: Int32, upstream: String, limits: GuardLimits) {
     self.listener = listener
@@ -127,7 +133,20 @@ struct GuardLoop {
       }
       let soonest = connections.map(\.deadline).min().map { max(0, $0 - now()) } ?? 1_000
       let ready = poll(&polled, nfds_t(polled.count), Int32(min(soonest, 1_000)))
-      if ready < 0, errno != EINTR { return }
+      if ready < 0 {
+        // The guard outlives a failed poll: the limit is read again (it may have been lowered),
+        // and connections are let go until the rest fit; only the wake pipe ends the loop.
+        let reason = errno
+        guard reason != EINTR else { continue }
+        pollLimit = max(4, SystemCall.descriptorLimit)
+        let fit = reason == EINVAL ? connectionLimit : max(0, connections.count - 1)
+        while connections.count > fit {
+          closeSockets(connections.removeFirst())
+        }
+        // Nothing left to let go: wait a little rather than fail again at once.
+        if connections.isEmpty { usleep(10_000) }
+        continue
+      }
       if polled[0].revents != 0 { return }
       // Connections first (their indices match `polled`), then new ones.
       var index = connections.count - 1
@@ -178,7 +197,7 @@ struct GuardLoop {
         close(client)
         continue
       }
-      if connections.count >= limits.maximumConnections, !evictOldestUnfinished() {
+      if connections.count >= connectionLimit, !evictOldestUnfinished() {
         var busy = ByteQueue()
         busy.append(Self.response(503, "busy: too many connections to the inspector"))
         _ = busy.flush(to: client)

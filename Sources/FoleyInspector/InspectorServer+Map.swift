@@ -47,17 +47,24 @@ extension InspectorServer {
     // queue from the server's shared threads).
     let known = engine.core.busIndices.withLock { Array($0.keys) } + [.effects, .music, .ambience, .speech]
     let buses = Set(known.map(\.name)).sorted()
-    let state = await onGameThread {
-      InspectorMapState(
-        file: soundMap.url?.lastPathComponent, version: soundMap.version,
-        hasUnsavedEdits: soundMap.hasUnsavedEdits,
-        events: Dictionary(
-          uniqueKeysWithValues: soundMap.eventNames.map { ($0, soundMap.entryText($0) ?? "{}") }),
-        buses: buses, files: Self.soundFiles(in: soundMap.folder), musicStates: soundMap.musicStates,
-        musicState: soundMap.musicState, intensities: soundMap.intensityParameters,
-        switches: soundMap.switchParameters, editingAllowed: editing, savingAllowed: saving)
+    // The game thread only takes the map's text and its small facts; the entries are listed here,
+    // on the server's threads, once per version of the map.
+    let taken = await onGameThread {
+      (
+        soundMap.listing,
+        InspectorMapState(
+          file: soundMap.url?.lastPathComponent, version: soundMap.version,
+          hasUnsavedEdits: soundMap.hasUnsavedEdits, events: [:], buses: buses, files: [],
+          musicStates: soundMap.musicStates, musicState: soundMap.musicState,
+          intensities: soundMap.intensityParameters, switches: soundMap.switchParameters,
+          editingAllowed: editing, savingAllowed: saving),
+        soundMap.folder
+      )
     }
-    guard let state else { return Self.gameThreadTimeout }
+    guard let (listing, partial, folder) = taken else { return Self.gameThreadTimeout }
+    var state = partial
+    state.events = listedEntries(listing)
+    state.files = Self.soundFiles(in: folder)
     return Self.reply(200, state)
   }
 
@@ -212,6 +219,14 @@ extension InspectorServer {
         waiting.withLock { $0.take() }?.resume(returning: nil)
       }
     }
+  }
+
+  /// The entries of `listing`'s version: listed once, then kept until the map's version moves.
+  private func listedEntries(_ listing: SoundMapListing) -> [String: String] {
+    if let kept = listingCache.withLock({ $0 }), kept.version == listing.version { return kept.entries }
+    let entries = listing.entries()
+    listingCache.withLock { $0 = (listing.version, entries) }
+    return entries
   }
 
   /// The sound files below `folder` a map may name (relative paths, sorted; at most 2,000).

@@ -88,6 +88,8 @@ public final class InspectorServer: Sendable {
   /// The sound map the page reads, edits and posts to, if any.
   let soundMap: SoundMap?
   private let gameThreadView = Locked<GameThreadView>(GameThreadView())
+  /// The sound map's entries as last listed for the page, with the map's version then.
+  let listingCache = Locked<(version: Int, entries: [String: String])?>(nil)
   private let running = Locked<Running?>(nil)
   private let hasWaitedForGameThread = Atomic<Bool>(false)
   /// Where reports are made (see ``reportOffPool()``).
