@@ -179,4 +179,37 @@ struct DemoByEarTests {
       nowhere.reportErrors.contains { $0.contains("could not be saved") }, "\(nowhere.reportErrors)")
     #expect((nowhere.report?["rounds"] as? [[String: Any]])?.first?["outcome"] as? String == "won")
   }
+
+  @Test(
+    "best scores: an oversized file is refused unread, a folder at NAME.corrupt is left alone, a link stays a link"
+  )
+  func bestScoresRespectWhatIsThere() throws {
+    let folder = temporaryFile("scores-hostile")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("best.json")
+    // 1 MiB of scores-looking bytes, and a folder of the player's where the corrupt copy would go.
+    try Data(repeating: UInt8(ascii: " "), count: 1 << 20).write(to: file)
+    let theirs = folder.appendingPathComponent("best.json.corrupt")
+    try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+    try Data("keep me".utf8).write(to: theirs.appendingPathComponent("inside.txt"))
+    let run = try Self.winLevelOne(scores: file)
+    #expect(run.status == 0, "\(run.errors)")
+    let said = run.reportErrors.joined(separator: "\n")
+    #expect(said.contains("could not be read") && said.contains("best.json.corrupt.2"), "\(said)")
+    #expect(try Data(contentsOf: theirs.appendingPathComponent("inside.txt")) == Data("keep me".utf8))
+    #expect(try Data(contentsOf: folder.appendingPathComponent("best.json.corrupt.2")).count == 1 << 20)
+
+    // A scores file that is a link: the score goes to its target, and the link is still a link.
+    let real = folder.appendingPathComponent("real-scores.json")
+    try Data(#"{"version": 1, "levels": {"2": 700}}"#.utf8).write(to: real)
+    let link = folder.appendingPathComponent("linked.json")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+    let linked = try Self.winLevelOne(scores: link)
+    #expect(linked.status == 0, "\(linked.errors)")
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path)
+    let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: real)) as? [String: Any]
+    #expect(
+      (saved?["levels"] as? [String: Int])?.keys.sorted() == ["1", "2"], "\(String(describing: saved))")
+  }
 }
