@@ -1,5 +1,6 @@
 internal import CFoleyEspeak
 import Dispatch
+import FoleyCore
 import Foundation
 
 /// Speech by espeak-ng 1.51 (Debian's `libespeak-ng1`, GPL-3.0-or-later): the voices of its data
@@ -42,6 +43,18 @@ public final class EspeakBackend: SpeechBackend {
     }
   }
 
+  /// Why no file can be opened now, when the process or the system is out of descriptors; nil
+  /// otherwise.
+  private static func descriptorsExhausted() -> String? {
+    let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    guard probe < 0 else {
+      _ = SystemCall.close(probe)
+      return nil
+    }
+    let reason = errno
+    return reason == EMFILE || reason == ENFILE ? SystemCall.describe(reason) : nil
+  }
+
   public func synthesize(
     _ text: String, voice: SpeechVoice?, rate: Double, pitch: Double
   ) throws(SpeechError)
@@ -52,7 +65,14 @@ public final class EspeakBackend: SpeechBackend {
         return .failure(SpeechError(.unavailable, startError ?? "espeak-ng did not start"))
       }
       let name = voice?.identifier ?? "en"
-      guard espeak_SetVoiceByName(name) == EE_OK else { return .failure(SpeechError(.unknownVoice, name)) }
+      guard espeak_SetVoiceByName(name) == EE_OK else {
+        // espeak-ng says only that the voice did not load: a process out of descriptors cannot
+        // open the voice's file, which is no unknown voice. Asked of the system directly.
+        if let exhausted = Self.descriptorsExhausted() {
+          return .failure(SpeechError(.unavailable, "voice \(name) could not be opened: \(exhausted)"))
+        }
+        return .failure(SpeechError(.unknownVoice, name))
+      }
       espeak_SetParameter(espeakRATE, Int32(Self.wordsPerMinute(rate)), 0)
       espeak_SetParameter(espeakPITCH, Int32(Self.pitchValue(pitch)), 0)
       let collector = Collector()

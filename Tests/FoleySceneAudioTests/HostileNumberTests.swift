@@ -3,6 +3,7 @@ import FoleyCore
 import FoleyMusic
 import FoleyScene
 import FoleySceneAudio
+import FoleySession
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -161,5 +162,20 @@ struct HostileNumberTests {
     block.withUnsafeMutableBufferPointer { master.process(float: $0.baseAddress!, frames: 512) }
     #expect(master.nonFiniteSamples == 2)
     #expect(block.allSatisfy { $0.isFinite })
+  }
+
+  @Test("a caption's hold time and threshold refuse NaN and infinity, keeping the last good value")
+  func captionTimes() throws {
+    let engine = try AudioEngine(embedded: EmbeddedMixer(), session: AudioSession())
+    defer { engine.close() }
+    let captions = engine.captions
+    for value in Self.hostile where !value.isFinite {
+      captions.holdTime = value
+      captions.threshold = value
+    }
+    #expect(captions.holdTime == 1 && captions.threshold == -60)
+    captions.holdTime = 1e308
+    captions.threshold = -1e308
+    #expect(captions.holdTime == 3_600 && captions.threshold == -200)
   }
 }

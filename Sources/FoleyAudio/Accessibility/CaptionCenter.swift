@@ -58,10 +58,16 @@ public struct CaptionedSource: Sendable, Hashable {
 /// player muted: the cue reaches the player who turned the sound off.
 @MainActor
 public final class CaptionCenter {
-  /// How long a caption stays after its last sound ended; a repeat within it merges ("×2").
-  public var holdTime: Double = 1
-  /// The quietest a sound may be heard, in dBFS, and still be captioned (critical ones always are).
-  public var threshold: Double = -60
+  /// How long a caption stays after its last sound ended, in seconds (0…3,600; a NaN or an
+  /// infinity is refused and the last value kept); a repeat within it merges ("×2").
+  public var holdTime: Double = 1 {
+    didSet { holdTime = holdTime.clamped(to: 0...3_600, or: oldValue, member: "CaptionCenter.holdTime") }
+  }
+  /// The quietest a sound may be heard, in dBFS (-200…0, a non-finite value refused), and still be
+  /// captioned (critical ones always are).
+  public var threshold: Double = -60 {
+    didSet { threshold = threshold.clamped(to: -200...0, or: oldValue, member: "CaptionCenter.threshold") }
+  }
   /// Caption what the mix holds before the master's volume and mute: for a player who turned the
   /// whole game down or off to read the captions instead. Off by default: a sound the player
   /// cannot hear for the master is then captioned only when it is critical. Buses muted by the
