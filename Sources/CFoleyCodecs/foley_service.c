@@ -434,9 +434,23 @@ static int cancelled(const foley_streaming *streaming) {
   return streaming && atomic_load((atomic_int *)&streaming->cancelled);
 }
 
+enum { STOPPED_LOOK_MS = 200 };
+
+// Whether process `pid` is stopped (SIGSTOP, SIGTSTP, a debugger): asked without reaping it, so
+// its status stays for stop_service.
+static int process_stopped(pid_t pid) {
+  if (pid <= 0) return 0;
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG | WNOWAIT) != 0) return 0;
+  return info.si_pid == pid && info.si_code == CLD_STOPPED;
+}
+
 // Waits until `socket` can be read, at most `timeout_ms` (or the grace once `streaming` gave up):
-// 1 ready, 0 timed out or given up, -1 error.
-static int wait_readable(int socket, int timeout_ms, foley_streaming *streaming) {
+// 1 ready, 0 timed out or given up, 2 the service (`pid`) is stopped and cannot answer, -1 error.
+// A stopped service is looked for every STOPPED_LOOK_MS: a service someone stopped is replaced
+// within a fraction of a second, not after the whole timeout.
+static int wait_readable(int socket, int timeout_ms, foley_streaming *streaming, pid_t pid) {
   // A decode or check (not a stream's read, whose caller is in no hurry) polls a moment before it
   // sleeps: a short job's answer is taken without a wake-up.
   if (!streaming && readable_soon(socket)) return 1;
@@ -451,10 +465,11 @@ static int wait_readable(int socket, int timeout_ms, foley_streaming *streaming)
     int64_t left = deadline - milliseconds_now();
     if (left <= 0) return 0;
     struct pollfd watch[2] = {{socket, POLLIN, 0}, {watching ? streaming->wake[0] : -1, POLLIN, 0}};
-    int ready = poll(watch, watching ? 2 : 1, (int)left);
+    int ready = poll(watch, watching ? 2 : 1, (int)(left < STOPPED_LOOK_MS ? left : STOPPED_LOOK_MS));
     if (ready > 0 && watch[0].revents) return 1;
     if (ready > 0 && watching && watch[1].revents) continue;  // given up: the loop's top sees it
     if (ready < 0 && errno != EINTR) return -1;
+    if (ready == 0 && process_stopped(pid)) return 2;
   }
 }
 
@@ -514,7 +529,7 @@ static int start_service(service_state *service, size_t memory_limit) {
   char ready = 0;
   int fds[2];
   int received = 0;
-  if (wait_readable(service->socket, 10000, NULL) != 1 ||
+  if (wait_readable(service->socket, 10000, NULL, service->pid) != 1 ||
       receive_with_fds(service->socket, &ready, 1, fds, &received) != 1 || ready != 1) {
     stop_service(service, 1);
     return -1;
@@ -555,8 +570,18 @@ static int exchange(service_state *service, const service_request *request, cons
     }
     int counted = streaming && request->kind == STREAM_READ;
     if (counted) atomic_fetch_add(&streaming->reads_waiting, 1);
-    int ready = wait_readable(service->socket, timeout_ms, streaming);
+    int ready = wait_readable(service->socket, timeout_ms, streaming, service->pid);
     if (counted) atomic_fetch_sub(&streaming->reads_waiting, 1);
+    if (ready == 2) {
+      // Stopped, it would answer only when someone continues it: killed, and reported as a
+      // killed service is, so that a stream reopens where it was in a new one.
+      stop_service(service, 1);
+      memset(result, 0, sizeof *result);
+      result->status = FOLEY_ERR_CRASHED;
+      result->signal = SIGKILL;
+      snprintf(result->message, sizeof result->message, "the decoding service was stopped; it was replaced");
+      return 1;
+    }
     if (ready == 0) {
       stop_service(service, 1);
       memset(result, 0, sizeof *result);

@@ -326,6 +326,49 @@ struct StreamingServiceTests {
   }
 
   @Test(
+    "a streaming service stopped (SIGSTOP) is replaced within a second, and the playlist goes on where it was"
+  )
+  func serviceStoppedMidTrack() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    let music = audio.engine.music
+    var events: [MusicEvent] = []
+    music.addObserver { events.append($0) }
+    music.play([
+      Track(data: makeToneWAV(frequency: 440, duration: 3), name: "first.wav"),
+      Track(data: makeToneWAV(frequency: 660, duration: 1), name: "second.wav"),
+    ])
+    audio.advance(seconds: 1)
+    let service = audio.engine.streamFiller.streamingService
+    let stopped = service.processID
+    try #require(stopped > 0)
+    kill(stopped, SIGSTOP)
+    defer { kill(stopped, SIGCONT) }
+    // The next refill's read finds its service stopped: it is killed and the stream reopened in
+    // a new one at the frame it had reached (before, the read waited out its timeout and the
+    // playlist ended).
+    #expect(
+      waitUntil(timeout: 20) {
+        audio.advance(seconds: 0.02); return service.processID != stopped
+      })
+    audio.advance(seconds: 0.5)
+    let heard = audio.left.frequency(in: (audio.frames - 4_800)..<audio.frames)
+    #expect(abs(heard - 440) < 5, "heard \(heard) Hz after the stop")
+    #expect(
+      audio.advance(
+        until: {
+          music.deliverEvents()
+          return events.contains(.finished)
+        }, limit: 5))
+    let failures = events.filter { if case .failed = $0 { true } else { false } }
+    #expect(failures.isEmpty, "\(failures)")
+    let started = events.compactMap { event -> String? in
+      if case .trackChanged(let now) = event { return now.title }
+      return nil
+    }
+    #expect(started == ["first.wav", "second.wav"])
+  }
+
+  @Test(
     "an engine closing while its stream read hangs in its streaming service gives up at once, not after the read's 5 s timeout; another engine's music plays on"
   )
   func closeDuringHungRead() throws {
