@@ -19,16 +19,6 @@ extension Double {
     }
     return Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
   }
-
-  /// The value if it is finite; otherwise `fallback`, logged once per `member` as
-  /// ``clamped(to:or:member:)`` does. For numbers with no range of their own (a position).
-  package func finite(or fallback: Double, member: StaticString) -> Double {
-    guard isFinite else {
-      RefusedNumbers.note(member, value: self)
-      return fallback
-    }
-    return self
-  }
 }
 
 /// The members that have refused a non-finite number, each warned about once per process.

@@ -97,7 +97,7 @@ package struct AcousticGeometry {
 
   /// The largest coordinate a wall, portal or room may have, in scene points: far beyond any
   /// level, and small enough that no span, length or grid cell computed from it overflows.
-  package static let coordinateLimit = 1e12
+  static let coordinateLimit = 1e12
 
   /// Whether every point is finite and within ``coordinateLimit``; if not, says once (per kind of
   /// node) that the geometry is ignored.
