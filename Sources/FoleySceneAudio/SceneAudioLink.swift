@@ -178,7 +178,8 @@ package final class SceneAudioLink {
   func sceneWillUpdate(_ scene: Scene, step: Double) {
     // Held within 64 frames…0.1 s in Double first: a step of 1e308 (or infinity) must not trap.
     let rate = Double(core.format.sampleRate)
-    frameLength = Int((step.isFinite ? step * rate : rate).clamped(to: 64...max(64, rate / 10), or: 800))
+    let frames = step.isFinite ? step * rate : rate  // a finite step may overflow to infinity here
+    frameLength = Int(Swift.min(Swift.max(frames.isNaN ? 800 : frames, 64), Swift.max(64, rate / 10)))
     self.step = step
     // The session's transitions and every engine-side event (music, sound maps, speech).
     engine.session.mailbox.drain()

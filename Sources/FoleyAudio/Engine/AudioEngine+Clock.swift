@@ -13,7 +13,8 @@ extension AudioEngine {
     guard seconds.isFinite else { return 0 }
     // Held within ±2^62 frames in Double first: 1e308 seconds must not trap.
     let frames = (seconds * Double(deviceFormat.sampleRate)).rounded()
-    return Int(frames.clamped(to: -0x1p62...0x1p62, or: 0))
+    // A finite time past the range overflows to infinity here: saturated, not refused.
+    return Int(Swift.min(Swift.max(frames, -0x1p62), 0x1p62))
   }
 
   /// Plays `sound` starting exactly on `frame` of the output, mid-buffer if need be, and returns
