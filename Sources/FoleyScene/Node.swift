@@ -149,8 +149,7 @@ open class Node {
   public func removeFromParent() {
     guard let parent else { return }
     if let scene = parent.scene { announce(leaving: scene) }
-    // A child once; found from the end, so taking a level's tiles out newest first is linear.
-    var index = parent.children.count - 1
+    var index = parent.children.count - 1  // from the end: tiles out newest first is linear
     while index >= 0, parent.children[index] !== self { index -= 1 }
     if index >= 0 { parent.children.remove(at: index) }
     if watchedInSubtree > 0 { parent.adjustWatched(by: -watchedInSubtree) }
