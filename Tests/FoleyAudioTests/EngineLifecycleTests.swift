@@ -163,6 +163,7 @@ struct EngineLifecycleTests {
     nan.stop(fadeOut: .nan)
     audio.advance(seconds: 0.1)
     #expect(nan.isFinished)
-    #expect(nan.volume == 1 && nan.pan == 1)
+    // A number that is not finite is refused, not clamped: the defaults stand.
+    #expect(nan.volume == 1 && nan.pan == 0)
   }
 }
