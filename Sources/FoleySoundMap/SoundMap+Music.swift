@@ -23,6 +23,7 @@ extension SoundMap {
   /// The game parameters the map's switches read, each with the values its cases name: what an
   /// audition may pass (`surface`: `grass`, `stone`, …).
   public var switchParameters: [String: [String]] {
+    if let switchesFound { return switchesFound }
     var found: [String: Set<String>] = [:]
     for entry in definition.events.values {
       guard case .play(let item) = entry.effect else { continue }
@@ -32,7 +33,9 @@ extension SoundMap {
         }
       }
     }
-    return found.mapValues { $0.sorted() }
+    let sorted = found.mapValues { $0.sorted() }
+    switchesFound = sorted
+    return sorted
   }
 
   /// Handles `music.state` (parameter `state`) and `music.intensity` (the piece's intensity

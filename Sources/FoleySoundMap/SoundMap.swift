@@ -104,8 +104,13 @@ public final class SoundMap {
   public internal(set) var hasUnsavedEdits = false
 
   @exclusivity(unchecked) var definition: SoundMapDefinition {
-    didSet { eventLookup.removeAll() }
+    didSet {
+      eventLookup.removeAll()
+      switchesFound = nil
+    }
   }
+  /// ``switchParameters`` as found in this definition (a pass over every event), until it changes.
+  var switchesFound: [String: [String]]?
   /// The entries of recently posted names, found without hashing the name.
   @exclusivity(unchecked) var eventLookup = EventLookup()
   @exclusivity(unchecked) package var sounds: [String: Sound] = [:]

@@ -30,8 +30,9 @@ struct SoundMapDocument {
     }
     guard let object = scanner.members(ofObjectAt: start) else { return nil }
     var spans: [String: EntrySpan] = [:]
-    for member in object.members {
-      spans[member.key] = EntrySpan(value: member.value, indentation: indentation(of: member.keyStart))
+    let indentations = indentations(of: object.members.map(\.keyStart))
+    for (member, indentation) in zip(object.members, indentations) {
+      spans[member.key] = EntrySpan(value: member.value, indentation: indentation)
     }
     return (spans, start, object.end)
   }
@@ -85,12 +86,27 @@ struct SoundMapDocument {
     (value as? [String: Any]).map { format($0, indentation: indentation) } ?? inline(value)
   }
 
-  private func indentation(of index: Int) -> Int {
-    var start = index
-    while start > 0, text[start - 1] != UInt8(ascii: "\n") { start -= 1 }
-    var count = 0
-    while start + count < index, text[start + count] == UInt8(ascii: " ") { count += 1 }
-    return count
+  private func indentation(of index: Int) -> Int { indentations(of: [index])[0] }
+
+  /// The indentation of the lines `indices` (ascending) are on, in one pass back over the text: a
+  /// minified map's keys all on one line are not each searched back to its start.
+  private func indentations(of indices: [Int]) -> [Int] {
+    var lineStart = 0
+    var scanned = 0
+    return indices.map { index in
+      var at = index
+      while at > scanned {
+        if text[at - 1] == UInt8(ascii: "\n") {
+          lineStart = at
+          break
+        }
+        at -= 1
+      }
+      scanned = index
+      var count = 0
+      while lineStart + count < index, text[lineStart + count] == UInt8(ascii: " ") { count += 1 }
+      return count
+    }
   }
 
   // MARK: - Writing an entry

@@ -144,6 +144,47 @@ struct InspectorSoundMapTests {
         == Self.original)
   }
 
+  @Test(
+    "A 60,000-event map is listed whole for the page, listed again after an edit, and the game thread only hands over its text"
+  )
+  func largeMapListing() throws {
+    let folder = try makeToneFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("sounds.json")
+    let count = 60_000
+    let events = (0..<count).map { #""e\#($0)":{"play":"a.wav","volumeDb":-\#($0 % 40)}"# }
+    try Data(#"{"version":1,"events":{\#(events.joined(separator: ","))}}"#.utf8).write(to: file)
+    _ = try captureDiskOutput { engine, _ in
+      let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
+      map.watchesFile = false
+      let server = InspectorServer(engine: engine, soundMap: map, options: .init(allowsControl: true))
+      defer { server.stop() }
+      let port = UInt16(try #require(try server.start().port))
+      let token = "token=\(server.token)"
+      // Listed once per version: read twice, edited, read again. The old listing searched the
+      // text anew for each event on the game thread, minutes for this map; the exchange waits
+      // two at most.
+      let answers = exchange(
+        engine, port: port,
+        [
+          ("GET", "/map.json?\(token)", ""), ("GET", "/map.json?\(token)", ""),
+          ("POST", "/map/event?\(token)&name=e59999&version=1", #"{"play":"b.wav"}"#),
+          ("GET", "/map.json?\(token)", ""),
+        ])
+      #expect(answers.map(\.status) == [200, 200, 200, 200], "\(answers.map(\.status))")
+      guard answers.count == 4 else { return }
+      let first = try JSONDecoder().decode(InspectorMapState.self, from: Data(answers[0].body.utf8))
+      let edited = try JSONDecoder().decode(InspectorMapState.self, from: Data(answers[3].body.utf8))
+      #expect(first.events.count == count && first.version == 1)
+      #expect(first.events["e12345"] == #"{"play":"a.wav","volumeDb":-25}"#)
+      #expect(first.events["e59999"] == #"{"play":"a.wav","volumeDb":-39}"#)
+      #expect(answers[1].body == answers[0].body)
+      #expect(edited.events.count == count && edited.version == 2)
+      #expect(edited.events["e59999"] == #"{ "play": "b.wav" }"#)  // written in the editor's layout
+      #expect(edited.events["e0"] == #"{"play":"a.wav","volumeDb":-0}"#)
+    }
+  }
+
   /// `requests` sent off this thread, in order, while this thread drains the game's mailbox (the
   /// map routes answer from the game thread); each answer's status and body.
   func exchange(
