@@ -207,8 +207,8 @@ let package = Package(
     .executableTarget(
       name: "FoleyBench",
       dependencies: [
-        "Foley", "FoleyAudioTesting", "FoleyOffline", "CFoleyCodecs", "CFoleyAllocCounter", "CFoleySDL2",
-        .product(name: "Logging", package: "swift-log"),
+        "Foley", "FoleyAudioTesting", "FoleyOffline", "FoleyInspector", "FoleyTestSupport", "CFoleyCodecs",
+        "CFoleyAllocCounter", "CFoleySDL2", .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/FoleyBench",
       swiftSettings: swiftSettings

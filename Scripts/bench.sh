@@ -70,7 +70,7 @@ for round in $(seq 1 "$rounds"); do
   many="$("$work/raw_mixer" mix "$work/long.wav" "$seconds" 256 same f32)"
   json "raw_c_mix_cpu_percent_256=$(awk -v cpu="$many" -v seconds="$seconds" 'BEGIN { printf "%.6f", cpu / seconds * 100 }')" >> "$raw"
 done
-echo "bench: actions, latency, memory, music, load, offline rendering, virtual voices, inspector, sound map (Foley)…" >&2
+echo "bench: actions, latency, memory, music, load, offline rendering, virtual voices, inspector, the inspector's map listing, sound map (Foley)…" >&2
 foley_group actions
 foley_group latency
 foley_group memory
@@ -79,6 +79,7 @@ foley_group load
 foley_group offline
 foley_group virtual
 foley_group inspector
+foley_group inspectormap
 foley_group soundmap
 echo "bench: a busy game's whole frame, with sound and without (Foley)…" >&2
 foley_group frame

@@ -349,5 +349,15 @@ struct BenchTable {
       "inspector_audio_thread_allocations", number("inspector_audio_thread_allocations"), nil,
       "= 0 (inside the render while the buses are copied for the inspector)",
       number("inspector_audio_thread_allocations").map { $0 == 0 })
+    for events in ["1000", "3000", "60000"] {
+      let drain = keyed("inspector_map_json_longest_drain_ms_by_events", events)
+      row(
+        "inspector_map_json_ms_by_events[\(events)]", keyed("inspector_map_json_ms_by_events", events), nil,
+        "reference: wall ms of GET /map.json, every entry listed (median of three)", nil)
+      row(
+        "inspector_map_json_longest_drain_ms_by_events[\(events)]", drain, nil,
+        "≤ 2 (ms the game thread spent in its longest mailbox drain while the map was listed)",
+        drain.map { $0 <= 2 })
+    }
   }
 }

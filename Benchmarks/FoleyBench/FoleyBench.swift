@@ -7,7 +7,7 @@ import Logging
 /// C baseline over several rounds, then asks it for the report.
 ///
 ///     foley-bench --write-sounds DIR
-///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|soundmap|positional|startup|idle SHORT.wav LONG.wav   (one JSON line)
+///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|inspectormap|soundmap|positional|startup|idle SHORT.wav LONG.wav   (one JSON line)
 ///     foley-bench --report        (reads FOLEY_ROUNDS, RAW_ROUNDS, PYGAME, OUT, MACHINE, QUICK)
 @main
 enum FoleyBench {
@@ -48,6 +48,7 @@ enum FoleyBench {
     case "offline": figures = try OfflineBenchmarks.figures(long, quick: quick, logger: logger)
     case "virtual": figures = try VirtualBenchmarks.figures(long, quick: quick, logger: logger)
     case "inspector": figures = try InspectorBenchmarks.figures(long, quick: quick, logger: logger)
+    case "inspectormap": figures = try InspectorMapBenchmarks.figures(short, quick: quick, logger: logger)
     case "soundmap": figures = try SoundMapBenchmarks.figures(short, quick: quick, logger: logger)
     case "positional": figures = try PositionalBenchmarks.figures(long, quick: quick, logger: logger)
     case "frame":
