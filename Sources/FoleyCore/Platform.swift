@@ -43,6 +43,19 @@ package enum SystemCall {
     return Int(clamping: min(limit.rlim_cur, rlim_t(Int32.max)))
   }
 
+  /// The most address space this process may map, in bytes (its soft `RLIMIT_AS`, `ulimit -v`);
+  /// nil when there is no limit.
+  package static var addressSpaceLimit: Int? {
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_AS.rawValue)
+    #else
+      let resource = RLIMIT_AS
+    #endif
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+    return Int(clamping: limit.rlim_cur)
+  }
+
   package static func close(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
       Glibc.close(descriptor)

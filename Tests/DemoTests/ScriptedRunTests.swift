@@ -764,6 +764,29 @@ struct ScriptedRunTests {
     #expect(posted.output.contains("done: 2 posted, 3 played"))
   }
 
+  @Test("`soundmap check` on a map naming one file as chime.wav, ./chime.wav and sub/../chime.wav: exit 0")
+  func soundMapCheckOneFileThreeNames() throws {
+    let folder = temporaryFile("three-names")
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.copyItem(
+      at: Self.packageRoot.appendingPathComponent("Assets/blip.wav"),
+      to: folder.appendingPathComponent("chime.wav"))
+    let map = folder.appendingPathComponent("map.json")
+    try Data(
+      #"{ "version": 1, "events": { "a": { "play": "chime.wav" }, "b": { "play": "./chime.wav" }, "c": { "play": "sub/../chime.wav" } } }"#
+        .utf8
+    ).write(to: map)
+    // The check once trapped here (exit 132): the three names were keyed as three files.
+    let checked = try runDemoCommand(["soundmap", "check", map.path])
+    #expect(checked.status == 0, "\(checked.errors)")
+    #expect(checked.output.contains("3 events, all files decoded"), "\(checked.output)")
+    let posted = try runDemoCommand(["soundmap", "post", map.path, "a", "b", "c", "--gap", "0.05"])
+    #expect(posted.status == 0, "\(posted.errors)")
+    #expect(posted.output.contains("done: 3 posted, 3 played"), "\(posted.output)")
+  }
+
   @Test("`soundmap post` waits for a delayed sound to play, and fades out a looping one after --seconds")
   func soundMapPostWaitsAndEnds() throws {
     let folder = temporaryFile("post-map")
@@ -948,6 +971,22 @@ struct ScriptedRunTests {
     #expect(abs(figures[0] - integrated) <= 0.06, "\(line) against \(integrated)")
     #expect(abs(figures[1] - range) <= 0.06, "\(line) against \(range)")
     #expect(abs(figures[2] - -20) < 0.2, "\(line)")
+  }
+
+  @Test(
+    "Under an address-space limit too small for the demo it says so and exits 1, crashing nowhere",
+    .disabled(
+      if: isThreadSanitized, "ThreadSanitizer's shadow memory needs more address space than any limit"),
+    arguments: [150_000, 250_000])
+  func addressSpaceTooSmall(kibibytes: Int) throws {
+    // Before the check, 150 MB crashed inside the argument parser and 250 MB aborted on the
+    // first allocation that did not fit.
+    let run = try runDemo(script: ["duration": 1], arguments: [], addressSpaceKiB: kibibytes)
+    #expect(run.status == 1, "\(run.errors.suffix(2_000))")
+    #expect(
+      run.errors.contains("the address-space limit (ulimit -v) is \(kibibytes >> 10) MiB"),
+      "\(run.errors.suffix(2_000))")
+    #expect(!run.errors.contains("Fatal error") && !run.errors.contains("crashed"))
   }
 
   @Test(
