@@ -76,9 +76,22 @@ struct InspectorDemoTests {
     return (process, out, url, printed)
   }
 
-  @Test("A game at 1,024 open files keeps its inspector while a client holds 1,100 connections open")
-  func heldConnections() throws {
-    let (process, _, url, _) = try startInspectedDemo(seconds: 20, openFiles: 1_024)
+  /// The descriptor limit, how many connections a client holds open, and what each has sent.
+  struct HeldConnections: Sendable, CustomTestStringConvertible {
+    let openFiles: Int
+    let count: Int
+    let sent: String
+    var testDescription: String { "\(count) held at \(openFiles) open files, each sent \"\(sent)\"" }
+  }
+
+  @Test(
+    "A game at a low descriptor limit keeps its inspector while a client holds more connections than poll could watch",
+    arguments: [
+      HeldConnections(openFiles: 1_024, count: 1_100, sent: "GET /snapshot.json?tok"),
+      HeldConnections(openFiles: 64, count: 40, sent: ""),
+    ])
+  func heldConnections(_ held: HeldConnections) throws {
+    let (process, _, url, _) = try startInspectedDemo(seconds: 20, openFiles: held.openFiles)
     defer { if process.isRunning { process.terminate() } }
     let port = UInt16(try #require(url.port))
     let snapshot = "/snapshot.json?" + (url.query ?? "")
@@ -86,17 +99,17 @@ struct InspectorDemoTests {
       RawConnection.timedRequest(port: port, path: snapshot)
     }
     #expect(goodRequest().status == 200)
-    // Each held connection has sent the start of a request and nothing more.
-    var held: [RawConnection] = []
-    for _ in 0..<1_100 {
+    // Each held connection has sent the start of a request (or nothing) and nothing more.
+    var connections: [RawConnection] = []
+    for _ in 0..<held.count {
       guard let connection = RawConnection(port: port, timeout: 5) else { break }
-      connection.send(Array("GET /snapshot.json?tok".utf8))
-      held.append(connection)
+      if !held.sent.isEmpty { connection.send(Array(held.sent.utf8)) }
+      connections.append(connection)
     }
-    #expect(held.count == 1_100, "only \(held.count) connections were made")
+    #expect(connections.count == held.count, "only \(connections.count) connections were made")
     let during = goodRequest()
     #expect(during.status == 200 && during.seconds < 10, "during: \(during)")
-    held.removeAll()
+    connections.removeAll()
     let after = goodRequest()
     #expect(after.status == 200 && after.seconds < 10, "after: \(after)")
     #expect(process.isRunning)
