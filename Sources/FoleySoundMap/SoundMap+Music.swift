@@ -22,21 +22,7 @@ extension SoundMap {
 
   /// The game parameters the map's switches read, each with the values its cases name: what an
   /// audition may pass (`surface`: `grass`, `stone`, …).
-  public var switchParameters: [String: [String]] {
-    if let switchesFound { return switchesFound }
-    var found: [String: Set<String>] = [:]
-    for entry in definition.events.values {
-      guard case .play(let item) = entry.effect else { continue }
-      item.forEachItem {
-        if case .switchOn(let parameter, let cases, _) = $0.kind {
-          found[parameter, default: []].formUnion(cases.keys)
-        }
-      }
-    }
-    let sorted = found.mapValues { $0.sorted() }
-    switchesFound = sorted
-    return sorted
-  }
+  public var switchParameters: [String: [String]] { switchesFound }
 
   /// Handles `music.state` (parameter `state`) and `music.intensity` (the piece's intensity
   /// parameter, 0…1); false for any other event.

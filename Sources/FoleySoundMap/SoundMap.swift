@@ -106,11 +106,12 @@ public final class SoundMap {
   @exclusivity(unchecked) var definition: SoundMapDefinition {
     didSet {
       eventLookup.removeAll()
-      switchesFound = nil
+      switchesFound = definition.switchParameters
     }
   }
-  /// ``switchParameters`` as found in this definition (a pass over every event), until it changes.
-  var switchesFound: [String: [String]]?
+  /// ``switchParameters``, found when the definition changes (a pass over every event, beside the
+  /// parse that made it), so that the inspector's page costs the game thread no such pass.
+  var switchesFound: [String: [String]] = [:]
   /// The entries of recently posted names, found without hashing the name.
   @exclusivity(unchecked) var eventLookup = EventLookup()
   @exclusivity(unchecked) package var sounds: [String: Sound] = [:]

@@ -369,3 +369,19 @@ package struct SoundMapParser {
       ? .switchOn(parameter: parameter, cases: items, fallback: fallback) : nil
   }
 }
+
+extension SoundMapDefinition {
+  /// The game parameters the switches read, each with the values its cases name (sorted).
+  var switchParameters: [String: [String]] {
+    var found: [String: Set<String>] = [:]
+    for entry in events.values {
+      guard case .play(let item) = entry.effect else { continue }
+      item.forEachItem {
+        if case .switchOn(let parameter, let cases, _) = $0.kind {
+          found[parameter, default: []].formUnion(cases.keys)
+        }
+      }
+    }
+    return found.mapValues { $0.sorted() }
+  }
+}
