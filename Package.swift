@@ -101,8 +101,11 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
 
+    // The scene graph and its actions; from the foundation it takes only the easing curves its
+    // actions share with the engine's tweens.
     .target(
       name: "FoleyScene",
+      dependencies: ["FoleyCore"],
       swiftSettings: swiftSettings
     ),
     // The foundation every other module stands on: the one lock, queue-owned state, the
@@ -231,7 +234,7 @@ let package = Package(
     .testTarget(
       name: "FoleySceneTests",
       dependencies: [
-        "FoleyScene",
+        "FoleyScene", "FoleyCore",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: swiftSettings

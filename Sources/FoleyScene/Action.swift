@@ -1,4 +1,9 @@
+public import FoleyCore
 public import Foundation
+
+/// A custom timing curve: maps linear progress in 0...1 to the progress to apply.
+/// It should return 0 for 0 and 1 for 1 so the action ends where it should.
+public typealias ActionTimingFunction = @Sendable (Double) -> Double
 
 /// An immutable, reusable description of something a node does over time, with SpriteKit's
 /// names and semantics.
@@ -28,7 +33,7 @@ public struct Action: Sendable {
   public var duration: TimeInterval
 
   /// The shape of the action's progress over its duration.
-  public var timingMode: ActionTimingMode = .linear
+  public var timingMode: Easing = .linear
 
   /// A custom timing curve; when set it is used instead of `timingMode`.
   public var timingFunction: ActionTimingFunction?

@@ -1,3 +1,4 @@
+import FoleyCore
 import FoleyScene
 import PropertyBased
 import Testing
@@ -25,7 +26,7 @@ struct ActionPropertyTests {
   @Test("every timing curve fixes 0 and 1 and never goes backwards")
   func timingCurvesMonotonic() async {
     await propertyCheck(
-      input: Gen<ActionTimingMode>.case, Gen.double(in: 0...1), Gen.double(in: 0...1)
+      input: Gen<Easing>.case, Gen.double(in: 0...1), Gen.double(in: 0...1)
     ) { mode, a, b in
       #expect(mode.apply(0) == 0)
       #expect(mode.apply(1) == 1)

@@ -1,3 +1,4 @@
+import FoleyCore
 import FoleyScene
 import Testing
 
@@ -87,8 +88,8 @@ struct ActionTimingTests {
     #expect(abs(node.position.x - 9) < 1e-9)
   }
 
-  @Test("easing changes the path, not the end points", arguments: ActionTimingMode.allCases)
-  func easingEndpoints(mode: ActionTimingMode) {
+  @Test("easing changes the path, not the end points", arguments: Easing.allCases)
+  func easingEndpoints(mode: Easing) {
     let (scene, node) = makeSceneWithNode()
     var move = Action.move(to: Point(x: 100, y: 0), duration: 1)
     move.timingMode = mode
@@ -97,9 +98,10 @@ struct ActionTimingTests {
     let quarter = node.position.x
     step(scene, by: [0.25, 0.25, 0.3])
     #expect(node.position.x == 100)
-    switch mode {
+    #expect(abs(quarter - 100 * mode.apply(0.25)) < 1e-9)
+    switch mode.shape {
     case .linear: #expect(abs(quarter - 25) < 1e-9)
-    case .easeIn, .easeInEaseOut: #expect(quarter < 25)
+    case .easeIn, .easeInEaseOut, .smoothstep: #expect(quarter < 25)
     case .easeOut: #expect(quarter > 25)
     }
   }
