@@ -36,6 +36,8 @@ let engine = try AudioEngine()
 let hit = try engine.sound(data: hitBytes)      // decoded once
 engine.play(hit)
 engine.play(hit, volume: 0.5, pan: -0.8)        // overlaps the first
+let drone = engine.play(hit, loops: -1)
+drone.setVolume(0.25, tween: Tween(duration: 0.5, easing: .easeOut))  // per sample, from now
 engine.bus(.music).fade(to: 0.5, duration: 1)
 // BLOCK-END
 }

@@ -19,7 +19,7 @@ extension MixerCore {
       slot.sessionMode != .paused, !slot.isChannelPaused, slot.voice.state == .playing, !ranksVoices
     else { return }
     let voice = slot.voice
-    voice.followVolume.store(volume(of: slot).bitPattern, ordering: .relaxed)
+    voice.followVolume.store(volume(of: slot, withVoiceVolume: false).bitPattern, ordering: .relaxed)
     voice.followPanOffset.store((slot.sound.settings.pan + voice.pan).bitPattern, ordering: .relaxed)
     let law =
       (slot.sound.buffer.source.channels == 1 ? 0 : Voice.stereoSource)
@@ -51,7 +51,7 @@ extension MixerCore {
           return slot
         })
     else { return glide }
-    let (left, right) = gainPair(for: slot)
+    let (left, right) = channelGains(for: slot)
     table.gains[channel].setTarget(
       left: left, right: right, step: glideStep(channel, to: (left, right), over: glide))
     return glide

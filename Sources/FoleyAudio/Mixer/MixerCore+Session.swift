@@ -97,7 +97,7 @@ extension MixerCore {
       guard old != new || monoChanged else { continue }
       // A fade moves the whole way in `fade` seconds; short changes still take the de-click time.
       stopFollowing(channel)
-      let (left, right) = gainPair(for: table[channel] ?? slot)
+      let (left, right) = channelGains(for: table[channel] ?? slot)
       let current = table.gains[channel].target
       let distance = max(abs(left - current.left), abs(right - current.right))
       let frames = Float(max(fade, configuration.declickDuration) * Double(format.sampleRate))

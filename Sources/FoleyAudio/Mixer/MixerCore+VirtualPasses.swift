@@ -214,6 +214,7 @@ extension MixerCore {
       }
       placed = slot
       placed.isChannelPaused = start.paused
+      gain.resetLevel(Float(slot.voice.volume))  // before the lane is armed: the mix reads it
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }
@@ -226,7 +227,7 @@ extension MixerCore {
     _ = forgetVirtual(id)
     placed.sound.buffer.liveVoices.add(1, ordering: .relaxed)
     table.place(placed, on: channel)
-    let (left, right) = gainPair(for: placed)
+    let (left, right) = channelGains(for: placed)
     gain.setTarget(left: left, right: right, step: declickStep)
     return true
   }

@@ -1,4 +1,5 @@
 import Dispatch
+import FoleyCore
 
 /// What the game does to voices: stop, pause, resume, change their gain; one at a time or all.
 extension MixerCore {
@@ -144,6 +145,71 @@ extension MixerCore {
     }
   }
 
+  /// Moves `voice`'s level (its volume) from `from` to `target`, along `tween`; a
+  /// voice still waiting (for its sound's decode) keeps the last tween for its start
+  /// (``startLevel(of:on:)``).
+  func setVolume(of voice: Voice, from: Double, to target: Double, tween: Tween) {
+    let duration = tween.usableDuration
+    let start: UInt64
+    switch tween.start {
+    case .now: start = .max
+    case .frame(let frame): start = UInt64(frame.index)
+    }
+    queue.async { [self] in
+      guard state.isOpen else { return }
+      // A play asked for before this call is started first, so the tween reaches its channel.
+      if voice.state == .pending { servePlayRequests() }
+      let frames = duration > 0 ? Int((duration * Double(format.sampleRate)).rounded()) : 0
+      let easing = duration > 0 ? tween.easing : .linear
+      switch voice.state {
+      case .pending:
+        // Set at once before the start: it simply starts at the new volume.
+        guard frames > 0 else {
+          voice.pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
+          return
+        }
+        if Double(bitPattern: voice.pendingLevelFrom.load(ordering: .relaxed)).isNaN {
+          voice.pendingLevelFrom.store(from.bitPattern, ordering: .relaxed)
+        }
+        voice.pendingLevelFrames.store(frames, ordering: .relaxed)
+        voice.pendingLevelShape.store(easing.bits, ordering: .relaxed)
+        voice.pendingLevelStart.store(start, ordering: .relaxed)
+        return
+      case .finished: return
+      case .playing, .paused: break
+      }
+      if voice.isVirtual {
+        gainChanged(voice, channel: nil)
+      } else {
+        guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else {
+          return
+        }
+        let gain = table.gains[channel]
+        gain.setLevel(
+          Float(target), frames: frames > 0 ? frames : gain.declickFrames, easing: easing, start: start)
+        gainChanged(voice, channel: channel)
+      }
+      rebalanceVoices()
+    }
+  }
+
+  /// Sets the level `voice` starts at on `gain`: its volume, or the volume a tween asked for
+  /// before the start moves from, with that tween under way. Before the lane is armed.
+  func startLevel(of voice: Voice, on gain: ChannelGain) {
+    let from = Double(bitPattern: voice.pendingLevelFrom.load(ordering: .relaxed))
+    guard !from.isNaN else {
+      gain.resetLevel(Float(voice.volume))
+      return
+    }
+    voice.pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
+    gain.resetLevel(Float(from))
+    let frames = voice.pendingLevelFrames.load(ordering: .relaxed)
+    gain.setLevel(
+      Float(voice.volume), frames: frames > 0 ? frames : gain.declickFrames,
+      easing: Easing.decoded(voice.pendingLevelShape.load(ordering: .relaxed)),
+      start: voice.pendingLevelStart.load(ordering: .relaxed))
+  }
+
   func rampToPause(_ channel: Int) {
     stopFollowing(channel)
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
@@ -173,7 +239,7 @@ extension MixerCore {
   /// the game's newest placement, which the queue had not seen).
   func retarget(_ channel: Int, _ slot: Slot, step: Float? = nil) {
     let glide = stopFollowing(channel)
-    let (left, right) = gainPair(for: table[channel] ?? slot)
+    let (left, right) = channelGains(for: table[channel] ?? slot)
     let glideStep = glide.map { self.glideStep(channel, to: (left, right), over: $0) }
     table.gains[channel].setTarget(left: left, right: right, step: step ?? glideStep ?? declickStep)
   }
@@ -183,8 +249,14 @@ extension MixerCore {
   /// ears, so two centred plays simply add); a positional one takes its distance gain and pans on
   /// its source's law (constant power for mono, balance for stereo). In mono output both ears get
   /// the pair's power average, so a voice keeps its loudness wherever it was panned.
-  func gainPair(for slot: Slot) -> (Float, Float) {
-    let (left, right) = stereoGainPair(for: slot)
+  func gainPair(for slot: Slot) -> (Float, Float) { gainPair(for: slot, withVoiceVolume: true) }
+
+  /// What the channel's gain stage targets: the pair without the voice's own volume, which the
+  /// stage's level carries (so that it can be tweened sample by sample; `ChannelGain+Level.swift`).
+  func channelGains(for slot: Slot) -> (Float, Float) { gainPair(for: slot, withVoiceVolume: false) }
+
+  private func gainPair(for slot: Slot, withVoiceVolume: Bool) -> (Float, Float) {
+    let (left, right) = stereoGainPair(for: slot, withVoiceVolume: withVoiceVolume)
     guard state.appliedBuses.isMono else { return (left, right) }
     return Self.centred(left, right)
   }
@@ -214,18 +286,20 @@ extension MixerCore {
       : busGains.value(for: slot.category) { state.appliedBuses.gain(for: $0) }
   }
 
-  /// Everything of `slot`'s gain but its pan and placement: the sound's and the voice's volume,
-  /// its loudness normalization, the session's mode and the bus.
-  func volume(of slot: Slot) -> Double {
+  /// Everything of `slot`'s gain but its pan and placement: the sound's and the voice's volume
+  /// (unless `withVoiceVolume` is false: the channel's level carries it), its loudness
+  /// normalization, the session's mode and the bus.
+  func volume(of slot: Slot, withVoiceVolume: Bool = true) -> Double {
     let voice = slot.voice
-    return slot.sound.settings.volume * voice.volume * voice.groupVolume * voice.normalization
+    return slot.sound.settings.volume * (withVoiceVolume ? voice.volume : 1) * voice.groupVolume
+      * voice.normalization
       * Double(slot.sessionMode.gain) * busGain(for: slot)
   }
 
-  private func stereoGainPair(for slot: Slot) -> (Float, Float) {
+  private func stereoGainPair(for slot: Slot, withVoiceVolume: Bool) -> (Float, Float) {
     let voice = slot.voice
     let sound = slot.sound
-    let volume = volume(of: slot)
+    let volume = volume(of: slot, withVoiceVolume: withVoiceVolume)
     guard let placement = slot.heardPlacement else {
       let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
@@ -283,14 +357,16 @@ extension MixerCore {
             guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else {
               return nil
             }
-            return gainPair(for: slot)
+            return channelGains(for: slot)
           }) ?? nil
       else { continue }
       table.gains[channel].setTarget(
         left: left, right: right, step: glideStep(channel, to: (left, right), over: glide))
       gainChanged(voice, channel: channel)
       // Its next moves go straight to the mix, unless they must come here.
-      if !(configuration.virtualizesInaudibleVoices && max(left, right) < Self.silentGain) {
+      if !(configuration.virtualizesInaudibleVoices
+        && max(left, right) * Float(voice.volume) < Self.silentGain)
+      {
         startFollowing(channel)
       }
     }

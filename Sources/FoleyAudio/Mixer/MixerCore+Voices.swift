@@ -77,10 +77,11 @@ extension MixerCore {
     _ slot: consuming Slot, on channel: Int, chunk: MixChunk, loops: Int, paused: Bool
   ) -> Bool {
     let gain = table.gains[channel]
+    startLevel(of: slot.voice, on: gain)
     if paused {
       gain.reset(left: 0, right: 0)
     } else {
-      let (left, right) = gainPair(for: slot)
+      let (left, right) = channelGains(for: slot)
       gain.reset(left: left, right: right)
     }
     if slot.stream != nil || slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }

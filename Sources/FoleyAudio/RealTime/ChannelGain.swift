@@ -1,4 +1,5 @@
 import Dispatch
+import FoleyCore
 import Synchronization
 
 /// The per-sample gain stage on one mixer channel: the voice's volume and pan, its category bus,
@@ -44,8 +45,27 @@ package final class ChannelGain: @unchecked Sendable {
   private var followStep: Float = 0
   private var followWritesTaken: UInt32 = 0
   private var targetWritesWhenFollowing: UInt32 = 0
-  private let isFloat: Bool
-  private let channelCount: Int
+  /// The voice's volume, a level over the gain above (`ChannelGain+Level.swift`): the queue's
+  /// commands in a ring (one writer, one reader), the tweens waiting for their frame, and the one
+  /// under way (mixing thread only).
+  let levelCommands = UnsafeMutablePointer<LevelCommand>.allocate(capacity: ChannelGain.levelRingCapacity)
+  let levelWritten = Atomic<Int>(0)
+  let levelRead = Atomic<Int>(0)
+  let upcoming = UnsafeMutablePointer<LevelCommand>.allocate(capacity: ChannelGain.upcomingCapacity)
+  var upcomingCount = 0
+  var levelFrom: Float = 1
+  var levelTo: Float = 1
+  var levelStart: UInt64 = 0
+  var levelFrames = 0
+  var levelCurve = Easing.linear
+  /// This block's first frame, whether the level moves in it, and the level it holds if not.
+  var blockClock: UInt64 = 0
+  var levelMoving = false
+  var heldLevel: Float = 1
+  /// The direct path's ramp before the level scaled it, to account the block by.
+  var directBase: StereoRamp?
+  let isFloat: Bool
+  let channelCount: Int
   private let bytesPerFrame: Int
   private let wake: WakeSignal
   let defaultStep: Float
@@ -57,6 +77,11 @@ package final class ChannelGain: @unchecked Sendable {
     self.defaultStep = defaultStep
     self.wake = wake
     rampStep = Atomic(defaultStep.bitPattern)
+  }
+
+  deinit {
+    levelCommands.deallocate()
+    upcoming.deallocate()
   }
 
   /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.
@@ -96,6 +121,19 @@ package final class ChannelGain: @unchecked Sendable {
     played.store(0, ordering: .releasing)
     firstMixedAt.store(0, ordering: .releasing)
     setTarget(left: left, right: right, step: defaultStep)
+  }
+
+  /// Sets the level (the voice's volume) a new play starts at, with no ramp; like
+  /// ``reset(left:right:)``, only while the channel is not playing.
+  func resetLevel(_ value: Float) {
+    levelRead.store(levelWritten.load(ordering: .acquiring), ordering: .releasing)
+    upcomingCount = 0
+    levelFrom = value
+    levelTo = value
+    levelStart = 0
+    levelFrames = 0
+    levelMoving = false
+    heldLevel = value
   }
 
   /// Moves the gain towards new targets at `step` per sample frame.
@@ -167,6 +205,7 @@ package final class ChannelGain: @unchecked Sendable {
     } else {
       ramped = apply(stream.assumingMemoryBound(to: Int16.self), frames: frames, goalLeft, goalRight, step)
     }
+    applyLevel(stream, frames: frames)
     reachedLeft.store(currentLeft.bitPattern, ordering: .relaxed)
     reachedRight.store(currentRight.bitPattern, ordering: .relaxed)
     if goalLeft == 0 && goalRight == 0 && currentLeft == 0 && currentRight == 0 {
@@ -189,10 +228,21 @@ package final class ChannelGain: @unchecked Sendable {
   @inline(__always)
   var directGain: DirectGain? {
     let (goalLeft, goalRight, step) = goal
-    guard goalLeft != 0 || goalRight != 0 else { return nil }
-    if currentLeft == goalLeft, currentRight == goalRight { return .held(left: goalLeft, right: goalRight) }
+    // A level moving inside the block, or at zero, takes the full path (``applyLevel``).
+    guard goalLeft != 0 || goalRight != 0, !levelMoving, heldLevel > 0 else { return nil }
+    let level = heldLevel
+    if currentLeft == goalLeft, currentRight == goalRight {
+      return .held(left: goalLeft * level, right: goalRight * level)
+    }
+    guard
+      let base = StereoRamp(
+        fromLeft: currentLeft, fromRight: currentRight, toLeft: goalLeft, toRight: goalRight, step: step)
+    else { return nil }
+    guard level != 1 else { return .ramp(base) }
+    directBase = base
     return StereoRamp(
-      fromLeft: currentLeft, fromRight: currentRight, toLeft: goalLeft, toRight: goalRight, step: step
+      fromLeft: currentLeft * level, fromRight: currentRight * level, toLeft: goalLeft * level,
+      toRight: goalRight * level, step: step * level
     )
     .map(DirectGain.ramp)
   }
@@ -201,7 +251,8 @@ package final class ChannelGain: @unchecked Sendable {
   /// `ramp` over `frames` frames.
   @inline(__always)
   func account(_ ramp: StereoRamp, frames: Int, sourceFrames: Int) {
-    (currentLeft, currentRight) = ramp.reached(after: frames)
+    // The gain tracked is the one before the level: the ramp the level did not scale.
+    (currentLeft, currentRight) = (heldLevel == 1 ? ramp : directBase ?? ramp).reached(after: frames)
     reachedLeft.store(currentLeft.bitPattern, ordering: .relaxed)
     reachedRight.store(currentRight.bitPattern, ordering: .relaxed)
     account(sourceFrames: sourceFrames)

@@ -94,7 +94,12 @@ extension VoiceMixer {
       let bus = lanes[channel].bus
       // A moving positional voice the queue handed over: its newest placement is this block's goal.
       if let heldVoice = lanes[channel].voice, let heldGain = lanes[channel].gain {
-        heldVoice._withUnsafeGuaranteedRef { voice in heldGain._withUnsafeGuaranteedRef { $0.follow(voice) } }
+        heldVoice._withUnsafeGuaranteedRef { voice in
+          heldGain._withUnsafeGuaranteedRef {
+            $0.follow(voice)
+            $0.beginBlock(clock: clock &+ UInt64(offset), frames: frames - offset)
+          }
+        }
       }
       let ended: Bool
       if let gain = directGains(channel) {

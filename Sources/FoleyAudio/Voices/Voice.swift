@@ -90,6 +90,12 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// The start the game scheduled, until the audio queue starts the voice.
   package let schedule = ScheduledStartHandoff()
   private let rawStartFrame = Atomic<Int>(-1)
+  /// A volume tween asked for before the voice started, which its start applies: the volume it
+  /// starts from (NaN: none), the tween's frames, easing and first frame. The audio queue's.
+  let pendingLevelFrom = Atomic<UInt64>(Double.nan.bitPattern)
+  let pendingLevelFrames = Atomic<Int>(0)
+  let pendingLevelShape = Atomic<UInt16>(0)
+  let pendingLevelStart = Atomic<UInt64>(0)
   private let rawVirtual = Atomic<Bool>(false)
 
   package init(
@@ -111,6 +117,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawID.store(id, ordering: .relaxed)
     rawVolume.store(volume.bitPattern, ordering: .relaxed)
     rawPan.store(pan.bitPattern, ordering: .relaxed)
+    pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
     rawChannel.store(-1, ordering: .relaxed)
     rateRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
@@ -190,14 +197,28 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// or failed. A paused voice is not finished.
   public var isFinished: Bool { state == .finished }
 
-  /// This play's gain in 0...1 (multiplied with the sound's own volume).
+  /// This play's gain in 0...1 (multiplied with the sound's own volume). Setting it moves there
+  /// at once, over the engine's de-click time; ``setVolume(_:tween:)`` moves there along a tween.
+  /// It reads the value last asked for, which the mix may still be on its way to.
   public var volume: Double {
     get { Double(bitPattern: rawVolume.load(ordering: .relaxed)) }
-    set {
-      rawVolume.store(
-        newValue.clamped(to: 0...1, or: volume, member: "Voice.volume").bitPattern, ordering: .relaxed)
-      core?.updateGain(of: self)
-    }
+    set { setVolume(newValue, tween: .immediate) }
+  }
+
+  /// Moves this play's gain to `volume` (0...1) along `tween`, sample by sample, from where the
+  /// mix has it when the tween starts; a later call takes over from wherever this one got to. A
+  /// paused voice's tween waits for it to resume; on a voice not started yet, or virtual, the
+  /// volume is simply set (it starts, or comes back, at the new volume).
+  ///
+  /// ```swift
+  /// let drone = engine.play(droneSound, loops: -1)
+  /// drone.setVolume(0.25, tween: Tween(duration: 0.5, easing: .easeOut))  // 12 dB down over 0.5 s
+  /// ```
+  public func setVolume(_ volume: Double, tween: Tween) {
+    let from = self.volume
+    let target = volume.clamped(to: 0...1, or: from, member: "Voice.volume")
+    rawVolume.store(target.bitPattern, ordering: .relaxed)
+    core?.setVolume(of: self, from: from, to: target, tween: tween)
   }
 
   /// This play's stereo position in -1 (left) ... 1 (right), added to the sound's own pan.

@@ -1,0 +1,170 @@
+import FoleyCore
+import Synchronization
+
+/// One change of a channel's level: to `target` over `frames` frames along the easing `shape`
+/// (``Easing/bits``), from frame `start` of the mix's clock (`UInt64.max`: the next block).
+struct LevelCommand {
+  var target: Float
+  var frames: Int
+  var shape: UInt16
+  var start: UInt64
+}
+
+/// The voice's volume as a level over the channel's gain: set at once (over the de-click time)
+/// or tweened along an easing curve, sample by sample, from a frame of the engine's clock.
+///
+/// The queue writes commands into a fixed ring (``setLevel(_:frames:easing:start:)``); the mixing
+/// thread takes them at the start of a block (``beginBlock(clock:frames:)``) without waiting or
+/// allocating. A command replaces whatever was to happen from its start on: one starting now
+/// takes over from the level the mix has reached, one for a later frame waits among the
+/// upcoming ones (in the order of their frames) and takes over when the mix gets there, mid-block
+/// if need be. The gain the queue targets and reads back (``current``) stays the one before the
+/// level, so pans, buses, placements and fades compose with a tween instead of fighting it.
+extension ChannelGain {
+  static let levelRingCapacity = 32
+  static let upcomingCapacity = 8
+
+  /// Asks for the level to move to `value` over `frames` frames along `easing`, from `start` (a
+  /// frame of the mix's clock; `UInt64.max` for the next block). Audio queue only. False when
+  /// the ring is full (32 changes the mix has not taken yet): the change is dropped.
+  @discardableResult
+  func setLevel(_ value: Float, frames: Int, easing: Easing, start: UInt64) -> Bool {
+    let written = levelWritten.load(ordering: .relaxed)
+    guard written - levelRead.load(ordering: .acquiring) < Self.levelRingCapacity else { return false }
+    levelCommands[written % Self.levelRingCapacity] = LevelCommand(
+      target: value, frames: max(1, frames), shape: easing.bits, start: start)
+    levelWritten.store(written + 1, ordering: .releasing)
+    return true
+  }
+
+  /// The frames of a change made "at once": the de-click ramp's length.
+  var declickFrames: Int { defaultStep > 0 ? Int((1 / defaultStep).rounded(.up)) : 1 }
+
+  /// Takes the queue's new commands and works out this block's level: held, or moving (a tween
+  /// under way, or one starting inside the block). Mixing thread, once per block, before the gain
+  /// is used.
+  @inline(__always)
+  func beginBlock(clock: UInt64, frames: Int) {
+    let written = levelWritten.load(ordering: .acquiring)
+    var read = levelRead.load(ordering: .relaxed)
+    if read != written {
+      while read != written {
+        take(levelCommands[read % Self.levelRingCapacity], at: clock)
+        read += 1
+      }
+      levelRead.store(read, ordering: .releasing)
+    }
+    blockClock = clock
+    let end = clock &+ UInt64(frames)
+    if upcomingCount > 0, upcoming[0].start < end {
+      levelMoving = true
+      return
+    }
+    if levelFrom != levelTo, levelStart &+ UInt64(levelFrames) <= clock {
+      levelFrom = levelTo  // the tween has ended
+    }
+    levelMoving = levelFrom != levelTo && levelStart < end
+    heldLevel = levelMoving ? levelFrom : level(at: clock)
+  }
+
+  @inline(__always)
+  private func take(_ command: LevelCommand, at clock: UInt64) {
+    let start = command.start == .max ? clock : max(command.start, clock)
+    // It replaces whatever was to happen from its start on.
+    while upcomingCount > 0, upcoming[upcomingCount - 1].start >= start { upcomingCount -= 1 }
+    var resolved = command
+    resolved.start = start
+    if start == clock {
+      begin(resolved, at: clock)
+    } else if upcomingCount < Self.upcomingCapacity {
+      upcoming[upcomingCount] = resolved
+      upcomingCount += 1
+    } else {
+      upcoming[upcomingCount - 1] = resolved  // eight waiting: the latest replaces the last
+    }
+  }
+
+  /// Starts `command` on `frame`, from the level the mix has there.
+  @inline(__always)
+  private func begin(_ command: LevelCommand, at frame: UInt64) {
+    levelFrom = level(at: frame)
+    levelTo = command.target
+    levelStart = frame
+    levelFrames = command.frames
+    levelCurve = Easing.decoded(command.shape)
+  }
+
+  /// The level on frame `frame` of the mix's clock, by the tween under way.
+  @inline(__always)
+  func level(at frame: UInt64) -> Float {
+    guard levelFrom != levelTo else { return levelTo }
+    if frame <= levelStart { return levelFrom }
+    let elapsed = frame &- levelStart
+    if elapsed >= UInt64(levelFrames) { return levelTo }
+    let progress = levelCurve.apply(Double(elapsed) / Double(levelFrames))
+    return levelFrom + (levelTo - levelFrom) * Float(progress)
+  }
+
+  /// The level on `frame` of a moving block, an upcoming tween taking over when its frame comes.
+  @inline(__always)
+  private func levelAdvancing(to frame: UInt64) -> Float {
+    if upcomingCount > 0, frame >= upcoming[0].start {
+      begin(upcoming[0], at: upcoming[0].start)
+      upcomingCount -= 1
+      for index in 0..<upcomingCount { upcoming[index] = upcoming[index + 1] }
+    }
+    return level(at: frame)
+  }
+
+  /// Scales the block by the level: per frame while it moves, by the held level otherwise.
+  @inline(__always)
+  func applyLevel(_ stream: UnsafeMutableRawPointer, frames: Int) {
+    if levelMoving {
+      if isFloat {
+        scaleByLevel(stream.assumingMemoryBound(to: Float.self), frames: frames)
+      } else {
+        scaleByLevel(stream.assumingMemoryBound(to: Int16.self), frames: frames)
+      }
+    } else if heldLevel != 1 {
+      let level = heldLevel
+      if isFloat {
+        let samples = stream.assumingMemoryBound(to: Float.self)
+        for index in 0..<(frames * channelCount) { samples[index] *= level }
+      } else {
+        let samples = stream.assumingMemoryBound(to: Int16.self)
+        for index in 0..<(frames * channelCount) {
+          samples[index] = Int16(scaling: samples[index], by: level)
+        }
+      }
+    }
+  }
+
+  @inline(__always)
+  private func scaleByLevel<Sample: GainSample>(_ samples: UnsafeMutablePointer<Sample>, frames: Int) {
+    let width = channelCount
+    for frame in 0..<frames {
+      let level = levelAdvancing(to: blockClock &+ UInt64(frame))
+      for index in (frame * width)..<((frame + 1) * width) {
+        samples[index] = Sample(scaling: samples[index], by: level)
+      }
+    }
+    heldLevel = level(at: blockClock &+ UInt64(frames))
+  }
+}
+
+extension Easing {
+  /// The easing as a level command carries it: shape in the high byte, power in the low.
+  var bits: UInt16 { UInt16(shape.rawValue) << 8 | UInt16(power) }
+
+  /// The easing a level command carries (``bits``).
+  static func decoded(_ bits: UInt16) -> Easing {
+    let power = Int(bits & 0xff)
+    switch Shape(rawValue: UInt8(bits >> 8)) ?? .linear {
+    case .linear: return .linear
+    case .easeIn: return .easeIn(power: power)
+    case .easeOut: return .easeOut(power: power)
+    case .easeInEaseOut: return .easeInEaseOut(power: power)
+    case .smoothstep: return .smoothstep
+    }
+  }
+}

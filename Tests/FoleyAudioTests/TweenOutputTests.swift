@@ -1,0 +1,70 @@
+import FoleyAudio
+import FoleyCore
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// A voice's volume moved along a tween, read back sample by sample from SDL's disk driver: a
+/// constant (DC) sound, so every output sample is the sound's level times the voice's volume.
+@MainActor
+@Suite("Tweens (disk driver)", .serialized)
+struct TweenOutputTests {
+  /// The DC level of `makeToneWAV(frequency: 0, amplitude: 0.5)` as the mix reads it.
+  static let level = Float(Int16(0.5 * 32_767)) / 32_768
+
+  @Test(
+    "a volume tween follows its curve sample by sample from its frame; a second takes over from where it stands; each holds at its end",
+    arguments: [Easing.easeIn, .easeOut(power: 3), .smoothstep, .linear])
+  func volumeFollowsTheCurve(easing: Easing) throws {
+    let dc = makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5)
+    var start = 0
+    let first = 12_000
+    let second = first + 12_000  // half way through the first
+    let capture = try captureDiskOutput { engine, _ in
+      let sound = try engine.sound(data: dc)
+      start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
+      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      // 1 → 0.25 (−12 dB) over 0.5 s from `first`; then, half way, 0.25 s back to 1.
+      voice.setVolume(
+        0.25, tween: Tween(duration: 0.5, easing: easing, start: .frame(AudioFrame(start + first))))
+      voice.setVolume(
+        1, tween: Tween(duration: 0.25, easing: .linear, start: .frame(AudioFrame(start + second))))
+      #expect(voice.volume == 1)  // the value asked for, not where the mix is
+      #expect(waitUntil { engine.audioFrame.index > start + second + 24_000 })
+      voice.stop()
+      #expect(waitUntil { voice.isFinished })
+    }
+    let samples = capture.left.samples
+    // The capture's first sample is not the clock's frame 0: frames are counted from the play's
+    // first sample, which is `start` on the engine's clock.
+    let onset = try #require(capture.left.audibleRange()?.lowerBound)
+    #expect(samples.count > onset + second + 20_000)
+    guard samples.count > onset + second + 20_000 else { return }
+    // Full level until the first tween's frame.
+    #expect(abs(samples[onset + first - 1] - Self.level) < 1e-6)
+    // Along the curve, every sample, until the second tween takes over half way.
+    var worst: Float = 0
+    for frame in 0..<12_000 {
+      let volume = 1 + (0.25 - 1) * Float(easing.apply(Double(frame) / 24_000))
+      worst = max(worst, abs(samples[onset + first + frame] - Self.level * volume))
+    }
+    #expect(worst < 1e-5, "\(easing): the output left the curve by \(worst)")
+    // Four points in decibels, as a designer would read them.
+    for fraction in [0.1, 0.2, 0.3, 0.45] {
+      let frame = Int(fraction * 24_000)
+      let heard = 20 * log10(Double(samples[onset + first + frame] / Self.level))
+      let meant = 20 * log10(1 + (0.25 - 1) * easing.apply(fraction))
+      #expect(abs(heard - meant) < 0.05, "\(easing) at \(fraction): \(heard) dB, meant \(meant) dB")
+    }
+    // The second starts from where the first had got to, and reaches 1 in 0.25 s, linearly.
+    let halfWay = 1 + (0.25 - 1) * Float(easing.apply(0.5))
+    #expect(abs(samples[onset + second] - Self.level * halfWay) < 1e-5)
+    #expect(abs(samples[onset + second + 6_000] - Self.level * (halfWay + (1 - halfWay) / 2)) < 1e-5)
+    #expect(abs(samples[onset + second + 12_000] - Self.level) < 1e-5)
+    #expect(abs(samples[onset + second + 20_000] - Self.level) < 1e-6)
+    // No step anywhere: the largest change between two samples is the curve's own slope.
+    let steepest = Self.level * 0.75 * 4 / 24_000
+    #expect(capture.left.largestStep(in: (onset + 1)..<(onset + second + 20_000)) < steepest)
+    #expect(capture.right == capture.left)
+  }
+}
