@@ -233,6 +233,10 @@ struct BenchTable {
       "night_range_cpu_percent", number("night_range_cpu_percent"), nil,
       "reference: the master's night range mode (a leveller before the limiter) under the same 64", nil)
     row(
+      "tween_cpu_percent_64", number("tween_cpu_percent_64"), nil,
+      "≤ 1 (% of a core: each of the 64 voices' volume under a tween every block, eased per sample, minus the 64 plain)",
+      number("tween_cpu_percent_64").map { $0 <= 1 })
+    row(
       "resampler_alias_dbfs", number("resampler_alias_dbfs"), nil,
       "≤ -60 (10 kHz at rate 1.5: every other component)", number("resampler_alias_dbfs").map { $0 <= -60 })
     row(

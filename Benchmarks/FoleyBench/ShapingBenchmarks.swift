@@ -7,12 +7,13 @@ import Logging
 
 /// The mix after the bus rework: 256 looping voices (process CPU, as a share of a core), the cost
 /// of shaping 64 voices (a closed low-pass and a reverb send each, a sidechain compressor on their
-/// bus, and then a rate other than 1; the master's night range mode) against the same 64 plain in
+/// bus, and then a rate other than 1; the master's night range mode; each voice's volume under a
+/// tween) against the same 64 plain in
 /// the same run, the resampler's aliasing, and allocations inside the voice mixer's
 /// render on SDL's audio thread while all of that plays.
 @MainActor
 enum ShapingBenchmarks {
-  enum Shaping { case none, filterAndSend, filterSendAndRate, nightRange }
+  enum Shaping { case none, filterAndSend, filterSendAndRate, nightRange, volumeTween }
 
   /// Process CPU seconds over `seconds` with `voices` looping voices.
   static func mix(
@@ -33,6 +34,9 @@ enum ShapingBenchmarks {
       let voice = engine.play(decoded, volume: 0.5, pan: MixBenchmarks.pan(index), loops: -1)
       switch shaping {
       case .none, .nightRange: break
+      case .volumeTween:
+        // A minute-long tween: every block of the measurement moves every voice's level.
+        voice.setVolume(0.1, tween: Tween(duration: 60, easing: .smoothstep))
       case .filterAndSend:
         voice.setLowPassCutoff(1_000)
         voice.setReverbSend(0.3)
@@ -87,6 +91,7 @@ enum ShapingBenchmarks {
     let shaped64 = try mix(long, voices: 64, shaping: .filterAndSend, seconds: seconds, logger: logger)
     let pitched64 = try mix(long, voices: 64, shaping: .filterSendAndRate, seconds: seconds, logger: logger)
     let night64 = try mix(long, voices: 64, shaping: .nightRange, seconds: seconds, logger: logger)
+    let tweened64 = try mix(long, voices: 64, shaping: .volumeTween, seconds: seconds, logger: logger)
     let allocations = foley_realtime_allocations()
     return [
       "mix_cpu_percent_256": plain256 / seconds * 100,
@@ -95,6 +100,7 @@ enum ShapingBenchmarks {
       "effects_cpu_percent_64": (shaped64 - plain64) / seconds * 100,
       "effects_and_rate_cpu_percent_64": (pitched64 - plain64) / seconds * 100,
       "night_range_cpu_percent": (night64 - plain64) / seconds * 100,
+      "tween_cpu_percent_64": (tweened64 - plain64) / seconds * 100,
       "resampler_alias_dbfs": try aliasing(),
       // -1: the counter is compiled out (a sanitizer build).
       "audio_thread_allocations": allocations < 0 ? -1 : allocations - allocationsBefore,

@@ -253,7 +253,10 @@ struct MixerLogicTests {
       audio.engine.play(data: makeToneWAV(frequency: 200 + Double(index), duration: 0.25))
     }
     audio.engine.waitUntilIdle()
-    #expect(audio.engine.statistics.started == 200 && audio.engine.statistics.decodes == 200)
+    let statistics = audio.engine.statistics
+    #expect(
+      statistics.started == 200 && statistics.decodes == 200,
+      "started \(statistics.started), decoded \(statistics.decodes), failed \(statistics.failed)")
     #expect(audio.advance(until: { audio.engine.statistics.activeVoices == 0 }))
     // Playing voices keep their sounds; once they end, the least recently used are forgotten.
     audio.engine.play(data: makeToneWAV(frequency: 100, duration: 0.25))
