@@ -68,3 +68,35 @@ struct TweenOutputTests {
     #expect(capture.right == capture.left)
   }
 }
+
+/// The tween's logic on the hand-driven mixer: a voice not yet started when its tween is asked for.
+@MainActor
+@Suite("Tweens (embedded mixer)")
+struct TweenLogicTests {
+  @Test(
+    "a tween asked for before the voice starts (its sound still decoding) runs from the start at the volume it left"
+  )
+  func tweenBeforeTheStart() throws {
+    let audio = try EmbeddedAudio()
+    // Bytes the engine has not seen: the play waits for their decode.
+    let voice = audio.engine.play(data: makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5), loops: -1)
+    voice.setVolume(0.25, tween: Tween(duration: 0.1, easing: .linear))
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.3)
+    let samples = audio.left.samples
+    let onset = try #require(audio.left.audibleRange()?.lowerBound)
+    let level = TweenOutputTests.level
+    #expect(abs(samples[onset] - level) < 1e-4, "it starts at the volume it left: \(samples[onset])")
+    #expect(abs(samples[onset + 2_400] - level * 0.625) < 1e-4, "half way: \(samples[onset + 2_400])")
+    #expect(abs(samples[onset + 6_000] - level * 0.25) < 1e-5, "held at the end: \(samples[onset + 6_000])")
+    #expect(voice.volume == 0.25)
+    // A plain assignment before the start simply starts there.
+    let other = audio.engine.play(data: makeToneWAV(frequency: 0, duration: 1, amplitude: 0.4), loops: -1)
+    other.volume = 0.5
+    audio.engine.waitUntilIdle()
+    let before = audio.frames
+    audio.advance(seconds: 0.1)
+    let both = audio.left.samples[before + 2_400]
+    #expect(abs(both - level * 0.25 - Float(Int16(0.4 * 32_767)) / 32_768 * 0.5) < 1e-4, "\(both)")
+  }
+}

@@ -3,8 +3,9 @@ public import FoleyCore
 /// How a value moves to a new one: over a duration, along an easing curve, from a start on the
 /// engine's clock. Every continuous setter that takes a `tween:` takes this one value.
 ///
-/// The mixing thread follows the curve sample by sample (no steps between buffers, no zipper
-/// noise), from wherever the value stands when the tween starts. A later tween of the same value
+/// The mixing thread moves the value every sample along the curve (evaluated every 32 frames and
+/// interpolated between: no steps between buffers, no zipper noise), from wherever the value
+/// stands when the tween starts. A later tween of the same value
 /// takes over from where the earlier one got to.
 ///
 /// ```swift
