@@ -33,28 +33,38 @@ package enum SystemCall {
 
   /// The most file descriptors this process may have open (its soft `RLIMIT_NOFILE`).
   package static var descriptorLimit: Int {
-    var limit = rlimit()
     #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+      let limit = softLimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue))
     #else
-      let resource = RLIMIT_NOFILE
+      let limit = softLimit(RLIMIT_NOFILE)
     #endif
-    guard getrlimit(resource, &limit) == 0 else { return 1_024 }
-    return Int(clamping: min(limit.rlim_cur, rlim_t(Int32.max)))
+    return limit.map { Int(clamping: min($0, rlim_t(Int32.max))) } ?? 1_024
   }
 
   /// The most address space this process may map, in bytes (its soft `RLIMIT_AS`, `ulimit -v`);
   /// nil when there is no limit.
   package static var addressSpaceLimit: Int? {
-    var limit = rlimit()
     #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_AS.rawValue)
+      let limit = softLimit(__rlimit_resource_t(RLIMIT_AS.rawValue))
     #else
-      let resource = RLIMIT_AS
+      let limit = softLimit(RLIMIT_AS)
     #endif
-    guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
-    return Int(clamping: limit.rlim_cur)
+    guard let limit, limit != rlim_t.max else { return nil }
+    return Int(clamping: limit)
   }
+
+  /// The soft limit of `resource` (`rlim_t.max` when unlimited); nil when it cannot be read.
+  #if canImport(Glibc)
+    private static func softLimit(_ resource: __rlimit_resource_t) -> rlim_t? {
+      var limit = rlimit()
+      return getrlimit(resource, &limit) == 0 ? limit.rlim_cur : nil
+    }
+  #else
+    private static func softLimit(_ resource: Int32) -> rlim_t? {
+      var limit = rlimit()
+      return getrlimit(resource, &limit) == 0 ? limit.rlim_cur : nil
+    }
+  #endif
 
   package static func close(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)
