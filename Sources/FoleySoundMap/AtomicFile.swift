@@ -107,6 +107,19 @@ struct MapBackups {
     }.sorted()
   }
 
+  /// Removes the temporary files a save cut short left for `NAME.bak` and the numbered backups
+  /// (`.NAME.bak.saving`, `.NAME.bak.N.saving`; plain files only).
+  func sweepTemporaries() {
+    AtomicFile.sweepTemporaries(of: latest)
+    let prefix = "." + map.lastPathComponent + ".bak."
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: map.deletingLastPathComponent().path)) ?? []
+    for name in names where name.hasPrefix(prefix) && name.hasSuffix(".saving") {
+      let middle = name.dropFirst(prefix.count).dropLast(".saving".count)
+      if let number = Int(middle), number > 0 { AtomicFile.sweepTemporaries(of: numbered(number)) }
+    }
+  }
+
   /// Writes `data` as the next numbered backup and as `NAME.bak`; returns its number.
   func keep(_ data: Data) throws(SoundMapEditError) -> Int {
     let number = (numbers.last ?? 0) + 1

@@ -161,7 +161,7 @@ public final class SoundMap {
     }
     // A save cut short (the game killed mid-write) leaves its temporary file behind: swept now.
     AtomicFile.sweepTemporaries(of: url.resolvingSymlinksInPath())
-    AtomicFile.sweepTemporaries(of: MapBackups(of: url).latest)
+    MapBackups(of: url).sweepTemporaries()
     try self.init(
       data: data, url: url, folder: url.deletingLastPathComponent(), engine: engine, seed: seed,
       budget: pitchBudget)

@@ -157,17 +157,31 @@ struct SoundMapHostileFileTests {
     #expect(try Data(contentsOf: real) == Data(map.text.utf8))
   }
 
-  @Test("a temporary file left by a save killed half way is swept when the map is next loaded")
+  @Test(
+    "the temporary files left by a save killed half way (the map's, its backup's, a numbered backup's) are swept when the map is next loaded, and the next save goes through"
+  )
   func staleTemporarySwept() throws {
     let folder = try makeToneFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("sounds.json")
     try Data(Self.map.utf8).write(to: file)
-    let stale = folder.appendingPathComponent(".sounds.json.saving")
-    try Data(repeating: 7, count: 1 << 20).write(to: stale)
+    let stale = [".sounds.json.saving", ".sounds.json.bak.saving", ".sounds.json.bak.1.saving"].map {
+      folder.appendingPathComponent($0)
+    }
+    for url in stale { try Data(repeating: 7, count: 1 << 20).write(to: url) }
+    // Not a temporary of this map's: left alone.
+    let other = folder.appendingPathComponent(".sounds.json.bak.x.saving")
+    try Data("keep".utf8).write(to: other)
     let engine = try AudioEngine(embedded: EmbeddedMixer())
     defer { engine.close() }
-    _ = try SoundMap(contentsOf: file, engine: engine, seed: 1)
-    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
+    for url in stale {
+      #expect(!FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent)")
+    }
+    #expect(FileManager.default.fileExists(atPath: other.path))
+    map.watchesFile = false
+    try map.replaceEvent("ping", with: Data(#"{"play":"b.wav"}"#.utf8), expecting: map.version)
+    try map.save()
+    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("sounds.json.bak.1").path))
   }
 }
