@@ -182,6 +182,7 @@ engine.attach(to: scene)                // the scene's sound actions play throug
 sprite.run(.playSound(data: hitBytes))  // decoded once, a channel per play: hits overlap
 sprite.run(.sequence([.playSoundFileNamed("chime.ogg", waitForCompletion: true), .removeFromParent()]))
 let voice = engine.play(try engine.sound(named: "ambience.wav"), volume: 0.5)
+voice.setVolume(0.1, tween: Tween(duration: 2, easing: .easeInEaseOut))   // along the curve, every sample
 voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(fadeOut: 0.5)
 engine.play(try engine.sound(named: "ambience.wav"), loops: -1)   // -1 loops until stopped
 engine.bus(.music).fade(to: 0.4, duration: 2)                // every category is a bus
