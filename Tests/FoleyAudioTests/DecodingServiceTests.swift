@@ -276,6 +276,25 @@ struct StreamingServiceTests {
     return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
   }
 
+  /// Advances until the two-track playlist (first.wav, then second.wav) has finished: both
+  /// started, in order, and nothing failed.
+  static func expectPlaylistEnds(_ audio: EmbeddedAudio, events: () -> [MusicEvent]) {
+    let finished = audio.advance(
+      until: {
+        audio.engine.music.deliverEvents()
+        return events().contains(.finished)
+      }, limit: 5)
+    #expect(finished)
+    let seen = events()
+    let failures = seen.filter { if case .failed = $0 { true } else { false } }
+    #expect(failures.isEmpty, "\(failures)")
+    let started = seen.compactMap { event -> String? in
+      if case .trackChanged(let now) = event { return now.title }
+      return nil
+    }
+    #expect(started == ["first.wav", "second.wav"])
+  }
+
   @Test(
     "a streaming service killed between reads (as by an out-of-memory killer): the track goes on, the next plays"
   )
@@ -309,19 +328,7 @@ struct StreamingServiceTests {
     let restartedLimit = Self.addressSpaceLimit(of: restarted)
     #expect(restartedLimit == limit, "the new service's address space is limited otherwise")
     #expect((restartedLimit ?? 0) > 256 << 20, "the new service may map \(restartedLimit ?? 0) bytes")
-    #expect(
-      audio.advance(
-        until: {
-          music.deliverEvents()
-          return events.contains(.finished)
-        }, limit: 5))
-    let failures = events.filter { if case .failed = $0 { true } else { false } }
-    #expect(failures.isEmpty, "\(failures)")
-    let started = events.compactMap { event -> String? in
-      if case .trackChanged(let now) = event { return now.title }
-      return nil
-    }
-    #expect(started == ["first.wav", "second.wav"])
+    Self.expectPlaylistEnds(audio, events: { events })
     #expect(music.underrunFrames == 0)
   }
 
@@ -353,19 +360,7 @@ struct StreamingServiceTests {
     audio.advance(seconds: 0.5)
     let heard = audio.left.frequency(in: (audio.frames - 4_800)..<audio.frames)
     #expect(abs(heard - 440) < 5, "heard \(heard) Hz after the stop")
-    #expect(
-      audio.advance(
-        until: {
-          music.deliverEvents()
-          return events.contains(.finished)
-        }, limit: 5))
-    let failures = events.filter { if case .failed = $0 { true } else { false } }
-    #expect(failures.isEmpty, "\(failures)")
-    let started = events.compactMap { event -> String? in
-      if case .trackChanged(let now) = event { return now.title }
-      return nil
-    }
-    #expect(started == ["first.wav", "second.wav"])
+    Self.expectPlaylistEnds(audio, events: { events })
   }
 
   @Test(
