@@ -276,16 +276,33 @@ struct StreamingServiceTests {
     return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
   }
 
-  /// Advances until the two-track playlist (first.wav, then second.wav) has finished: both
-  /// started, in order, and nothing failed.
-  static func expectPlaylistEnds(_ audio: EmbeddedAudio, events: () -> [MusicEvent]) {
+  /// The music events a test has seen.
+  final class HeardEvents {
+    var events: [MusicEvent] = []
+  }
+
+  /// Starts the two-track playlist the service tests interrupt (first.wav, 440 Hz for 3 s, then
+  /// second.wav, 660 Hz for 1 s) and plays a second of it; its events go to the returned record.
+  static func startPlaylist(_ audio: EmbeddedAudio) -> HeardEvents {
+    let heard = HeardEvents()
+    audio.engine.music.addObserver { heard.events.append($0) }
+    audio.engine.music.play([
+      Track(data: makeToneWAV(frequency: 440, duration: 3), name: "first.wav"),
+      Track(data: makeToneWAV(frequency: 660, duration: 1), name: "second.wav"),
+    ])
+    audio.advance(seconds: 1)
+    return heard
+  }
+
+  /// Advances until that playlist has finished: both tracks started, in order, and nothing failed.
+  static func expectPlaylistEnds(_ audio: EmbeddedAudio, _ heard: HeardEvents) {
     let finished = audio.advance(
       until: {
         audio.engine.music.deliverEvents()
-        return events().contains(.finished)
+        return heard.events.contains(.finished)
       }, limit: 5)
     #expect(finished)
-    let seen = events()
+    let seen = heard.events
     let failures = seen.filter { if case .failed = $0 { true } else { false } }
     #expect(failures.isEmpty, "\(failures)")
     let started = seen.compactMap { event -> String? in
@@ -301,13 +318,7 @@ struct StreamingServiceTests {
   func serviceKilledBetweenReads() throws {
     let audio = try EmbeddedAudio(limiter: false)
     let music = audio.engine.music
-    var events: [MusicEvent] = []
-    music.addObserver { events.append($0) }
-    music.play([
-      Track(data: makeToneWAV(frequency: 440, duration: 3), name: "first.wav"),
-      Track(data: makeToneWAV(frequency: 660, duration: 1), name: "second.wav"),
-    ])
-    audio.advance(seconds: 1)
+    let playlist = Self.startPlaylist(audio)
     let service = audio.engine.streamFiller.streamingService
     let killed = service.processID
     try #require(killed > 0)
@@ -328,7 +339,7 @@ struct StreamingServiceTests {
     let restartedLimit = Self.addressSpaceLimit(of: restarted)
     #expect(restartedLimit == limit, "the new service's address space is limited otherwise")
     #expect((restartedLimit ?? 0) > 256 << 20, "the new service may map \(restartedLimit ?? 0) bytes")
-    Self.expectPlaylistEnds(audio, events: { events })
+    Self.expectPlaylistEnds(audio, playlist)
     #expect(music.underrunFrames == 0)
   }
 
@@ -337,14 +348,7 @@ struct StreamingServiceTests {
   )
   func serviceStoppedMidTrack() throws {
     let audio = try EmbeddedAudio(limiter: false)
-    let music = audio.engine.music
-    var events: [MusicEvent] = []
-    music.addObserver { events.append($0) }
-    music.play([
-      Track(data: makeToneWAV(frequency: 440, duration: 3), name: "first.wav"),
-      Track(data: makeToneWAV(frequency: 660, duration: 1), name: "second.wav"),
-    ])
-    audio.advance(seconds: 1)
+    let playlist = Self.startPlaylist(audio)
     let service = audio.engine.streamFiller.streamingService
     let stopped = service.processID
     try #require(stopped > 0)
@@ -360,7 +364,7 @@ struct StreamingServiceTests {
     audio.advance(seconds: 0.5)
     let heard = audio.left.frequency(in: (audio.frames - 4_800)..<audio.frames)
     #expect(abs(heard - 440) < 5, "heard \(heard) Hz after the stop")
-    Self.expectPlaylistEnds(audio, events: { events })
+    Self.expectPlaylistEnds(audio, playlist)
   }
 
   @Test(
