@@ -28,7 +28,9 @@ public struct Easing: Sendable, Hashable, CaseIterable, CustomStringConvertible 
   /// The power of the `easeIn`, `easeOut` and `easeInEaseOut` curves (1...8; 2 is SpriteKit's).
   public let power: Int
 
-  private init(_ shape: Shape, power: Int) {
+  /// The curve of `shape` with `power` (clamped to 1...8; the linear and smoothstep curves take
+  /// none): how a tween's easing is carried to the mixing thread and back.
+  package init(_ shape: Shape, power: Int) {
     self.shape = shape
     self.power = min(max(power, 1), 8)
   }

@@ -53,18 +53,17 @@ package enum SystemCall {
     return Int(clamping: limit)
   }
 
-  /// The soft limit of `resource` (`rlim_t.max` when unlimited); nil when it cannot be read.
   #if canImport(Glibc)
-    private static func softLimit(_ resource: __rlimit_resource_t) -> rlim_t? {
-      var limit = rlimit()
-      return getrlimit(resource, &limit) == 0 ? limit.rlim_cur : nil
-    }
+    private typealias LimitResource = __rlimit_resource_t
   #else
-    private static func softLimit(_ resource: Int32) -> rlim_t? {
-      var limit = rlimit()
-      return getrlimit(resource, &limit) == 0 ? limit.rlim_cur : nil
-    }
+    private typealias LimitResource = Int32
   #endif
+
+  /// The soft limit of `resource` (`rlim_t.max` when unlimited); nil when it cannot be read.
+  private static func softLimit(_ resource: LimitResource) -> rlim_t? {
+    var limit = rlimit()
+    return getrlimit(resource, &limit) == 0 ? limit.rlim_cur : nil
+  }
 
   package static func close(_ descriptor: Int32) -> Int32 {
     #if canImport(Glibc)

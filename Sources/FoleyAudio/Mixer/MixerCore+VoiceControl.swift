@@ -203,9 +203,9 @@ extension MixerCore {
     }
     voice.pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
     gain.resetLevel(Float(from))
-    let frames = voice.pendingLevelFrames.load(ordering: .relaxed)
+    // Only a tween is kept for the start (a plain assignment just starts at the new volume).
     gain.setLevel(
-      Float(voice.volume), frames: frames > 0 ? frames : gain.declickFrames,
+      Float(voice.volume), frames: voice.pendingLevelFrames.load(ordering: .relaxed),
       easing: Easing.decoded(voice.pendingLevelShape.load(ordering: .relaxed)),
       start: voice.pendingLevelStart.load(ordering: .relaxed))
   }

@@ -127,7 +127,9 @@ extension ChannelGain {
       }
     } else if heldLevel != 1 {
       let level = heldLevel
-      if isFloat {
+      if isFloat, channelCount == 2 {
+        scaleStereo(stream.assumingMemoryBound(to: Float.self), frames: frames, left: level, right: level)
+      } else if isFloat {
         let samples = stream.assumingMemoryBound(to: Float.self)
         for index in 0..<(frames * channelCount) { samples[index] *= level }
       } else {
@@ -174,13 +176,6 @@ extension Easing {
 
   /// The easing a level command carries (``bits``).
   static func decoded(_ bits: UInt16) -> Easing {
-    let power = Int(bits & 0xff)
-    switch Shape(rawValue: UInt8(bits >> 8)) ?? .linear {
-    case .linear: return .linear
-    case .easeIn: return .easeIn(power: power)
-    case .easeOut: return .easeOut(power: power)
-    case .easeInEaseOut: return .easeInEaseOut(power: power)
-    case .smoothstep: return .smoothstep
-    }
+    Easing(Shape(rawValue: UInt8(bits >> 8)) ?? .linear, power: Int(bits & 0xff))
   }
 }

@@ -300,7 +300,7 @@ package final class ChannelGain: @unchecked Sendable {
   }
 
   /// The steady state of the common case (float, stereo, no ramp), eight samples at a time.
-  private func scaleStereo(_ samples: UnsafeMutablePointer<Float>, frames: Int, left: Float, right: Float) {
+  func scaleStereo(_ samples: UnsafeMutablePointer<Float>, frames: Int, left: Float, right: Float) {
     guard left != 1 || right != 1 else { return }
     let count = frames * 2
     let gains = SIMD8<Float>(left, right, left, right, left, right, left, right)

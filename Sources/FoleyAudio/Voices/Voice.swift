@@ -207,8 +207,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
 
   /// Moves this play's gain to `volume` (0...1) along `tween`, sample by sample, from where the
   /// mix has it when the tween starts; a later call takes over from wherever this one got to. A
-  /// paused voice's tween waits for it to resume; on a voice not started yet, or virtual, the
-  /// volume is simply set (it starts, or comes back, at the new volume).
+  /// paused voice's tween waits for it to resume. On a voice whose sound is still decoding, the
+  /// last tween asked for runs from its start; a virtual voice's volume is simply set (it comes
+  /// back at the new volume).
   ///
   /// ```swift
   /// let drone = engine.play(droneSound, loops: -1)
