@@ -35,7 +35,9 @@
   /// Runs `body` with the value, holding the lock. Inlined, so a caller in another module runs it
   /// specialized: unspecialized (generic over its result), each call spent many times the lock's
   /// own cost on type metadata, twice per trigger.
-  @inlinable package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  @inlinable package func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
     lock()
     defer { unlock() }
     return try body(&value)

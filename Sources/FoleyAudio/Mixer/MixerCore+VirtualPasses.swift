@@ -215,6 +215,7 @@ extension MixerCore {
       placed = slot
       placed.isChannelPaused = start.paused
       gain.resetLevel(Float(slot.voice.volume))  // before the lane is armed: the mix reads it
+      gain.setModulators(slot.voice.seededModulators)
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }

@@ -196,6 +196,7 @@ extension MixerCore {
   /// Sets the level `voice` starts at on `gain`: its volume, or the volume a tween asked for
   /// before the start moves from, with that tween under way. Before the lane is armed.
   func startLevel(of voice: Voice, on gain: ChannelGain) {
+    gain.setModulators(voice.seededModulators)
     let from = Double(bitPattern: voice.pendingLevelFrom.load(ordering: .relaxed))
     guard !from.isNaN else {
       gain.resetLevel(Float(voice.volume))

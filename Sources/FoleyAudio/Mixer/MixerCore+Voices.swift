@@ -130,7 +130,7 @@ extension MixerCore {
     table.grow(to: allocated) {
       ChannelGain(
         isFloat: true, channelCount: format.channels, defaultStep: declickStep,
-        wake: inbox.wake)
+        wake: inbox.wake, parameters: mixer.parameters)
     }
   }
 

@@ -67,6 +67,8 @@ package final class MixerCore: @unchecked Sendable {
   /// SDL's id of the opened output device; 0 while there is none.
   package let deviceID = Atomic<UInt32>(0)
   let requests = Locked(PendingRequests())
+  /// The game parameters and mix snapshots defined (`MixerCore+Parameters.swift`).
+  package let parameterRegistry = Locked(ParameterRegistry())
 
   /// Everything only the queue touches but the channel table, as one value: ``state``.
   package struct QueueState {

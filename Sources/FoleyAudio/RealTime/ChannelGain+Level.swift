@@ -58,6 +58,7 @@ extension ChannelGain {
     let end = clock &+ UInt64(frames)
     if upcomingCount > 0, upcoming[0].start < end {
       levelMoving = true
+      if modulatorCount > 0 { startModulators(at: clock) }
       return
     }
     if levelFrom != levelTo, levelStart &+ UInt64(levelFrames) <= clock {
@@ -65,6 +66,10 @@ extension ChannelGain {
     }
     levelMoving = levelFrom != levelTo && levelStart < end
     heldLevel = levelMoving ? levelFrom : level(at: clock)
+    if modulatorCount > 0 {
+      startModulators(at: clock)
+      levelMoving = true  // modulated: evaluated through the block
+    }
   }
 
   @inline(__always)
@@ -152,12 +157,12 @@ extension ChannelGain {
     var frame = 0
     while frame < frames {
       let at = blockClock &+ UInt64(frame)
-      let first = levelAdvancing(to: at)
+      let first = levelAdvancing(to: at) * modulation(at: at)
       var length = min(Self.curveInterval, frames - frame)
       if upcomingCount > 0, upcoming[0].start > at { length = min(length, Int(upcoming[0].start &- at)) }
       let end = levelStart &+ UInt64(levelFrames)
       if levelFrom != levelTo, end > at { length = min(length, Int(end &- at)) }
-      let last = level(at: at &+ UInt64(length))
+      let last = level(at: at &+ UInt64(length)) * modulation(at: at &+ UInt64(length))
       let slope = (last - first) / Float(length)
       for offset in 0..<length {
         let level = first + slope * Float(offset)

@@ -62,6 +62,11 @@ package final class ChannelGain: @unchecked Sendable {
   var blockClock: UInt64 = 0
   var levelMoving = false
   var heldLevel: Float = 1
+  /// The voice's modulators (`ChannelGain+Modulators.swift`), set by the queue while the lane
+  /// is not mixed or under the audio lock, and the engine's parameters they may read.
+  let modulators = UnsafeMutablePointer<ModulatorSlot>.allocate(capacity: ChannelGain.modulatorCapacity)
+  var modulatorCount = 0
+  let parameters: ParameterTable
   /// The direct path's ramp before the level scaled it, to account the block by.
   var directBase: StereoRamp?
   let isFloat: Bool
@@ -70,7 +75,11 @@ package final class ChannelGain: @unchecked Sendable {
   private let wake: WakeSignal
   let defaultStep: Float
 
-  package init(isFloat: Bool, channelCount: Int, defaultStep: Float, wake: WakeSignal) {
+  package init(
+    isFloat: Bool, channelCount: Int, defaultStep: Float, wake: WakeSignal, parameters: ParameterTable
+  ) {
+    self.parameters = parameters
+    modulators.initialize(repeating: ModulatorSlot(), count: ChannelGain.modulatorCapacity)
     self.isFloat = isFloat
     self.channelCount = channelCount
     self.bytesPerFrame = (isFloat ? 4 : 2) * channelCount
@@ -82,6 +91,7 @@ package final class ChannelGain: @unchecked Sendable {
   deinit {
     levelCommands.deallocate()
     upcoming.deallocate()
+    modulators.deallocate()
   }
 
   /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.

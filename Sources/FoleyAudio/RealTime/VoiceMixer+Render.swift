@@ -130,6 +130,7 @@ extension VoiceMixer {
       guard buses[bus].touched || buses[bus].ringing else { continue }
       running += 1
       runEffects(bus, frames: frames)
+      if buses[bus].snapshotCount > 0 { applySnapshots(bus, frames: frames) }
       peaks[bus] = max(peaks[bus], peak(of: buses[bus].buffer, count: samples))
       if isTapping {
         tap.push(bus: bus, clock: clock, samples: buses[bus].buffer, frames: frames, channels: channels)

@@ -103,6 +103,8 @@ package final class VoiceMixer: @unchecked Sendable {
     /// The bus it sums into (0: the master).
     var parent = 0
     var effects: UnsafeMutableBufferPointer<Unmanaged<AudioEffect>> = .init(start: nil, count: 0)
+    /// The snapshots that change it, in ``VoiceMixer/snapshotStages`` (see `VoiceMixer+Snapshots.swift`).
+    var snapshotCount = 0
   }
 
   package let format: AudioDeviceFormat
@@ -159,6 +161,13 @@ package final class VoiceMixer: @unchecked Sendable {
   /// ``clock`` as of the last callback, for anyone.
   package let framesMixed = Atomic<UInt64>(0)
 
+  /// The game parameters and snapshot intensities (`ParameterTable.swift`).
+  package let parameters = ParameterTable()
+  /// Each bus's snapshot stages, ``snapshotsPerBus`` apiece, and the filters they run (owned here).
+  let snapshotStages: UnsafeMutablePointer<BusSnapshotStage>
+  var snapshotFilters: [[StateVariableFilter]] = Array(repeating: [], count: busCapacity)
+  static let snapshotsPerBus = 8
+
   /// Sums voices with the AVX kernel (``addScaled(_:into:count:by:)``): fixed when made.
   let usesWideVectors: Bool
 
@@ -193,6 +202,8 @@ package final class VoiceMixer: @unchecked Sendable {
     voiceBuffer.initialize(repeating: 0, count: samples)
     fadeBuffer = .allocate(capacity: samples)
     rawBuffer = .allocate(byteCount: Self.blockFrames * format.bytesPerFrame, alignment: 16)
+    snapshotStages = .allocate(capacity: Self.busCapacity * Self.snapshotsPerBus)
+    snapshotStages.initialize(repeating: BusSnapshotStage(), count: Self.busCapacity * Self.snapshotsPerBus)
   }
 
   deinit {
@@ -209,6 +220,7 @@ package final class VoiceMixer: @unchecked Sendable {
     order.deallocate()
     fadeBuffer.deallocate()
     rawBuffer.deallocate()
+    snapshotStages.deallocate()
   }
 
   // MARK: - The queue's side (under the audio lock)

@@ -1,3 +1,4 @@
+import FoleyCore
 import Synchronization
 
 /// The handle of one play of a sound.
@@ -97,6 +98,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   let pendingLevelShape = Atomic<UInt16>(0)
   let pendingLevelStart = Atomic<UInt64>(0)
   private let rawVirtual = Atomic<Bool>(false)
+  /// The modulators the game set (``setModulators(_:)``), in the mixing thread's form; its
+  /// channel takes them at every start.
+  let modulatorSlots = Locked<[ModulatorSlot]>([])
 
   package init(
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
@@ -118,6 +122,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawVolume.store(volume.bitPattern, ordering: .relaxed)
     rawPan.store(pan.bitPattern, ordering: .relaxed)
     pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
+    modulatorSlots.withLock { $0 = [] }
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
     rawChannel.store(-1, ordering: .relaxed)
     rateRequest.store(VoiceShaping.unitRate, ordering: .relaxed)

@@ -1,0 +1,164 @@
+import FoleyAudio
+import FoleyCore
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Game parameters, modulators and mix snapshots, read back from SDL's disk driver.
+@MainActor
+@Suite("Parameters, modulators and snapshots (disk driver)", .serialized)
+struct ParameterOutputTests {
+  @Test("a looping sound's volume follows a parameter's curve while the parameter is tweened 0 → 1 over 4 s")
+  func volumeFollowsAParameterCurve() throws {
+    let dc = makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5)
+    var start = 0
+    let lead = 4_800  // the tween starts 0.1 s after the sound
+    let curve = try ParameterCurve([(0, -30), (0.5, -6), (1, 0)])
+    let capture = try captureDiskOutput { engine, _ in
+      try engine.defineParameter("speed", range: 0...1, default: 0)
+      let sound = try engine.sound(data: dc)
+      start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
+      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      try voice.setModulators([.parameter("speed", curve: curve)])
+      try engine.setParameter(
+        "speed", to: 1, tween: Tween(duration: 4, start: .frame(AudioFrame(start + lead))))
+      #expect(engine.parameter("speed") == 1)
+      #expect(waitUntil(timeout: 30) { engine.audioFrame.index > start + lead + 4 * 48_000 + 9_600 })
+      voice.stop()
+      #expect(waitUntil { voice.isFinished })
+    }
+    let samples = capture.left.samples
+    let onset = try #require(capture.left.audibleRange(threshold: 1e-4)?.lowerBound)
+    let end = onset + lead + 4 * 48_000 + 4_800
+    try #require(samples.count > end)
+    func heard(_ frame: Int) -> Double { 20 * log10(Double(samples[frame] / TweenOutputTests.level)) }
+    // At rest the curve's first point (-30 dB); then five points along the tween; then its last.
+    #expect(abs(heard(onset + lead / 2) - -30) < 1, "before the tween: \(heard(onset + lead / 2)) dB")
+    for fraction in [0.1, 0.3, 0.5, 0.7, 0.9] {
+      let frame = onset + lead + Int(fraction * 4 * 48_000)
+      let meant = curve.value(at: fraction)
+      #expect(abs(heard(frame) - meant) < 1, "at \(fraction): \(heard(frame)) dB, the curve says \(meant) dB")
+      #expect(
+        abs(heard(frame) - meant) < 0.05, "at \(fraction): \(heard(frame)) dB, the curve says \(meant) dB")
+    }
+    #expect(abs(heard(end)) < 0.01, "after the tween: \(heard(end)) dB")
+    // Smooth: no jump between samples beyond the steepest part of the curve (24 dB over 2 s).
+    #expect(capture.left.largestStep(in: (onset + 10)..<end) < TweenOutputTests.level * 0.001)
+  }
+
+  @Test("an LFO of 4 Hz and 6 dB on a tone's volume gives a 4 Hz envelope 6 dB deep")
+  func lfoOnATone() throws {
+    let tone = makeToneWAV(frequency: 1_000, duration: 1, amplitude: 0.5)
+    let capture = try captureDiskOutput { engine, _ in
+      let voice = engine.play(try engine.sound(data: tone), loops: -1)
+      try voice.setModulators([.lfo(.sine, rateHz: 4, depthDecibels: 6)])
+      #expect(waitUntil(timeout: 30) { voice.isPlaying })
+      let started = engine.audioFrame.index
+      #expect(waitUntil(timeout: 30) { engine.audioFrame.index > started + 3 * 48_000 })
+      voice.stop()
+      #expect(waitUntil { voice.isFinished })
+    }
+    let onset = try #require(capture.left.audibleRange()?.lowerBound)
+    // The envelope: the level of each 5 ms (five whole cycles of the tone) over two seconds.
+    let envelope = capture.left.levels(from: onset + 4_800, to: onset + 4_800 + 96_000, window: 240)
+    try #require(envelope.count == 400)
+    let depth = envelope.max()! - envelope.min()!
+    #expect(abs(depth - 6) < 1, "the envelope swings \(depth) dB")
+    // Its strongest component between 1 and 10 Hz (200 envelope points a second).
+    let mean = envelope.reduce(0, +) / Double(envelope.count)
+    func strength(_ hertz: Double) -> Double {
+      var (re, im) = (0.0, 0.0)
+      for (index, value) in envelope.enumerated() {
+        let phase = 2 * .pi * hertz * Double(index) / 200
+        re += (value - mean) * cos(phase)
+        im += (value - mean) * sin(phase)
+      }
+      return re * re + im * im
+    }
+    let candidates = stride(from: 1.0, through: 10, by: 0.5)
+    let strongest = candidates.max { strength($0) < strength($1) }!
+    #expect(strongest == 4, "the envelope's rate: \(strongest) Hz")
+  }
+
+  @Test(
+    "a snapshot taking a bus down 12 dB and low-passing it at 800 Hz glides in over its tween without a step, and released, gives the bus back"
+  )
+  func snapshotOnABus() throws {
+    // 200 Hz and 5 kHz at once: each band read apart.
+    let music = makeTonesWAV([(200, 0.3), (5_000, 0.3)], duration: 1)
+    var start = 0
+    var applied = 0
+    var released = 0
+    let capture = try captureDiskOutput { engine, _ in
+      try engine.defineSnapshot(
+        MixSnapshot("muffled", buses: [.music: .init(volumeDecibels: -12, lowPass: 800)]))
+      var settings = SoundSettings()
+      settings.category = .music
+      let sound = try Sound(data: music, engine: engine, settings: settings)
+      start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
+      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      applied = start + 48_000
+      try engine.applySnapshot("muffled", tween: Tween(duration: 0.5, start: .frame(AudioFrame(applied))))
+      #expect(engine.activeSnapshots == ["muffled": 1])
+      #expect(waitUntil(timeout: 30) { engine.audioFrame.index > applied + 48_000 })
+      released = engine.audioFrame.index + 4_800
+      try engine.releaseSnapshot("muffled", tween: Tween(duration: 0.5, start: .frame(AudioFrame(released))))
+      #expect(engine.activeSnapshots.isEmpty)
+      #expect(waitUntil(timeout: 30) { engine.audioFrame.index > released + 48_000 })
+      voice.stop()
+      #expect(waitUntil { voice.isFinished })
+    }
+    let left = capture.left
+    let onset = try #require(left.audibleRange()?.lowerBound)
+    // The sound's first sample is the clock's frame `start`.
+    let at = onset + applied - start
+    let back = onset + released - start
+    try #require(left.count > back + 48_000, "captured \(left.count) frames")
+    func band(_ hertz: Double, _ range: Range<Int>) -> Double {
+      10 * log10(left.power(atFrequency: hertz, in: range))
+    }
+    let before = at - 9_600..<at
+    let during = at + 28_800..<at + 38_400
+    let after = back + 33_600..<back + 43_200
+    let lowDrop = band(200, before) - band(200, during)
+    let highDrop = band(5_000, before) - band(5_000, during)
+    #expect(abs(lowDrop - 12) < 1, "the music went down \(lowDrop) dB")
+    #expect(highDrop - lowDrop >= 15, "its band above 3 kHz went down \(highDrop - lowDrop) dB more")
+    // Over the tween: the low band's level in 10 ms windows moves at most 0.5 dB a window, and
+    // the move takes 0.4 to 0.6 s.
+    let levels = left.bandLevels(atFrequency: 200, from: at - 4_800, to: at + 33_600, window: 480)
+    let steps: [Double] = zip(levels, levels.dropFirst()).map { abs($1 - $0) }
+    let largest = steps.max() ?? .infinity
+    #expect(largest <= 0.5, "a step of \(largest) dB in 10 ms")
+    let first = levels[0]
+    let moving: [Int] = levels.indices.filter { index in
+      abs(levels[index] - first) > 0.1 && abs(levels[index] - (first - 12)) > 0.1
+    }
+    let seconds = Double((moving.last ?? 0) - (moving.first ?? 0) + 1) * 0.01
+    #expect(seconds >= 0.4 && seconds <= 0.6, "the move took \(seconds) s")
+    // Released, both bands come back within 0.5 dB.
+    #expect(abs(band(200, after) - band(200, before)) < 0.5)
+    #expect(abs(band(5_000, after) - band(5_000, before)) < 0.5)
+  }
+
+  @Test("an unknown parameter or snapshot is refused with the nearest name; a curve out of order is refused")
+  func refusals() throws {
+    _ = try captureDiskOutput { engine, _ in
+      try engine.defineParameter("speed", range: 0...1, default: 0)
+      #expect(throws: ParameterError.unknownParameter("sped", suggestion: "speed")) {
+        try engine.setParameter("sped", to: 1)
+      }
+      #expect(throws: ParameterError.unknownSnapshot("pause", suggestion: nil)) {
+        try engine.applySnapshot("pause")
+      }
+      #expect(throws: ParameterError.self) { try ParameterCurve([(1, 0), (0, -30)]) }
+      #expect(throws: ParameterError.self) { try engine.defineParameter("bad", range: 0...1, default: 2) }
+      let voice = engine.play(try engine.sound(data: makeToneWAV(frequency: 0, duration: 0.1)))
+      #expect(throws: ParameterError.unknownParameter("speeed", suggestion: "speed")) {
+        try voice.setModulators([.parameter("speeed", curve: ParameterCurve([(0, 0), (1, 0)]))])
+      }
+      try engine.setParameter("speed", to: 7)
+      #expect(engine.parameter("speed") == 1, "clamped into its range")
+    }
+  }
+}
