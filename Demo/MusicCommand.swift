@@ -254,9 +254,3 @@ struct MusicCommand: AsyncParsableCommand {
     if failures > 0 { throw ExitCode(1) }
   }
 }
-
-/// Writes a line to standard output at once (unbuffered, so a pipe sees each event as it happens
-/// and in order with the errors).
-private func say(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}

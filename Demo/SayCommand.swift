@@ -80,8 +80,3 @@ struct SayCommand: AsyncParsableCommand {
     if failed { throw ExitCode(1) }
   }
 }
-
-/// A line on standard output at once (a pipe sees each word as it is heard).
-private func say(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}

@@ -7,7 +7,7 @@ import Foundation
 struct SoundMapCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "soundmap", abstract: "Check a sound map, or post events through it.",
-    subcommands: [Check.self, Post.self])
+    subcommands: [Check.self, Post.self, Run.self])
 
   /// `check FILE`: loads the map as a game would (every file decoded); exit 0, or 2 with the errors.
   struct Check: AsyncParsableCommand {
@@ -194,9 +194,4 @@ extension SoundMapCommand.Post {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self)
   }
-}
-
-/// A line on standard output at once.
-private func say(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

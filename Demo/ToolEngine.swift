@@ -1,4 +1,5 @@
 import Foley
+import Foundation
 import Logging
 
 extension AudioEngine {
@@ -23,4 +24,9 @@ extension AudioEngine {
 
   /// The first line the tools print: the device, and whether it is a silent stand-in.
   var deviceLine: String { "device: \(deviceFormat)\(isSilent ? " (silent: no audio device)" : "")" }
+}
+
+/// A line on standard output at once (the tools' progress, read by people and tests alike).
+func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

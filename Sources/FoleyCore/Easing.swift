@@ -83,6 +83,25 @@ public struct Easing: Sendable, Hashable, CaseIterable, CustomStringConvertible 
     }
   }
 
+  /// The easing a name in data stands for: `linear`, `easeIn`, `easeOut`, `easeInEaseOut` (each
+  /// of power 2) or `smoothstep`; nil for any other.
+  ///
+  /// ```swift
+  /// Easing(named: "easeOut")   // .easeOut
+  /// ```
+  public init?(named name: String) {
+    guard let easing = Self.named[name] else { return nil }
+    self = easing
+  }
+
+  /// The names ``init(named:)`` takes.
+  public static let names = named.keys.sorted()
+
+  private static let named: [String: Easing] = [
+    "linear": .linear, "easeIn": .easeIn, "easeOut": .easeOut, "easeInEaseOut": .easeInEaseOut,
+    "smoothstep": .smoothstep,
+  ]
+
   public var description: String {
     switch shape {
     case .linear: "linear"

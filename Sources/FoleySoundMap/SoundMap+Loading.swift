@@ -61,6 +61,7 @@ extension SoundMap {
       if low != 0 || high != 0 { variants.render(sound, steps: Array(low...high)) }
     }
     if let mix = loaded.mix { applyMix(mix) }
+    applyParameters(loaded)
     musicFiles = locateMusic(loaded.music, in: AssetRoots([folder])).found
     if watchesFile { updateWatch() }
   }
@@ -79,6 +80,27 @@ extension SoundMap {
       } catch {
         lastErrors.append("mix.buses[\"\(category)\"]: \(error)")
         engine.core.logger.warning("sound map mix: bus \(category): \(error)")
+      }
+    }
+  }
+
+  /// Defines the map's game parameters and snapshots on the engine (a reload defines them again:
+  /// a parameter keeps its value, a snapshot starts released).
+  private func applyParameters(_ loaded: SoundMapDefinition) {
+    for (name, parameter) in loaded.parameters.sorted(by: { $0.key < $1.key }) {
+      do {
+        try engine.defineParameter(name, range: parameter.range, default: parameter.defaultValue)
+      } catch {
+        lastErrors.append("parameters[\"\(name)\"]: \(error)")
+        engine.core.logger.warning("sound map: parameter \(name): \(error)")
+      }
+    }
+    for (name, snapshot) in loaded.snapshots.sorted(by: { $0.key < $1.key }) {
+      do {
+        try engine.defineSnapshot(snapshot)
+      } catch {
+        lastErrors.append("snapshots[\"\(name)\"]: \(error)")
+        engine.core.logger.warning("sound map: snapshot \(name): \(error)")
       }
     }
   }

@@ -223,6 +223,13 @@ extension SoundMap {
         loops: entry.loops ? -1 : 0, positional: entry.positional),
       !voice.isFinished
     else { return }
+    if !entry.modulators.isEmpty {
+      do {
+        try voice.setModulators(entry.modulators)
+      } catch {
+        engine.core.logger.warning("sound map: \(event)'s modulators: \(error)")
+      }
+    }
     // Kept only where something needs them: a cap, or a stop entry naming the event. Every post
     // of an event once filtered all its voices: a post's cost grew with the voices playing.
     if entry.maxInstances != nil || entry.isStopTarget {

@@ -11,6 +11,9 @@ package struct SoundMapDefinition {
   package var mix: MixDefinition?
   /// The music's tracks and states (the map's `music` section).
   package var music: MusicDefinition?
+  /// The game parameters and mix snapshots (the map's `parameters` and `snapshots` sections).
+  package var parameters: [String: ParameterDefinition] = [:]
+  package var snapshots: [String: MixSnapshot] = [:]
   /// Each event's entry as canonical JSON (keys sorted), to tell which entries a reload or an
   /// edit changed.
   var sources: [String: Data] = [:]
@@ -47,6 +50,8 @@ package final class EventEntry {
   /// Whether a stop entry names this event (its voices are kept for it); set when the map
   /// applies its definition, so a post asks no set.
   @exclusivity(unchecked) var isStopTarget = false
+  /// What moves its voices' volume while they play: `volumeDb` as a parameter's curve, `modulators`.
+  @exclusivity(unchecked) package var modulators: [Modulator] = []
 
   package init(effect: Effect) { self.effect = effect }
 }
@@ -102,6 +107,9 @@ package struct SoundMapParser {
   package internal(set) var errors: [String] = []
   var definition = SoundMapDefinition()
   private var seenFiles: Set<String> = []
+  /// The parameters curves and snapshots name, where, and a snapshot's value, checked once the
+  /// whole map is read.
+  var parameterReferences: [(name: String, path: String, value: Double?)] = []
 
   package init() {}
 
@@ -109,7 +117,7 @@ package struct SoundMapParser {
   static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   static let limitKeys: Set<String> = [
     "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
-    "caption", "critical", "rumble",
+    "caption", "critical", "rumble", "modulators",
   ]
   static let optionKeys: [String: Set<String>] = [
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
@@ -136,13 +144,18 @@ package struct SoundMapParser {
       errors += duplicates
       return nil
     }
-    unknownKeys(in: root, allowed: ["$schema", "version", "events", "mix", "music"], at: "")
+    unknownKeys(
+      in: root, allowed: ["$schema", "version", "events", "mix", "music", "parameters", "snapshots"], at: "")
     // An editor's pointer to the schema (Schemas/sound-map.schema.json); the map ignores it.
     if let schema = root["$schema"], !(schema is String) {
       errors.append("$schema: must be the schema's address")
     }
     if let mix = root["mix"] { definition.mix = self.mix(mix, at: "mix") }
     if let music = root["music"] { definition.music = self.music(music, at: "music") }
+    if let parameters = root["parameters"] {
+      definition.parameters = self.parameters(parameters, at: "parameters")
+    }
+    if let snapshots = root["snapshots"] { definition.snapshots = self.snapshots(snapshots, at: "snapshots") }
     if let version = root["version"] {
       if Self.number(version) != 1 { errors.append("version: must be 1") }
     } else {
@@ -170,6 +183,7 @@ package struct SoundMapParser {
         errors.append("events[\"\(name)\"].stop: no event \"\(target)\" in this map")
       }
     }
+    checkParameterReferences()
     // What parsed, even with errors elsewhere: its files are checked too, so one look at a map
     // reports every problem it has.
     return definition
@@ -185,8 +199,13 @@ package struct SoundMapParser {
       let fade = number(object["fadeOut"], at: "\(path).fadeOut", in: 0...60) ?? 0
       return EventEntry(effect: .stop(event: name, fadeOut: fade))
     }
-    guard let content = item(object, at: path, extraKeys: Self.limitKeys) else { return nil }
+    // `volumeDb` written as a parameter's curve moves the volume; the items keep their numbers.
+    var items = object
+    if items["volumeDb"] is [String: Any] { items["volumeDb"] = nil }
+    let modulators = self.modulators(object, at: path)
+    guard let content = item(items, at: path, extraKeys: Self.limitKeys) else { return nil }
     let entry = EventEntry(effect: .play(content))
+    entry.modulators = modulators
     entry.cooldown = number(object["cooldown"], at: "\(path).cooldown", in: 0...3_600) ?? 0
     if let limit = object["maxInstances"] {
       if let count = Self.number(limit), count >= 1, count.rounded() == count, count <= 256 {

@@ -119,7 +119,7 @@ struct SoundMapDocument {
     "delay",
     "loop", "cooldown", "maxInstances", "steal", "priority", "category", "positional", "normalize",
     "critical",
-    "caption", "rumble",
+    "caption", "rumble", "modulators",
   ]
 
   static func orderedKeys(_ object: [String: Any]) -> [String] {
