@@ -121,7 +121,31 @@ struct SoundMapSchemaTests {
       #"{ "version": 1, "events": {}, "music": { "tracks": { "t": { "file": "a.ogg" } }, "states": { "s": { "track": "t", "at": "soon" } } } }"#,
       true
     ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav" } }, "snapshots": { "s": { "mix": { "buses": { "music": { "effects": [{ "type": "reverb" }] } } } } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "lfo": { "wave": "sin", "rateHz": 4, "depthDb": 6 } }] } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "lfo": { "rateHz": 4, "depthDb": 6 }, "target": "pitch" }] } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav" } }, "parameters": { "p": { "default": 0 } } }"#,
+      true
+    ),
     // Rules a schema cannot say: they relate one value to another, or to the rest of the map.
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "volumeDb": { "parameter": "speed", "curve": [[0, -30], [1, 0]] } } } }"#,
+      false
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav" } }, "parameters": { "p": { "range": [1, 0] } } }"#,
+      false
+    ),
     (#"{ "version": 1, "events": { "a": { "play": "a.wav", "volumeDb": [0, -3] } } }"#, false),
     (
       #"{ "version": 1, "events": { "a": { "switch": { "parameter": "p", "default": "z", "cases": { "x": "a.wav" } } } } }"#,
