@@ -237,6 +237,10 @@ struct BenchTable {
       "≤ 1 (% of a core: each of the 64 voices' volume under a tween every block, eased per sample, minus the 64 plain)",
       number("tween_cpu_percent_64").map { $0 <= 1 })
     row(
+      "grammar_cpu_percent_64", number("grammar_cpu_percent_64"), nil,
+      "≤ 1 (% of a core: the 64 voices each under a tween, an LFO and a parameter's curve, two snapshots blending on their bus, minus the 64 plain)",
+      number("grammar_cpu_percent_64").map { $0 <= 1 })
+    row(
       "resampler_alias_dbfs", number("resampler_alias_dbfs"), nil,
       "≤ -60 (10 kHz at rate 1.5: every other component)", number("resampler_alias_dbfs").map { $0 <= -60 })
     row(

@@ -8,12 +8,13 @@ import Logging
 /// The mix after the bus rework: 256 looping voices (process CPU, as a share of a core), the cost
 /// of shaping 64 voices (a closed low-pass and a reverb send each, a sidechain compressor on their
 /// bus, and then a rate other than 1; the master's night range mode; each voice's volume under a
-/// tween) against the same 64 plain in
+/// tween; each voice's volume under a tween, an LFO and a game parameter's curve, with two mix
+/// snapshots blending on their bus) against the same 64 plain in
 /// the same run, the resampler's aliasing, and allocations inside the voice mixer's
 /// render on SDL's audio thread while all of that plays.
 @MainActor
 enum ShapingBenchmarks {
-  enum Shaping { case none, filterAndSend, filterSendAndRate, nightRange, volumeTween }
+  enum Shaping { case none, filterAndSend, filterSendAndRate, nightRange, volumeTween, grammar }
 
   /// Process CPU seconds over `seconds` with `voices` looping voices.
   static func mix(
@@ -29,6 +30,18 @@ enum ShapingBenchmarks {
       try engine.bus(.effects).setEffects([CompressorEffect(threshold: -30, ratio: 4, sidechain: .speech)])
     }
     if shaping == .nightRange { engine.dynamicRange = .night }
+    if shaping == .grammar {
+      // A parameter every voice follows and two snapshots on their bus, all moving through the
+      // measurement: minute-long tweens of the parameter and of both intensities.
+      try engine.defineParameter("speed", range: 0...1, default: 0)
+      try engine.defineSnapshot(
+        MixSnapshot("dim", buses: [.effects: .init(volumeDecibels: -6, lowPass: 2_000)]))
+      try engine.defineSnapshot(
+        MixSnapshot("duck", buses: [.effects: .init(volumeDecibels: -3)], mode: .blend, priority: 1))
+      try engine.setParameter("speed", to: 1, tween: Tween(duration: 60))
+      try engine.applySnapshot("dim", tween: Tween(duration: 60))
+      try engine.applySnapshot("duck", intensity: 0.7, tween: Tween(duration: 60, easing: .smoothstep))
+    }
     let decoded = try engine.sound(data: sound)
     for index in 0..<voices {
       let voice = engine.play(decoded, volume: 0.5, pan: MixBenchmarks.pan(index), loops: -1)
@@ -37,6 +50,13 @@ enum ShapingBenchmarks {
       case .volumeTween:
         // A minute-long tween: every block of the measurement moves every voice's level.
         voice.setVolume(0.1, tween: Tween(duration: 60, easing: .smoothstep))
+      case .grammar:
+        voice.setVolume(0.1, tween: Tween(duration: 60, easing: .smoothstep))
+        try voice.setModulators([
+          .parameter(
+            "speed", curve: try ParameterCurve([(0, -20), (0.5, -6), (1, 0)], interpolation: .smooth)),
+          .lfo(.sine, rateHz: 4, depthDecibels: 6),
+        ])
       case .filterAndSend:
         voice.setLowPassCutoff(1_000)
         voice.setReverbSend(0.3)
@@ -87,11 +107,22 @@ enum ShapingBenchmarks {
     // difference the AVX sum makes, in the same run.
     let portable256 = try mix(
       long, voices: 256, shaping: .none, seconds: seconds, wideVectors: false, logger: logger)
-    let plain64 = try mix(long, voices: 64, shaping: .none, seconds: seconds, logger: logger)
+    // The plain 64 and the two per-block rows (a tween; the grammar) in interleaved rounds, the
+    // least of each: a difference of a fraction of a percent is under the noise of one round.
+    var plainRounds: [Double] = []
+    var tweenRounds: [Double] = []
+    var grammarRounds: [Double] = []
+    for _ in 0..<(quick ? 1 : 3) {
+      plainRounds.append(try mix(long, voices: 64, shaping: .none, seconds: seconds, logger: logger))
+      tweenRounds.append(try mix(long, voices: 64, shaping: .volumeTween, seconds: seconds, logger: logger))
+      grammarRounds.append(try mix(long, voices: 64, shaping: .grammar, seconds: seconds, logger: logger))
+    }
+    let plain64 = plainRounds.min() ?? 0
+    let tweened64 = tweenRounds.min() ?? 0
+    let grammar64 = grammarRounds.min() ?? 0
     let shaped64 = try mix(long, voices: 64, shaping: .filterAndSend, seconds: seconds, logger: logger)
     let pitched64 = try mix(long, voices: 64, shaping: .filterSendAndRate, seconds: seconds, logger: logger)
     let night64 = try mix(long, voices: 64, shaping: .nightRange, seconds: seconds, logger: logger)
-    let tweened64 = try mix(long, voices: 64, shaping: .volumeTween, seconds: seconds, logger: logger)
     let allocations = foley_realtime_allocations()
     return [
       "mix_cpu_percent_256": plain256 / seconds * 100,
@@ -101,6 +132,7 @@ enum ShapingBenchmarks {
       "effects_and_rate_cpu_percent_64": (pitched64 - plain64) / seconds * 100,
       "night_range_cpu_percent": (night64 - plain64) / seconds * 100,
       "tween_cpu_percent_64": (tweened64 - plain64) / seconds * 100,
+      "grammar_cpu_percent_64": (grammar64 - plain64) / seconds * 100,
       "resampler_alias_dbfs": try aliasing(),
       // -1: the counter is compiled out (a sanitizer build).
       "audio_thread_allocations": allocations < 0 ? -1 : allocations - allocationsBefore,

@@ -66,9 +66,9 @@ public struct LFO: Sendable, Hashable, CustomStringConvertible {
   /// How far down the wave is at `phase` (0…1 of a cycle), 0 (the level) to 1 (the depth);
   /// `cycle` seeds sample-and-hold.
   @inline(__always)
-  static func depthFraction(_ wave: UInt8, phase: Double, cycle: UInt64) -> Double {
+  static func depthFraction(_ wave: UInt8, phase: Float, cycle: UInt64) -> Float {
     switch wave {
-    case 0: return (1 - cos(2 * Double.pi * phase)) / 2
+    case 0: return (1 - cosf(2 * Float.pi * phase)) / 2
     case 1: return 1 - abs(1 - 2 * phase)
     case 2: return phase < 0.5 ? 0 : 1
     default:
@@ -77,7 +77,7 @@ public struct LFO: Sendable, Hashable, CustomStringConvertible {
       z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
       z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
       z ^= z >> 31
-      return Double(z >> 11) / Double(1 << 53)
+      return Float(z >> 40) / Float(1 << 24)
     }
   }
 

@@ -164,10 +164,31 @@ extension ChannelGain {
       if levelFrom != levelTo, end > at { length = min(length, Int(end &- at)) }
       let last = level(at: at &+ UInt64(length)) * modulation(at: at &+ UInt64(length))
       let slope = (last - first) / Float(length)
-      for offset in 0..<length {
-        let level = first + slope * Float(offset)
-        let base = (frame + offset) * width
-        for index in base..<(base + width) { samples[index] = Sample(scaling: samples[index], by: level) }
+      if Sample.self == Float.self, width == 2 {
+        // Stereo float, four frames at a time: the ramp's levels in pairs, moved on by four steps.
+        let raw = UnsafeMutableRawPointer(samples) + frame &* 8
+        var levels = SIMD8<Float>(0, 0, 1, 1, 2, 2, 3, 3) * slope + first
+        let advance = SIMD8<Float>(repeating: 4 * slope)
+        var offset = 0
+        while offset &+ 4 <= length {
+          let scaled = raw.loadUnaligned(fromByteOffset: offset &* 8, as: SIMD8<Float>.self) * levels
+          raw.storeBytes(of: scaled, toByteOffset: offset &* 8, as: SIMD8<Float>.self)
+          levels += advance
+          offset &+= 4
+        }
+        let floats = raw.assumingMemoryBound(to: Float.self)
+        while offset < length {
+          let level = first + slope * Float(offset)
+          floats[offset &* 2] *= level
+          floats[offset &* 2 &+ 1] *= level
+          offset &+= 1
+        }
+      } else {
+        for offset in 0..<length {
+          let level = first + slope * Float(offset)
+          let base = (frame + offset) * width
+          for index in base..<(base + width) { samples[index] = Sample(scaling: samples[index], by: level) }
+        }
       }
       frame += length
     }

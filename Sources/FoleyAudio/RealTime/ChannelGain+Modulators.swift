@@ -35,8 +35,8 @@ struct ModulatorSlot: Sendable {
   }
 }
 
-/// A voice's modulators on its channel's gain stage: their decibels add, and multiply the level
-/// (the voice's volume and its tweens) wherever the block evaluates it, every 32 frames.
+/// A voice's modulators on its channel's gain stage: their decibels add, and their gain multiplies
+/// the level (the voice's volume and its tweens) wherever the block evaluates it, every 32 frames.
 extension ChannelGain {
   static let modulatorCapacity = 4
 
@@ -49,6 +49,7 @@ extension ChannelGain {
       modulators[index].origin = .max
     }
     modulatorCount = count
+    modulationFrame = .max
   }
 
   /// Gives oscillators that have not run yet their first frame.
@@ -59,23 +60,48 @@ extension ChannelGain {
     }
   }
 
-  /// The modulators' gain on `frame` (1 with none).
+  /// The frames between two evaluations of the modulators, on the engine's clock (2.7 ms at
+  /// 48 kHz; an LFO's fastest, 50 Hz, is still evaluated 7 times a cycle): in between, their gain
+  /// is interpolated linearly.
+  static let modulationInterval: UInt64 = 128
+
+  /// The modulators' gain on `frame` (1 with none): interpolated between their values on the two
+  /// points of the ``modulationInterval`` grid around it, each worked out once.
   @inline(__always)
   func modulation(at frame: UInt64) -> Float {
     guard modulatorCount > 0 else { return 1 }
+    let start = frame - frame % Self.modulationInterval
+    if start != modulationFrame {
+      // The next grid point is usually the last one's end.
+      modulationGain =
+        start == modulationFrame &+ Self.modulationInterval ? modulationEnd : modulators(at: start)
+      modulationEnd = modulators(at: start &+ Self.modulationInterval)
+      modulationFrame = start
+    }
+    let offset = Float(frame - start) * (1 / Float(Self.modulationInterval))
+    return modulationGain + (modulationEnd - modulationGain) * offset
+  }
+
+  /// The modulators' gain on `frame`, worked out.
+  @inline(__always)
+  private func modulators(at frame: UInt64) -> Float {
     var decibels: Float = 0
     for index in 0..<modulatorCount {
-      let slot = modulators[index]
-      switch slot.kind {
-      case .curve: decibels += slot.curve(at: parameters.value(slot.parameter, at: frame))
+      switch modulators[index].kind {
+      case .curve:
+        decibels += modulators[index].curve(at: parameters.value(modulators[index].parameter, at: frame))
       case .oscillator:
-        let cycles = frame > slot.origin ? Double(frame &- slot.origin) * slot.cyclesPerFrame : 0
+        let origin = modulators[index].origin
+        let cycles = frame > origin ? Double(frame &- origin) * modulators[index].cyclesPerFrame : 0
         let cycle = UInt64(cycles)
-        let fraction = LFO.depthFraction(slot.wave, phase: cycles - Double(cycle), cycle: cycle &+ slot.seed)
-        decibels -= slot.depth * Float(fraction)
+        let fraction = LFO.depthFraction(
+          modulators[index].wave, phase: Float(cycles - Double(cycle)), cycle: cycle &+ modulators[index].seed
+        )
+        decibels -= modulators[index].depth * fraction
       case .none: break
       }
     }
-    return decibels <= -120 ? 0 : Float(exp(Double(decibels) * (log(10) / 20)))
+    // 10^(dB/20) as 2^(dB·log2(10)/20).
+    return decibels <= -120 ? 0 : exp2f(decibels * 0.166_096_4)
   }
 }

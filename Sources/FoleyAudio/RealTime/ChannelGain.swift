@@ -67,6 +67,10 @@ package final class ChannelGain: @unchecked Sendable {
   let modulators = UnsafeMutablePointer<ModulatorSlot>.allocate(capacity: ChannelGain.modulatorCapacity)
   var modulatorCount = 0
   let parameters: ParameterTable
+  /// The modulators' gain on the grid point `modulationFrame` and on the next (mixing thread).
+  var modulationFrame = UInt64.max
+  var modulationGain: Float = 1
+  var modulationEnd: Float = 1
   /// The direct path's ramp before the level scaled it, to account the block by.
   var directBase: StereoRamp?
   let isFloat: Bool
