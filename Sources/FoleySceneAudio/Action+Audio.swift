@@ -71,12 +71,6 @@ extension Action {
     .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: engine))
   }
 
-  /// Plays an already decoded `Sound`.
-  @available(*, deprecated, renamed: "playSound(_:waitForCompletion:)")
-  public static func play(_ sound: Sound, waitForCompletion: Bool = false) -> Action {
-    playSound(sound, waitForCompletion: waitForCompletion)
-  }
-
   /// Changes the volume of the voices the node started (and will start) to `volume` over
   /// `duration` seconds.
   public static func changeVolume(to volume: Double, duration: TimeInterval) -> Action {

@@ -1,24 +1,6 @@
 import Foundation
 
 extension AudioEngine {
-  @available(*, deprecated, message: "use engine.bus(category).fade(to:duration:), or .volume = value")
-  public func setVolume(_ volume: Double, for category: SoundCategory, fadeDuration: Double = 0) {
-    bus(category).fade(to: volume, duration: fadeDuration)
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).volume")
-  public func volume(for category: SoundCategory) -> Double { bus(category).volume }
-
-  @available(
-    *, deprecated, message: "use engine.bus(category).setMuted(_:fadeDuration:), or .isMuted = value"
-  )
-  public func setMuted(_ muted: Bool, for category: SoundCategory, fadeDuration: Double = 0) {
-    bus(category).setMuted(muted, fadeDuration: fadeDuration)
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).isMuted")
-  public func isMuted(_ category: SoundCategory) -> Bool { bus(category).isMuted }
-
   /// Turns `categories` down by `decibels` (a negative number) until ``endDuck(named:fadeDuration:)``,
   /// ramping over `fadeDuration` seconds: dialogue over music, say. Ducks are named so several can
   /// hold at once; the deepest one applies. The buses' own volumes are untouched.
@@ -154,22 +136,4 @@ public struct MasterMeter: Sendable, Hashable {
 extension AudioEngine {
   /// Loudness targets accepted, in LUFS.
   public static let loudnessTargets: ClosedRange<Double> = -70...0
-
-  @available(*, deprecated, message: "use engine.bus(category).setLoudnessTarget(_:)")
-  public func setLoudnessTarget(_ lufs: Double?, for category: SoundCategory) throws(AudioEffectError) {
-    try bus(category).setLoudnessTarget(lufs)
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).loudnessTarget")
-  public func loudnessTarget(for category: SoundCategory) -> Double? { bus(category).loudnessTarget }
-}
-
-extension AudioEngine {
-  @available(*, deprecated, message: "use engine.bus(category).setMaximumAudibleVoices(_:)")
-  public func setMaximumAudibleVoices(_ count: Int?, for category: SoundCategory) throws(AudioEffectError) {
-    try bus(category).setMaximumAudibleVoices(count)
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).maximumAudibleVoices")
-  public func maximumAudibleVoices(for category: SoundCategory) -> Int? { bus(category).maximumAudibleVoices }
 }

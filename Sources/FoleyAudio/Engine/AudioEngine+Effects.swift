@@ -37,22 +37,6 @@ public enum AudioEffectError: Error, Sendable, Equatable, CustomStringConvertibl
 /// effect chain runs on the sum, and the result goes to the master. Voices also send a share of
 /// themselves to the engine's reverb return (``reverb``).
 extension AudioEngine {
-  @available(*, deprecated, message: "use engine.bus(category).setEffects(_:)")
-  public func setEffects(_ effects: [AudioEffect], on category: SoundCategory) throws(AudioEffectError) {
-    try bus(category).setEffects(effects)
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).route(to:)")
-  public func route(_ category: SoundCategory, to parent: SoundCategory?) throws(AudioEffectError) {
-    try bus(category).route(to: parent)
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).setReverbSend(_:over:)")
-  public func setReverbSend(
-    _ level: Double, for category: SoundCategory, over duration: Double = 0
-  ) throws(AudioEffectError) {
-    try bus(category).setReverbSend(level, over: duration)
-  }
 
   /// Each bus's peak in the last buffer, in dBFS (-inf: silent), after its effects: the
   /// categories that have played or have effects, the reverb's return as `"reverb"`, and the

@@ -11,15 +11,6 @@ extension AudioEngine {
     }
   }
 
-  @available(*, deprecated, message: "use engine.bus(category).sessionPolicy = policy")
-  public func setSessionPolicy(_ policy: SessionPolicy?, for category: SoundCategory) {
-    bus(category).sessionPolicy = policy
-  }
-
-  @available(*, deprecated, message: "use engine.bus(category).effectiveSessionPolicy")
-  public func sessionPolicy(for category: SoundCategory) -> SessionPolicy {
-    bus(category).effectiveSessionPolicy
-  }
 }
 
 extension AudioEngine: AudioSessionParticipant {

@@ -29,7 +29,7 @@ public struct SoundSettings: Sendable, Hashable {
   /// What the sound is, in words: each heard play of it is captioned (``CaptionCenter``).
   public var caption: Caption?
   /// A cue no mix may bury: never made virtual by the voice budget
-  /// (``AudioConfiguration/maximumAudibleVoices``, ``AudioEngine/setMaximumAudibleVoices(_:for:)``)
+  /// (``AudioConfiguration/maximumAudibleVoices``, ``AudioBus/setMaximumAudibleVoices(_:)``)
   /// and, with a caption, captioned even while the player has muted it.
   public var isCritical = false
   /// Rumble on the game's controllers while the sound plays, at this strength (0…1), following the
