@@ -444,3 +444,32 @@ engine.haptics.intensity = 0.5             // the player's setting
 // BLOCK-END
   _ = boom
 }
+
+@MainActor func guideMovingTheMix(engine: AudioEngine, humSound: Sound, motorSound: Sound) throws {
+// DOCC-BLOCK Foley/MovingTheMix.md 1
+let hum = engine.play(humSound, loops: -1)
+hum.setVolume(0.25, tween: Tween(duration: 0.5, easing: .easeOut))
+let bar = engine.audioFrame + engine.frames(forSeconds: 2)
+hum.setVolume(1, tween: Tween(duration: 4, easing: .smoothstep, start: .frame(bar)))
+// BLOCK-END
+// DOCC-BLOCK Foley/MovingTheMix.md 2
+try engine.defineParameter("speed", range: 0...1, default: 0)
+let motor = engine.play(motorSound, loops: -1)
+try motor.setModulators([
+  .parameter("speed", curve: ParameterCurve([(0, -30), (0.6, -8), (1, 0)], interpolation: .smooth)),
+  .lfo(.sine, rateHz: 4, depthDecibels: 6),
+])
+try engine.setParameter("speed", to: 1, tween: Tween(duration: 4, easing: .easeInEaseOut))
+// BLOCK-END
+// DOCC-BLOCK Foley/MovingTheMix.md 3
+try engine.defineSnapshot(MixSnapshot("paused", buses: [
+  .music: .init(volumeDecibels: -12, lowPass: 800),
+  .effects: .init(volumeDecibels: -96),
+], priority: 10))
+try engine.defineSnapshot(MixSnapshot("danger", buses: [.ambience: .init(volumeDecibels: -6)], mode: .blend))
+try engine.applySnapshot("paused", tween: Tween(duration: 0.5))
+try engine.applySnapshot("danger", intensity: 0.3, tween: Tween(duration: 1, easing: .smoothstep))
+print(engine.activeSnapshots)   // ["paused": 1.0, "danger": 0.3]
+try engine.releaseSnapshot("paused", tween: Tween(duration: 0.5))
+// BLOCK-END
+}
