@@ -1,5 +1,6 @@
-/// The inspector's one page: meters per bus (with the page's volume and mute controls), the
-/// spectrum, the voice list, the music, the event log (what each play was given) and the sound
+/// The inspector's one page: meters per bus (with the page's volume and mute controls), the mix
+/// snapshots (each one's intensity, applied and released from the page) and the game parameters,
+/// the spectrum, the voice list, the music, the event log (what each play was given) and the sound
 /// map's reloads, drawn from `/snapshot.json` once and
 /// then from the reports the WebSocket streams (or, where a WebSocket cannot open, from
 /// `/snapshot.json` polled).
@@ -9,7 +10,9 @@
 /// audition it with parameters, and save the map (when the game allows it).
 ///
 /// For scripted checks (a headless browser), `#set=BUS:VOLUME` in the address sets that bus's
-/// volume once the first report has drawn it, through the same handler a fader uses; and
+/// volume once the first report has drawn it, through the same handler a fader uses;
+/// `#apply=SNAPSHOT` clicks that snapshot's apply button once it is drawn (`data-applied` on the
+/// body says it was); and
 /// `#edit=EVENT:DB` sets that event's level to DB, applies it, auditions it and saves the map
 /// (the outcome lands in `data-edited` on the body).
 enum InspectorPage {
@@ -51,7 +54,9 @@ enum InspectorPage {
     <header><h1>Foley inspector</h1><span id="status">connecting…</span><span id="clock" class="num"></span>
     <span id="limiter" class="num"></span><span id="census" class="num"></span></header>
     <main>
-    <section><h2>Buses</h2><div id="buses"></div></section>
+    <section><h2>Buses</h2><div id="buses"></div>
+    <h2 style="margin-top:10px">Mix snapshots</h2><div id="snapshots" class="num">—</div>
+    <h2 style="margin-top:10px">Game parameters</h2><div id="parameters" class="num">—</div></section>
     <section><h2>Spectrum <span id="spectrumBus"></span></h2><canvas id="spectrum" width="520" height="170"></canvas></section>
     <section><h2>Voices <span id="voiceCount" class="num"></span></h2>
     <table><thead><tr><th>id</th><th>sound</th><th>bus</th><th>state</th><th>gain dB</th><th>pan</th><th>rate</th><th>position</th><th>walls dB</th><th>cutoff</th><th>path</th></tr></thead>
@@ -87,9 +92,11 @@ enum InspectorPage {
     const q = "token=" + encodeURIComponent(token);
     const $ = (id) => document.getElementById(id);
     const text = (value) => document.createTextNode(String(value));
-    let socket = null, controls = false, pendingSet = null;
+    let socket = null, controls = false, pendingSet = null, pendingApply = null;
     const hash = location.hash.match(/^#set=([^:]+):([0-9.]+)$/);
     if (hash) pendingSet = { bus: decodeURIComponent(hash[1]), volume: Number(hash[2]) };
+    const apply = location.hash.match(/^#apply=(.+)$/);
+    if (apply) pendingApply = decodeURIComponent(apply[1]);
 
     // One command over plain HTTP, its reply shown; whether it was carried out.
     async function postCommand(command) {
@@ -194,6 +201,39 @@ enum InspectorPage {
       $("voices").replaceWith(body);
     }
 
+    // The snapshots in the order they combine, each with its intensity and, for a designer,
+    // apply and release (over half a second).
+    function drawSnapshots(snapshots) {
+      const box = document.createElement("div"); box.id = "snapshots"; box.className = "num";
+      if (!snapshots || !snapshots.length) box.textContent = "—";
+      for (const snapshot of snapshots || []) {
+        const line = document.createElement("div");
+        line.className = "snapshot" + (snapshot.intensity > 0 ? " snapshot-active" : "");
+        line.dataset.snapshot = snapshot.name;
+        line.appendChild(text(`${snapshot.name} ${snapshot.mode} p${snapshot.priority} ` +
+          `${snapshot.intensity > 0 ? "at " + fmt(snapshot.intensity, 2) : "released"} (${snapshot.buses.join(", ")}) `));
+        for (const [label, intensity] of [["apply", 1], ["release", 0]]) {
+          const button = document.createElement("button");
+          button.textContent = label; button.disabled = !controls;
+          button.addEventListener("click", () => send({ type: "snapshot", name: snapshot.name, intensity: intensity, tween: 0.5 }));
+          line.appendChild(button);
+        }
+        box.appendChild(line);
+        if (pendingApply === snapshot.name && controls) {
+          // A scripted check: the snapshot's own apply button, clicked once.
+          line.querySelector("button").click();
+          document.body.dataset.applied = snapshot.name;
+          pendingApply = null;
+        }
+      }
+      $("snapshots").replaceWith(box);
+    }
+
+    function drawParameters(parameters) {
+      const names = Object.keys(parameters || {}).sort();
+      $("parameters").textContent = names.length ? names.map(n => `${n} ${fmt(parameters[n], 3)}`).join("  ") : "—";
+    }
+
     function drawEvents(events) {
       const body = document.createElement("tbody"); body.id = "events";
       for (const event of events.slice().reverse().slice(0, 30)) {
@@ -238,7 +278,7 @@ enum InspectorPage {
       const c = audio.census;
       $("census").textContent = `${c.audible} playing, ${c.virtual} virtual, ${c.pausedBySession} held`;
       drawBuses(audio.buses); drawSpectrum(audio.spectrum); drawVoices(audio.voices); drawEvents(report.events);
-      drawReloads(report.reloads);
+      drawReloads(report.reloads); drawSnapshots(audio.snapshots); drawParameters(audio.parameters);
       const m = report.music;
       $("music").textContent = m && m.track ? `${m.track} ${fmt(m.time, 1)} / ${fmt(m.duration, 1)} s` +
         (m.musicalTime ? ` bar ${m.musicalTime}` : "") + (m.isPlaying ? "" : " (stopped)") : "—";

@@ -28,7 +28,9 @@ public struct InspectorReport: Sendable, Codable, Hashable {
 /// `{"type": "volume", "bus": "music", "volume": 0.5}`, `{"type": "mute", "bus": "sfx",
 /// "muted": true}`, `{"type": "solo", "bus": "speech", "soloed": true}`, `{"type": "post", "event": "ball.hit", "parameters": {"surface": "player"}, "position": [300, 120]}`
 /// (parameters optional: strings, numbers or booleans; a position, optional, is where in the
-/// scene a positional event is heard from: see `SoundMap.audition(_:parameters:at:)`). `"bus": "master"` is the master.
+/// scene a positional event is heard from: see `SoundMap.audition(_:parameters:at:)`),
+/// `{"type": "snapshot", "name": "muffled", "intensity": 1, "tween": 0.5}` (a mix snapshot to an
+/// intensity, 0 releasing it, over `tween` seconds, optional). `"bus": "master"` is the master.
 ///
 /// ```swift
 /// let command = try InspectorCommand(json: Data(#"{"type":"post","event":"door.open"}"#.utf8))
@@ -38,6 +40,7 @@ public enum InspectorCommand: Sendable, Hashable {
   case mute(bus: String, muted: Bool)
   case solo(bus: String, soloed: Bool)
   case post(event: String, parameters: [String: EventValue] = [:], position: Point? = nil)
+  case snapshot(name: String, intensity: Double, tween: Double)
 
   /// Whether a name from the page (a bus, an event, a parameter) may be used: 1…256 bytes, no
   /// control characters.
@@ -94,8 +97,19 @@ public enum InspectorCommand: Sendable, Hashable {
         position = Point(x: given[0], y: given[1])
       }
       self = .post(event: try name(fields.event, "event"), parameters: parameters, position: position)
+    case "snapshot":
+      let intensity = fields.intensity ?? 1
+      guard intensity.isFinite, (0...1).contains(intensity) else {
+        throw .badCommand("\"snapshot\" takes an \"intensity\" in 0…1")
+      }
+      let tween = fields.tween ?? 0
+      guard tween.isFinite, (0...3_600).contains(tween) else {
+        throw .badCommand("\"snapshot\" takes a \"tween\" of 0…3600 seconds")
+      }
+      self = .snapshot(name: try name(fields.name, "name"), intensity: intensity, tween: tween)
     default:
-      throw .badCommand("unknown command type; expected \"volume\", \"mute\", \"solo\" or \"post\"")
+      throw .badCommand(
+        "unknown command type; expected \"volume\", \"mute\", \"solo\", \"post\" or \"snapshot\"")
     }
   }
 }
@@ -110,6 +124,9 @@ private struct CommandFields: Decodable {
   var event: String?
   var parameters: [String: Parameter]?
   var position: [Double]?
+  var name: String?
+  var intensity: Double?
+  var tween: Double?
 
   /// A post's parameter: a string, a number or a boolean.
   struct Parameter: Decodable {

@@ -2,7 +2,7 @@ import FlyingFox
 import FoleyAudio
 import Foundation
 
-// The page's commands: bus volumes, mutes and solos, and posts to the sound map.
+// The page's commands: bus volumes, mutes and solos, mix snapshots, and posts to the sound map.
 extension InspectorServer {
   func control(_ request: HTTPRequest) async throws -> HTTPResponse {
     let body = try await request.bodyData
@@ -46,6 +46,14 @@ extension InspectorServer {
       let given = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       return "posted \(event)" + (given.isEmpty ? "" : " (\(given.joined(separator: ", ")))")
         + (position.map { " at \($0)" } ?? "")
+    case .snapshot(let name, let intensity, let seconds):
+      do {
+        try engine.applySnapshot(name, intensity: intensity, tween: Tween(duration: seconds))
+      } catch {
+        throw .badCommand("\(error)")
+      }
+      return intensity == 0
+        ? "released \(name)" : "snapshot \(name) at \(intensity)" + (seconds > 0 ? " over \(seconds) s" : "")
     }
   }
 

@@ -126,6 +126,80 @@ struct InspectorServerTests {
   }
 
   @Test(
+    "A designer applies a snapshot from the page: the report shows it active at its intensity, the output drops by its decibels, and a release gives the bus back"
+  )
+  func snapshotFromThePage() throws {
+    var before = 0..<0
+    var during = 0..<0
+    var after = 0..<0
+    let capture = try withServer { engine, server, port, _, output in
+      try engine.defineSnapshot(MixSnapshot("quiet", buses: ["music": .init(volumeDecibels: -12)]))
+      #expect(output.waitForMore(seconds: 0.3))
+      var start = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      before = start..<output.framesWritten
+      func send(_ command: String) -> String? {
+        let reply = RawConnection.request(
+          port: port, method: "POST", path: "/control?token=\(server.token)", body: Array(command.utf8))
+        return reply?.status == 200 ? reply?.body : "status \(reply?.status ?? 0): \(reply?.body ?? "")"
+      }
+      #expect(
+        send(#"{"type":"snapshot","name":"quiet","intensity":1,"tween":0.1}"#)
+          == "snapshot quiet at 1.0 over 0.1 s\n")
+      let refused = send(#"{"type":"snapshot","name":"quit"}"#)
+      #expect(
+        refused?.contains(#"no mix snapshot "quit" (did you mean "quiet"?)"#) == true, "\(refused ?? "")")
+      let reply = try #require(
+        RawConnection.request(port: port, path: "/snapshot.json?token=\(server.token)"))
+      let report = try JSONDecoder().decode(InspectorReport.self, from: Data(reply.body.utf8))
+      #expect(report.audio.snapshots.map(\.name) == ["quiet"])
+      #expect(
+        report.audio.snapshots.first?.intensity == 1 && report.audio.snapshots.first?.buses == ["music"])
+      #expect(output.waitForMore(seconds: 0.4))
+      start = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      during = start..<output.framesWritten
+      #expect(send(#"{"type":"snapshot","name":"quiet","intensity":0}"#) == "released quiet\n")
+      #expect(engine.activeSnapshots.isEmpty)
+      #expect(output.waitForMore(seconds: 0.4))
+      start = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      after = start..<output.framesWritten
+    }
+    let drop = 20 * log10(capture.left.rms(in: during) / capture.left.rms(in: before))
+    #expect(abs(drop + 12) < 0.2, "the bus moved by \(drop) dB")
+    let back = 20 * log10(capture.left.rms(in: after) / capture.left.rms(in: before))
+    #expect(abs(back) < 0.2, "released, the bus is \(back) dB from where it was")
+  }
+
+  @Test(
+    "In a real browser the page lists the snapshots, and a snapshot's apply button takes the bus down in the output",
+    .enabled(if: HeadlessBrowser.isInstalled, "chromium is not installed (Scripts/test.sh installs it)"))
+  func browserSnapshot() throws {
+    var before = 0..<0
+    var after = 0..<0
+    var dom = ""
+    let capture = try withServer { engine, server, _, _, output in
+      try engine.defineSnapshot(MixSnapshot("quiet", buses: ["music": .init(volumeDecibels: -12)]))
+      #expect(output.waitForMore(seconds: 0.3))
+      let start = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      before = start..<output.framesWritten
+      let url = try #require(server.url)
+      dom = try HeadlessBrowser.dumpDOM(url.absoluteString + "#apply=quiet")
+      #expect(waitUntil(timeout: 120) { engine.activeSnapshots == ["quiet": 1] })
+      #expect(output.waitForMore(seconds: 0.8))
+      let settled = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      after = settled..<output.framesWritten
+    }
+    #expect(dom.contains(#"data-snapshot="quiet""#), "the page lists the snapshot")
+    #expect(dom.contains(#"data-applied="quiet""#))
+    let drop = 20 * log10(capture.left.rms(in: after) / capture.left.rms(in: before))
+    #expect(abs(drop + 12) < 0.2, "the bus moved by \(drop) dB")
+  }
+
+  @Test(
     "A loopback server cannot be reached from another address",
     .enabled(if: nonLoopbackAddress() != nil, "this machine has no address but loopback"))
   func loopbackOnly() throws {
@@ -174,6 +248,7 @@ struct InspectorServerTests {
       #"{"type":"post","event":"ball.hit"}"#, #"{"type":"solo","bus":"sfx","soloed":true}"#,
       #"{"type":"post","event":"ball.hit","parameters":{"surface":"player","speed":3,"hard":true}}"#,
       #"{"type":"post","event":"ball.hit","position":[300,-120.5]}"#,
+      #"{"type":"snapshot","name":"muffled","intensity":0.5,"tween":0.25}"#,
     ].map { Array($0.utf8) }
     var parsed = 0
     for round in 0..<20_000 {
@@ -198,6 +273,8 @@ struct InspectorServerTests {
           #expect(position.map { abs($0.x) <= 1e6 && abs($0.y) <= 1e6 } ?? true)
           #expect(!event.isEmpty && event.utf8.count <= 256 && parameters.count <= 16)
           #expect(parameters.keys.allSatisfy { !$0.isEmpty && $0.utf8.count <= 256 })
+        case .snapshot(let name, let intensity, let tween):
+          #expect(!name.isEmpty && (0...1).contains(intensity) && (0...3_600).contains(tween))
         }
         parsed += 1
       } catch {

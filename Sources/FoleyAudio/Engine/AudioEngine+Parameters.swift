@@ -184,4 +184,15 @@ extension AudioEngine {
   public var snapshots: [String: MixSnapshot] {
     core.parameterRegistry.withLock { $0.snapshots.mapValues(\.snapshot) }
   }
+
+  /// The snapshots as the inspector shows them, in the order they combine.
+  var snapshotStates: [MixSnapshotState] {
+    core.parameterRegistry.withLock { registry in
+      registry.snapshotsInOrder.map { entry in
+        MixSnapshotState(
+          name: entry.snapshot.name, mode: entry.snapshot.mode.rawValue, priority: entry.snapshot.priority,
+          intensity: entry.intensity, buses: entry.snapshot.buses.keys.map(\.name).sorted())
+      }
+    }
+  }
 }

@@ -143,7 +143,7 @@ public final class AudioInspector: Sendable {
         gainReductionDecibels: limiter.gainReductionDecibels,
         maximumGainReductionDecibels: limiter.maximumGainReductionDecibels),
       spectrum: spectrum, droppedBlocks: dropped, statistics: engine.statistics,
-      census: census)
+      census: census, parameters: engine.parameters, snapshots: engine.snapshotStates)
   }
 
   /// Stops copying the buses (the next snapshot starts again, its meters from silence).

@@ -55,6 +55,21 @@ public struct AudioSnapshot: Sendable, Codable, Hashable {
   /// The engine's counters and census.
   public var statistics: AudioStatistics
   public var census: VoiceCensus
+  /// The game parameters, each with the value last asked for, by name.
+  public var parameters: [String: Double]
+  /// Every mix snapshot defined, in the order they combine (priority, then definition).
+  public var snapshots: [MixSnapshotState]
+}
+
+/// One mix snapshot in an ``AudioSnapshot``: how it combines, and the intensity last asked for
+/// (0: released).
+public struct MixSnapshotState: Sendable, Codable, Hashable {
+  public var name: String
+  public var mode: String
+  public var priority: Int
+  public var intensity: Double
+  /// The buses it changes.
+  public var buses: [String]
 }
 
 /// One voice in an ``AudioSnapshot``.
