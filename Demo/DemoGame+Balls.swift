@@ -22,6 +22,7 @@ extension DemoGame {
     if !humSounds.isEmpty {
       let hum = AudioNode(sound: humSounds[index % humSounds.count])
       hum.name = "hum"
+      if engine.parameter("danger") != nil { hum.modulators = Self.humModulators }
       ball.addChild(hum)
     }
     let angle = Double(index) * 1.3 + 0.4

@@ -293,6 +293,7 @@ extension DemoGame {
   func pressReturn() {
     if showsTitle {
       showsTitle = false
+      releaseTitleMix()
       startLevel(startingLevel)
     } else if round.outcome == "won" {
       startLevel(round.number % DemoLevel.all.count + 1)

@@ -39,6 +39,8 @@ final class DemoGame {
   var playerWasInCave = false
   /// The balls' hums, one looping voice each (see `addBall`).
   var humSounds: [Sound] = []
+  /// The danger last given to the mix (`DemoGame+Mix.swift`).
+  var lastDanger = 0.0
   var heldKeys: Set<Key> = []
   var sounds: [String: Data] = [:]
   /// The wind, heard from the top-left corner: louder as the player goes there.
@@ -151,6 +153,7 @@ final class DemoGame {
     startAccessibility()
     // The title is said as well as shown: a player in the dark hears where to begin.
     if showsTitle {
+      applyTitleMix()
       announce(
         "Chimes in the dark. Find the chimes by ear, and dodge the humming balls. Press Return to start.")
     }
@@ -314,6 +317,7 @@ final class DemoGame {
     updateRound(deltaTime)
     updateCave()
     updateIntensity()
+    updateDanger()
     if recorder?.state == .stopped { stopRecording() }
     scene.update(deltaTime: deltaTime)  // drains the game-thread mailbox: session, music, speech
     noteChannelPolicy()
@@ -347,6 +351,7 @@ final class DemoGame {
     report.device = DemoReport.Device(engine.deviceFormat)
     engine.session.mailbox.drain()
     report.music.underruns = engine.music.underrunFrames
+    report.mix.active = engine.activeSnapshots
     if let soundMap {
       report.soundMap.posted = soundMap.statistics.posted
       report.soundMap.unknown = soundMap.statistics.unknown

@@ -107,6 +107,14 @@ struct DemoReport: Codable {
     var entries = 0
   }
   var cave = Cave()
+  /// The mix the grammar moved: the most the `danger` parameter reached, the snapshots applied
+  /// (each name once, in order), and the snapshots active at the end with their intensities.
+  struct Mix: Codable {
+    var dangerPeak = 0.0
+    var applied: [String] = []
+    var active: [String: Double] = [:]
+  }
+  var mix = Mix()
   /// A ball that hit the player: when (seconds of game time), in which level, and which ball (its
   /// index, which names its hum: hum1.wav for 0 and 5, …).
   struct Hit: Codable {

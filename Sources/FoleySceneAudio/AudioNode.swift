@@ -28,6 +28,20 @@ open class AudioNode: Node {
   public var isPositional = true
   /// The sound's voice while it plays or is paused.
   public private(set) var voice: Voice?
+  /// What moves the node's volume while it plays (``FoleyAudio/Voice/setModulators(_:)``): a
+  /// game parameter through a curve, an LFO. Set them before the node starts, or while it plays;
+  /// every voice the node starts takes them. A list the engine refuses (more than four, a
+  /// parameter it does not define) is logged, and the voice plays without it.
+  ///
+  /// ```swift
+  /// try engine.defineParameter("danger", range: 0...1, default: 0)
+  /// let hum = AudioNode(fileNamed: "hum.wav")
+  /// hum.modulators = [.parameter("danger", curve: try ParameterCurve([(0, -9), (1, 0)]))]
+  /// ball.addChild(hum)
+  /// ```
+  public var modulators: [Modulator] = [] {
+    didSet { applyModulators() }
+  }
   /// Why the file of ``init(url:)`` could not be read (nil: it was, or the node was made another
   /// way).
   public private(set) var readError: String?
@@ -170,6 +184,16 @@ open class AudioNode: Node {
       !started.isFinished
     else { return }
     voice = started
+    if !modulators.isEmpty { applyModulators() }
+  }
+
+  private func applyModulators() {
+    guard let voice, !voice.isFinished else { return }
+    do {
+      try voice.setModulators(modulators)
+    } catch {
+      voice.core?.logger.warning("audio node \(name ?? "unnamed"): modulators refused: \(error)")
+    }
   }
 
   /// Every audio node in `node`'s subtree.

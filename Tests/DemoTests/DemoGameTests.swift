@@ -205,3 +205,29 @@ struct DemoGameTests {
     #expect(gold > 100, "\(gold) gold pixels in the banner's band")
   }
 }
+
+/// The demo mixes through the grammar: its map's snapshots and parameter, driven by the game.
+@Suite("The demo's mix")
+struct DemoMixTests {
+  @Test(
+    "the title's snapshot holds until Return and is released; the danger parameter and snapshot rise as balls close in"
+  )
+  func titleAndDanger() throws {
+    let run = try runDemo(
+      script: [
+        "duration": 6,
+        "events": [
+          ["at": 0.5, "event": "key", "key": "return"],
+          ["at": 0.55, "event": "key", "key": "return", "up": true],
+        ],
+      ], arguments: ["--fast", "--title"])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(run.reportErrors.isEmpty, "\(run.reportErrors)")
+    let mix = try #require(run.report?["mix"] as? [String: Any], "\(run.report ?? [:])")
+    #expect(mix["applied"] as? [String] == ["title", "danger"], "\(mix)")
+    let active = mix["active"] as? [String: Double] ?? [:]
+    #expect(active["title"] == nil, "the title's mix was released: \(active)")
+    let peak = mix["dangerPeak"] as? Double ?? 0
+    #expect(peak > 0.2 && peak <= 1, "danger reached \(peak)")
+  }
+}

@@ -53,6 +53,11 @@ struct HostileNumberTests {
       let filter = FilterEffect(.lowPass, frequency: 4_000)
       try bus.setEffects([filter])
       @MainActor func run(_ action: Action) { hum.run(action) }
+      // A parameter the voice follows and a snapshot on its bus, for the grammar's own members.
+      try engine.defineParameter("hostile", range: 0...1, default: 0.5)
+      try engine.defineSnapshot(
+        MixSnapshot("hostile", buses: [.effects: .init(volumeDecibels: -6, lowPass: 2_000)]))
+      let follow = try ParameterCurve([(0, -12), (1, 0)], interpolation: .smooth)
       let members: [Member] = [
         Member(name: "Voice.volume", neutral: 0.5) { voice.volume = $0 },
         Member(name: "Voice.pan", neutral: 0) { voice.pan = $0 },
@@ -122,6 +127,20 @@ struct HostileNumberTests {
           engine.setSpatialAudio(hostile, for: scene)
         },
         Member(name: "Scene.update(deltaTime:)", neutral: 1.0 / 60) { scene.update(deltaTime: $0) },
+        Member(name: "AudioEngine.setParameter", neutral: 0.5) { value in
+          try? voice.setModulators([.parameter("hostile", curve: follow)])
+          try? engine.setParameter(
+            "hostile", to: value, tween: Tween(duration: value, easing: .easeIn(power: 8)))
+        },
+        Member(name: "AudioEngine.applySnapshot", neutral: 0) { value in
+          try? engine.applySnapshot("hostile", intensity: value, tween: Tween(duration: value))
+        },
+        Member(name: "Modulator.lfo", neutral: 1) { value in
+          try? voice.setModulators([.lfo(.sampleAndHold, rateHz: value, depthDecibels: value)])
+        },
+        Member(name: "Voice.setVolume(_:tween:)", neutral: 0.5) { value in
+          voice.setVolume(value, tween: Tween(duration: value, easing: .smoothstep))
+        },
       ]
       for member in members {
         for value in Self.hostile {
