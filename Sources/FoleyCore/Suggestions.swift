@@ -14,7 +14,7 @@ package enum Suggestions {
 
   /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
   /// neighbours ("plya" → "play" is one).
-  package static func editDistance(_ a: String, _ b: String) -> Int {
+  static func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a)
     let b = Array(b)
     guard !a.isEmpty else { return b.count }

@@ -4,15 +4,15 @@ import Foundation
 /// The engine's game parameters and mix snapshots as the game defined them: each one's track in
 /// the mixer's ``ParameterTable``, its range and the value last asked for. Any thread, under
 /// ``MixerCore/parameterRegistry``'s lock.
-package struct ParameterRegistry {
-  package struct Parameter {
+struct ParameterRegistry {
+  struct Parameter {
     var index: Int
     var range: ClosedRange<Double>
     var defaultValue: Double
     var value: Double
   }
 
-  package struct Snapshot {
+  struct Snapshot {
     var index: Int
     var snapshot: MixSnapshot
     var order: Int

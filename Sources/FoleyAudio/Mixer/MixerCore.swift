@@ -68,7 +68,7 @@ package final class MixerCore: @unchecked Sendable {
   package let deviceID = Atomic<UInt32>(0)
   let requests = Locked(PendingRequests())
   /// The game parameters and mix snapshots defined (`MixerCore+Parameters.swift`).
-  package let parameterRegistry = Locked(ParameterRegistry())
+  let parameterRegistry = Locked(ParameterRegistry())
 
   /// Everything only the queue touches but the channel table, as one value: ``state``.
   package struct QueueState {
