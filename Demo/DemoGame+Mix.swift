@@ -3,8 +3,8 @@ import Foundation
 
 /// The game drives the mix through the sound map's grammar: the `title` snapshot while the title
 /// shows, and `danger` (a parameter and a snapshot at the same intensity) rising as the nearest
-/// ball closes in on the player: the music thins and the ambience drops, and the hums, which
-/// follow the parameter, come up. A map without them (`--sound-map`) plays without them.
+/// ball closes in on the player: the music backs off and the hums, which follow the parameter,
+/// come up. A map without them (`--sound-map`) plays without them.
 extension DemoGame {
   /// How close (points) a ball is at full danger, and how far it is at none.
   static let dangerRange = 40.0...240.0
@@ -62,9 +62,10 @@ extension DemoGame {
     }
   }
 
-  /// What the hums follow: louder as danger rises, 9 dB over the range.
+  /// What the hums follow: 4 dB louder at full danger (and as they always were with none, so a
+  /// player who finds balls by ear hears them as before).
   static let humModulators: [Modulator] = {
-    guard let curve = try? ParameterCurve([(0, -9), (1, 0)], interpolation: .smooth) else { return [] }
+    guard let curve = try? ParameterCurve([(0, 0), (1, 4)], interpolation: .smooth) else { return [] }
     return [.parameter("danger", curve: curve)]
   }()
 }

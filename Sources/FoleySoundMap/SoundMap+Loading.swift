@@ -122,7 +122,7 @@ extension SoundMap {
       case .file(let name):
         let known = ranges[name] ?? here
         ranges[name] = min(known.lowerBound, here.lowerBound)...max(known.upperBound, here.upperBound)
-      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items):
+      case .random(let items, _, _), .sequence(let items, _, _), .layer(let items), .blend(_, let items, _):
         items.forEach { walk($0, here) }
       case .switchOn(_, let cases, _): cases.values.forEach { walk($0, here) }
       }

@@ -1,5 +1,5 @@
 import Dispatch
-import FoleyAudio
+package import FoleyAudio
 package import FoleyScene
 import FoleySceneAudio
 import FoleySession
@@ -109,6 +109,8 @@ extension SoundMap {
       var decibels = 0.0
       var semitones = 0.0
       var delay = 0.0
+      /// What a blend container gives its layers' voices (empty for any other).
+      var modulators: [Modulator] = []
     }
 
     package var file: String
@@ -117,6 +119,8 @@ extension SoundMap {
     package var delay: Double
     /// The file item it came from (which keeps the sound it plays at its own pitch).
     package var item: SoundItem
+    /// The modulators of the blends it is in, on top of the event's.
+    package var modulators: [Modulator] = []
   }
 
   /// `offset` with `item`'s variations drawn on top (volume, pitch, delay: the order the seeded
@@ -136,7 +140,7 @@ extension SoundMap {
     return Plan(
       file: name, decibels: here.decibels, semitones: steps / PitchVariants.stepsPerSemitone,
       delay: here.delay,
-      item: item)
+      item: item, modulators: here.modulators)
   }
 
   /// Walks `item` for one post, making the random choices and stepping the sequences.
@@ -183,6 +187,12 @@ extension SoundMap {
       let value = event.parameters[parameter]?.description
       guard let chosen = value.flatMap({ cases[$0] }) ?? fallback.flatMap({ cases[$0] }) else { return }
       resolve(chosen, event: event, offset: here, into: &plans)
+    case .blend(let parameter, let layers, let curves):
+      for (layer, curve) in zip(layers, curves) {
+        var inner = here
+        inner.modulators.append(.parameter(parameter, curve: curve))
+        resolve(layer, event: event, offset: inner, into: &plans)
+      }
     case .layer(let items):
       for child in items { resolve(child, event: event, offset: here, into: &plans) }
     }
@@ -223,9 +233,9 @@ extension SoundMap {
         loops: entry.loops ? -1 : 0, positional: entry.positional),
       !voice.isFinished
     else { return }
-    if !entry.modulators.isEmpty {
+    if !entry.modulators.isEmpty || !plan.modulators.isEmpty {
       do {
-        try voice.setModulators(entry.modulators)
+        try voice.setModulators(entry.modulators + plan.modulators)
       } catch {
         engine.core.logger.warning("sound map: \(event)'s modulators: \(error)")
       }

@@ -190,7 +190,7 @@ extension SoundMapParser {
     return found
   }
 
-  private mutating func parameterCurve(_ object: [String: Any], at path: String) -> Modulator? {
+  mutating func parameterCurve(_ object: [String: Any], at path: String) -> Modulator? {
     unknownKeys(in: object, allowed: ["parameter", "curve", "interpolation"], at: path)
     guard let name = object["parameter"] as? String, !name.isEmpty else {
       errors.append("\(path).parameter: must be a parameter's name")

@@ -65,6 +65,9 @@ package final class SoundItem {
     case sequence([SoundItem], continuous: Bool, resetAfter: Double?)
     case switchOn(parameter: String, cases: [String: SoundItem], fallback: String?)
     case layer([SoundItem])
+    /// Layers heard together, each one's volume following `parameter` through its curve (in
+    /// decibels): a crossfade along the parameter.
+    case blend(parameter: String, layers: [SoundItem], curves: [ParameterCurve])
   }
 
   package let kind: Kind
@@ -94,7 +97,7 @@ package final class SoundItem {
     body(self)
     switch kind {
     case .file: break
-    case .random(let items, _, _), .sequence(let items, _, _), .layer(let items):
+    case .random(let items, _, _), .sequence(let items, _, _), .layer(let items), .blend(_, let items, _):
       for item in items { item.forEachItem(body) }
     case .switchOn(_, let cases, _):
       for item in cases.values { item.forEachItem(body) }
@@ -113,7 +116,7 @@ package struct SoundMapParser {
 
   package init() {}
 
-  static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer"]
+  static let contentKeys: Set<String> = ["play", "file", "random", "sequence", "switch", "layer", "blend"]
   static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   static let limitKeys: Set<String> = [
     "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
@@ -309,6 +312,8 @@ package struct SoundMapParser {
       made = children.map { .sequence($0, continuous: continuous, resetAfter: reset) }
     case "switch":
       made = switchOn(object[key], at: inner)
+    case "blend":
+      made = blend(object[key], at: inner)
     default:  // "layer"
       made = list(object[key], at: inner).map { .layer($0) }
     }
@@ -357,6 +362,50 @@ package struct SoundMapParser {
     }
     let items = array.enumerated().compactMap { item($1, at: "\(path)[\($0)]") }
     return items.count == array.count ? items : nil
+  }
+
+  /// `{"parameter": NAME, "layers": [ITEM + "curve": [[value, dB], …], …]}`.
+  private mutating func blend(_ value: Any?, at path: String) -> SoundItem.Kind? {
+    guard let object = value as? [String: Any] else {
+      errors.append("\(path): must be an object with \"parameter\" and \"layers\"")
+      return nil
+    }
+    unknownKeys(in: object, allowed: ["parameter", "layers"], at: path)
+    guard let parameter = object["parameter"] as? String, !parameter.isEmpty else {
+      errors.append("\(path).parameter: must be a parameter's name")
+      return nil
+    }
+    parameterReferences.append((parameter, "\(path).parameter", nil))
+    guard let layers = object["layers"] as? [Any], !layers.isEmpty else {
+      errors.append("\(path).layers: must be a non-empty list of items, each with a \"curve\"")
+      return nil
+    }
+    var items: [SoundItem] = []
+    var curves: [ParameterCurve] = []
+    for (index, layer) in layers.enumerated() {
+      let here = "\(path).layers[\(index)]"
+      guard var entry = layer as? [String: Any] else {
+        errors.append("\(here): must be an object: an item with a \"curve\"")
+        continue
+      }
+      var shape: [String: Any] = ["parameter": parameter]
+      if let curve = entry["curve"] { shape["curve"] = curve }
+      if let interpolation = entry["interpolation"] { shape["interpolation"] = interpolation }
+      entry["curve"] = nil
+      entry["interpolation"] = nil
+      guard shape["curve"] != nil else {
+        errors.append("\(here).curve: missing (the layer's level in dB along the parameter)")
+        continue
+      }
+      let count = parameterReferences.count
+      let curve = parameterCurve(shape, at: here)
+      parameterReferences.removeSubrange(count...)  // the blend's parameter is checked once
+      if let item = item(entry, at: here), case .parameter(_, let made)? = curve {
+        items.append(item)
+        curves.append(made)
+      }
+    }
+    return items.count == layers.count ? .blend(parameter: parameter, layers: items, curves: curves) : nil
   }
 
   private mutating func switchOn(_ value: Any?, at path: String) -> SoundItem.Kind? {

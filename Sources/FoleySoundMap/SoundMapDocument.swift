@@ -114,7 +114,7 @@ struct SoundMapDocument {
   /// The order an entry's keys are written in: what it plays, then how, then its limits and
   /// routing; keys not listed follow in alphabetical order.
   static let keyOrder = [
-    "play", "file", "random", "sequence", "switch", "layer", "stop", "parameter", "default", "cases",
+    "play", "file", "random", "sequence", "switch", "layer", "blend", "stop", "parameter", "default", "cases",
     "weight", "mode", "resetAfter", "avoidRepeat", "shuffle", "fadeOut", "volumeDb", "pitchSemitones",
     "delay",
     "loop", "cooldown", "maxInstances", "steal", "priority", "category", "positional", "normalize",

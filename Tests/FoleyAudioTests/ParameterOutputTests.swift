@@ -162,3 +162,34 @@ struct ParameterOutputTests {
     }
   }
 }
+
+extension ParameterOutputTests {
+  @Test("a snapshot's high-pass takes a bus's lows and leaves its mids, at every intensity it passes through")
+  func snapshotHighPass() throws {
+    let mix = makeTonesWAV([(60, 0.3), (1_000, 0.3)], duration: 1)
+    var start = 0
+    let capture = try captureDiskOutput { engine, _ in
+      try engine.defineSnapshot(MixSnapshot("thin", buses: [.music: .init(highPass: 300)], mode: .blend))
+      var settings = SoundSettings()
+      settings.category = .music
+      let sound = try Sound(data: mix, engine: engine, settings: settings)
+      start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
+      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      try engine.applySnapshot(
+        "thin", intensity: 1, tween: Tween(duration: 1, start: .frame(AudioFrame(start + 48_000))))
+      #expect(waitUntil(timeout: 30) { engine.audioFrame.index > start + 3 * 48_000 })
+      voice.stop()
+      #expect(waitUntil { voice.isFinished })
+    }
+    let signal = capture.left
+    let onset = try #require(signal.audibleRange()?.lowerBound)
+    func band(_ hertz: Double, _ second: Double) -> Double {
+      let from = onset + Int(second * 48_000)
+      return 10 * log10(signal.power(atFrequency: hertz, in: from..<(from + 4_800)))
+    }
+    let mids = [0.5, 1.25, 1.5, 1.75, 2.5].map { band(1_000, $0) - band(1_000, 0.5) }
+    #expect(mids.allSatisfy { abs($0) < 0.5 }, "the 1 kHz band moved: \(mids)")
+    #expect(band(60, 2.5) - band(60, 0.5) < -20, "the 60 Hz band: \(band(60, 2.5) - band(60, 0.5)) dB")
+    #expect(signal.largestStep(in: (onset + 100)..<(onset + 2 * 48_000)) < 0.08)
+  }
+}

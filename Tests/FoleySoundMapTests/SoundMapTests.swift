@@ -50,7 +50,7 @@ struct SoundMapTests {
       #"events["ui.click"].volumeDb: 6 is outside -96...0"#,
       #"events["ui.click"].colour: unknown key"#,
       #"events["empty"].layer: empty"#,
-      #"events["both"]: needs exactly one of file, layer, play, random, sequence, switch (has play, random)"#,
+      #"events["both"]: needs exactly one of blend, file, layer, play, random, sequence, switch (has play, random)"#,
       #"events["halt"].stop: no event "nothing" in this map"#,
     ]
     for message in expected { #expect(error.errors.contains(message), "missing: \(message)\n\(error)") }

@@ -137,6 +137,10 @@ struct SoundMapSchemaTests {
       #"{ "version": 1, "events": { "a": { "play": "a.wav" } }, "parameters": { "p": { "default": 0 } } }"#,
       true
     ),
+    (
+      #"{ "version": 1, "parameters": { "p": { "range": [0, 1] } }, "events": { "a": { "blend": { "parameter": "p", "layers": [{ "play": "a.wav" }] } } } }"#,
+      true
+    ),
     // Rules a schema cannot say: they relate one value to another, or to the rest of the map.
     (
       #"{ "version": 1, "events": { "a": { "play": "a.wav", "volumeDb": { "parameter": "speed", "curve": [[0, -30], [1, 0]] } } } }"#,
