@@ -100,3 +100,42 @@ struct TweenLogicTests {
     #expect(abs(both - level * 0.25 - Float(Int16(0.4 * 32_767)) / 32_768 * 0.5) < 1e-4, "\(both)")
   }
 }
+
+/// A voice's place in its sound, as the game reads it without waiting for the mix.
+@MainActor
+@Suite("Voice position (disk driver)", .serialized)
+struct VoicePositionTests {
+  @Test(
+    "a voice's currentTime follows the mix's clock through its sound, wraps with its loops, and ends at its length"
+  )
+  func currentTimeFollowsTheMix() throws {
+    _ = try captureDiskOutput { engine, _ in
+      let sound = try engine.sound(data: makeToneWAV(frequency: 0, duration: 0.5, amplitude: 0.5))
+      let start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
+      let looped = engine.play(sound, at: AudioFrame(start), loops: 2)
+      #expect(looped.currentTime == nil, "nothing mixed yet")
+      let rate = Double(engine.deviceFormat.sampleRate)
+      var checked = 0
+      var wrapped = false
+      var last = 0.0
+      // While it plays: the clock's seconds since its start, within its pass, to a block (1,024
+      // frames) and the callback that published it.
+      while looped.isPlaying, checked < 400 {
+        Thread.sleep(forTimeInterval: 0.01)
+        guard let now = looped.currentTime else { continue }
+        let mixed = Double(engine.audioFrame.index - start) / rate
+        let expected = mixed.truncatingRemainder(dividingBy: 0.5)
+        let gap = abs(now - expected)
+        #expect(min(gap, 0.5 - gap) < 2_048 / rate + 0.001, "currentTime \(now), the clock says \(expected)")
+        #expect(now >= 0 && now <= 0.5)
+        if now < last { wrapped = true }
+        last = now
+        checked += 1
+      }
+      #expect(checked > 20 && wrapped, "read \(checked) times, wrapped: \(wrapped)")
+      #expect(waitUntil { looped.isFinished })
+      #expect(
+        looped.currentTime.map { abs($0 - 0.5) < 0.001 } == true, "ended at \(looped.currentTime ?? -1)")
+    }
+  }
+}

@@ -114,7 +114,12 @@ extension VoiceMixer {
           sendVoice(channel, frames: frames)
         }
       }
-      lanes[channel].stream?.takeUnretainedValue().noteMixed(through: clock &+ UInt64(frames))
+      if let stream = lanes[channel].stream {
+        stream.takeUnretainedValue().noteMixed(through: clock &+ UInt64(frames))
+      } else if let heldVoice = lanes[channel].voice {
+        let frame = lanes[channel].position / bytesPerFrame
+        heldVoice._withUnsafeGuaranteedRef { $0.publishPlayhead(frame) }
+      }
       if ended {
         // Played out: the lane stops here, and the queue hears of it as SDL_mixer's own
         // channel-finished report would have told it.

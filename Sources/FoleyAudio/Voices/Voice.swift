@@ -91,6 +91,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// The start the game scheduled, until the audio queue starts the voice.
   package let schedule = ScheduledStartHandoff()
   private let rawStartFrame = Atomic<Int>(-1)
+  /// The frame of its sound the mix reached in its last block (-1: none yet): ``currentTime``.
+  private let rawPlayhead = Atomic<Int>(-1)
   /// A volume tween asked for before the voice started, which its start applies: the volume it
   /// starts from (NaN: none), the tween's frames, easing and first frame. The audio queue's.
   let pendingLevelFrom = Atomic<UInt64>(Double.nan.bitPattern)
@@ -122,6 +124,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawVolume.store(volume.bitPattern, ordering: .relaxed)
     rawPan.store(pan.bitPattern, ordering: .relaxed)
     pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
+    rawPlayhead.store(-1, ordering: .relaxed)
     modulatorSlots.withLock { $0 = [] }
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
     rawChannel.store(-1, ordering: .relaxed)
@@ -168,6 +171,28 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   public var startFrame: AudioFrame? {
     let frame = rawStartFrame.load(ordering: .acquiring)
     return frame < 0 ? nil : AudioFrame(frame)
+  }
+
+  /// Where the voice is in its sound, in seconds from the sound's start (within its current
+  /// pass, for a looping voice), as of the last block the mix made: nil until its first block,
+  /// and for a streamed voice (music keeps its own time: `MusicPlayer.currentTime`). It moves in
+  /// steps of a block (at most 1,024 frames, 21 ms at 48 kHz) and is read without waiting for the
+  /// mix; a virtual voice keeps the place it had when it went virtual until it is heard again.
+  ///
+  /// ```swift
+  /// let line = engine.play(voiceLine)
+  /// if let seconds = line.currentTime, seconds > 1.2 { subtitle.next() }
+  /// ```
+  public var currentTime: Double? {
+    let frame = rawPlayhead.load(ordering: .relaxed)
+    guard frame >= 0, let rate = core?.format.sampleRate, rate > 0 else { return nil }
+    return Double(frame) / Double(rate)
+  }
+
+  /// The mix's place in the sound after a block (mixing thread).
+  @inline(__always)
+  func publishPlayhead(_ frame: Int) {
+    rawPlayhead.store(frame, ordering: .relaxed)
   }
 
   /// Records the frame the voice starts on, the first time it is put on a channel.
