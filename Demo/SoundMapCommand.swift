@@ -22,16 +22,24 @@ struct SoundMapCommand: AsyncParsableCommand {
       // Decoding needs no device: SDL's dummy driver will do where there is none.
       let engine = try AudioEngine.forTool("foley.soundmap", logLevel: .error)
       defer { engine.close() }
-      do {
-        let map = try SoundMap(contentsOf: URL(fileURLWithPath: file), engine: engine)
-        map.watchesFile = false
-        print(
-          "\(file): \(map.eventNames.count) events, all files decoded: \(map.eventNames.joined(separator: ", "))"
-        )
-      } catch {
-        for line in error.errors { FileHandle.standardError.write(Data("\(file): \(line)\n".utf8)) }
-        throw ExitCode(2)
-      }
+      let map = try SoundMapCommand.load(file, engine: engine)
+      print(
+        "\(file): \(map.eventNames.count) events, all files decoded: \(map.eventNames.joined(separator: ", "))"
+      )
+    }
+  }
+
+  /// The map in `file`, not watched; its every error on standard error and exit 2 if it does not
+  /// load.
+  @MainActor
+  static func load(_ file: String, engine: AudioEngine, seed: UInt64? = nil) throws -> SoundMap {
+    do {
+      let map = try SoundMap(contentsOf: URL(fileURLWithPath: file), engine: engine, seed: seed)
+      map.watchesFile = false
+      return map
+    } catch {
+      for line in error.errors { FileHandle.standardError.write(Data("\(file): \(line)\n".utf8)) }
+      throw ExitCode(2)
     }
   }
 
@@ -100,14 +108,7 @@ struct SoundMapCommand: AsyncParsableCommand {
     func run() async throws {
       let engine = try AudioEngine.forTool("foley.soundmap")
       defer { engine.close() }
-      let map: SoundMap
-      do {
-        map = try SoundMap(contentsOf: URL(fileURLWithPath: file), engine: engine, seed: seed)
-      } catch {
-        for line in error.errors { FileHandle.standardError.write(Data("\(file): \(line)\n".utf8)) }
-        throw ExitCode(2)
-      }
-      map.watchesFile = false
+      let map = try SoundMapCommand.load(file, engine: engine, seed: seed)
       map.waitUntilReady()
       // The events happen in a scene (delays and positions need one), stepped in real time.
       let scene = Scene(size: Size(width: 800, height: 600))

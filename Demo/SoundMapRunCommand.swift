@@ -185,14 +185,7 @@ extension SoundMapCommand {
     func run() async throws {
       let engine = try AudioEngine.forTool("foley.soundmap")
       defer { engine.close() }
-      let loaded: SoundMap
-      do {
-        loaded = try SoundMap(contentsOf: URL(fileURLWithPath: map), engine: engine)
-      } catch {
-        for line in error.errors { FileHandle.standardError.write(Data("\(map): \(line)\n".utf8)) }
-        throw ExitCode(2)
-      }
-      loaded.watchesFile = false
+      let loaded = try SoundMapCommand.load(map, engine: engine)
       loaded.waitUntilReady()
       let bytes: Data
       do {

@@ -85,7 +85,7 @@ extension SoundMap {
   }
 
   /// Defines the map's game parameters and snapshots on the engine (a reload defines them again:
-  /// a parameter keeps its value, a snapshot starts released).
+  /// a parameter keeps its value, a snapshot its intensity).
   private func applyParameters(_ loaded: SoundMapDefinition) {
     for (name, parameter) in loaded.parameters.sorted(by: { $0.key < $1.key }) {
       do {

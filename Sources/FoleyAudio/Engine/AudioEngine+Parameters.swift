@@ -75,7 +75,8 @@ extension AudioEngine {
 
   // MARK: - Mix snapshots
 
-  /// Defines (or redefines) a mix snapshot, released at first. Its buses get a bus each if they
+  /// Defines (or redefines) a mix snapshot, released at first; defined again, it keeps its
+  /// intensity (a map's reload does not make the mix jump). Its buses get a bus each if they
   /// have none yet.
   ///
   /// ```swift
@@ -101,6 +102,7 @@ extension AudioEngine {
         }
       }
     }
+    let wasDefined = core.parameterRegistry.withLock { $0.snapshots[name] != nil }
     let registry = try core.parameterRegistry.withLock { registry throws(ParameterError) in
       var next = registry
       for (parameterName, value) in snapshot.parameters {
@@ -118,7 +120,12 @@ extension AudioEngine {
         index = try next.takeIndex(for: "snapshot \"\(name)\"")
       }
       next.defined += 1
-      next.snapshots[name] = .init(index: index, snapshot: snapshot, order: next.defined, intensity: 0)
+      // Defined again (a map's reload): it keeps its place in the order and its intensity, so
+      // a mix that is on does not jump.
+      let known = next.snapshots[name]
+      next.snapshots[name] = .init(
+        index: index, snapshot: snapshot, order: known?.order ?? next.defined,
+        intensity: known?.intensity ?? 0)
       var perBus: [SoundCategory: Int] = [:]
       var perParameter: [String: Int] = [:]
       for entry in next.snapshots.values {
@@ -139,7 +146,7 @@ extension AudioEngine {
       return next
     }
     let index = registry.snapshots[name]?.index ?? 0
-    core.defineTrack(index, value: 0, range: 0...1)
+    if !wasDefined { core.defineTrack(index, value: 0, range: 0...1) }
     core.installSnapshots(registry)
   }
 

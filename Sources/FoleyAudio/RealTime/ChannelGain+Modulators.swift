@@ -43,6 +43,7 @@ extension ChannelGain {
   /// Replaces the modulators (at most ``modulatorCapacity``), each oscillator from its first
   /// block. Queue only, while the lane is not mixed or under the audio lock.
   func setModulators(_ slots: [ModulatorSlot]) {
+    guard !slots.isEmpty || modulatorCount > 0 else { return }  // none, as before: the common start
     let count = min(slots.count, Self.modulatorCapacity)
     for index in 0..<count {
       modulators[index] = slots[index]

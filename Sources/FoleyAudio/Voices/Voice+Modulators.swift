@@ -17,11 +17,13 @@ extension Voice {
     guard let core else { return }
     let slots = try core.modulatorSlots(for: modulators)
     modulatorSlots.withLock { $0 = slots }
+    hasModulators.store(!slots.isEmpty, ordering: .releasing)
     core.updateModulators(of: self)
   }
 
   /// The modulators in the mixing thread's form, each sample-and-hold seeded by the voice.
   var seededModulators: [ModulatorSlot] {
+    guard hasModulators.load(ordering: .acquiring) else { return [] }
     var slots = modulatorSlots.withLock { $0 }
     for index in slots.indices { slots[index].seed &+= id &* 0x9E37_79B9_7F4A_7C15 }
     return slots

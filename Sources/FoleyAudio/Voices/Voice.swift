@@ -103,6 +103,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// The modulators the game set (``setModulators(_:)``), in the mixing thread's form; its
   /// channel takes them at every start.
   let modulatorSlots = Locked<[ModulatorSlot]>([])
+  /// Whether ``modulatorSlots`` holds any: a play, a recycle and a start of a voice without
+  /// modulators (nearly every one) read this flag and take no lock.
+  let hasModulators = Atomic<Bool>(false)
 
   package init(
     id: UInt64, core: MixerCore?, state: State, volume: Double, pan: Double,
@@ -125,7 +128,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawPan.store(pan.bitPattern, ordering: .relaxed)
     pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
     rawPlayhead.store(-1, ordering: .relaxed)
-    modulatorSlots.withLock { $0 = [] }
+    if hasModulators.load(ordering: .relaxed) {
+      modulatorSlots.withLock { $0 = [] }
+      hasModulators.store(false, ordering: .relaxed)
+    }
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
     rawChannel.store(-1, ordering: .relaxed)
     rateRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
