@@ -28,7 +28,7 @@ open class AudioNode: Node {
   public var isPositional = true
   /// The sound's voice while it plays or is paused.
   public private(set) var voice: Voice?
-  /// What moves the node's volume while it plays (``FoleyAudio/Voice/setModulators(_:)``): a
+  /// What moves the node's volume while it plays (`Voice.setModulators(_:)`): a
   /// game parameter through a curve, an LFO. Set them before the node starts, or while it plays;
   /// every voice the node starts takes them. A list the engine refuses (more than four, a
   /// parameter it does not define) is logged, and the voice plays without it.
