@@ -121,7 +121,9 @@ struct VoicePositionTests {
       // While it plays: the clock's seconds since its start, within its pass, to a block (1,024
       // frames) and the callback that published it.
       while looped.isPlaying, checked < 400 {
-        Thread.sleep(forTimeInterval: 0.01)
+        // The next read after the mix has moved on by half a block or more.
+        let before = engine.audioFrame.index
+        _ = waitUntil(timeout: 5) { engine.audioFrame.index >= before + 480 }
         guard let now = looped.currentTime else { continue }
         let mixed = Double(engine.audioFrame.index - start) / rate
         let expected = mixed.truncatingRemainder(dividingBy: 0.5)

@@ -156,6 +156,7 @@ extension MixerCore {
     case .frame(let frame): start = UInt64(frame.index)
     }
     queue.async { [self] in
+      defer { voice.levelChangesInFlight.wrappingSubtract(1, ordering: .releasing) }
       guard state.isOpen else { return }
       // A play asked for before this call is started first, so the tween reaches its channel.
       if voice.state == .pending { servePlayRequests() }
@@ -199,7 +200,11 @@ extension MixerCore {
     gain.setModulators(voice.seededModulators)
     let from = Double(bitPattern: voice.pendingLevelFrom.load(ordering: .relaxed))
     guard !from.isNaN else {
-      gain.resetLevel(Float(voice.volume))
+      // A change asked for just now, not handled yet: the start is at the volume it moves from
+      // (its handling, next on this queue, moves the level on as asked).
+      let inFlight = voice.levelChangesInFlight.load(ordering: .acquiring) > 0
+      gain.resetLevel(
+        Float(inFlight ? Double(bitPattern: voice.inFlightLevelFrom.load(ordering: .relaxed)) : voice.volume))
       return
     }
     voice.pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)

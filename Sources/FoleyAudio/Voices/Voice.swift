@@ -100,6 +100,11 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   let pendingLevelShape = Atomic<UInt16>(0)
   let pendingLevelStart = Atomic<UInt64>(0)
   private let rawVirtual = Atomic<Bool>(false)
+  /// Volume changes the game asked for that the audio queue has not handled yet, and the volume
+  /// the first of them moved from: a start that falls between the two (the sound's decode ends
+  /// just then) starts there, and the queue's handling moves it on.
+  let levelChangesInFlight = Atomic<Int>(0)
+  let inFlightLevelFrom = Atomic<UInt64>(Double(1).bitPattern)
   /// The modulators the game set (``setModulators(_:)``), in the mixing thread's form; its
   /// channel takes them at every start.
   let modulatorSlots = Locked<[ModulatorSlot]>([])
@@ -254,7 +259,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   public func setVolume(_ volume: Double, tween: Tween) {
     let from = self.volume
     let target = volume.clamped(to: 0...1, or: from, member: "Voice.volume")
-    rawVolume.store(target.bitPattern, ordering: .relaxed)
+    if core != nil, levelChangesInFlight.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+      inFlightLevelFrom.store(from.bitPattern, ordering: .relaxed)
+    }
+    rawVolume.store(target.bitPattern, ordering: .releasing)
     core?.setVolume(of: self, from: from, to: target, tween: tween)
   }
 
