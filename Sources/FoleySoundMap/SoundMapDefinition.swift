@@ -255,7 +255,7 @@ package struct SoundMapParser {
   }
 
   /// An item: a file name, or an object with one content key and its options.
-  private mutating func item(_ value: Any, at path: String, extraKeys: Set<String> = []) -> SoundItem? {
+  mutating func item(_ value: Any, at path: String, extraKeys: Set<String> = []) -> SoundItem? {
     if let name = value as? String { return file(name, at: path, modifiers: [:]) }
     guard let object = value as? [String: Any] else {
       errors.append("\(path): must be a file name or an object")
@@ -362,94 +362,5 @@ package struct SoundMapParser {
     }
     let items = array.enumerated().compactMap { item($1, at: "\(path)[\($0)]") }
     return items.count == array.count ? items : nil
-  }
-
-  /// `{"parameter": NAME, "layers": [ITEM + "curve": [[value, dB], …], …]}`.
-  private mutating func blend(_ value: Any?, at path: String) -> SoundItem.Kind? {
-    guard let object = value as? [String: Any] else {
-      errors.append("\(path): must be an object with \"parameter\" and \"layers\"")
-      return nil
-    }
-    unknownKeys(in: object, allowed: ["parameter", "layers"], at: path)
-    guard let parameter = object["parameter"] as? String, !parameter.isEmpty else {
-      errors.append("\(path).parameter: must be a parameter's name")
-      return nil
-    }
-    parameterReferences.append((parameter, "\(path).parameter", nil))
-    guard let layers = object["layers"] as? [Any], !layers.isEmpty else {
-      errors.append("\(path).layers: must be a non-empty list of items, each with a \"curve\"")
-      return nil
-    }
-    var items: [SoundItem] = []
-    var curves: [ParameterCurve] = []
-    for (index, layer) in layers.enumerated() {
-      let here = "\(path).layers[\(index)]"
-      guard var entry = layer as? [String: Any] else {
-        errors.append("\(here): must be an object: an item with a \"curve\"")
-        continue
-      }
-      var shape: [String: Any] = ["parameter": parameter]
-      if let curve = entry["curve"] { shape["curve"] = curve }
-      if let interpolation = entry["interpolation"] { shape["interpolation"] = interpolation }
-      entry["curve"] = nil
-      entry["interpolation"] = nil
-      guard shape["curve"] != nil else {
-        errors.append("\(here).curve: missing (the layer's level in dB along the parameter)")
-        continue
-      }
-      let count = parameterReferences.count
-      let curve = parameterCurve(shape, at: here)
-      parameterReferences.removeSubrange(count...)  // the blend's parameter is checked once
-      if let item = item(entry, at: here), case .parameter(_, let made)? = curve {
-        items.append(item)
-        curves.append(made)
-      }
-    }
-    return items.count == layers.count ? .blend(parameter: parameter, layers: items, curves: curves) : nil
-  }
-
-  private mutating func switchOn(_ value: Any?, at path: String) -> SoundItem.Kind? {
-    guard let object = value as? [String: Any] else {
-      errors.append("\(path): must be an object with \"parameter\" and \"cases\"")
-      return nil
-    }
-    unknownKeys(in: object, allowed: ["parameter", "default", "cases"], at: path)
-    guard let parameter = object["parameter"] as? String, !parameter.isEmpty else {
-      errors.append("\(path).parameter: must be a parameter name")
-      return nil
-    }
-    guard let cases = object["cases"] as? [String: Any], !cases.isEmpty else {
-      errors.append("\(path).cases: must be a non-empty object of values")
-      return nil
-    }
-    var items: [String: SoundItem] = [:]
-    for value in cases.keys.sorted() {
-      if let made = item(cases[value]!, at: "\(path).cases.\(value)") { items[value] = made }
-    }
-    let fallback = object["default"].flatMap { $0 as? String }
-    if object["default"] != nil, fallback == nil {
-      errors.append("\(path).default: must be one of the cases")
-    }
-    if let fallback, cases[fallback] == nil {
-      errors.append("\(path).default: \"\(fallback)\" is not one of the cases")
-    }
-    return items.count == cases.count
-      ? .switchOn(parameter: parameter, cases: items, fallback: fallback) : nil
-  }
-}
-
-extension SoundMapDefinition {
-  /// The game parameters the switches read, each with the values its cases name (sorted).
-  var switchParameters: [String: [String]] {
-    var found: [String: Set<String>] = [:]
-    for entry in events.values {
-      guard case .play(let item) = entry.effect else { continue }
-      item.forEachItem {
-        if case .switchOn(let parameter, let cases, _) = $0.kind {
-          found[parameter, default: []].formUnion(cases.keys)
-        }
-      }
-    }
-    return found.mapValues { $0.sorted() }
   }
 }
