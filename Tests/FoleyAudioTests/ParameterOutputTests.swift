@@ -184,3 +184,19 @@ extension ParameterOutputTests {
     #expect(signal.largestStep(in: (onset + 100)..<(onset + 2 * 48_000)) < 0.08)
   }
 }
+
+extension TweenLogicTests {
+  @Test("a tween from a frame before the clock began starts at once, as any frame already mixed does")
+  func tweenFromANegativeFrame() throws {
+    let audio = try EmbeddedAudio()
+    let voice = audio.engine.play(
+      try audio.engine.sound(data: makeToneWAV(frequency: 0, duration: 1)), loops: -1)
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.05)
+    voice.setVolume(0.25, tween: Tween(duration: 0.05, start: .frame(AudioFrame(-48_000))))
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.2)
+    let samples = audio.left.samples
+    #expect(abs(samples[samples.count - 1] - TweenOutputTests.level * 0.25) < 1e-5, "\(samples.last ?? 0)")
+  }
+}

@@ -58,12 +58,7 @@ extension MixerCore {
   func frames(of tween: Tween) -> (frames: Int, easing: Easing, start: UInt64) {
     let duration = tween.usableDuration
     let frames = max(declickFrames, Int((duration * Double(format.sampleRate)).rounded()), 1)
-    let start: UInt64
-    switch tween.start {
-    case .now: start = .max
-    case .frame(let frame): start = UInt64(max(0, frame.index))
-    }
-    return (frames, duration > 0 ? tween.easing : .linear, start)
+    return (frames, duration > 0 ? tween.easing : .linear, tween.startFrame)
   }
 
   /// Starts track `index` at `value` within `range`, at once.

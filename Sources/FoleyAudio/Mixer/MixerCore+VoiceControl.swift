@@ -150,11 +150,7 @@ extension MixerCore {
   /// (``startLevel(of:on:)``).
   func setVolume(of voice: Voice, from: Double, to target: Double, tween: Tween) {
     let duration = tween.usableDuration
-    let start: UInt64
-    switch tween.start {
-    case .now: start = .max
-    case .frame(let frame): start = UInt64(frame.index)
-    }
+    let start = tween.startFrame
     queue.async { [self] in
       defer { voice.levelChangesInFlight.wrappingSubtract(1, ordering: .releasing) }
       guard state.isOpen else { return }

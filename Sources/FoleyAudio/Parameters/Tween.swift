@@ -39,6 +39,15 @@ public struct Tween: Sendable, Hashable, CustomStringConvertible {
   /// At once (with the engine's de-click ramp): what a plain assignment does.
   public static let immediate = Tween(duration: 0)
 
+  /// The first frame as the mix's level commands and parameter tracks take it: `UInt64.max` for
+  /// now, a frame before the clock's start as 0 (already mixed: it starts at once).
+  var startFrame: UInt64 {
+    switch start {
+    case .now: .max
+    case .frame(let frame): UInt64(max(0, frame.index))
+    }
+  }
+
   /// The duration as the engine uses it: within 0...3,600 s, a non-finite one refused as 0.
   var usableDuration: Double { duration.clamped(to: 0...3_600, or: 0, member: "Tween.duration") }
 

@@ -102,7 +102,6 @@ extension ChannelGain {
       case .none: break
       }
     }
-    // 10^(dB/20) as 2^(dB·log2(10)/20).
-    return decibels <= -120 ? 0 : exp2f(decibels * 0.166_096_4)
+    return mixGain(decibels: decibels)
   }
 }

@@ -128,3 +128,10 @@ struct BusSnapshotStage {
   static let openLowPass = log2(Float(20_000))
   static let openHighPass = log2(Float(10))
 }
+
+/// A level in decibels as a gain on the mixing thread: 2^(dB·log2(10)/20), silence at -120 dB
+/// and below.
+@inline(__always)
+func mixGain(decibels: Float) -> Float {
+  decibels <= -120 ? 0 : exp2f(decibels * 0.166_096_4)
+}

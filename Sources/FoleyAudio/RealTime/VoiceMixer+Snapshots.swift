@@ -32,11 +32,6 @@ extension VoiceMixer {
     return decibels
   }
 
-  @inline(__always)
-  private func gain(decibels: Float) -> Float {
-    decibels <= -120 ? 0 : Float(exp(Double(decibels) * (log(10) / 20)))
-  }
-
   /// Runs `bus`'s snapshot stages over its block.
   func applySnapshots(_ bus: Int, frames: Int) {
     let buffer = buses[bus].buffer
@@ -85,10 +80,10 @@ extension VoiceMixer {
     }
     // The level, interpolated between evaluations; a chunk at 0 dB at both ends is left alone.
     var done = 0
-    var first = gain(decibels: snapshotDecibels(bus, at: clock))
+    var first = mixGain(decibels: snapshotDecibels(bus, at: clock))
     while done < frames {
       let count = min(Self.snapshotInterval, frames - done)
-      let last = gain(decibels: snapshotDecibels(bus, at: clock &+ UInt64(done + count)))
+      let last = mixGain(decibels: snapshotDecibels(bus, at: clock &+ UInt64(done + count)))
       if first != 1 || last != 1 {
         let slope = (last - first) / Float(count)
         for offset in 0..<count {
