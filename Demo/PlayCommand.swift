@@ -189,7 +189,7 @@ struct PlayCommand: AsyncParsableCommand {
 
   @MainActor
   func shape(_ voice: Voice) {
-    if let rateTo { voice.setPlaybackRate(rateTo, over: over) }
+    if let rateTo { voice.setPlaybackRate(rateTo, tween: Tween(duration: over)) }
     if let lowpass { voice.setLowPassCutoff(lowpass) }
     if let level = sendLevel { voice.setReverbSend(level) }
   }

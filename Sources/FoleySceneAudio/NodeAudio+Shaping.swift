@@ -36,12 +36,12 @@ extension NodeAudio {
 
   package func setPlaybackRate(_ rate: Double, over duration: Double) {
     playbackRate = rate.clamped(to: VoiceShaping.rates, or: playbackRate)
-    for voice in liveVoices { voice.setPlaybackRate(playbackRate, over: duration) }
+    for voice in liveVoices { voice.setPlaybackRate(playbackRate, tween: Tween(duration: duration)) }
   }
 
   package func setReverbSend(_ level: Double, over duration: Double) {
     reverbSend = level.clamped(to: 0...1, or: reverbSend)
-    for voice in liveVoices { voice.setReverbSend(effectiveSend, over: duration) }
+    for voice in liveVoices { voice.setReverbSend(effectiveSend, tween: Tween(duration: duration)) }
   }
 
   func setObstruction(_ decibels: Double, over duration: Double) {
@@ -58,8 +58,8 @@ extension NodeAudio {
     let volume = effectiveVolume
     for voice in liveVoices {
       voice.groupVolume = volume
-      voice.setLowPassCutoff(cutoff, over: duration)
-      voice.setReverbSend(effectiveSend, over: duration)
+      voice.setLowPassCutoff(cutoff, tween: Tween(duration: duration))
+      voice.setReverbSend(effectiveSend, tween: Tween(duration: duration))
     }
   }
 }

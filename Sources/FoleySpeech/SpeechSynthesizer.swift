@@ -302,7 +302,7 @@ public final class SpeechSynthesizer {
       let source = SpeechSource(
         feed, before: utterance.preUtteranceDelay, after: utterance.postUtteranceDelay)
       if let ducking {
-        engine.duck(ducking.categories, by: ducking.decibels, named: Self.duckName, fadeDuration: 0.15)
+        engine.duck(ducking.categories, by: ducking.decibels, named: Self.duckName, duration: 0.15)
       }
       let stream = engine.playStream(source, name: "speech", category: .speech, volume: utterance.volume)
       speaking = Speaking(

@@ -72,7 +72,7 @@ struct MixAndBusTests {
     let audio = try Self.musicLeftEffectsRight()
     audio.advance(seconds: 0.05)
     let start = audio.frames
-    audio.engine.bus(.music).fade(to: 0.5, duration: 0.1)
+    audio.engine.bus(.music).setVolume(0.5, tween: 0.1)
     #expect(audio.engine.bus(.music).volume == 0.5)
     audio.advance(seconds: 0.2)
     let left = audio.left
@@ -83,9 +83,9 @@ struct MixAndBusTests {
     #expect(abs(left[start + 4_800] - full * 0.5) < 0.001)
     #expect(left.largestStep(in: start..<(start + 6_000)) <= full * 0.5 / 4_800 * 1.01)
     // To the sample, across buffer edges and the loop's seam (every 4,800 frames, mid-buffer):
-    // frame k of the fade is at 1 − 0.5 × (k + 1) / 4,800 of full level, then it holds at half.
+    // frame k of the fade is at 1 − 0.5 × k / 4,800 of full level, then it holds at half.
     let offBy = (0..<6_000).map { frame in
-      abs(left[start + frame] - full * (1 - 0.5 * Float(min(frame + 1, 4_800)) / 4_800))
+      abs(left[start + frame] - full * (1 - 0.5 * Float(min(frame, 4_800)) / 4_800))
     }
     #expect(offBy.max()! < 1e-6, "worst at frame \(offBy.firstIndex(of: offBy.max()!)!)")
     #expect(right.samples[start..<audio.frames].allSatisfy { abs($0 - full) < 1e-6 })
@@ -185,7 +185,7 @@ struct MixAndBusTests {
     let full = audio.left[audio.frames - 1]
     #expect(full > 0.1)
     let start = audio.frames
-    audio.engine.bus(.music).setSoloed(true, fadeDuration: 0.1)
+    audio.engine.bus(.music).setSoloed(true, duration: 0.1)
     audio.advance(seconds: 0.2)
     #expect(
       audio.left.samples[start..<audio.frames].allSatisfy { abs($0 - full) < 1e-6 },

@@ -31,7 +31,7 @@ struct ShapingOutputTests {
     let capture = try captureDiskOutput { engine, output in
       let voice = engine.play(try engine.sound(data: tone))
       #expect(output.waitForMore(seconds: 0.3))
-      voice.setPlaybackRate(2, over: 0.6)
+      voice.setPlaybackRate(2, tween: 0.6)
       #expect(waitUntil { voice.isFinished })
     }
     let range = try #require(capture.left.audibleRange())
@@ -73,7 +73,7 @@ struct ShapingOutputTests {
     let capture = try captureDiskOutput { engine, output in
       let voice = engine.play(try engine.sound(data: tone))
       #expect(output.waitForMore(seconds: 0.3))
-      voice.setLowPassCutoff(500, over: 0.1)
+      voice.setLowPassCutoff(500, tween: 0.1)
       #expect(waitUntil { voice.isFinished })
     }
     let range = try #require(capture.left.audibleRange())

@@ -62,21 +62,29 @@ struct HostileNumberTests {
         Member(name: "Voice.volume", neutral: 0.5) { voice.volume = $0 },
         Member(name: "Voice.pan", neutral: 0) { voice.pan = $0 },
         Member(name: "Voice.setPlaybackRate", neutral: 1) { voice.setPlaybackRate($0) },
-        Member(name: "Voice.setPlaybackRate(over:)", neutral: 0) { voice.setPlaybackRate(1, over: $0) },
+        Member(name: "Voice.setPlaybackRate(tween:)", neutral: 0) {
+          voice.setPlaybackRate(1, tween: Tween(duration: $0))
+        },
         Member(name: "Voice.setLowPassCutoff", neutral: 20_000) { voice.setLowPassCutoff($0) },
         Member(name: "Voice.setReverbSend", neutral: 0) { voice.setReverbSend($0) },
         Member(name: "AudioEngine.play(volume:pan:rate:)", neutral: 0.5) { value in
           engine.play(sound, volume: value, pan: value, rate: value).stop(fadeOut: 0.05)
         },
         Member(name: "AudioBus.volume", neutral: 1) { bus.volume = $0 },
-        Member(name: "AudioBus.fade(to:duration:)", neutral: 1) { bus.fade(to: $0, duration: $0) },
-        Member(name: "AudioBus.duck(by:)", neutral: 0) {
-          bus.duck(by: $0, named: "hostile", fadeDuration: $0)
+        Member(name: "AudioBus.setVolume(_:tween:)", neutral: 1) {
+          bus.setVolume($0, tween: Tween(duration: $0))
         },
-        Member(name: "AudioBus.setReverbSend", neutral: 0) { try? bus.setReverbSend($0, over: $0) },
+        Member(name: "AudioBus.duck(by:)", neutral: 0) {
+          bus.duck(by: $0, named: "hostile", duration: $0)
+        },
+        Member(name: "AudioBus.setReverbSend", neutral: 0) {
+          try? bus.setReverbSend($0, tween: Tween(duration: $0))
+        },
         Member(name: "AudioEngine.masterVolume", neutral: 1) { engine.masterVolume = $0 },
         Member(name: "AudioEngine.balance", neutral: 0) { engine.balance = $0 },
-        Member(name: "FilterEffect.setFrequency", neutral: 4_000) { filter.setFrequency($0, over: $0) },
+        Member(name: "FilterEffect.setFrequency", neutral: 4_000) {
+          filter.setFrequency($0, tween: Tween(duration: $0))
+        },
         Member(name: "effects made with hostile numbers", neutral: 0) { value in
           try? bus.setEffects([
             FilterEffect(.highPass, frequency: value, q: value),

@@ -255,7 +255,7 @@ struct CriticalBusTests {
       let music = try tone(300, on: .music, engine: engine)
       engine.bus("alerts").isCritical = true
       #expect(engine.bus("alerts").isCritical && AudioEngine.criticalDuckFloorDecibels == 20 * log10(0.5))
-      engine.duck(["alerts", .music], by: -20, named: "dialogue", fadeDuration: 0)
+      engine.duck(["alerts", .music], by: -20, named: "dialogue", duration: 0)
       engine.play(alert, loops: -1)
       engine.play(music, loops: -1)
     }
@@ -299,7 +299,7 @@ struct CriticalBusTests {
     let levels = try levels(of: [1_000, 300]) { engine in
       let alarm = try tone(1_000, on: "sfx", critical: true, engine: engine)
       let chirp = try tone(300, on: "sfx", engine: engine)
-      engine.duck(["sfx"], by: -20, named: "dialogue", fadeDuration: 0)
+      engine.duck(["sfx"], by: -20, named: "dialogue", duration: 0)
       engine.play(alarm, loops: -1)
       engine.play(chirp, loops: -1)
     }

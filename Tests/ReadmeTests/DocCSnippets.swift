@@ -38,7 +38,7 @@ engine.play(hit)
 engine.play(hit, volume: 0.5, pan: -0.8)        // overlaps the first
 let drone = engine.play(hit, loops: -1)
 drone.setVolume(0.25, tween: Tween(duration: 0.5, easing: .easeOut))  // per sample, from now
-engine.bus(.music).fade(to: 0.5, duration: 1)
+engine.bus(.music).setVolume(0.5, tween: 1)
 // BLOCK-END
 }
 
@@ -185,7 +185,7 @@ let voice = engine.play(try engine.sound(named: "ambience.wav"), volume: 0.5)
 voice.setVolume(0.1, tween: Tween(duration: 2, easing: .easeInEaseOut))   // along the curve, every sample
 voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(fadeOut: 0.5)
 engine.play(try engine.sound(named: "ambience.wav"), loops: -1)   // -1 loops until stopped
-engine.bus(.music).fade(to: 0.4, duration: 2)                // every category is a bus
+engine.bus(.music).setVolume(0.4, tween: 2)                // every category is a bus
 engine.bus(.effects).isMuted = true; engine.bus(.speech).isSoloed = false; engine.masterVolume = 0.8
 print(engine.statistics)                // requested, started, suppressed, rejected, stolen, failed, voices, decodes
 print(engine.masterMeter)               // the limiter's gain reduction now and at its deepest
@@ -196,8 +196,8 @@ print(engine.masterMeter)               // the limiter's gain reduction now and 
   var spatial = SpatialAudio()
 // DOCC-BLOCK Foley/PlayingSounds.md 2
 let voice = engine.play(engineHum, loops: -1, rate: 0.8)  // playback rate 0.25…4: pitch and tempo together
-voice.setPlaybackRate(1.5, over: 0.8)                      // glides, sample by sample
-voice.setLowPassCutoff(900, over: 0.2)                     // a voice's own low-pass (20…20,000 Hz)
+voice.setPlaybackRate(1.5, tween: 0.8)                      // glides, sample by sample
+voice.setLowPassCutoff(900, tween: 0.2)                     // a voice's own low-pass (20…20,000 Hz)
 voice.setReverbSend(0.4)                                   // a post-fader share to the engine's reverb
 engine.reverb.apply(.cave)                                 // presets: .room, .hall, .cave, .underwater
 try engine.bus(.speech).setEffects([FilterEffect(.highPass, frequency: 80), FilterEffect(.peaking(gainDB: 3), frequency: 3_000)])                         // each category's bus has an effect chain

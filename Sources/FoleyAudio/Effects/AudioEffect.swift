@@ -12,7 +12,7 @@ import Synchronization
 /// ```swift
 /// let muffle = FilterEffect(.lowPass, frequency: 900)
 /// try engine.bus(.ambience).setEffects([muffle])
-/// muffle.setFrequency(4_000, over: 2)     // the door opens
+/// muffle.setFrequency(4_000, tween: 2)     // the door opens
 /// ```
 ///
 /// Invariant behind `@unchecked Sendable`: parameters are atomics; the processing state is
@@ -48,7 +48,7 @@ public class AudioEffect: @unchecked Sendable {
   /// to give, so the bus keeps running it. An effect without a tail returns false.
   package func process(
     _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
-    sidechain: UnsafePointer<Float>?
+    sidechain: UnsafePointer<Float>?, clock: UInt64
   ) -> Bool {
     false
   }

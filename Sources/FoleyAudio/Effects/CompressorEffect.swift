@@ -72,7 +72,7 @@ public final class CompressorEffect: AudioEffect, @unchecked Sendable {
 
   package override func process(
     _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
-    sidechain key: UnsafePointer<Float>?
+    sidechain key: UnsafePointer<Float>?, clock: UInt64
   ) -> Bool {
     let slope = Float(1 - 1 / ratio)
     // On a critical bus no sidechain takes more than the critical floor allows.

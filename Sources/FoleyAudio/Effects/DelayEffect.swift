@@ -57,7 +57,7 @@ public final class DelayEffect: AudioEffect, @unchecked Sendable {
 
   package override func process(
     _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
-    sidechain: UnsafePointer<Float>?
+    sidechain: UnsafePointer<Float>?, clock: UInt64
   ) -> Bool {
     guard let line, let filter else { return false }
     let (feedback, wet, dry) = (Float(self.feedback), Float(self.wet), Float(self.dry))

@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let muffle = FilterEffect(.lowPass, frequency: 900)
 /// try engine.bus(.ambience).setEffects([muffle])
-/// muffle.setFrequency(6_000, over: 1.5)     // out of the cave
+/// muffle.setFrequency(6_000, tween: 1.5)     // out of the cave
 ///
 /// let presence = FilterEffect(.peaking(gainDB: 4), frequency: 3_000, q: 1.2)
 /// let rumbleCut = FilterEffect(.highPass, frequency: 60)
@@ -29,9 +29,9 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
   public let kind: Kind
   /// The filter's quality (0.7071 is the flattest low- or high-pass; higher is a sharper peak).
   public let q: Double
-  /// Target log2(hertz) and the glide in microseconds.
-  private let frequencyRequest: Atomic<UInt64>
-  private var frequency = RampFollower(value: 0, request: 0)
+  /// Target log2(hertz), and the tween's duration in microseconds.
+  private let frequencyRequest: Atomic<WordPair>
+  private var frequency = RampFollower(value: 0, request: WordPair(first: 0, second: 0))
   private var filter: StateVariableFilter?
 
   /// A filter of `kind` at `frequency` hertz (10…20,000, clamped; NaN is 1,000) and quality `q`
@@ -50,11 +50,18 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
     Double(exp2(RampRequest(packed: frequencyRequest.load(ordering: .relaxed)).target))
   }
 
-  /// Glides the frequency to `hertz` over `duration` seconds, on a logarithmic scale.
-  public func setFrequency(_ hertz: Double, over duration: Double = 0) {
+  /// Moves the frequency to `hertz` along `tween` (at once unless given), on a logarithmic scale:
+  /// an octave takes as long at the top as at the bottom.
+  ///
+  /// ```swift
+  /// let muffle = FilterEffect(.lowPass, frequency: 20_000)
+  /// try engine.bus(.music).setEffects([muffle])
+  /// muffle.setFrequency(600, tween: Tween(duration: 1.5, easing: .easeOut))
+  /// ```
+  public func setFrequency(_ hertz: Double, tween: Tween = .immediate) {
     guard !hertz.isNaN else { return }
     let value = Float(log2(hertz.clamped(to: 10...20_000, or: 1_000)))
-    frequencyRequest.store(EffectRamp.request(value, over: duration), ordering: .relaxed)
+    frequencyRequest.store(EffectRamp.request(value, tween: tween), ordering: .relaxed)
   }
 
   package override func prepare() {
@@ -77,10 +84,11 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
 
   package override func process(
     _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
-    sidechain: UnsafePointer<Float>?
+    sidechain: UnsafePointer<Float>?, clock: UInt64
   ) -> Bool {
     guard let filter else { return false }
-    EffectRamp.follow(&frequency, frequencyRequest.load(ordering: .relaxed), sampleRate: sampleRate)
+    EffectRamp.follow(
+      &frequency, frequencyRequest.load(ordering: .relaxed), sampleRate: sampleRate, clock: clock)
     if !frequency.isMoving {
       filter.process(samples, frames: frames)
     } else {
@@ -101,17 +109,19 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
 /// Ramped effect parameters: the glide travels in microseconds (the effect may not know its
 /// sample rate yet when the game sets it) and becomes frames on the mixing thread.
 enum EffectRamp {
-  static func request(_ value: Float, over duration: Double) -> UInt64 {
-    let microseconds = duration.clamped(to: 0...3_600, or: 0) * 1e6
-    return RampRequest(target: value, frames: UInt32(clamping: Int(microseconds.rounded()))).packed
+  static func request(_ value: Float, tween: Tween) -> WordPair {
+    // Microseconds: the request's 32 bits of duration hold 3,600 s of them.
+    var request = RampRequest(target: value, tween: tween, sampleRate: 1_000_000)
+    request.frames = min(request.frames, 3_600_000_000)
+    return request.packed
   }
 
   @inline(__always)
-  static func follow(_ follower: inout RampFollower, _ request: UInt64, sampleRate: Int) {
+  static func follow(_ follower: inout RampFollower, _ request: WordPair, sampleRate: Int, clock: UInt64) {
     var converted = RampRequest(packed: request)
     converted.frames = UInt32(clamping: Int(Double(converted.frames) * Double(sampleRate) / 1e6))
     // The follower compares what it is given; pass the original bits so an unchanged request
     // is recognised, with the converted duration.
-    follower.follow(request, converted: converted)
+    follower.follow(request, converted: converted, at: clock)
   }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// public-domain tunings scaled to the mix's rate), with a pre-delay and presets.
 ///
 /// The engine has one on its reverb return bus (``AudioEngine/reverb``), which voices feed with
-/// ``Voice/setReverbSend(_:over:)`` and nodes with `.changeReverb(to:duration:)`; it is all wet
+/// ``Voice/setReverbSend(_:tween:)`` and nodes with `.changeReverb(to:duration:)`; it is all wet
 /// there. As an insert on a category's bus it mixes dry and wet.
 ///
 /// Its tail rings on after the voices that fed it have ended, then the bus stops running it: once
@@ -132,7 +132,7 @@ public final class ReverbEffect: AudioEffect, @unchecked Sendable {
 
   package override func process(
     _ samples: UnsafeMutablePointer<Float>, frames: Int, channels: Int, hasInput: Bool,
-    sidechain: UnsafePointer<Float>?
+    sidechain: UnsafePointer<Float>?, clock: UInt64
   ) -> Bool {
     guard let lines else { return false }
     takeSettings()

@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// let music = engine.bus(.music)
 /// music.volume = 0.8                        // at once, with the de-click ramp
-/// music.fade(to: 0.3, duration: 2)          // a slow fade of all music
+/// music.setVolume(0.3, tween: 2)           // a slow fade of all music
 /// engine.bus(.effects).isMuted = true
 /// engine.bus(.speech).isSoloed = true       // only speech is heard until the solo ends
 /// try music.setEffects([FilterEffect(.lowPass, frequency: 1_200)])
@@ -50,26 +50,35 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
 
   // MARK: - Volume, mute, solo
 
-  /// The bus's volume, 0…1 (1 unless set). Setting it ramps its voices over the de-click time;
-  /// ``fade(to:duration:)`` takes longer.
+  /// The bus's volume, 0…1 (1 unless set). Setting it moves there over the de-click time;
+  /// ``setVolume(_:tween:)`` takes longer, along an easing.
   public var volume: Double {
     get { core.buses.withLock { $0.volume(for: category) } }
-    nonmutating set { fade(to: newValue, duration: 0) }
+    nonmutating set { setVolume(newValue) }
   }
 
-  /// Moves the bus's volume to `volume` (0…1, clamped; NaN is 1) over `duration` seconds, a
-  /// straight line sample by sample.
-  public func fade(to volume: Double, duration: Double) {
+  /// Moves the bus's volume to `volume` (0…1, clamped; NaN is 1) along `tween`, sample by sample
+  /// on the mixing thread. The volume is the bus's fader: it comes after the bus's effects (a
+  /// reverb's tail fades with it), before the bus sums into its parent.
+  ///
+  /// ```swift
+  /// let music = engine.bus(.music)
+  /// music.setVolume(0.3, tween: Tween(duration: 2, easing: .easeInEaseOut))
+  /// // Back up in half a second, starting one second from now, to the sample:
+  /// let later = engine.audioFrame + engine.frames(forSeconds: 1)
+  /// music.setVolume(1, tween: Tween(duration: 0.5, start: .frame(later)))
+  /// ```
+  public func setVolume(_ volume: Double, tween: Tween = .immediate) {
     let value = volume.clamped(to: 0...1, or: 1)
     core.buses.withLock { $0.volumes[category] = value }
-    engine.applyBuses(fade: duration)
+    engine.applyBuses(tween: tween)
   }
 
   /// Whether the bus is muted. Its ``volume`` is kept for unmuting; setting this ramps over the
-  /// de-click time (``setMuted(_:fadeDuration:)`` takes longer).
+  /// de-click time (``setMuted(_:duration:)`` takes longer).
   public var isMuted: Bool {
     get { core.buses.withLock { $0.muted.contains(category) } }
-    nonmutating set { setMuted(newValue, fadeDuration: 0) }
+    nonmutating set { setMuted(newValue, duration: 0) }
   }
 
   /// Whether the bus carries cues no mix may bury: a duck takes it down by at most
@@ -88,16 +97,16 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
         if newValue { buses.critical.insert(category) } else { buses.critical.remove(category) }
       }
       limitCompressors(effects, critical: newValue)
-      engine.applyBuses(fade: 0.05)
+      engine.applyBuses(tween: Tween(duration: 0.05))
     }
   }
 
-  /// Mutes or unmutes the bus, ramping over `fadeDuration` seconds.
-  public func setMuted(_ muted: Bool, fadeDuration: Double) {
+  /// Mutes or unmutes the bus, ramping over `duration` seconds.
+  public func setMuted(_ muted: Bool, duration: Double) {
     core.buses.withLock { buses in
       if muted { buses.muted.insert(category) } else { buses.muted.remove(category) }
     }
-    engine.applyBuses(fade: fadeDuration)
+    engine.applyBuses(tween: Tween(duration: duration))
   }
 
   /// Whether the bus is soloed. While any bus is soloed, only the voices of soloed buses and of
@@ -105,23 +114,23 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
   /// and come back when the last solo ends. Ramps over the de-click time.
   public var isSoloed: Bool {
     get { core.buses.withLock { $0.soloed.contains(category) } }
-    nonmutating set { setSoloed(newValue, fadeDuration: 0) }
+    nonmutating set { setSoloed(newValue, duration: 0) }
   }
 
-  /// Solos or unsolos the bus, ramping the buses it silences or brings back over `fadeDuration`
+  /// Solos or unsolos the bus, ramping the buses it silences or brings back over `duration`
   /// seconds.
-  public func setSoloed(_ soloed: Bool, fadeDuration: Double) {
+  public func setSoloed(_ soloed: Bool, duration: Double) {
     core.buses.withLock { buses in
       if soloed { buses.soloed.insert(category) } else { buses.soloed.remove(category) }
     }
-    engine.applyBuses(fade: fadeDuration)
+    engine.applyBuses(tween: Tween(duration: duration))
   }
 
-  /// Turns the bus down by `decibels` (a negative number) until ``AudioEngine/endDuck(named:fadeDuration:)``
-  /// with the same name, ramping over `fadeDuration` seconds; ``volume`` is untouched. To duck
-  /// several buses under one name, use ``AudioEngine/duck(_:by:named:fadeDuration:)``.
-  public func duck(by decibels: Double, named name: String, fadeDuration: Double = 0.2) {
-    engine.duck([category], by: decibels, named: name, fadeDuration: fadeDuration)
+  /// Turns the bus down by `decibels` (a negative number) until ``AudioEngine/endDuck(named:duration:)``
+  /// with the same name, ramping over `duration` seconds; ``volume`` is untouched. To duck
+  /// several buses under one name, use ``AudioEngine/duck(_:by:named:duration:)``.
+  public func duck(by decibels: Double, named name: String, duration: Double = 0.2) {
+    engine.duck([category], by: decibels, named: name, duration: duration)
   }
 
   // MARK: - Effects and routing
@@ -202,19 +211,19 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
     }
     if looped, let parent { throw .loop(category, into: parent) }
     core.setParent(parentBus, of: bus)
-    engine.applyBuses(fade: 0)
+    engine.applyBuses(tween: .immediate)
   }
 
-  /// Glides the share of the bus sent to the engine's reverb (``AudioEngine/reverb``) to `level`
-  /// (0…1, clamped; NaN is 0) over `duration` seconds: post-fader, after the bus's own effects.
-  /// Every voice of the category then fills the room together, on top of any voice's own send.
+  /// Moves the share of the bus sent to the engine's reverb (``AudioEngine/reverb``) to `level`
+  /// (0…1, clamped; NaN is 0) along `tween`: post-fader, after the bus's own effects. Every voice
+  /// of the category then fills the room together, on top of any voice's own send.
   ///
   /// ```swift
-  /// try engine.bus(.ambience).setReverbSend(0.5, over: 1)   // the level moves into the cave
+  /// try engine.bus(.ambience).setReverbSend(0.5, tween: 1)   // the level moves into the cave
   /// ```
   /// - Throws: ``AudioEffectError/noBusLeft(_:)`` when every bus is taken.
-  public func setReverbSend(_ level: Double, over duration: Double = 0) throws(AudioEffectError) {
-    core.setSend(level, over: duration, onBus: try index())
+  public func setReverbSend(_ level: Double, tween: Tween = .immediate) throws(AudioEffectError) {
+    core.setSend(level, tween: tween, onBus: try index())
   }
 
   /// The bus's peak in the last buffer, in dBFS (-inf: silent or not yet mixed), after its
@@ -304,7 +313,7 @@ extension AudioEngine {
   /// routing, loudness target, voice budget and session policy.
   ///
   /// ```swift
-  /// engine.bus(.music).fade(to: 0.3, duration: 2)
+  /// engine.bus(.music).setVolume(0.3, tween: 2)
   /// ```
   public func bus(_ category: SoundCategory) -> AudioBus {
     AudioBus(category: category, engine: self)

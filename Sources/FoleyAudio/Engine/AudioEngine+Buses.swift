@@ -1,36 +1,46 @@
 import Foundation
 
 extension AudioEngine {
-  /// Turns `categories` down by `decibels` (a negative number) until ``endDuck(named:fadeDuration:)``,
-  /// ramping over `fadeDuration` seconds: dialogue over music, say. Ducks are named so several can
-  /// hold at once; the deepest one applies. The buses' own volumes are untouched.
+  /// Turns `categories` down by `decibels` (a negative number) until ``endDuck(named:duration:)``,
+  /// ramping over `duration` seconds in a straight line, voice by voice: dialogue over music,
+  /// say. Ducks are named so several can hold at once; the deepest one applies. The buses' own
+  /// volumes are untouched. (A snapshot, ``applySnapshot(_:intensity:tween:)``, eases.)
   ///
   /// ```swift
-  /// engine.duck([.music, .ambience], by: -12, named: "dialogue", fadeDuration: 0.3)
-  /// engine.endDuck(named: "dialogue", fadeDuration: 0.6)
+  /// engine.duck([.music, .ambience], by: -12, named: "dialogue", duration: 0.3)
+  /// engine.endDuck(named: "dialogue", duration: 0.6)
   /// ```
   public func duck(
-    _ categories: Set<SoundCategory>, by decibels: Double, named name: String, fadeDuration: Double = 0.2
+    _ categories: Set<SoundCategory>, by decibels: Double, named name: String, duration: Double = 0.2
   ) {
     let gain = pow(10, min(0, decibels.isFinite ? decibels : 0) / 20)
     core.buses.withLock { $0.ducks[name] = (categories, gain) }
-    applyBuses(fade: fadeDuration)
+    applyBuses(tween: Tween(duration: duration))
   }
 
-  /// Ends the duck named `name`, ramping the categories back over `fadeDuration` seconds.
-  public func endDuck(named name: String, fadeDuration: Double = 0.4) {
+  /// Ends the duck named `name`, ramping the categories back over `duration` seconds.
+  public func endDuck(named name: String, duration: Double = 0.4) {
     let removed = core.buses.withLock { $0.ducks.removeValue(forKey: name) != nil }
-    if removed { applyBuses(fade: fadeDuration) }
+    if removed { applyBuses(tween: Tween(duration: duration)) }
   }
 
-  /// The master volume, 0…1, applied to the whole mix before the limiter, ramped per sample.
+  /// The master volume, 0…1, applied to the whole mix (the reverb's return too) before the
+  /// limiter. Setting it moves there over the de-click time; ``setMasterVolume(_:tween:)`` eases.
   public var masterVolume: Double {
     get { core.buses.withLock { $0.masterVolume } }
-    set {
-      let value = newValue.clamped(to: 0...1, or: 1)
-      core.buses.withLock { $0.masterVolume = value }
-      applyBuses(fade: 0)
-    }
+    set { setMasterVolume(newValue) }
+  }
+
+  /// Moves the master volume to `volume` (0…1, clamped; NaN is 1) along `tween`, sample by
+  /// sample on the mixing thread.
+  ///
+  /// ```swift
+  /// engine.setMasterVolume(0, tween: Tween(duration: 1.5, easing: .easeIn))   // to black
+  /// ```
+  public func setMasterVolume(_ volume: Double, tween: Tween = .immediate) {
+    let value = volume.clamped(to: 0...1, or: 1)
+    core.buses.withLock { $0.masterVolume = value }
+    applyBuses(tween: tween)
   }
 
   /// The whole mix in mono, for a player who hears with one ear or on one speaker: every
@@ -46,7 +56,7 @@ extension AudioEngine {
     get { core.buses.withLock { $0.isMono } }
     set {
       core.buses.withLock { $0.isMono = newValue }
-      applyBuses(fade: 0)
+      applyBuses(tween: .immediate)
     }
   }
 
@@ -57,7 +67,7 @@ extension AudioEngine {
     get { core.buses.withLock { $0.balance } }
     set {
       core.buses.withLock { $0.balance = newValue.clamped(to: -1...1, or: $0.balance) }
-      applyBuses(fade: 0)
+      applyBuses(tween: .immediate)
     }
   }
 
@@ -72,7 +82,7 @@ extension AudioEngine {
     get { core.buses.withLock { $0.dynamicRange } }
     set {
       core.buses.withLock { $0.dynamicRange = newValue }
-      applyBuses(fade: 0)
+      applyBuses(tween: .immediate)
     }
   }
 
@@ -84,7 +94,7 @@ extension AudioEngine {
     get { core.buses.withLock { $0.isMasterMuted } }
     set {
       core.buses.withLock { $0.isMasterMuted = newValue }
-      applyBuses(fade: 0)
+      applyBuses(tween: .immediate)
     }
   }
 
@@ -101,14 +111,13 @@ extension AudioEngine {
     core.master.resetMeter()
   }
 
-  func applyBuses(fade: Double) {
-    let seconds = fade.clamped(to: 0...3_600, or: 0)
+  func applyBuses(tween: Tween) {
     // The master's mono and balance are atomics the mixing thread reads: set here, they hold for
     // any play asked for after this call (the queue centres the voices' gains when it gets there).
     let (mono, balance, range) = core.buses.withLock { ($0.isMono, $0.balance, $0.dynamicRange) }
     core.master.setChannelMix(mono: mono, balance: Float(balance))
     core.master.setDynamicRange(range)
-    core.queue.async { [core] in core.applyBuses(fade: seconds) }
+    core.queue.async { [core] in core.applyBuses(tween: tween) }
   }
 }
 

@@ -56,7 +56,7 @@ extension AudioEngine {
   }
 
   /// The engine's reverb, on its return bus: voices reach it through their send
-  /// (``Voice/setReverbSend(_:over:)``, `.changeReverb(to:duration:)` on a node). It is all wet
+  /// (``Voice/setReverbSend(_:tween:)``, `.changeReverb(to:duration:)` on a node). It is all wet
   /// (its `dry` is 0) and starts as the ``ReverbEffect/Preset/room`` preset.
   ///
   /// ```swift

@@ -7,7 +7,7 @@ extension AudioEngine {
   ///   - volume: this play's gain in 0...1 (multiplied with the sound's own volume).
   ///   - pan: this play's stereo position in -1 (left) ... 1 (right), added to the sound's own.
   ///   - loops: extra passes after the first; -1 loops until the voice is stopped.
-  ///   - rate: the playback rate it starts at (0.25…4; see ``Voice/setPlaybackRate(_:over:)``).
+  ///   - rate: the playback rate it starts at (0.25…4; see ``Voice/setPlaybackRate(_:tween:)``).
   @discardableResult
   public func play(
     _ sound: Sound, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1

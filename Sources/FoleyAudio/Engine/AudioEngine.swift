@@ -22,7 +22,7 @@ import Synchronization
 /// let coin = try engine.sound(data: coinBytes, name: "coin.wav")
 /// engine.play(coin)
 /// engine.play(coin, volume: 0.5, pan: -0.8)            // overlaps the first
-/// engine.bus(.music).fade(to: 0.4, duration: 1)  // the music bus, ramped
+/// engine.bus(.music).setVolume(0.4, tween: 1)  // the music bus, ramped
 /// print(engine.statistics.started, engine.masterMeter.gainReductionDecibels)
 /// engine.close()
 /// ```

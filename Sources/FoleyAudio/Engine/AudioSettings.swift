@@ -109,6 +109,6 @@ extension AudioEngine {
       buses.showsCaptions = settings.showsCaptions
       buses.rumbles = settings.rumbles
     }
-    applyBuses(fade: 0)
+    applyBuses(tween: .immediate)
   }
 }

@@ -28,6 +28,10 @@ package struct BusSettings: Sendable {
   var ducks: [String: (categories: Set<SoundCategory>, gain: Double)] = [:]
   /// The bus each category's bus sums into (absent: the master). Never a cycle.
   var parents: [SoundCategory: SoundCategory] = [:]
+  /// The categories whose volume the mixer's bus applies (its fader, after the bus's effects),
+  /// so it is left out of their voices' gains. Set by the queue on its copy; empty on the game's,
+  /// whose ``gain(for:criticalCue:)`` is then the whole of it.
+  var faded: Set<SoundCategory> = []
 
   package func volume(for category: SoundCategory) -> Double { volumes[category] ?? 1 }
 
@@ -64,12 +68,32 @@ package struct BusSettings: Sendable {
 
   private func ownGain(for category: SoundCategory, criticalCue: Bool) -> Double {
     guard !muted.contains(category) else { return 0 }
-    var gain = volume(for: category)
+    let volume = faded.contains(category) ? 1 : volume(for: category)
+    var gain = volume
     let floor = criticalCue || critical.contains(category) ? Self.criticalDuckFloor : 0
     for duck in ducks.values where duck.categories.contains(category) {
-      gain = min(gain, volume(for: category) * max(duck.gain, floor))
+      gain = min(gain, volume * max(duck.gain, floor))
     }
     return gain
+  }
+
+  /// What the faders of a bus and of the buses it sums into give its voices: the volumes
+  /// ``gain(for:criticalCue:)`` leaves out.
+  func faderGain(for category: SoundCategory) -> Double {
+    var gain = faded.contains(category) ? volume(for: category) : 1
+    var bus = category
+    var depth = 0
+    while let parent = parents[bus], depth < 32 {
+      if faded.contains(parent) { gain *= volume(for: parent) }
+      bus = parent
+      depth += 1
+    }
+    return gain
+  }
+
+  /// How much of a voice's gain the buses give, faders and all: what the player hears of them.
+  func heardGain(for category: SoundCategory, criticalCue: Bool = false) -> Double {
+    gain(for: category, criticalCue: criticalCue) * faderGain(for: category)
   }
 
   var masterGain: Double { isMasterMuted ? 0 : masterVolume }

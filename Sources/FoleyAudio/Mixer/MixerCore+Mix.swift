@@ -65,11 +65,10 @@ extension MixerCore {
   }
 
   /// Glides `bus`'s send to the reverb's return.
-  func setSend(_ level: Double, over duration: Double, onBus bus: Int) {
-    let seconds = duration.clamped(to: 0...3_600, or: 0)
-    let frames = max(declickFrames, Int((seconds * Double(format.sampleRate)).rounded()))
+  func setSend(_ level: Double, tween: Tween, onBus bus: Int) {
     let request = RampRequest(
-      target: Float(level.clamped(to: 0...1, or: 0)), frames: UInt32(clamping: frames))
+      target: Float(level.clamped(to: 0...1, or: 0)), tween: tween, sampleRate: format.sampleRate,
+      minimumFrames: declickFrames)
     queue.async { [self] in
       guard state.isOpen else { return }
       backend.withAudioLock { mixer.setSend(request, on: bus) }

@@ -40,8 +40,9 @@ struct ParameterRegistry {
   }
 
   mutating func takeIndex(for what: String) throws(ParameterError) -> Int {
-    guard nextIndex < ParameterTable.capacity else {
-      throw .tooMany("\(what): the engine holds \(ParameterTable.capacity) parameters and snapshots together")
+    guard nextIndex < ParameterTable.gameCapacity else {
+      throw .tooMany(
+        "\(what): the engine holds \(ParameterTable.gameCapacity) parameters and snapshots together")
     }
     nextIndex += 1
     return nextIndex - 1

@@ -73,17 +73,19 @@ extension MixerCore {
 
   /// Applies the bus settings the game last set: each changed bus ramps its voices to their new
   /// gain over `fade` seconds (at least the de-click time), sample by sample.
-  func applyBuses(fade: Double) {
+  func applyBuses(tween: Tween) {
     dispatchPrecondition(condition: .onQueue(queue))
-    let settings = buses.withLock { $0 }
+    let fade = tween.usableDuration
+    var settings = buses.withLock { $0 }
     let before = state.appliedBuses
+    settings.faded = moveFaders(settings, tween: tween)
     state.appliedBuses = settings
     busGains.forget()
-    master.setVolume(Float(settings.masterGain))
+    master.setVolume(settings.isMasterMuted ? 0 : 1)
     guard state.isOpen, state.hasDevice else { return }
     let monoChanged = before.isMono != settings.isMono
     for category in Set(state.virtual.voices.values.map(\.slot.category))
-    where monoChanged || before.gain(for: category) != settings.gain(for: category) {
+    where monoChanged || before.heardGain(for: category) != settings.heardGain(for: category) {
       allGainsChanged(category: category)
     }
     defer { rebalanceVoices() }
@@ -94,7 +96,13 @@ extension MixerCore {
       let critical = slot.sound.settings.isCriticalCue
       let old = before.gain(for: slot.category, criticalCue: critical)
       let new = settings.gain(for: slot.category, criticalCue: critical)
-      guard old != new || monoChanged else { continue }
+      guard old != new || monoChanged else {
+        // Only a fader moved: the channel's gain stays, but how loud it is heard changed.
+        if before.faderGain(for: slot.category) != settings.faderGain(for: slot.category) {
+          gainChanged(slot.voice, channel: channel)
+        }
+        continue
+      }
       // A fade moves the whole way in `fade` seconds; short changes still take the de-click time.
       stopFollowing(channel)
       let (left, right) = channelGains(for: table[channel] ?? slot)

@@ -75,7 +75,7 @@ extension MixerCore {
   /// How loud `slot` is heard: the louder side of its gain pair.
   func audibility(of slot: Slot) -> Float {
     let (left, right) = gainPair(for: slot)
-    return max(left, right)
+    return max(left, right) * Float(state.appliedBuses.faderGain(for: slot.category))
   }
 
   /// Whether a voice about to start goes straight to virtual: silent, or beyond the budget.

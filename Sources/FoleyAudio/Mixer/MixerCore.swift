@@ -80,6 +80,9 @@ package final class MixerCore: @unchecked Sendable {
     /// The bus settings last applied to the voices (whoever changes them clears
     /// ``MixerCore/busGains``).
     var appliedBuses = BusSettings()
+    /// The volume each bus's fader was last sent to, by bus, and the master's.
+    var faderVolumes: [Int: Double] = [:]
+    var masterFaderVolume = 1.0
     var releases = ReleaseScheduler()
     /// Voices kept while there is no device, as the slots they will be restored into: each
     /// one's `position` is where to continue and `loops` the whole passes after that.

@@ -8,13 +8,19 @@ public import FoleyCore
 /// stands when the tween starts. A later tween of the same value
 /// takes over from where the earlier one got to.
 ///
+/// A number of seconds is a linear tween starting now: `tween: 0.5` is
+/// `tween: Tween(duration: 0.5)`.
+///
 /// ```swift
 /// let hum = engine.play(humSound, loops: -1)
+/// hum.setVolume(0.5, tween: 2)                // two seconds, linear
 /// hum.setVolume(0.25, tween: Tween(duration: 0.5, easing: .easeOut))
 /// // On a frame of the engine's clock, sample-exact (a beat from the music clock, say):
 /// hum.setVolume(1, tween: Tween(duration: 2, easing: .smoothstep, start: .frame(engine.audioFrame + engine.frames(forSeconds: 1))))
 /// ```
-public struct Tween: Sendable, Hashable, CustomStringConvertible {
+public struct Tween: Sendable, Hashable, CustomStringConvertible, ExpressibleByFloatLiteral,
+  ExpressibleByIntegerLiteral
+{
   /// When a tween starts.
   public enum Start: Sendable, Hashable {
     /// As soon as the mix takes it (the next buffer).
@@ -35,6 +41,12 @@ public struct Tween: Sendable, Hashable, CustomStringConvertible {
     self.easing = easing
     self.start = start
   }
+
+  /// A linear tween of `seconds`, starting now.
+  public init(floatLiteral seconds: Double) { self.init(duration: seconds) }
+
+  /// A linear tween of `seconds`, starting now.
+  public init(integerLiteral seconds: Int) { self.init(duration: Double(seconds)) }
 
   /// At once (with the engine's de-click ramp): what a plain assignment does.
   public static let immediate = Tween(duration: 0)

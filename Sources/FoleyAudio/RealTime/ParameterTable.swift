@@ -48,7 +48,13 @@ struct ParameterOverride {
 /// the queue writes under the audio lock and the mix reads, per frame, without allocating.
 package final class ParameterTable: @unchecked Sendable {
   /// Parameters and snapshots together.
-  static let capacity = 64
+  static let gameCapacity = 64
+  /// Every track: the game's, then each bus's fader, then the master's.
+  static let capacity = gameCapacity + VoiceMixer.busCapacity + 1
+  /// The track of bus `bus`'s fader (its volume, after its effects).
+  static func fader(ofBus bus: Int) -> Int { gameCapacity + bus }
+  /// The track of the master's fader.
+  static let masterFader = gameCapacity + VoiceMixer.busCapacity
   /// Snapshots that may set one parameter.
   static let overridesPerParameter = 8
 
@@ -58,6 +64,7 @@ package final class ParameterTable: @unchecked Sendable {
   init() {
     tracks.initialize(repeating: ParameterTrack(), count: Self.capacity)
     overrides.initialize(repeating: ParameterOverride(), count: Self.capacity * Self.overridesPerParameter)
+    for track in Self.gameCapacity..<Self.capacity { define(track, value: 1, range: 0...1) }
   }
 
   deinit {

@@ -1,81 +1,145 @@
+import FoleyCore
 import Synchronization
 
-/// A parameter the game sets and the mixing thread follows, ramped: the target (a `Float`) and
-/// the frames to reach it over travel together in one 64-bit atomic, so the mixing thread never
-/// sees a target with another request's duration. Lock-free in both directions; the game thread
+/// A parameter the game sets and the mixing thread follows, tweened: the target (a `Float`), the
+/// frames to reach it over, the easing and the frame of the mix's clock it starts on travel
+/// together in one 128-bit atomic, so the mixing thread never sees a target with another
+/// request's duration or start. Lock-free in both directions (`cmpxchg16b`); the game thread
 /// never waits for the mix.
 struct RampRequest: Equatable, Sendable {
   package var target: Float
   /// Frames over which to arrive; 0 arrives at once.
   package var frames: UInt32
+  package var easing: Easing
+  /// The frame of the mix's clock it starts on; 0 starts at the next block.
+  package var start: UInt64
 
-  package init(target: Float, frames: UInt32) {
+  package init(target: Float, frames: UInt32, easing: Easing = .linear, start: UInt64 = 0) {
     self.target = target
     self.frames = frames
+    self.easing = easing
+    self.start = min(start, Self.latestStart)
   }
 
-  package init(packed: UInt64) {
-    target = Float(bitPattern: UInt32(truncatingIfNeeded: packed >> 32))
-    frames = UInt32(truncatingIfNeeded: packed)
+  package init(packed: WordPair) {
+    target = Float(bitPattern: UInt32(truncatingIfNeeded: packed.first >> 32))
+    frames = UInt32(truncatingIfNeeded: packed.first)
+    easing = Easing.decoded(UInt16(truncatingIfNeeded: packed.second))
+    start = UInt64(packed.second >> 16)
   }
 
-  var packed: UInt64 { UInt64(target.bitPattern) << 32 | UInt64(frames) }
+  /// The latest start a request carries (48 bits of frames: millennia at any rate).
+  static let latestStart = UInt64(1) << 48 - 1
+
+  var packed: WordPair {
+    WordPair(
+      first: UInt(UInt64(target.bitPattern) << 32 | UInt64(frames)),
+      second: UInt(start << 16 | UInt64(easing.bits)))
+  }
+
+  /// The request a tween makes of a value: to `target` over the tween's duration at `sampleRate`
+  /// (at least `minimumFrames`), along its easing, from its start.
+  init(target: Float, tween: Tween, sampleRate: Int, minimumFrames: Int = 0) {
+    let frames = max(minimumFrames, Int((tween.usableDuration * Double(sampleRate)).rounded()))
+    let start: UInt64 =
+      switch tween.start {
+      case .now: 0
+      case .frame(let frame): UInt64(max(0, frame.index))
+      }
+    self.init(target: target, frames: UInt32(clamping: frames), easing: tween.easing, start: start)
+  }
 }
 
-/// The mixing thread's side of one ramped parameter: where it is and how fast it moves.
+/// The mixing thread's side of one tweened parameter: the stretch it moves along, the request
+/// waiting for its frame, and where it stands.
 struct RampFollower {
+  /// The value where the follower stands (after the last ``advance(frames:)``).
   package private(set) var value: Float
-  private var step: Float = 0
-  private var remaining = 0
+  private var from: Float
   private var goal: Float
-  private var seen: UInt64
+  private var start: UInt64 = 0
+  private var frames = 0
+  private var easing = Easing.linear
+  /// A request for a later frame, taken when the follower gets there.
+  private var waiting: RampRequest?
+  private var seen: WordPair
+  /// The frame of the mix's clock the follower stands on.
+  private var clock: UInt64 = 0
 
-  package init(value: Float, request: UInt64) {
+  package init(value: Float, request: WordPair) {
     self.value = value
+    from = value
     goal = value
     seen = request
   }
 
   /// Starts over at `value` (a new voice on the lane), already following `request`.
-  package mutating func reset(to value: Float, request: UInt64) {
+  package mutating func reset(to value: Float, request: WordPair) {
     self = RampFollower(value: value, request: request)
   }
 
-  /// Takes up a new request if there is one.
+  /// Takes up a new request if there is one, on `clock` (the frame the next ``advance(frames:)``
+  /// starts from).
   @inline(__always)
-  package mutating func follow(_ request: UInt64) {
+  package mutating func follow(_ request: WordPair, at clock: UInt64) {
+    self.clock = clock
+    guard request != seen else { return }
     follow(request, converted: RampRequest(packed: request))
   }
 
   /// Takes up `request`, if new, as `wanted` (its duration converted to frames).
   @inline(__always)
-  package mutating func follow(_ request: UInt64, converted wanted: RampRequest) {
+  package mutating func follow(_ request: WordPair, converted wanted: RampRequest, at clock: UInt64) {
+    self.clock = clock
     guard request != seen else { return }
+    follow(request, converted: wanted)
+  }
+
+  private mutating func follow(_ request: WordPair, converted wanted: RampRequest) {
     seen = request
-    goal = wanted.target
-    if wanted.frames == 0 {
-      value = goal
-      remaining = 0
+    if wanted.start > clock {
+      waiting = wanted  // replaces one already waiting
     } else {
-      remaining = Int(wanted.frames)
-      step = (goal - value) / Float(remaining)
+      waiting = nil
+      begin(wanted, on: clock)
     }
   }
 
-  /// Whether the value still moves.
-  var isMoving: Bool { remaining > 0 }
+  private mutating func begin(_ request: RampRequest, on frame: UInt64) {
+    from = value(at: frame)
+    goal = request.target
+    start = frame
+    frames = Int(request.frames)
+    easing = request.easing
+    if frames == 0 { from = goal }
+    value = from
+  }
 
-  /// The value after `frames` more frames (linear, landing exactly on the goal).
   @inline(__always)
-  package mutating func advance(frames: Int) -> Float {
-    guard remaining > 0 else { return value }
-    if frames >= remaining {
-      remaining = 0
-      value = goal
-    } else {
-      remaining -= frames
-      value += step * Float(frames)
+  private func value(at frame: UInt64) -> Float {
+    guard from != goal else { return goal }
+    if frame <= start { return from }
+    let elapsed = frame &- start
+    if elapsed >= UInt64(frames) { return goal }
+    return from + (goal - from) * Float(easing.apply(Double(elapsed) / Double(frames)))
+  }
+
+  /// Whether the value still moves (or waits to).
+  var isMoving: Bool {
+    waiting != nil || (from != goal && clock < start &+ UInt64(frames))
+  }
+
+  /// The value after `frames` more frames, along the easing, landing exactly on the goal; a
+  /// request waiting for a frame inside them starts on it.
+  @inline(__always)
+  package mutating func advance(frames count: Int) -> Float {
+    let end = clock &+ UInt64(max(0, count))
+    if let waiting, waiting.start <= end {
+      self.waiting = nil
+      begin(waiting, on: waiting.start)
     }
+    clock = end
+    value = value(at: end)
     return value
   }
 }

@@ -13,7 +13,7 @@ extension VoiceMixer {
       return nil
     }
     let takesDirectPath = heldVoice._withUnsafeGuaranteedRef { voice -> Bool in
-      lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed))
+      lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed), at: clock)
       guard lanes[channel].send.value == 0, !lanes[channel].send.isMoving else { return false }
       guard let heldShaper = lanes[channel].shaper else { return true }
       return heldShaper._withUnsafeGuaranteedRef { shaper in

@@ -11,9 +11,9 @@ extension VoiceMixer {
       return fetchPadded(channel, frames: frames)
     }
     let shaper = shaperReference.takeUnretainedValue()
-    shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed))
-    shaper.doppler.follow(voice.dopplerRequest.load(ordering: .relaxed))
-    shaper.cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed))
+    shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed), at: clock)
+    shaper.doppler.follow(voice.dopplerRequest.load(ordering: .relaxed), at: clock)
+    shaper.cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed), at: clock)
     let result: (consumed: Int, ended: Bool)
     if !shaper.isEngaged,
       shaper.rate.value != 1 || shaper.rate.isMoving || shaper.doppler.value != 1 || shaper.doppler.isMoving

@@ -135,7 +135,9 @@ extension VoiceMixer {
       guard buses[bus].touched || buses[bus].ringing else { continue }
       running += 1
       runEffects(bus, frames: frames)
-      if buses[bus].snapshotCount > 0 { applySnapshots(bus, frames: frames) }
+      if buses[bus].snapshotCount > 0 || faderEngaged(bus, frames: frames) {
+        applySnapshots(bus, frames: frames)
+      }
       peaks[bus] = max(peaks[bus], peak(of: buses[bus].buffer, count: samples))
       if isTapping {
         tap.push(bus: bus, clock: clock, samples: buses[bus].buffer, frames: frames, channels: channels)
@@ -158,6 +160,7 @@ extension VoiceMixer {
       addSamples(buses[reverb].buffer, into: buses[0].buffer, count: samples)
       buses[reverb].touched = false
     }
+    applyMasterFader(frames: frames)
     busesRun.store(running, ordering: .relaxed)
     reverbRan.store(buses[Self.reverbBus].ringing, ordering: .relaxed)
     return (played, running)
@@ -196,7 +199,7 @@ extension VoiceMixer {
 
   /// A bus's post-fader send to the reverb's return (after its own effects).
   private func sendBus(_ bus: Int, frames: Int) {
-    buses[bus].send.follow(buses[bus].sendRequest)
+    buses[bus].send.follow(buses[bus].sendRequest, at: clock)
     guard buses[bus].send.isMoving || buses[bus].send.value > 0, buses[Self.reverbBus].effects.count > 0
     else {
       return
@@ -328,7 +331,9 @@ extension VoiceMixer {
       let key =
         keyBus > 0 && keyBus < Self.busCapacity && buses[keyBus].fed
         ? UnsafePointer(buses[keyBus].buffer) : nil
-      if effect.process(buffer, frames: frames, channels: channels, hasInput: hasInput, sidechain: key) {
+      if effect.process(
+        buffer, frames: frames, channels: channels, hasInput: hasInput, sidechain: key, clock: clock)
+      {
         ringing = true
       }
     }

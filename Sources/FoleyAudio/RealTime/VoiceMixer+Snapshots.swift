@@ -1,7 +1,8 @@
 import Foundation
 
-/// Mix snapshots on the buses: after a bus's own effects, each snapshot that changes it closes
-/// its filters and moves its level by its intensity, sample by sample, on the mixing thread.
+/// Mix snapshots and faders on the buses: after a bus's own effects, each snapshot that changes
+/// it closes its filters and moves its level by its intensity, and its fader (the bus's volume)
+/// moves along its tween, sample by sample, on the mixing thread.
 extension VoiceMixer {
   /// The frames between two evaluations of the snapshots' level and filter frequencies (in
   /// between the level is interpolated linearly, the frequencies held).
@@ -32,7 +33,47 @@ extension VoiceMixer {
     return decibels
   }
 
-  /// Runs `bus`'s snapshot stages over its block.
+  /// Whether `bus`'s fader is away from 1 anywhere in the block from the clock.
+  @inline(__always)
+  func faderEngaged(_ bus: Int, frames: Int) -> Bool {
+    let track = ParameterTable.fader(ofBus: bus)
+    return parameters.tracks[track].raw(at: clock) != 1
+      || parameters.tracks[track].raw(at: clock &+ UInt64(frames)) != 1
+  }
+
+  /// The master's fader over the block: the whole mix, reverb return and all, before the limiter.
+  func applyMasterFader(frames: Int) {
+    let track = ParameterTable.masterFader
+    let end = clock &+ UInt64(frames)
+    guard parameters.tracks[track].raw(at: clock) != 1 || parameters.tracks[track].raw(at: end) != 1 else {
+      return
+    }
+    scaleLevel(buses[0].buffer, frames: frames) { parameters.tracks[track].raw(at: $0) }
+  }
+
+  /// Multiplies `buffer`'s block by `level(frame)`, evaluated every ``snapshotInterval`` frames and
+  /// interpolated linearly between; a chunk at 1 at both ends is left alone.
+  @inline(__always)
+  private func scaleLevel(_ buffer: UnsafeMutablePointer<Float>, frames: Int, level: (UInt64) -> Float) {
+    var done = 0
+    var first = level(clock)
+    while done < frames {
+      let count = min(Self.snapshotInterval, frames - done)
+      let last = level(clock &+ UInt64(done + count))
+      if first != 1 || last != 1 {
+        let slope = (last - first) / Float(count)
+        for offset in 0..<count {
+          let gain = first + slope * Float(offset)
+          let sample = (done + offset) * channels
+          for channel in 0..<channels { buffer[sample + channel] *= gain }
+        }
+      }
+      first = last
+      done += count
+    }
+  }
+
+  /// Runs `bus`'s snapshot stages and its fader over its block.
   func applySnapshots(_ bus: Int, frames: Int) {
     let buffer = buses[bus].buffer
     let base = bus * Self.snapshotsPerBus
@@ -78,22 +119,10 @@ extension VoiceMixer {
         done += count
       }
     }
-    // The level, interpolated between evaluations; a chunk at 0 dB at both ends is left alone.
-    var done = 0
-    var first = mixGain(decibels: snapshotDecibels(bus, at: clock))
-    while done < frames {
-      let count = min(Self.snapshotInterval, frames - done)
-      let last = mixGain(decibels: snapshotDecibels(bus, at: clock &+ UInt64(done + count)))
-      if first != 1 || last != 1 {
-        let slope = (last - first) / Float(count)
-        for offset in 0..<count {
-          let level = first + slope * Float(offset)
-          let sample = (done + offset) * channels
-          for channel in 0..<channels { buffer[sample + channel] *= level }
-        }
-      }
-      first = last
-      done += count
+    // The level: the snapshots' decibels and the fader together.
+    let fader = ParameterTable.fader(ofBus: bus)
+    scaleLevel(buffer, frames: frames) {
+      mixGain(decibels: snapshotDecibels(bus, at: $0)) * parameters.tracks[fader].raw(at: $0)
     }
   }
 }

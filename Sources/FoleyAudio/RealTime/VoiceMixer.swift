@@ -224,8 +224,8 @@ package final class VoiceMixer: @unchecked Sendable {
     lane.voice = .passUnretained(start.voice)
     lane.bus = min(max(start.bus, 0), Self.busCapacity - 1)
     lane.send.reset(to: 0, request: RampRequest(target: 0, frames: 0).packed)
-    lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed))
-    lane.shaper?.takeUnretainedValue().reset(voice: start.voice)
+    lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed), at: clock)
+    lane.shaper?.takeUnretainedValue().reset(voice: start.voice, clock: clock)
     lane.startFrame = start.startFrame
     lanes[channel] = lane
     return max(start.startFrame, clock)
@@ -239,10 +239,10 @@ package final class VoiceMixer: @unchecked Sendable {
     guard channel < laneCount else { return }
     shapers[channel] = shaper
     if let voice = lanes[channel].voice?.takeUnretainedValue(), lanes[channel].isArmed {
-      shaper.reset(voice: voice)
+      shaper.reset(voice: voice, clock: clock)
       // Mid-play: it starts following the voice's rate from here, primed from what it played.
       shaper.rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-      shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed))
+      shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed), at: clock)
     }
     lanes[channel].shaper = .passUnretained(shaper)
   }

@@ -67,7 +67,7 @@ final class VoiceShaper: @unchecked Sendable {
   }
 
   /// Ready for a new voice (under the audio lock).
-  func reset(voice: Voice) {
+  func reset(voice: Voice, clock: UInt64) {
     src_reset(state)
     inputStart = 0
     inputCount = 0
@@ -78,12 +78,12 @@ final class VoiceShaper: @unchecked Sendable {
     sourceEnded = false
     history.update(repeating: 0, count: Self.historyFrames * channels)
     rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-    rate.follow(voice.rateRequest.load(ordering: .relaxed))
+    rate.follow(voice.rateRequest.load(ordering: .relaxed), at: clock)
     doppler.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-    doppler.follow(voice.dopplerRequest.load(ordering: .relaxed))
+    doppler.follow(voice.dopplerRequest.load(ordering: .relaxed), at: clock)
     let open = VoiceShaping.openCutoffLog2
     cutoff.reset(to: open, request: RampRequest(target: open, frames: 0).packed)
-    cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed))
+    cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed), at: clock)
     filter.reset()
     isFiltering = false
     configuredCutoff = .nan

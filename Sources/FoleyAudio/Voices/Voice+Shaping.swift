@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Limits and defaults of a voice's shaping.
 package enum VoiceShaping {
@@ -16,13 +17,14 @@ package enum VoiceShaping {
 }
 
 /// Shaping a voice while it plays: its playback rate (pitch and tempo together), a low-pass
-/// filter, and its send to the engine's reverb. Each change glides over the time given, sample
-/// by sample, on the mixing thread; setting it never waits for the mix.
+/// filter, and its send to the engine's reverb. Each change is a ``Tween``: it moves along its
+/// easing, on the mixing thread, from its start (now, or a frame of the engine's clock); setting
+/// it never waits for the mix.
 ///
 /// ```swift
 /// let voice = engine.play(engineHum, loops: -1)
-/// voice.setPlaybackRate(1.5, over: 0.8)       // spin up: pitch and tempo rise together
-/// voice.setLowPassCutoff(800, over: 0.2)      // behind a wall
+/// voice.setPlaybackRate(1.5, tween: Tween(duration: 0.8, easing: .easeIn))  // spin up
+/// voice.setLowPassCutoff(800, tween: 0.2)     // behind a wall
 /// voice.setReverbSend(0.4)                    // into the cave
 /// ```
 ///
@@ -31,12 +33,13 @@ extension Voice {
   /// The playback rate last asked for: 1 is as recorded, 2 an octave up and twice as fast.
   public var playbackRate: Double { Double(RampRequest(packed: rateRequest.load(ordering: .relaxed)).target) }
 
-  /// Glides the playback rate to `rate` (0.25…4) over `duration` seconds (0: at once). Rates
-  /// other than 1 go through libsamplerate's band-limited sinc resampler.
-  public func setPlaybackRate(_ rate: Double, over duration: Double = 0) {
+  /// Moves the playback rate to `rate` (0.25…4) along `tween` (at once unless given). Rates
+  /// other than 1 go through libsamplerate's band-limited sinc resampler; the rate is set once a
+  /// block (about 10 ms), on the block the tween's start falls in.
+  public func setPlaybackRate(_ rate: Double, tween: Tween = .immediate) {
     guard let core, !rate.isNaN else { return }
     let value = rate.clamped(to: VoiceShaping.rates, or: 1)
-    rateRequest.store(request(Float(value), over: duration, core: core, minimumFrames: 0), ordering: .relaxed)
+    rateRequest.store(request(Float(value), tween: tween, core: core, minimumFrames: 0), ordering: .relaxed)
     if value != 1 { requestShaper(core) }
   }
 
@@ -44,13 +47,13 @@ extension Voice {
   /// listener may lower what is heard further.
   public var lowPassCutoff: Double { Double(bitPattern: ownCutoff.load(ordering: .relaxed)) }
 
-  /// Glides the voice's low-pass filter to `hertz` (20…20,000; 20,000 opens it) over `duration`
-  /// seconds. The cutoff moves on a logarithmic scale (an octave takes as long at the top as at
-  /// the bottom), at least over the engine's de-click time.
-  public func setLowPassCutoff(_ hertz: Double, over duration: Double = 0) {
+  /// Moves the voice's low-pass filter to `hertz` (20…20,000; 20,000 opens it) along `tween`.
+  /// The cutoff moves on a logarithmic scale (an octave takes as long at the top as at the
+  /// bottom), at least over the engine's de-click time.
+  public func setLowPassCutoff(_ hertz: Double, tween: Tween = .immediate) {
     guard core != nil, !hertz.isNaN else { return }
     ownCutoff.store(hertz.clamped(to: VoiceShaping.cutoffs, or: 20_000).bitPattern, ordering: .relaxed)
-    applyCutoff(over: duration)
+    applyCutoff(tween: tween)
   }
 
   /// What the scene's walls and rooms do to the voice: a low-pass cutoff (hertz) and a reverb
@@ -65,14 +68,14 @@ extension Voice {
     let newCutoff = cutoff.clamped(to: VoiceShaping.cutoffs, or: 20_000)
     let newSend = send.clamped(to: 0...1, or: 0)
     if acousticCutoff.exchange(newCutoff.bitPattern, ordering: .relaxed) != newCutoff.bitPattern {
-      applyCutoff(over: duration)
+      applyCutoff(tween: Tween(duration: duration))
     }
     if acousticSend.exchange(newSend.bitPattern, ordering: .relaxed) != newSend.bitPattern {
-      applySend(over: duration)
+      applySend(tween: Tween(duration: duration))
     }
   }
 
-  private func applyCutoff(over duration: Double) {
+  private func applyCutoff(tween: Tween) {
     guard let core else { return }
     let hertz = min(
       Double(bitPattern: ownCutoff.load(ordering: .relaxed)),
@@ -80,7 +83,7 @@ extension Voice {
     let value = log2(hertz)
     let frames = core.declickFrames
     cutoffRequest.store(
-      request(Float(value), over: duration, core: core, minimumFrames: frames), ordering: .relaxed)
+      request(Float(value), tween: tween, core: core, minimumFrames: frames), ordering: .relaxed)
     if Float(value) < VoiceShaping.openCutoffLog2 { requestShaper(core) }
   }
 
@@ -88,22 +91,22 @@ extension Voice {
   /// in may send more.
   public var reverbSend: Double { Double(bitPattern: ownSend.load(ordering: .relaxed)) }
 
-  /// Glides the voice's send to the engine's reverb (``AudioEngine/reverb``) to `level` (0…1),
-  /// post-fader: the send follows the voice's volume, pan and bus.
-  public func setReverbSend(_ level: Double, over duration: Double = 0) {
+  /// Moves the voice's send to the engine's reverb (``AudioEngine/reverb``) to `level` (0…1)
+  /// along `tween`, post-fader: the send follows the voice's volume, pan and bus.
+  public func setReverbSend(_ level: Double, tween: Tween = .immediate) {
     guard core != nil, !level.isNaN else { return }
     ownSend.store(level.clamped(to: 0...1, or: 0).bitPattern, ordering: .relaxed)
-    applySend(over: duration)
+    applySend(tween: tween)
   }
 
-  private func applySend(over duration: Double) {
+  private func applySend(tween: Tween) {
     guard let core else { return }
     let value = Float(
       max(
         Double(bitPattern: ownSend.load(ordering: .relaxed)),
         Double(bitPattern: acousticSend.load(ordering: .relaxed))))
     sendRequest.store(
-      request(value, over: duration, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
+      request(value, tween: tween, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
   }
 
   /// Sets the doppler factor (0.5…2 in practice), reached over `frames` frames: the scene calls it
@@ -127,10 +130,9 @@ extension Voice {
     if value != 1 { needsShaper.store(true, ordering: .relaxed) }
   }
 
-  private func request(_ value: Float, over duration: Double, core: MixerCore, minimumFrames: Int) -> UInt64 {
-    let seconds = duration.clamped(to: 0...3_600, or: 0)
-    let frames = max(minimumFrames, Int((seconds * Double(core.format.sampleRate)).rounded()))
-    return RampRequest(target: value, frames: UInt32(clamping: frames)).packed
+  private func request(_ value: Float, tween: Tween, core: MixerCore, minimumFrames: Int) -> WordPair {
+    RampRequest(target: value, tween: tween, sampleRate: core.format.sampleRate, minimumFrames: minimumFrames)
+      .packed
   }
 
   private func requestShaper(_ core: MixerCore) {

@@ -42,11 +42,11 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawChannel = Atomic<Int>(-1)
   /// The shaping the game asked for, read by the mixing thread each buffer (see
   /// `Voice+Shaping.swift`): playback rate, low-pass cutoff (log2 of hertz), reverb send.
-  let rateRequest = Atomic<UInt64>(VoiceShaping.unitRate)
-  let cutoffRequest = Atomic<UInt64>(VoiceShaping.openCutoff)
-  let sendRequest = Atomic<UInt64>(VoiceShaping.noSend)
+  let rateRequest = Atomic<WordPair>(VoiceShaping.unitRate)
+  let cutoffRequest = Atomic<WordPair>(VoiceShaping.openCutoff)
+  let sendRequest = Atomic<WordPair>(VoiceShaping.noSend)
   /// The doppler factor the scene gives a positional voice, multiplied into its rate.
-  let dopplerRequest = Atomic<UInt64>(VoiceShaping.unitRate)
+  let dopplerRequest = Atomic<WordPair>(VoiceShaping.unitRate)
   /// The cutoff (hertz) and send the game asked for, and those the scene's walls and rooms give
   /// (``setAcoustics(cutoff:send:over:)``): the filter gets the lower cutoff, the reverb the
   /// larger send.
