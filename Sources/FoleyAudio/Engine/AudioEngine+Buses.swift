@@ -114,10 +114,12 @@ extension AudioEngine {
   func applyBuses(tween: Tween) {
     // The master's mono and balance are atomics the mixing thread reads: set here, they hold for
     // any play asked for after this call (the queue centres the voices' gains when it gets there).
-    let (mono, balance, range) = core.buses.withLock { ($0.isMono, $0.balance, $0.dynamicRange) }
-    core.master.setChannelMix(mono: mono, balance: Float(balance))
-    core.master.setDynamicRange(range)
-    core.queue.async { [core] in core.applyBuses(tween: tween) }
+    // The settings as this change left them travel with its tween: a later change's values
+    // never move along this one's tween.
+    let settings = core.buses.withLock { $0 }
+    core.master.setChannelMix(mono: settings.isMono, balance: Float(settings.balance))
+    core.master.setDynamicRange(settings.dynamicRange)
+    core.queue.async { [core] in core.applyBuses(settings, tween: tween) }
   }
 }
 

@@ -71,12 +71,13 @@ extension MixerCore {
     scheduleFallbackWake()
   }
 
-  /// Applies the bus settings the game last set: each changed bus ramps its voices to their new
-  /// gain over `fade` seconds (at least the de-click time), sample by sample.
-  func applyBuses(tween: Tween) {
+  /// Applies `given`, the bus settings as a change left them: the faders move along `tween`, and
+  /// each bus whose mute, solo or ducks changed ramps its voices to their new gain over its
+  /// duration (at least the de-click time), sample by sample.
+  func applyBuses(_ given: BusSettings, tween: Tween) {
     dispatchPrecondition(condition: .onQueue(queue))
     let fade = tween.usableDuration
-    var settings = buses.withLock { $0 }
+    var settings = given
     let before = state.appliedBuses
     settings.faded = moveFaders(settings, tween: tween)
     state.appliedBuses = settings
