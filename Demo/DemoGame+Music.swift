@@ -60,16 +60,16 @@ extension DemoGame {
     let piece = musicPieces[index]
     do {
       if piece.count > 1 {
-        try engine.music.play(stems: piece, levels: [1, intensity], crossfade: 2, at: moment)
+        try engine.music.play(stems: piece, levels: [1, intensity], tween: 2, at: moment)
       } else {
-        try engine.music.transition(to: piece[0], at: moment, fade: 2)
+        try engine.music.transition(to: piece[0], at: moment, tween: 2)
       }
     } catch {
       // The music has not begun yet (its check runs): change now.
       if piece.count > 1 {
-        try? engine.music.play(stems: piece, levels: [1, intensity], crossfade: 2)
+        try? engine.music.play(stems: piece, levels: [1, intensity], tween: 2)
       } else {
-        engine.music.play(piece[0], crossfade: 2)
+        engine.music.play(piece[0], tween: 2)
       }
     }
   }
@@ -102,7 +102,7 @@ extension DemoGame {
     if usesMapMusic {
       if postedIntensity != intensity { postIntensity() }
     } else if engine.music.stemCount == 2, abs(engine.music.levels[1] - intensity) > 0.001 {
-      engine.music.setLevel(intensity, ofStem: 1, fade: 1)
+      engine.music.setLevel(intensity, ofStem: 1, tween: 1)
     }
   }
 

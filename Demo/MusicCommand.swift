@@ -246,7 +246,7 @@ struct MusicCommand: AsyncParsableCommand {
       }
       if let seconds, let heardSince, !stopping, ContinuousClock.now - heardSince >= .seconds(seconds) {
         stopping = true
-        music.stop(fadeOut: 0.5)
+        music.stop(tween: 0.5)
       }
     }
     await engine.waitUntilSilent(upTo: 2)

@@ -149,7 +149,7 @@ struct SoundMapCommand: AsyncParsableCommand {
         if ContinuousClock.now >= deadline {
           say("  still playing after \(seconds) s: fading out")
           scene.removeAllActions()
-          engine.stopAllVoices(fadeOut: 0.2)
+          engine.stopAllVoices(tween: 0.2)
           engine.waitUntilIdle()
           let fade = ContinuousClock.now + .seconds(0.3)
           while ContinuousClock.now < fade { try await Task.sleep(for: .milliseconds(10)) }

@@ -258,7 +258,7 @@ extension SoundMapCommand {
         if ContinuousClock.now >= deadline {
           say("still playing \(seconds) s after the last step: fading out")
           scene.removeAllActions()
-          engine.stopAllVoices(fadeOut: 0.2)
+          engine.stopAllVoices(tween: 0.2)
           engine.waitUntilIdle()
           break
         }

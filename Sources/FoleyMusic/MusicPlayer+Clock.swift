@@ -38,47 +38,50 @@ extension MusicPlayer {
   }
 
   /// Moves to `track` on the music's next `moment`: at that frame the new track starts (from its
-  /// `entry` cue, or its start) and what plays fades out over `fade` seconds while the new one
-  /// fades in, on equal-power curves, or is cut there when `fade` is 0. The new track is opened
+  /// `entry` cue, or its start) and what plays fades out along `tween` while the new one fades
+  /// in, on equal-power curves (their progress along its easing; the moment is the start), or is
+  /// cut there when the tween has no duration. The new track is opened
   /// and checked at once and starts sample-exactly on the moment if it is ready by then;
   /// otherwise it starts on the moment's next occurrence and the music says so
   /// (``MusicEvent/momentMoved(_:from:to:)``). The queue becomes this one track.
   ///
   /// ```swift
-  /// try music.transition(to: combat, at: .nextBar, fade: 0.5)
+  /// try music.transition(to: combat, at: .nextBar, tween: 0.5)
   /// try music.transition(to: boss, at: .cue("drop"), entry: "intro-end")
   /// ```
   /// - Throws: ``MusicTimingError`` when the moment cannot be found in what plays, or `entry`
   ///   is not a cue of `track`'s tempo map. With nothing playing, `track` simply plays.
   public func transition(
-    to track: Track, at moment: MusicMoment, fade: Double = 0, entry: String? = nil
+    to track: Track, at moment: MusicMoment, tween: Tween = .immediate, entry: String? = nil
   ) throws(MusicTimingError) {
     var from = 0.0
     if let entry {
       guard let seconds = track.tempo?.cues[entry] else { throw .noSuchCue(entry, track.name) }
       from = seconds
     }
-    let fade = fade.clamped(to: 0...60, or: 0)
     guard let engine, isPlaying, moment != .now else {
-      play(track, from: from, crossfade: fade)
+      play(track, from: from, tween: tween)
       return
     }
-    try transition(to: track, at: moment, fade: fade, from: from, stems: [], engine: engine)
+    try transition(to: track, at: moment, tween: tween, from: from, stems: [], engine: engine)
   }
 
   /// The transition, with the stems that start beside `track`.
   func transition(
-    to track: Track, at moment: MusicMoment, fade: Double, from: Double = 0, stems: [Track],
+    to track: Track, at moment: MusicMoment, tween: Tween, from: Double = 0, stems: [Track],
     engine: AudioEngine
   ) throws(MusicTimingError) {
     var schedule = try schedule(for: moment, engine: engine)
     let outgoing = liveStreams.map(\.effect)
-    let frames = max(1, Int(fade * Double(sampleRate)))
+    let frames = max(1, Int(min(tween.usableDuration, 60) * Double(sampleRate)))
+    for effect in outgoing { effect.setFadeEasing(tween.easing) }
     schedule.willStart = { frame in
       for effect in outgoing { effect.requestFade(.fadeOut, frames: frames, atMixFrame: frame) }
     }
     let position = playQueue.replace(with: [track], first: 0)
-    start(position: position, crossfade: fade, from: from, schedule: schedule, stems: stems)
+    start(
+      position: position, tween: Tween(duration: tween.duration, easing: tween.easing), from: from,
+      schedule: schedule, stems: stems)
   }
 
   /// The start on `moment`, moving to its next occurrence (and saying so) when late.
@@ -142,7 +145,6 @@ extension MusicPlayer {
       (!liveStreams.isEmpty
         && (playQueue.tracks.contains { $0.tempo != nil }
           || heardStream?.position?.segment.nowPlaying.tempo != nil))
-      || !stemFades.isEmpty
     if keepsTime, beatPoller == nil {
       beatPoller = mailbox.addPoller { [weak self] in self?.deliverEvents() }
     } else if !keepsTime, let poller = beatPoller {

@@ -31,7 +31,6 @@ extension MusicPlayer {
       isPaused = false
     }
     collectBeats()
-    if !stemFades.isEmpty { applyStemLevels() }
     updateBeatPoller()
     if current == nil, outgoing.isEmpty, !hasReportedFinish {
       hasReportedFinish = true

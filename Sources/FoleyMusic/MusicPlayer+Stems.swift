@@ -1,15 +1,6 @@
 @_spi(FoleyStreams) public import FoleyAudio
 import Foundation
 
-/// A level moving from one value to another over frames of output.
-struct StemFade {
-  var stem: Int
-  var from: Double
-  var to: Double
-  var start: Int
-  var frames: Int
-}
-
 /// Stems: a piece made of several files of one length (drums, bass, strings…) that start on the
 /// same sample and loop together, each at its own level, so a game can bring layers in and out
 /// with the action.
@@ -17,20 +8,22 @@ extension MusicPlayer {
   /// Plays `stems` — files of one length — together in place of what plays: each is opened and
   /// filled, then all start on one frame of output and, looping as the first one's loop count
   /// says, stay sample-together. `levels` gives each stem's level (1 when missing); what plays
-  /// crossfades over `crossfade` seconds, or changes on `moment` of the music.
+  /// crossfades along `tween` (equal-power curves, their progress along its easing), or changes
+  /// on `moment` of the music (a moment other than `.now` is the start; the tween's own start is
+  /// for `.now`).
   ///
   /// ```swift
   /// var drums = Track(named: "Music/drums.ogg", loopCount: -1)
   /// drums.tempo = try TempoMap(bpm: 96)
   /// music.play(stems: [drums, Track(named: "Music/strings.ogg", loopCount: -1)], levels: [1, 0])
-  /// music.setLevel(1, ofStem: 1, fade: 2)        // the strings come in over two seconds
+  /// music.setLevel(1, ofStem: 1, tween: 2)       // the strings come in over two seconds
   /// ```
   /// - Throws: ``MusicTimingError`` when `moment` cannot be found in what plays.
   public func play(
-    stems: [Track], levels: [Double] = [], crossfade: Double = 0, at moment: MusicMoment = .now
+    stems: [Track], levels: [Double] = [], tween: Tween = .immediate, at moment: MusicMoment = .now
   ) throws(MusicTimingError) {
     guard let first = stems.first else {
-      stop(fadeOut: crossfade)
+      stop(tween: tween)
       return
     }
     let rest = stems.dropFirst().map { stem in
@@ -42,10 +35,10 @@ extension MusicPlayer {
     let pending = stemLevels
     if moment != .now, isPlaying, let engine {
       // A transition into the stems: the schedule is made against what plays now.
-      try transition(to: first, at: moment, fade: crossfade, stems: Array(rest), engine: engine)
+      try transition(to: first, at: moment, tween: tween, stems: Array(rest), engine: engine)
     } else {
       let position = playQueue.replace(with: [first], first: 0)
-      start(position: position, crossfade: crossfade, stems: Array(rest))
+      start(position: position, tween: tween, stems: Array(rest))
     }
     stemLevels = pending
     applyStemLevels()
@@ -54,42 +47,26 @@ extension MusicPlayer {
   /// How many stems play (1 for a plain track, 0 when nothing plays).
   public var stemCount: Int { current == nil ? 0 : 1 + stemStreams.count }
 
-  /// Each stem's level, in order (the target of a fade under way).
+  /// Each stem's level, in order (the target of a tween under way).
   public var levels: [Double] { current == nil ? [] : stemLevels }
 
-  /// Moves stem `index`'s level to `level` (0...1) over `fade` seconds of output.
-  public func setLevel(_ level: Double, ofStem index: Int, fade: Double = 0) {
-    guard stemLevels.indices.contains(index), let engine else { return }
-    let target = level.clamped(to: 0...1, or: 1)
-    let frames = Int((fade.clamped(to: 0...600, or: 0) * Double(sampleRate)).rounded())
-    let from = currentLevel(of: index, at: engine.audioFrame.index)
-    stemFades.removeAll { $0.stem == index }
-    stemLevels[index] = target
-    if frames > 0 {
-      stemFades.append(
-        StemFade(stem: index, from: from, to: target, start: engine.audioFrame.index, frames: frames))
-      updateBeatPoller()
-    }
-    applyStemLevels()
+  /// Moves stem `index`'s level to `level` (0...1) along `tween`, sample by sample on the mixing
+  /// thread. A change of the music's ``volume`` takes over from a stem's tween under way.
+  public func setLevel(_ level: Double, ofStem index: Int, tween: Tween = .immediate) {
+    guard stemLevels.indices.contains(index) else { return }
+    stemLevels[index] = level.clamped(to: 0...1, or: 1)
+    applyStemLevels(tween: tween, only: index)
   }
 
-  /// The level of stem `index` on mix frame `frame` (partway through a fade).
-  private func currentLevel(of index: Int, at frame: Int) -> Double {
-    guard let fade = stemFades.first(where: { $0.stem == index }) else { return stemLevels[index] }
-    let progress = min(1, max(0, Double(frame - fade.start) / Double(fade.frames)))
-    return fade.from + (fade.to - fade.from) * progress
-  }
-
-  /// Sets every stem's voice to the music's volume × its level now; fades that ended go.
-  func applyStemLevels() {
-    let frame = engine?.audioFrame.index ?? 0
+  /// Moves every stem's voice (or stem `only`'s) to the music's volume × its level along
+  /// `tween`; the ones on their way out keep the music's volume.
+  func applyStemLevels(tween: Tween = .immediate, only: Int? = nil) {
     let streams = (current.map { [$0] } ?? []) + stemStreams
-    for (index, stream) in streams.enumerated() where index < stemLevels.count {
-      stream.voice.volume = volume * currentLevel(of: index, at: frame)
+    for (index, stream) in streams.enumerated() where index < stemLevels.count && (only ?? index) == index {
+      stream.voice.setVolume(volume * stemLevels[index], tween: tween)
     }
-    stemFades.removeAll { frame >= $0.start + $0.frames }
-    // The ones on their way out keep the music's volume.
-    for stream in outgoing { stream.voice.volume = volume }
+    guard only == nil else { return }
+    for stream in outgoing { stream.voice.setVolume(volume, tween: tween) }
   }
 
   /// Opens `stems` beside `first` (the queue's stream) as one group that starts on one frame.
@@ -99,7 +76,6 @@ extension MusicPlayer {
     stemStreams = []
     guard !stems.isEmpty else {
       stemLevels = [1]
-      stemFades = []
       return
     }
     let group = StemGroup(count: stems.count + 1, schedule: schedule)

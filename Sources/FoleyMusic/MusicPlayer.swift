@@ -25,10 +25,10 @@ import Synchronization
 /// music.addObserver { event in
 ///   if case .trackChanged(let now) = event { hud.title = now.title }
 /// }
-/// music.crossfade(to: Track(named: "Music/boss.ogg", loopCount: -1), duration: 2)
+/// music.play(Track(named: "Music/boss.ogg", loopCount: -1), tween: 2)   // a two-second crossfade
 /// music.seek(to: 30)
 /// print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0)
-/// music.stop(fadeOut: 1.5)
+/// music.stop(tween: 1.5)
 /// ```
 ///
 /// Events arrive on the game thread through the session's `GameThreadMailbox`: at the next update
@@ -69,7 +69,6 @@ public final class MusicPlayer {
   /// and the fades under way.
   var stemStreams: [MusicStream] = []
   var stemLevels: [Double] = [1]
-  var stemFades: [StemFade] = []
   /// Tracks play at the category's loudness target (see `normalizesLoudness`).
   var normalizes = false
   var observers = ObserverList<MusicEvent>()
@@ -92,14 +91,23 @@ public final class MusicPlayer {
 
   // MARK: - Settings
 
-  /// The music's own volume, in 0...1 (under its category's bus volume).
+  /// The music's own volume, in 0...1 (under its category's bus volume). Setting it moves there
+  /// over the de-click time; ``setVolume(_:tween:)`` eases.
   public var volume: Double {
     get { playQueue.settings.volume }
-    set {
-      let volume = newValue.clamped(to: 0...1, or: 1)
-      playQueue.update { $0.volume = volume }
-      applyStemLevels()
-    }
+    set { setVolume(newValue) }
+  }
+
+  /// Moves the music's volume to `volume` (0...1, clamped; NaN is 1) along `tween`, sample by
+  /// sample on the mixing thread: every track heard, its stems and a crossfade's outgoing half.
+  ///
+  /// ```swift
+  /// music.setVolume(0.4, tween: Tween(duration: 1, easing: .easeOut))   // under the dialogue
+  /// ```
+  public func setVolume(_ volume: Double, tween: Tween = .immediate) {
+    let volume = volume.clamped(to: 0...1, or: 1)
+    playQueue.update { $0.volume = volume }
+    applyStemLevels(tween: tween)
   }
 
   /// Seconds by which each queued track overlaps the end of the one before (both heard at
@@ -164,30 +172,30 @@ public final class MusicPlayer {
 
   // MARK: - Playing
 
-  /// Plays `track` now, in place of whatever plays (crossfading over `crossfade` seconds, or
-  /// cutting with a de-click ramp); the queue becomes this one track.
-  public func play(_ track: Track, from time: Double = 0, crossfade: Double = 0) {
-    play([track], from: time, crossfade: crossfade)
+  /// Plays `track` in place of whatever plays, crossfading along `tween` (equal-power curves,
+  /// their progress along its easing; from its start, a frame of the engine's clock, or now) or
+  /// cutting with a de-click ramp; the queue becomes this one track.
+  ///
+  /// ```swift
+  /// music.play(Track(named: "Music/boss.ogg", loopCount: -1), tween: 2)
+  /// ```
+  public func play(_ track: Track, from time: Double = 0, tween: Tween = .immediate) {
+    play([track], from: time, tween: tween)
   }
 
   /// Replaces the queue with `tracks` and plays them from the one at `index`, `time` seconds
-  /// into it.
-  public func play(_ tracks: [Track], startingAt index: Int = 0, from time: Double = 0, crossfade: Double = 0)
-  {
+  /// into it, crossfading along `tween` as ``play(_:from:tween:)`` does.
+  public func play(
+    _ tracks: [Track], startingAt index: Int = 0, from time: Double = 0, tween: Tween = .immediate
+  ) {
     guard !tracks.isEmpty else {
       playQueue.replace(with: [])
-      stop(fadeOut: crossfade)
+      stop(tween: tween)
       return
     }
     // When shuffling, the track asked for plays first and the rest in a random order after it.
     let position = playQueue.replace(with: tracks, first: min(max(0, index), tracks.count - 1))
-    start(position: position, crossfade: crossfade, from: time.clamped(to: 0...1e9, or: 0))
-  }
-
-  /// Plays `track` in place of the current one, both heard at once for `duration` seconds on
-  /// equal-power curves. The same as `play(track, crossfade: duration)`.
-  public func crossfade(to track: Track, duration: Double) {
-    play(track, crossfade: duration)
+    start(position: position, tween: tween, from: time.clamped(to: 0...1e9, or: 0))
   }
 
   /// Adds `tracks` to the end of the queue (at random places still to come when shuffling).
@@ -211,26 +219,26 @@ public final class MusicPlayer {
     if isPaused {
       resume()
     } else if !isPlaying, playQueue.count > 0 {
-      start(position: 0, crossfade: 0)
+      start(position: 0, tween: .immediate)
     }
   }
 
-  /// Goes on to the next track of the queue (even in ``RepeatMode/one``), crossfading over
-  /// `crossfade` seconds; stops when there is none.
-  public func skipToNext(crossfade: Double = 0) {
+  /// Goes on to the next track of the queue (even in ``RepeatMode/one``), crossfading along
+  /// `tween`; stops when there is none.
+  public func skipToNext(tween: Tween = .immediate) {
     let position = heardSegment?.queuePosition
     guard let next = playQueue.entry(after: position, skipping: true) else {
-      stop(fadeOut: crossfade)
+      stop(tween: tween)
       return
     }
-    start(position: next.position, crossfade: crossfade)
+    start(position: next.position, tween: tween)
   }
 
   /// Goes back to the previous track of the queue (the last one in ``RepeatMode/all``); at the
   /// first track, starts it again.
-  public func skipToPrevious(crossfade: Double = 0) {
+  public func skipToPrevious(tween: Tween = .immediate) {
     let position = heardSegment?.queuePosition ?? 0
-    start(position: playQueue.entry(before: position)?.position ?? position, crossfade: crossfade)
+    start(position: playQueue.entry(before: position)?.position ?? position, tween: tween)
   }
 
   /// Pauses the music where it is (with a de-click ramp); ``resume()`` continues at that sample.
@@ -250,12 +258,12 @@ public final class MusicPlayer {
     for stream in streams { stream.voice.resume() }
   }
 
-  /// Stops the music, fading out over `fadeOut` seconds (a cosine, as a crossfade's outgoing
-  /// half) or at once with a de-click ramp. The queue stays; ``play()`` starts it again.
-  public func stop(fadeOut: Double = 0) {
+  /// Stops the music, fading out along `tween` (a cosine, as a crossfade's outgoing half, its
+  /// progress along the tween's easing, from the tween's start) or at once with a de-click
+  /// ramp. The queue stays; ``play()`` starts it again.
+  public func stop(tween: Tween = .immediate) {
     followSuccessors()
-    let fade = fadeOut.clamped(to: 0...60, or: 0)
-    for stream in liveStreams { letGo(stream, fadeOut: isPaused ? 0 : fade) }
+    for stream in liveStreams { letGo(stream, tween: isPaused ? .immediate : tween) }
     current = nil
     stemStreams = []
     isPaused = false
@@ -314,12 +322,24 @@ public final class MusicPlayer {
   /// Starts the queue's track at `position` on a new stream, replacing what plays; with
   /// `schedule`, on a frame of output (what plays fades or cuts there: see `transition`).
   func start(
-    position: Int, crossfade: Double, from time: Double = 0, schedule: ScheduledStart? = nil,
+    position: Int, tween: Tween, from time: Double = 0, schedule given: ScheduledStart? = nil,
     stems: [Track] = []
   ) {
     guard let track = playQueue.track(at: position) else { return }
     followSuccessors()
-    let fade = crossfade.clamped(to: 0...60, or: 0)
+    let fade = min(tween.usableDuration, 60)
+    var schedule = given
+    if schedule == nil, case .frame(let frame) = tween.start {
+      // A tween that starts on a frame: the new track starts there, and what plays fades from it.
+      var scheduled = ScheduledStart(frame: UInt64(max(0, frame.index)))
+      let outgoing = liveStreams.map(\.effect)
+      let frames = max(1, Int(fade * Double(sampleRate)))
+      for effect in outgoing { effect.setFadeEasing(tween.easing) }
+      scheduled.willStart = { frame in
+        for effect in outgoing { effect.requestFade(.fadeOut, frames: frames, atMixFrame: frame) }
+      }
+      schedule = scheduled
+    }
     let flag = delivery
     let mailbox = self.mailbox
     let stream = filler.makeStream(volume: volume, category: category, queue: playQueue, checker: checker) {
@@ -341,11 +361,12 @@ public final class MusicPlayer {
       if let playing = current { collectNews(of: playing) }
     } else if isPaused {
       // Paused music cannot fade: it all stops, and the new track plays.
-      for old in liveStreams { letGo(old, fadeOut: 0, replacedBy: stream) }
+      for old in liveStreams { letGo(old, tween: .immediate, replacedBy: stream) }
     } else if let playing = current {
-      letGo(playing, fadeOut: fade, replacedBy: stream)
-      for stem in stemStreams { letGo(stem, fadeOut: fade, replacedBy: stream) }
+      letGo(playing, tween: tween, replacedBy: stream)
+      for stem in stemStreams { letGo(stem, tween: tween, replacedBy: stream) }
     }
+    stream.effect.setFadeEasing(tween.easing)
     isPaused = false
     current = stream
     hasReportedFinish = false
@@ -353,9 +374,12 @@ public final class MusicPlayer {
     filler.start(stream, track: track, queuePosition: position, at: time, fadeIn: fade)
   }
 
-  /// Lets `stream` go: fades it out over `fadeOut` seconds (from the moment `replacement`, if
-  /// any, starts, so a crossfade's halves are heard together) and lets it end, or stops it now.
-  func letGo(_ stream: MusicStream, fadeOut: Double, replacedBy replacement: MusicStream? = nil) {
+  /// Lets `stream` go: fades it out along `tween` (from the moment `replacement`, if any, starts,
+  /// so a crossfade's halves are heard together; else from the tween's start) and lets it end,
+  /// or stops it now.
+  func letGo(_ stream: MusicStream, tween: Tween, replacedBy replacement: MusicStream? = nil) {
+    let fadeOut = min(tween.usableDuration, 60)
+    stream.effect.setFadeEasing(tween.easing)
     if current === stream { collectNews(of: stream) }
     stream.isLetGo.store(true, ordering: .releasing)
     // A stream dropped before it started passes on the fades it was to start.
@@ -371,7 +395,8 @@ public final class MusicPlayer {
       if let replacement {
         replacement.fadeOutOnStart(stream.effect, frames: frames)
       } else {
-        stream.effect.requestFade(.fadeOut, frames: frames)
+        stream.effect.requestFade(
+          .fadeOut, frames: frames, atMixFrame: tween.startFrame == .max ? nil : tween.startFrame)
       }
       if !outgoing.contains(where: { $0 === stream }) { outgoing.append(stream) }
     } else {

@@ -89,23 +89,23 @@ extension Action {
   ///
   /// ```swift
   /// let boss = Track(named: "Music/boss.ogg", loopCount: -1)
-  /// scene.run(.sequence([.wait(forDuration: 2), .playMusic(boss, crossfade: 1.5)]))
+  /// scene.run(.sequence([.wait(forDuration: 2), .playMusic(boss, tween: 1.5)]))
   /// ```
   ///
   /// - Parameters:
   ///   - track: what to play.
-  ///   - crossfade: seconds over which the new track comes in as the old one goes.
+  ///   - tween: how the new track comes in as the old one goes (a crossfade along its easing).
   ///   - engine: the engine whose music it is; by default the one attached to the
   ///     node's scene. Without one the action does nothing.
   public static func playMusic(
-    _ track: Track, crossfade: TimeInterval = 0, engine: AudioEngine? = nil
+    _ track: Track, tween: Tween = .immediate, engine: AudioEngine? = nil
   ) -> Action {
-    .behavior(MusicBehavior(command: .play(track, crossfade: crossfade), engine: engine))
+    .behavior(MusicBehavior(command: .play(track, tween: tween), engine: engine))
   }
 
-  /// Stops the engine's music, fading out over `fadeOut` seconds. The action finishes at once.
-  public static func stopMusic(fadeOut: TimeInterval = 0, engine: AudioEngine? = nil) -> Action {
-    .behavior(MusicBehavior(command: .stop(fadeOut: fadeOut), engine: engine))
+  /// Stops the engine's music, fading out along `tween`. The action finishes at once.
+  public static func stopMusic(tween: Tween = .immediate, engine: AudioEngine? = nil) -> Action {
+    .behavior(MusicBehavior(command: .stop(tween: tween), engine: engine))
   }
 
   /// Starts an ``AudioNode``'s sound (or resumes it); on another node, resumes the voices its

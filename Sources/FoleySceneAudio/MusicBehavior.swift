@@ -3,13 +3,13 @@ import FoleyMusic
 import FoleyScene
 import Foundation
 
-/// What `Action.playMusic(_:crossfade:)` and `Action.stopMusic(fadeOut:)` do: tell the music
+/// What `Action.playMusic(_:tween:engine:)` and `Action.stopMusic(tween:engine:)` do: tell the music
 /// player of the engine attached to the node's scene (or the one given) to play or stop. The
 /// action itself is instantaneous; the music goes on after it.
 struct MusicBehavior: InstantActionBehavior {
   enum Command {
-    case play(Track, crossfade: Double)
-    case stop(fadeOut: Double)
+    case play(Track, tween: Tween)
+    case stop(tween: Tween)
   }
 
   package let command: Command
@@ -20,8 +20,8 @@ struct MusicBehavior: InstantActionBehavior {
       return
     }
     switch command {
-    case .play(let track, let crossfade): engine.music.play(track, crossfade: crossfade)
-    case .stop(let fadeOut): engine.music.stop(fadeOut: fadeOut)
+    case .play(let track, let tween): engine.music.play(track, tween: tween)
+    case .stop(let tween): engine.music.stop(tween: tween)
     }
   }
 }

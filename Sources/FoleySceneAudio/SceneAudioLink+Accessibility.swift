@@ -76,7 +76,7 @@ extension SceneAudioLink {
             portal: Int(answer.portal)))
         let placement = SpatialPlacement(gain: Double(answer.gain), pan: Double(answer.pan))
         if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
-          voice.stop(fadeOut: 0.05)
+          voice.stop(tween: 0.05)
           return
         }
         let old = slotState[slot].placement

@@ -295,7 +295,7 @@ extension SceneAudioLink {
       voice.setDoppler(factor, overFrames: frameLength)
     }
     if placement.gain == 0, spatial.stopsBeyondMaximumDistance {
-      voice.stop(fadeOut: 0.05)
+      voice.stop(tween: 0.05)
       return
     }
     guard abs(old.gain - placement.gain) > 1e-6 || abs(old.pan - placement.pan) > 1e-6 else { return }

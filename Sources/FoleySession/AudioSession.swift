@@ -101,7 +101,7 @@ public final class AudioSession: Sendable {
 
   /// Ends an interruption. With `shouldResume` false the session becomes active again but the
   /// voices the interruption paused stay paused (their state is `Voice.State.paused`) for the
-  /// game to resume or stop (`AudioEngine.resumeAllVoices()` and `stopAllVoices(fadeOut:)` reach
+  /// game to resume or stop (`AudioEngine.resumeAllVoices()` and `stopAllVoices(tween:)` reach
   /// the ones no handle names).
   public func endInterruption(shouldResume: Bool) {
     transition(reason: .interruption, clearing: true, resumes: shouldResume)

@@ -64,17 +64,19 @@ extension SoundMap {
     let player = engine.music
     do {
       if tracks.count == 1 {
-        try player.transition(to: first, at: state.moment, fade: state.fade, entry: state.entry)
+        try player.transition(
+          to: first, at: state.moment, tween: Tween(duration: state.fade), entry: state.entry)
       } else {
-        try player.play(stems: tracks, levels: levels(for: piece), crossfade: state.fade, at: state.moment)
+        try player.play(
+          stems: tracks, levels: levels(for: piece), tween: Tween(duration: state.fade), at: state.moment)
       }
     } catch {
       // What plays has no such moment (no tempo map, say): the change happens at once.
       engine.core.logger.info("sound map: music state \"\(name)\": \(error); changing now")
       if tracks.count == 1 {
-        player.play(first, crossfade: state.fade)
+        player.play(first, tween: Tween(duration: state.fade))
       } else {
-        try? player.play(stems: tracks, levels: levels(for: piece), crossfade: state.fade)
+        try? player.play(stems: tracks, levels: levels(for: piece), tween: Tween(duration: state.fade))
       }
     }
     runtime.musicState = name
@@ -96,7 +98,7 @@ extension SoundMap {
       let piece = music.states[state].flatMap({ music.tracks[$0.track] }), piece.files.count > 1
     else { return }
     for (index, level) in levels(for: piece).enumerated() {
-      engine.music.setLevel(level, ofStem: index, fade: fade ?? piece.intensityFade)
+      engine.music.setLevel(level, ofStem: index, tween: Tween(duration: fade ?? piece.intensityFade))
     }
   }
 

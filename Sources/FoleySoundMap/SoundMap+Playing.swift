@@ -30,7 +30,7 @@ extension SoundMap {
     }
     switch entry.effect {
     case .stop(let target, let fadeOut):
-      for voice in runtime.voices[target] ?? [] { voice.stop(fadeOut: fadeOut) }
+      for voice in runtime.voices[target] ?? [] { voice.stop(tween: Tween(duration: fadeOut)) }
       runtime.voices[target] = nil
       return (.stopped, .none)
     case .play(let item):
@@ -49,7 +49,7 @@ extension SoundMap {
           return (.limited, .none)
         }
         while live.count >= limit {
-          live.removeFirst().stop(fadeOut: 0.02)
+          live.removeFirst().stop(tween: 0.02)
           statistics.stolen += 1
         }
       } else if let count = runtime.voices[event.name]?.count, count >= 16, count & (count - 1) == 0 {

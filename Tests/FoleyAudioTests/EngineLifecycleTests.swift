@@ -158,9 +158,9 @@ struct EngineLifecycleTests {
     let forever = audio.engine.play(sound, loops: Int.max)
     audio.advance(seconds: 0.2)
     #expect(forever.state == .playing)
-    forever.stop(fadeOut: .infinity)
+    forever.stop(tween: Tween(duration: .infinity))
     let nan = audio.engine.play(sound, volume: .nan, pan: .infinity)
-    nan.stop(fadeOut: .nan)
+    nan.stop(tween: Tween(duration: .nan))
     audio.advance(seconds: 0.1)
     #expect(nan.isFinished)
     // A number that is not finite is refused, not clamped: the defaults stand.

@@ -18,7 +18,7 @@ struct ParameterOutputTests {
       try engine.defineParameter("speed", range: 0...1, default: 0)
       let sound = try engine.sound(data: dc)
       start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
-      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      let voice = engine.play(sound, loops: -1, start: .frame(AudioFrame(start)))
       try voice.setModulators([.parameter("speed", curve: curve)])
       try engine.setParameter(
         "speed", to: 1, tween: Tween(duration: 4, start: .frame(AudioFrame(start + lead))))
@@ -96,7 +96,7 @@ struct ParameterOutputTests {
       settings.category = .music
       let sound = try Sound(data: music, engine: engine, settings: settings)
       start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
-      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      let voice = engine.play(sound, loops: -1, start: .frame(AudioFrame(start)))
       applied = start + 48_000
       try engine.applySnapshot("muffled", tween: Tween(duration: 0.5, start: .frame(AudioFrame(applied))))
       #expect(engine.activeSnapshots == ["muffled": 1])
@@ -165,7 +165,7 @@ extension ParameterOutputTests {
       settings.category = .music
       let sound = try Sound(data: mix, engine: engine, settings: settings)
       start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
-      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      let voice = engine.play(sound, loops: -1, start: .frame(AudioFrame(start)))
       try engine.applySnapshot(
         "thin", intensity: 1, tween: Tween(duration: 1, start: .frame(AudioFrame(start + 48_000))))
       #expect(waitUntil(timeout: 30) { engine.audioFrame.index > start + 3 * 48_000 })

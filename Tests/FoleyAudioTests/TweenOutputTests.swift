@@ -23,7 +23,7 @@ struct TweenOutputTests {
     let capture = try captureDiskOutput { engine, _ in
       let sound = try engine.sound(data: dc)
       start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
-      let voice = engine.play(sound, at: AudioFrame(start), loops: -1)
+      let voice = engine.play(sound, loops: -1, start: .frame(AudioFrame(start)))
       // 1 → 0.25 (−12 dB) over 0.5 s from `first`; then, half way, 0.25 s back to 1.
       voice.setVolume(
         0.25, tween: Tween(duration: 0.5, easing: easing, start: .frame(AudioFrame(start + first))))
@@ -112,7 +112,7 @@ struct VoicePositionTests {
     _ = try captureDiskOutput { engine, _ in
       let sound = try engine.sound(data: makeToneWAV(frequency: 0, duration: 0.5, amplitude: 0.5))
       let start = engine.audioFrame.index + engine.frames(forSeconds: 0.2)
-      let looped = engine.play(sound, at: AudioFrame(start), loops: 2)
+      let looped = engine.play(sound, loops: 2, start: .frame(AudioFrame(start)))
       #expect(looped.currentTime == nil, "nothing mixed yet")
       let rate = Double(engine.deviceFormat.sampleRate)
       var checked = 0

@@ -69,8 +69,8 @@ struct VirtualVoiceTests {
       let sound = try engine.sound(data: Self.noise(frames: frames), name: "noise.wav")
       #expect(output.waitForMore(frames: 4_800))
       let first = engine.audioFrame + 9_600
-      let reference = engine.play(sound, at: first, pan: -1, loops: loops, rate: rate)
-      let wanderer = engine.play(sound, at: first, pan: 1, loops: loops, rate: rate)
+      let reference = engine.play(sound, pan: -1, loops: loops, rate: rate, start: .frame(first))
+      let wanderer = engine.play(sound, pan: 1, loops: loops, rate: rate, start: .frame(first))
       #expect(waitUntil { wanderer.startFrame != nil && engine.audioFrame.index > first.index })
       #expect(output.waitForMore(seconds: 0.2))
       wanderer.volume = 0

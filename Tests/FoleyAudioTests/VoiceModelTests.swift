@@ -72,7 +72,7 @@ struct VoiceModelTests {
         case 4 where !held.isEmpty:
           let index = Int.random(in: 0..<held.count, using: &random)
           let fade = Bool.random(using: &random) ? 0 : 0.05
-          held[index].voice.stop(fadeOut: fade)
+          held[index].voice.stop(tween: Tween(duration: fade))
           let by = step + Int(fade * 60) + 4
           held[index].finishesBy = min(held[index].finishesBy ?? by, by)
         case 5 where !held.isEmpty:
@@ -104,7 +104,7 @@ struct VoiceModelTests {
           // Every call on an ended voice does nothing.
           voice.resume()
           voice.volume = 0.5
-          voice.stop(fadeOut: 0.1)
+          voice.stop(tween: 0.1)
         }
         if voice.isFinished {
           held[index].sawFinished = true

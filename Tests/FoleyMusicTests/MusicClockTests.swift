@@ -97,7 +97,7 @@ struct MusicClockTests {
       // 0.2 s ahead, 333 frames into whatever buffer that is; a second one 1,001 frames later.
       let first = engine.audioFrame + 9_600 + 333
       planned = [first.index, first.index + 1_001]
-      let voices = [engine.play(block, at: first), engine.play(block, at: first + 1_001, volume: 0.5)]
+      let voices = [engine.play(block, start: .frame(first)), engine.play(block, volume: 0.5, start: .frame(first + 1_001))]
       #expect(waitUntil { voices.allSatisfy(\.isFinished) })
       #expect(voices.map { $0.startFrame?.index } == planned)
       #expect(engine.statistics.lateStarts == 0)
@@ -120,7 +120,7 @@ struct MusicClockTests {
       let block = try engine.sound(data: Self.block)
       #expect(output.waitForMore(frames: 4_800))
       let asked = engine.audioFrame
-      let voice = engine.play(block, at: 100)
+      let voice = engine.play(block, start: .frame(100))
       #expect(waitUntil { voice.isFinished })
       #expect(engine.statistics.lateStarts == 1)
       #expect((voice.startFrame?.index ?? 0) >= asked.index)
@@ -216,7 +216,7 @@ extension MusicClockTests {
       music.play(old)
       #expect(waitUntil { (music.currentTime ?? 0) >= 0.4 })
       planned = try #require(music.frame(of: .nextBar)).index
-      try music.transition(to: new, at: .nextBar, fade: 1)
+      try music.transition(to: new, at: .nextBar, tween: 1)
       #expect(waitUntil { music.nowPlaying?.track.name == "b.wav" && (music.currentTime ?? 0) >= 2.2 })
     }
     let signal = capture.left
@@ -333,7 +333,7 @@ extension MusicClockTests {
     #expect(audio.advance(until: { music.currentTime != nil && (music.currentTime ?? 0) > 0.2 }))
     let before = audio.left.samples.last ?? 0
     #expect(abs(before - 0.5) < 1e-6, "only the first stem: \(before)")
-    music.setLevel(1, ofStem: 1, fade: 1)
+    music.setLevel(1, ofStem: 1, tween: 1)
     audio.advance(seconds: 0.5)
     audio.session.mailbox.drain()
     audio.advance(seconds: 0.02)

@@ -276,7 +276,7 @@ struct MusicLogicTests {
     #expect(audio.left.samples.suffix(4_800).allSatisfy { $0 == 0 })
     music.resume()
     audio.advance(seconds: 0.1)
-    music.stop(fadeOut: 0.2)
+    music.stop(tween: 0.2)
     #expect(
       audio.advance(until: {
         music.deliverEvents(); return log.finished
@@ -354,8 +354,8 @@ struct MusicLogicTests {
     scene.run(
       .sequence([
         .wait(forDuration: 0.1), .playMusic(first), .wait(forDuration: 0.3),
-        .playMusic(second, crossfade: 0.2),
-        .wait(forDuration: 0.5), .stopMusic(fadeOut: 0.1),
+        .playMusic(second, tween: 0.2),
+        .wait(forDuration: 0.5), .stopMusic(tween: 0.1),
       ]))
     audio.advance(seconds: 0.25, stepping: scene)
     #expect(music.nowPlaying?.title == "first.wav")

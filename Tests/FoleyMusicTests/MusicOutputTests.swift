@@ -30,7 +30,9 @@ struct MusicOutputTests {
     return samples
   }
 
-  @Test("a crossfade: both tracks heard at once, summed power level within 1 dB, the old one gone after")
+  @Test(
+    "a tween: Tween(duration: both tracks heard at once), summed power level within 1 dB, the old one gone after"
+  )
   func crossfadeKeepsPowerLevel() throws {
     let amplitude = 0.4
     let low = makeToneWAV(frequency: 440, duration: 4, amplitude: amplitude)
@@ -42,7 +44,7 @@ struct MusicOutputTests {
       music.play(Track(data: low, name: "low.wav"))
       #expect(waitUntil { (music.currentTime ?? 0) >= 1 })
       fadeStartedAt = output.framesWritten
-      music.crossfade(to: Track(data: high, name: "high.wav"), duration: 1)
+      music.play(Track(data: high, name: "high.wav"), tween: 1)
       #expect(waitUntil { music.nowPlaying?.track.name == "high.wav" && (music.currentTime ?? 0) >= 1.6 })
       #expect(music.underrunFrames == 0)
       heardUntil = output.framesWritten

@@ -126,7 +126,7 @@ struct VirtualStreamTests {
     music.play(track)
     mixer.advance(seconds: 0.2)
     #expect(engine.voiceCensus().virtual == 1 && engine.voiceCensus().audible == 0)
-    music.stop(fadeOut: 0.5)
+    music.stop(tween: 0.5)
     mixer.advance(seconds: 0.3)
     #expect(engine.statistics.virtualVoices == 1, "the fade is still under way")
     mixer.advance(seconds: 0.4)

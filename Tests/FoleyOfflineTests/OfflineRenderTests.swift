@@ -60,7 +60,7 @@ struct OfflineRenderTests {
       ]))
     engine.music.play(Track(url: fixture("loop-chirp.ogg"), loopCount: -1))
     scene.run(
-      .sequence([.wait(forDuration: 0.6), .playMusic(Track(url: fixture("tone.ogg")), crossfade: 0.3)]))
+      .sequence([.wait(forDuration: 0.6), .playMusic(Track(url: fixture("tone.ogg")), tween: 0.3)]))
     let update: (Double) -> Void = { scene.update(deltaTime: $0) }
     if let url { return try renderer.render(seconds: seconds, to: url, update: update) }
     return try renderer.render(seconds: seconds, update: update, consume: consume ?? { _ in })

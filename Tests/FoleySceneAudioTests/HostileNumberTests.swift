@@ -68,7 +68,7 @@ struct HostileNumberTests {
         Member(name: "Voice.setLowPassCutoff", neutral: 20_000) { voice.setLowPassCutoff($0) },
         Member(name: "Voice.setReverbSend", neutral: 0) { voice.setReverbSend($0) },
         Member(name: "AudioEngine.play(volume:pan:rate:)", neutral: 0.5) { value in
-          engine.play(sound, volume: value, pan: value, rate: value).stop(fadeOut: 0.05)
+          engine.play(sound, volume: value, pan: value, rate: value).stop(tween: 0.05)
         },
         Member(name: "AudioBus.volume", neutral: 1) { bus.volume = $0 },
         Member(name: "AudioBus.setVolume(_:tween:)", neutral: 1) {

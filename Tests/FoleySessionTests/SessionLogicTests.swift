@@ -122,7 +122,7 @@ struct SessionLogicTests {
     #expect(audio.engine.voiceCensus().audible == 2)
     audio.session.beginInterruption()
     audio.session.endInterruption(shouldResume: false)
-    audio.engine.stopAllVoices(fadeOut: 0.01)
+    audio.engine.stopAllVoices(tween: 0.01)
     #expect(audio.advance(until: { log.entries == ["done"] }, stepping: scene))
     #expect(held.isFinished)
     #expect(audio.engine.voiceCensus() == VoiceCensus())

@@ -78,10 +78,10 @@ music.repeatMode = .all
 music.addObserver { event in
   if case .trackChanged(let now) = event { hud.title = now.title }
 }
-music.crossfade(to: Track(named: "Music/boss.ogg", loopCount: -1), duration: 2)
+music.play(Track(named: "Music/boss.ogg", loopCount: -1), tween: 2)
 music.seek(to: 30)
 print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0)
-music.stop(fadeOut: 1.5)
+music.stop(tween: 1.5)
 // BLOCK-END
 }
 
@@ -183,7 +183,7 @@ sprite.run(.playSound(data: hitBytes))  // decoded once, a channel per play: hit
 sprite.run(.sequence([.playSoundFileNamed("chime.ogg", waitForCompletion: true), .removeFromParent()]))
 let voice = engine.play(try engine.sound(named: "ambience.wav"), volume: 0.5)
 voice.setVolume(0.1, tween: Tween(duration: 2, easing: .easeInEaseOut))   // along the curve, every sample
-voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(fadeOut: 0.5)
+voice.pan = -0.3; voice.pause(); voice.resume(); voice.stop(tween: 0.5)
 engine.play(try engine.sound(named: "ambience.wav"), loops: -1)   // -1 loops until stopped
 engine.bus(.music).setVolume(0.4, tween: 2)                // every category is a bus
 engine.bus(.effects).isMuted = true; engine.bus(.speech).isSoloed = false; engine.masterVolume = 0.8
@@ -272,13 +272,13 @@ let music = engine.music                                   // the engine's playe
 music.play([Track(named: "Music/calm.ogg", loopCount: -1), Track(named: "Music/boss.ogg")])
 music.crossfadeDuration = 3                                // queued tracks overlap by 3 s; 0 = gapless
 music.repeatMode = .all; music.isShuffled = true
-music.crossfade(to: Track(url: bossURL, loopCount: -1, loopRegion: 12.0..<96.5), duration: 2)
-music.seek(to: 30); music.pause(); music.resume(); music.stop(fadeOut: 1.5)
+music.play(Track(url: bossURL, loopCount: -1, loopRegion: 12.0..<96.5), tween: 2)
+music.seek(to: 30); music.pause(); music.resume(); music.stop(tween: 1.5)
 print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0, music.duration ?? 0)
 music.addObserver { event in                               // .trackChanged, .looped, .failed, .finished
   if case .trackChanged(let now) = event { hud.title = now.title }
 }
-scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, crossfade: 1.5), .wait(forDuration: 60), .stopMusic(fadeOut: 2)]))
+scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, tween: 1.5), .wait(forDuration: 60), .stopMusic(tween: 2)]))
 // BLOCK-END
 }
 
@@ -290,15 +290,15 @@ scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, crossfade: 1.5
 var combat = Track(named: "Music/combat.ogg", loopCount: -1)
 combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["drop": 27.68])
 music.prepare([combat])                                    // checked ahead: no waiting at the bar line
-try music.transition(to: combat, at: .nextBar, fade: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
+try music.transition(to: combat, at: .nextBar, tween: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
 try music.playStinger(fanfare, at: .nextBeat)              // a one-shot that lands on the beat
 music.addObserver { event in
   if case .beat(let beat) = event, beat.isDownbeat { hud.flash(bar: beat.time.bar) }   // .cue, .momentMoved too
 }
 print(music.musicalTime ?? "no tempo")                     // "5:3.25": bar 5, beat 3, a quarter on
 try music.play(stems: [drums, bass, strings], levels: [1, 1, 0])   // sample-together, looping together
-music.setLevel(1, ofStem: 2, fade: 4)                      // the strings come in with the danger
-engine.play(clap, at: engine.audioFrame + engine.frames(forSeconds: 0.5))   // any sound, on any frame
+music.setLevel(1, ofStem: 2, tween: 4)                      // the strings come in with the danger
+engine.play(clap, start: .frame(engine.audioFrame + engine.frames(forSeconds: 0.5)))   // any sound, on any frame
 // BLOCK-END
 }
 
@@ -359,7 +359,7 @@ while SDL_PollEvent(&event) != 0 {
 // …or call the API yourself:
 engine.session.deactivate(reason: .host("pause menu")); engine.session.activate(reason: .host("pause menu"))
 engine.session.beginInterruption(); engine.session.endInterruption(shouldResume: false)  // voices stay paused for you
-engine.resumeAllVoices()   // or stopAllVoices(fadeOut:): these reach the voices actions started, too
+engine.resumeAllVoices()   // or stopAllVoices(tween:): these reach the voices actions started, too
 // BLOCK-END
   _ = pump
 }

@@ -7,7 +7,7 @@
 /// ```swift
 /// let now = engine.audioFrame
 /// let inHalfASecond = now + engine.frames(forSeconds: 0.5)
-/// engine.play(clap, at: inHalfASecond)
+/// engine.play(clap, start: .frame(inHalfASecond))
 /// ```
 public struct AudioFrame: Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
   ExpressibleByIntegerLiteral

@@ -10,14 +10,15 @@ extension MixerCore {
   /// play waiting). Gate one: an inactive session suppresses it here.
   package func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
-    placement: SpatialPlacement? = nil, rate: Double = 1, schedule: ScheduledStart? = nil
+    placement: SpatialPlacement? = nil, rate: Double = 1, schedule: ScheduledStart? = nil,
+    fadeIn: Tween? = nil
   ) -> Voice {
     guard let play = gateOne(source, volume: volume, pan: pan, loops: loops) else {
       return .finished(id: counters.takeVoiceID())
     }
     let normalizes = normalizesLoudness(source)
     let reused: Voice?
-    if groupVolume == 1, rate == 1, schedule == nil, !normalizes {
+    if groupVolume == 1, rate == 1, schedule == nil, fadeIn == nil, !normalizes {
       // Nothing to set on the voice but what recycling sets: a finished voice is recycled and
       // queued under one lock (most plays in a running game).
       let (recycled, hop) = requests.withLock { pending -> (Voice?, Int?) in
@@ -45,6 +46,15 @@ extension MixerCore {
         id: play.id, core: self, state: .pending, volume: play.volume, pan: play.pan, placement: placement)
     setUp(
       voice, for: source, normalizes: normalizes, groupVolume: groupVolume, rate: rate, schedule: schedule)
+    if let fadeIn, fadeIn.usableDuration > 0 {
+      // From silence to its volume along the tween, from the tween's start (or the voice's own).
+      voice.pendingLevelFrom.store(0.0.bitPattern, ordering: .relaxed)
+      voice.pendingLevelFrames.store(
+        Int((fadeIn.usableDuration * Double(format.sampleRate)).rounded()), ordering: .relaxed)
+      voice.pendingLevelShape.store(fadeIn.easing.bits, ordering: .relaxed)
+      let start = fadeIn.startFrame != .max ? fadeIn.startFrame : schedule?.frame ?? .max
+      voice.pendingLevelStart.store(start, ordering: .relaxed)
+    }
     let hop = requests.withLock { pending -> Int? in
       pending.append(source, voice: voice, loops: play.loops)
       if reused == nil { pending.voices.keep(voice) }

@@ -214,8 +214,8 @@ extension MixerCore {
       }
       placed = slot
       placed.isChannelPaused = start.paused
-      gain.resetLevel(Float(slot.voice.volume))  // before the lane is armed: the mix reads it
-      gain.setModulators(slot.voice.seededModulators)
+      // Before the lane is armed (the mix reads it): its volume, or a tween's, from where it got to.
+      startLevel(of: slot.voice, on: gain)
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }

@@ -3,18 +3,22 @@ import FoleyCore
 
 /// What the game does to voices: stop, pause, resume, change their gain; one at a time or all.
 extension MixerCore {
-  package func stop(_ voice: Voice, fadeOut: Double) {
-    // Beyond an hour a fade is a mistake, not a fade; NaN and negatives are no fade.
-    let fade = fadeOut.clamped(to: 0...3_600, or: 0)
+  package func stop(_ voice: Voice, tween: Tween) {
     queue.async { [self] in
       guard state.isOpen else { return }
       processFinishedChannels()
-      stopOnQueue(voice, fadeOut: fade)
+      stopOnQueue(voice, tween: tween)
       scheduleFallbackWake()
     }
   }
 
-  private func stopOnQueue(_ voice: Voice, fadeOut: Double) {
+  private func stopOnQueue(_ voice: Voice, tween: Tween) {
+    // A stop that starts on a later frame lets a play asked for before it start first.
+    if voice.state == .pending, tween.startFrame != .max,
+      tween.startFrame > mixer.framesMixed.load(ordering: .acquiring)
+    {
+      servePlayRequests()
+    }
     if virtualEntry(of: voice) != nil {
       finishVirtual(voice)
       return
@@ -30,7 +34,7 @@ extension MixerCore {
       if voice.state == .pending { voice.setState(.finished) }
       return
     }
-    release(channel: channel, fadeOut: fadeOut)
+    release(channel: channel, tween: tween)
     voice.setState(.finished)
   }
 
@@ -95,8 +99,7 @@ extension MixerCore {
 
   /// Stops every voice (of `category`, or all), ramping out over `fadeOut` seconds. Reaches the
   /// voices actions started, which have no handle in the game's hands.
-  func stopAll(category: SoundCategory?, fadeOut: Double) {
-    let fade = fadeOut.clamped(to: 0...3_600, or: 0)
+  func stopAll(category: SoundCategory?, tween: Tween) {
     queue.async { [self] in
       guard state.isOpen else { return }
       processFinishedChannels()
@@ -104,7 +107,7 @@ extension MixerCore {
         table.occupiedChannels.compactMap { table[$0] }.filter { !$0.isReleasing }.map(\.voice)
         + state.orphans.map(\.voice) + state.virtual.voices.values.map(\.slot.voice)
       for voice in voices where category == nil || matches(voice, category!) {
-        stopOnQueue(voice, fadeOut: fade)
+        stopOnQueue(voice, tween: tween)
       }
       scheduleFallbackWake()
     }
@@ -176,6 +179,12 @@ extension MixerCore {
       case .playing, .paused: break
       }
       if voice.isVirtual {
+        // Kept for when it comes back on a channel: the tween goes on from where it got to.
+        voice.pendingLevelFrom.store(from.bitPattern, ordering: .relaxed)
+        voice.pendingLevelFrames.store(frames, ordering: .relaxed)
+        voice.pendingLevelShape.store(easing.bits, ordering: .relaxed)
+        voice.pendingLevelStart.store(
+          start == .max ? mixer.framesMixed.load(ordering: .acquiring) : start, ordering: .relaxed)
         gainChanged(voice, channel: nil)
       } else {
         guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else {
@@ -204,12 +213,26 @@ extension MixerCore {
       return
     }
     voice.pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
-    gain.resetLevel(Float(from))
-    // Only a tween is kept for the start (a plain assignment just starts at the new volume).
-    gain.setLevel(
-      Float(voice.volume), frames: voice.pendingLevelFrames.load(ordering: .relaxed),
-      easing: Easing.decoded(voice.pendingLevelShape.load(ordering: .relaxed)),
-      start: voice.pendingLevelStart.load(ordering: .relaxed))
+    let frames = voice.pendingLevelFrames.load(ordering: .relaxed)
+    let easing = Easing.decoded(voice.pendingLevelShape.load(ordering: .relaxed))
+    let start = voice.pendingLevelStart.load(ordering: .relaxed)
+    let mixed = mixer.framesMixed.load(ordering: .acquiring)
+    guard start != .max, start < mixed, frames > 0 else {
+      gain.resetLevel(Float(from))
+      // Only a tween is kept for the start (a plain assignment just starts at the new volume).
+      gain.setLevel(Float(voice.volume), frames: frames, easing: easing, start: start)
+      return
+    }
+    // A tween already under way (a virtual voice coming back): from where it has got to, over
+    // what is left of it.
+    let elapsed = Int(mixed - start)
+    guard elapsed < frames else {
+      gain.resetLevel(Float(voice.volume))
+      return
+    }
+    let reached = from + (voice.volume - from) * easing.apply(Double(elapsed) / Double(frames))
+    gain.resetLevel(Float(reached))
+    gain.setLevel(Float(voice.volume), frames: frames - elapsed, easing: easing, start: .max)
   }
 
   func rampToPause(_ channel: Int) {

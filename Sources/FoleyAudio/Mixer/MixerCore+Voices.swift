@@ -187,6 +187,34 @@ extension MixerCore {
     state.releases.schedule(.halt, on: channel, deadline: deadline(after: fadeOut))
   }
 
+  /// Releases `channel` along `tween`: its level moves to silence along the tween's easing from
+  /// its start, and the channel is halted once the level holds at zero. A linear tween that
+  /// starts now is the plain release.
+  func release(channel: Int, tween: Tween) {
+    let duration = tween.usableDuration
+    guard duration > 0, tween.easing != .linear || tween.start != .now else {
+      release(channel: channel, fadeOut: duration)
+      return
+    }
+    guard table[channel]?.isReleasing == false else { return }
+    if table[channel]?.isChannelPaused == true {
+      release(channel: channel, fadeOut: 0)  // already silent
+      return
+    }
+    table.stopCounting(channel)
+    counters.activeVoices.subtract(1, ordering: .relaxed)
+    state.releases.cancel(on: channel)
+    stopFollowing(channel)
+    let gain = table.gains[channel]
+    gain.stopsWithLevel.store(true, ordering: .relaxed)
+    let frames = Int((duration * Double(format.sampleRate)).rounded())
+    gain.setLevel(0, frames: frames, easing: tween.easing, start: tween.startFrame)
+    let mixed = mixer.framesMixed.load(ordering: .acquiring)
+    let start = tween.startFrame == .max ? mixed : max(mixed, tween.startFrame)
+    let wait = Double(start - mixed) / Double(format.sampleRate) + duration
+    state.releases.schedule(.halt, on: channel, deadline: deadline(after: wait))
+  }
+
   /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.
   package func deadline(after fade: Double) -> UInt64 {
     let seconds = max(fade, configuration.declickDuration) + 2 * format.bufferDuration + 0.02

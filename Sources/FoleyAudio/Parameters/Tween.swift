@@ -53,7 +53,7 @@ public struct Tween: Sendable, Hashable, CustomStringConvertible, ExpressibleByF
 
   /// The first frame as the mix's level commands and parameter tracks take it: `UInt64.max` for
   /// now, a frame before the clock's start as 0 (already mixed: it starts at once).
-  var startFrame: UInt64 {
+  package var startFrame: UInt64 {
     switch start {
     case .now: .max
     case .frame(let frame): UInt64(max(0, frame.index))
@@ -61,7 +61,7 @@ public struct Tween: Sendable, Hashable, CustomStringConvertible, ExpressibleByF
   }
 
   /// The duration as the engine uses it: within 0...3,600 s, a non-finite one refused as 0.
-  var usableDuration: Double { duration.clamped(to: 0...3_600, or: 0, member: "Tween.duration") }
+  package var usableDuration: Double { duration.clamped(to: 0...3_600, or: 0, member: "Tween.duration") }
 
   public var description: String {
     let when: String

@@ -22,6 +22,9 @@ package final class ChannelGain: @unchecked Sendable {
   private let targetRight = Atomic<UInt32>(Float(1).bitPattern)
   private let rampStep: Atomic<UInt32>
   private let silent = Atomic<Bool>(false)
+  /// Whether the channel is stopping along its level (an eased stop): silent once the level
+  /// holds at zero. Set by the queue; cleared with every new target.
+  let stopsWithLevel = Atomic<Bool>(false)
   private let played = Atomic<Int>(0)
   /// Frames mixed at zero gain, heading for zero, since the target last changed.
   private let mutedFrames = Atomic<Int>(0)
@@ -156,6 +159,7 @@ package final class ChannelGain: @unchecked Sendable {
     targetLeft.store(left.bitPattern, ordering: .relaxed)
     targetRight.store(right.bitPattern, ordering: .relaxed)
     mutedFrames.store(0, ordering: .relaxed)
+    stopsWithLevel.store(false, ordering: .relaxed)
     silent.store(false, ordering: .releasing)
     targetWrites.wrappingAdd(1, ordering: .releasing)
   }
@@ -229,7 +233,9 @@ package final class ChannelGain: @unchecked Sendable {
     if played.add(sourceFrames, ordering: .releasing).oldValue == 0, sourceFrames > 0 {
       firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
     }
-    if currentLeft == 0 && currentRight == 0 && goalLeft == 0 && goalRight == 0,
+    let levelAtZero =
+      !levelMoving && heldLevel == 0 && upcomingCount == 0 && stopsWithLevel.load(ordering: .relaxed)
+    if (currentLeft == 0 && currentRight == 0 && goalLeft == 0 && goalRight == 0) || levelAtZero,
       !silent.exchange(true, ordering: .acquiringAndReleasing)
     {
       wake.signal()

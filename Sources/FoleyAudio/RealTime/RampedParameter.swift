@@ -52,6 +52,10 @@ struct RampRequest: Equatable, Sendable {
 
 /// The mixing thread's side of one tweened parameter: the stretch it moves along, the request
 /// waiting for its frame, and where it stands.
+///
+/// Its time is the frames it has been advanced by (a voice's rate moves with the frames the voice
+/// plays); the mix's clock is used once, when a request is taken, to turn the frame it starts on
+/// into frames still to wait.
 struct RampFollower {
   /// The value where the follower stands (after the last ``advance(frames:)``).
   package private(set) var value: Float
@@ -60,11 +64,12 @@ struct RampFollower {
   private var start: UInt64 = 0
   private var frames = 0
   private var easing = Easing.linear
-  /// A request for a later frame, taken when the follower gets there.
+  /// A request for a later frame, and the position it starts on, taken when the follower gets there.
   private var waiting: RampRequest?
+  private var waitingStart: UInt64 = 0
   private var seen: WordPair
-  /// The frame of the mix's clock the follower stands on.
-  private var clock: UInt64 = 0
+  /// Frames advanced so far.
+  private var position: UInt64 = 0
 
   package init(value: Float, request: WordPair) {
     self.value = value
@@ -78,30 +83,25 @@ struct RampFollower {
     self = RampFollower(value: value, request: request)
   }
 
-  /// Takes up a new request if there is one, on `clock` (the frame the next ``advance(frames:)``
-  /// starts from).
+  /// Takes up a new request if there is one; `clock` is the frame of the mix's clock the next
+  /// ``advance(frames:)`` starts from.
   @inline(__always)
   package mutating func follow(_ request: WordPair, at clock: UInt64) {
-    self.clock = clock
     guard request != seen else { return }
-    follow(request, converted: RampRequest(packed: request))
+    follow(request, converted: RampRequest(packed: request), at: clock)
   }
 
   /// Takes up `request`, if new, as `wanted` (its duration converted to frames).
   @inline(__always)
   package mutating func follow(_ request: WordPair, converted wanted: RampRequest, at clock: UInt64) {
-    self.clock = clock
     guard request != seen else { return }
-    follow(request, converted: wanted)
-  }
-
-  private mutating func follow(_ request: WordPair, converted wanted: RampRequest) {
     seen = request
     if wanted.start > clock {
       waiting = wanted  // replaces one already waiting
+      waitingStart = position &+ (wanted.start - clock)
     } else {
       waiting = nil
-      begin(wanted, on: clock)
+      begin(wanted, on: position)
     }
   }
 
@@ -126,19 +126,19 @@ struct RampFollower {
 
   /// Whether the value still moves (or waits to).
   var isMoving: Bool {
-    waiting != nil || (from != goal && clock < start &+ UInt64(frames))
+    waiting != nil || (from != goal && position < start &+ UInt64(frames))
   }
 
   /// The value after `frames` more frames, along the easing, landing exactly on the goal; a
   /// request waiting for a frame inside them starts on it.
   @inline(__always)
   package mutating func advance(frames count: Int) -> Float {
-    let end = clock &+ UInt64(max(0, count))
-    if let waiting, waiting.start <= end {
+    let end = position &+ UInt64(max(0, count))
+    if let waiting, waitingStart <= end {
       self.waiting = nil
-      begin(waiting, on: waiting.start)
+      begin(waiting, on: waitingStart)
     }
-    clock = end
+    position = end
     value = value(at: end)
     return value
   }

@@ -223,9 +223,11 @@ package final class VoiceMixer: @unchecked Sendable {
     lane.stream = start.stream.map { .passUnretained($0) }
     lane.voice = .passUnretained(start.voice)
     lane.bus = min(max(start.bus, 0), Self.busCapacity - 1)
+    // The followers' time starts on the lane's first frame (a scheduled voice waits for it).
+    let begins = max(start.startFrame, clock)
     lane.send.reset(to: 0, request: RampRequest(target: 0, frames: 0).packed)
-    lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed), at: clock)
-    lane.shaper?.takeUnretainedValue().reset(voice: start.voice, clock: clock)
+    lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed), at: begins)
+    lane.shaper?.takeUnretainedValue().reset(voice: start.voice, clock: begins)
     lane.startFrame = start.startFrame
     lanes[channel] = lane
     return max(start.startFrame, clock)
@@ -239,10 +241,12 @@ package final class VoiceMixer: @unchecked Sendable {
     guard channel < laneCount else { return }
     shapers[channel] = shaper
     if let voice = lanes[channel].voice?.takeUnretainedValue(), lanes[channel].isArmed {
-      shaper.reset(voice: voice, clock: clock)
+      // Its time starts where the lane plays next (a scheduled voice still waits for its frame).
+      let begins = max(lanes[channel].startFrame, clock)
+      shaper.reset(voice: voice, clock: begins)
       // Mid-play: it starts following the voice's rate from here, primed from what it played.
       shaper.rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-      shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed), at: clock)
+      shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed), at: begins)
     }
     lanes[channel].shaper = .passUnretained(shaper)
   }

@@ -1,3 +1,4 @@
+package import FoleyCore
 import Foundation
 package import Synchronization
 
@@ -36,6 +37,8 @@ package final class StreamEffect: @unchecked Sendable {
   private let fadeRequest = Atomic<UInt64>(0)  // generation << 48 | kind << 40 | frames
   /// The mix frame the requested fade starts on (-1: the next buffer); stored before the request.
   private let fadeStartRequest = Atomic<Int>(-1)
+  /// The easing of the fades requested from here on (``Easing/bits``).
+  private let fadeEasingRequest = Atomic<UInt16>(Easing.linear.bits)
   private let producerEnded = Atomic<Bool>(false)
   /// The ring byte at which to stop and wait (-1: none): a pause at a word's end.
   private let holdRequest = Atomic<Int>(-1)
@@ -59,6 +62,7 @@ package final class StreamEffect: @unchecked Sendable {
   private var fadeLength = 0
   /// Frames still to play before the fade begins.
   private var fadeDelay = 0
+  private var fadeEasing = Easing.linear
   private var seenFadeGeneration: UInt64 = 0
   private var seenSeekGeneration = 0
   private var seekFadeOutLeft = 0
@@ -93,6 +97,11 @@ package final class StreamEffect: @unchecked Sendable {
     fadeRequest.store(
       generation << 48 | UInt64(kind.rawValue) << 40 | UInt64(max(1, min(frames, 1 << 39))),
       ordering: .releasing)
+  }
+
+  /// The easing the next fades' progress moves along (their curves stay equal-power).
+  package func setFadeEasing(_ easing: Easing) {
+    fadeEasingRequest.store(easing.bits, ordering: .relaxed)
   }
 
   /// Plays up to ring frame `frame` (fading out over the de-click time before it), then outputs
@@ -241,6 +250,7 @@ package final class StreamEffect: @unchecked Sendable {
       seenFadeGeneration = request >> 48
       fade = Fade(rawValue: UInt8((request >> 40) & 0xFF)) ?? .none
       fadeLength = Int(request & ((1 << 40) - 1))
+      fadeEasing = Easing.decoded(fadeEasingRequest.load(ordering: .relaxed))
       fadePosition = 0
       let start = fadeStartRequest.load(ordering: .relaxed)
       let origin = ringOrigin.load(ordering: .relaxed)
@@ -275,9 +285,11 @@ package final class StreamEffect: @unchecked Sendable {
     let length = Float(fadeLength)
     let start = fadePosition
     let kind = fade
+    let easing = fadeEasing
     let count = min(frames - skip, fadeLength - start)
     ramp(stream, from: skip, count: count) { index in
-      let progress = Float(start + index + 1) / length
+      let linear = Float(start + index + 1) / length
+      let progress = easing.shape == .linear ? linear : Float(easing.apply(Double(linear)))
       return kind == .fadeIn ? sin(progress * .pi / 2) : cos(progress * .pi / 2)
     }
     fadePosition += count

@@ -17,7 +17,7 @@ import Synchronization
 /// voice.pan = 0.3
 /// voice.pause()
 /// voice.resume()
-/// voice.stop(fadeOut: 0.25)
+/// voice.stop(tween: 0.25)
 /// ```
 public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// Where a voice is in its life.
@@ -284,10 +284,16 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// Stops the voice, ramping to silence over `fadeOut` seconds (at least the engine's de-click
-  /// time). Does nothing once the voice has finished.
-  public func stop(fadeOut: Double = 0) {
-    core?.stop(self, fadeOut: fadeOut)
+  /// Stops the voice, its level moving to silence along `tween` (at least over the engine's
+  /// de-click time), from the tween's start. Does nothing once the voice has finished; the voice
+  /// is finished for the game at once, and its channel is let go once the fade is silent.
+  ///
+  /// ```swift
+  /// hum.stop(tween: 0.5)                                      // half a second, linear
+  /// hum.stop(tween: Tween(duration: 2, easing: .easeIn))      // a long tail that drops late
+  /// ```
+  public func stop(tween: Tween = .immediate) {
+    core?.stop(self, tween: tween)
   }
 
   /// Pauses the voice after a short ramp; ``resume()`` continues from where it paused.
