@@ -451,6 +451,13 @@ let hum = engine.play(humSound, loops: -1)
 hum.setVolume(0.25, tween: Tween(duration: 0.5, easing: .easeOut))
 let bar = engine.audioFrame + engine.frames(forSeconds: 2)
 hum.setVolume(1, tween: Tween(duration: 4, easing: .smoothstep, start: .frame(bar)))
+// Every continuous setter takes a tween; a number is seconds, linear, from now.
+hum.setPlaybackRate(1.5, tween: Tween(duration: 0.8, easing: .easeIn))
+hum.setLowPassCutoff(800, tween: 0.2)
+engine.bus(.music).setVolume(0.3, tween: Tween(duration: 2, easing: .easeInEaseOut))
+engine.setMasterVolume(0.8, tween: 1)
+let siren = engine.play(humSound, loops: -1, start: .frame(bar), fadeIn: Tween(duration: 1, easing: .easeOut))
+siren.stop(tween: Tween(duration: 2, easing: .easeIn, start: .frame(bar + engine.frames(forSeconds: 8))))
 // BLOCK-END
 // DOCC-BLOCK Foley/MovingTheMix.md 2
 try engine.defineParameter("speed", range: 0...1, default: 0)
