@@ -219,12 +219,12 @@ final class EarBot: DemoBot {
 @MainActor
 final class CaptionBot: DemoBot {
   private var latest: CaptionEvent?
-  private var token: Int?
+  private var observation: Observation?
   private let hands = KeyHands()
   private var acted = 0.0
 
   init(captions: CaptionCenter) {
-    token = captions.observe { [weak self] event in
+    observation = captions.observe { [weak self] event in
       guard event.text == "Chime rings", event.phase != .ended else { return }
       self?.latest = event
     }

@@ -31,7 +31,7 @@ extension DemoGame {
   func startMusic() {
     let music = engine.music
     music.volume = 0.6
-    music.addObserver { [weak self] event in
+    music.observe { [weak self] event in
       guard let self else { return }
       switch event {
       case .trackChanged(let now): self.report.music.tracks.append(now.title)

@@ -12,7 +12,7 @@ extension DemoGame {
     speech.ducking = SpeechDucking(categories: [.ambience], decibels: -10)
     // The HUD shows the line word by word as a subtitle: not again in the captions.
     speech.showsCaptions = false
-    speech.addObserver { [weak self] event in
+    speech.observe { [weak self] event in
       guard let self else { return }
       switch event {
       case .didStart(let utterance):

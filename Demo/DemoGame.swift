@@ -128,7 +128,7 @@ final class DemoGame {
     spatial.speedOfSound = 2_400
     engine.attach(to: scene, positional: true, spatial: spatial)
     report.device = DemoReport.Device(engine.deviceFormat)
-    session.addObserver { [weak self] transition in
+    session.observe { [weak self] transition in
       guard let self else { return }
       self.report.session.append(
         DemoReport.Transition(
@@ -180,7 +180,7 @@ final class DemoGame {
     do {
       let map = try SoundMap(contentsOf: url, engine: engine, seed: soundMapSeed)
       map.watchesFile = true
-      map.addObserver { [weak self] played in
+      map.observe { [weak self] played in
         self?.report.soundMap.played += 1
         self?.report.soundMap.playedByEvent[played.event, default: 0] += 1
       }

@@ -163,7 +163,7 @@ struct MusicCommand: AsyncParsableCommand {
     // --seconds counts from the first sample heard, not from the request: checking a file first
     // takes a moment, longer on a busy machine.
     var heardSince: ContinuousClock.Instant?
-    music.addObserver { event in
+    music.observe { event in
       switch event {
       case .trackChanged(let now):
         if heardSince == nil { heardSince = .now }

@@ -293,7 +293,8 @@ struct PlayCommand: AsyncParsableCommand {
           print("playing \(file) (\(String(format: "%.2f", sound.duration)) s, \(channels))")
           // A quarter of a second ahead, so its shaping is set before its first sample is mixed
           // (a 10 ms click played at once can be over before the next line runs).
-          let voice = engine.play(sound, rate: rate, start: .frame(engine.audioFrame + engine.frames(forSeconds: 0.25)))
+          let voice = engine.play(
+            sound, rate: rate, start: .frame(engine.audioFrame + engine.frames(forSeconds: 0.25)))
           shape(voice)
           voices.append((file, voice))
         }

@@ -56,7 +56,7 @@ struct SayCommand: AsyncParsableCommand {
     var done = false
     var failed = false
     var started = ContinuousClock.now
-    speech.addObserver { event in
+    speech.observe { event in
       switch event {
       case .didStart: started = ContinuousClock.now
       case .willSpeakRange(let range, let spoken):

@@ -117,7 +117,7 @@ struct SoundMapCommand: AsyncParsableCommand {
       scene.listener = listener
       engine.attach(to: scene)
       engine.use(map, for: scene)
-      map.addObserver { played in say("  \(played)") }
+      map.observe { played in say("  \(played)") }
       if captions { engine.captions.observe { say(Self.json($0)) } }
       var source: Node?
       if let at {

@@ -24,7 +24,7 @@ extension MusicPlayer {
   /// so (``MusicEvent/momentMoved(_:from:to:)``).
   ///
   /// ```swift
-  /// music.addObserver { event in if case .beat(let beat) = event, beat.isDownbeat { flash() } }
+  /// music.observe { event in if case .beat(let beat) = event, beat.isDownbeat { flash() } }
   /// try music.playStinger(fanfare, at: .nextBar)       // lands on the next bar line
   /// ```
   /// - Throws: ``MusicTimingError`` when the moment cannot be found in what plays.

@@ -1,20 +1,23 @@
 import Dispatch
 @_spi(FoleyStreams) import FoleyAudio
+public import FoleyCore
 import FoleySession
 import Foundation
 import Synchronization
 
 // The music's events: observers, and what is delivered to them on the game thread.
 extension MusicPlayer {
-  /// Calls `body` with every ``MusicEvent``, on the game thread. Returns a token for
-  /// ``removeObserver(_:)``.
+  /// Calls `body` with every ``MusicEvent``, on the game thread, until the observation is
+  /// cancelled.
+  ///
+  /// ```swift
+  /// let watching = music.observe { event in print(event) }
+  /// watching.cancel()
+  /// ```
   @discardableResult
-  public func addObserver(_ body: @escaping @MainActor (MusicEvent) -> Void) -> Int {
-    observers.add(body)
-  }
-
-  public func removeObserver(_ token: Int) {
-    observers.remove(token)
+  public func observe(_ body: @escaping @MainActor (MusicEvent) -> Void) -> Observation {
+    let token = observers.add(body)
+    return Observation { [weak self] in self?.observers.remove(token) }
   }
 
   /// Hands observers what has happened since the last call: tracks that began to be heard,

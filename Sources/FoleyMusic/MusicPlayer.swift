@@ -22,7 +22,7 @@ import Synchronization
 /// music.play([Track(named: "Music/title.ogg"), Track(named: "Music/level1.ogg")])
 /// music.crossfadeDuration = 3                                // queued tracks overlap by 3 s
 /// music.repeatMode = .all
-/// music.addObserver { event in
+/// music.observe { event in
 ///   if case .trackChanged(let now) = event { hud.title = now.title }
 /// }
 /// music.play(Track(named: "Music/boss.ogg", loopCount: -1), tween: 2)   // a two-second crossfade

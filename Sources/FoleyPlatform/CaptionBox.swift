@@ -1,5 +1,6 @@
 import Dispatch
 public import FoleyAudio
+import FoleyCore
 import FoleyScene
 
 /// Captions on screen: a panel of the engine's captions (`engine.captions`, a `CaptionCenter`), each line
@@ -49,21 +50,18 @@ public final class CaptionBox {
   public var fadeTime = 0.6
 
   private var shown: [(event: CaptionEvent, endedAt: Double?)] = []
-  private var token: Int?
-  private weak var center: CaptionCenter?
+  private var observation: Observation?
 
   /// A box showing `engine`'s captions.
   public init(engine: AudioEngine) {
-    let center = engine.captions
-    self.center = center
-    token = center.observe { [weak self] event in self?.show(event, at: Self.now) }
+    observation = engine.captions.observe { [weak self] event in self?.show(event, at: Self.now) }
   }
 
   /// A box the game feeds itself, with ``show(_:at:)``.
   public init() {}
 
   isolated deinit {
-    if let token { center?.removeObserver(token) }
+    observation?.cancel()
   }
 
   /// Takes `event` in: a new caption, a change, or an end (the line then fades from `time`).

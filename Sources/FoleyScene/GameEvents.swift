@@ -1,3 +1,4 @@
+public import FoleyCore
 public import Foundation
 
 /// A value carried by a game event's parameters: text, a number or a flag.
@@ -65,8 +66,8 @@ public struct GameEvent {
 ///
 /// ```swift
 /// scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)
-/// let token = scene.events.subscribe("player.*") { event in print(event.name) }
-/// scene.events.unsubscribe(token)
+/// let watching = scene.events.observe("player.*") { event in print(event.name) }
+/// watching.cancel()
 /// ```
 @MainActor
 public final class GameEvents {
@@ -90,17 +91,14 @@ public final class GameEvents {
     for listener in listeners where Self.matches(listener.pattern, name) { listener.handler(event) }
   }
 
-  /// Calls `handler` with every event whose name matches `pattern`; returns a token for
-  /// ``unsubscribe(_:)``.
+  /// Calls `handler` with every event whose name matches `pattern` (a name, a prefix ending in
+  /// `*`, or `*` for all), until the observation is cancelled.
   @discardableResult
-  public func subscribe(_ pattern: String, _ handler: @escaping @MainActor (GameEvent) -> Void) -> Int {
+  public func observe(_ pattern: String, _ handler: @escaping @MainActor (GameEvent) -> Void) -> Observation {
     nextToken += 1
-    listeners.append((nextToken, pattern, handler))
-    return nextToken
-  }
-
-  public func unsubscribe(_ token: Int) {
-    listeners.isolatedRemoveAll { $0.token == token }
+    let token = nextToken
+    listeners.append((token, pattern, handler))
+    return Observation { [weak self] in self?.listeners.isolatedRemoveAll { $0.token == token } }
   }
 
   static func matches(_ pattern: String, _ name: String) -> Bool {

@@ -1,3 +1,4 @@
+public import FoleyCore
 public import Foundation
 
 /// The root of a node tree and its clock. SpriteKit's `SKScene`, but time is handed in rather than
@@ -97,7 +98,12 @@ open class Scene: Node {
     defer { movesOverflowed = false }
     return movesOverflowed
   }
-  private var updateObservers: [(id: Int, phase: UpdatePhase, block: @MainActor (TimeInterval) -> Void)] = []
+  /// In a box of their own: an observation holds the box weakly, never the scene (a weak
+  /// reference to the scene would put every retain of it, one per sound trigger, on the slow path).
+  private final class UpdateObservers {
+    var list: [(id: Int, phase: UpdatePhase, block: @MainActor (TimeInterval) -> Void)] = []
+  }
+  private let updateObservers = UpdateObservers()
   private var nextObserverID = 0
 
   public init(size: Size = .zero, seed: UInt64 = 0) {
@@ -108,7 +114,7 @@ open class Scene: Node {
   }
 
   /// Advances every running action by `deltaTime` seconds. Negative or NaN steps count as zero.
-  /// Observers added with ``addUpdateObserver(_:_:)`` run before and after the actions, even while
+  /// Observers added with ``observeUpdates(_:_:)`` run before and after the actions, even while
   /// the scene is paused.
   ///
   /// Called from inside an update (a block action, an observer, an ``update(_:)`` override), the
@@ -127,11 +133,11 @@ open class Scene: Node {
     let step = asked + carriedTime
     carriedTime = 0
     currentTime += step
-    for observer in updateObservers where observer.phase == .beforeActions { observer.block(step) }
+    for observer in updateObservers.list where observer.phase == .beforeActions { observer.block(step) }
     update(currentTime)
     if !isPaused { advance(by: step * speed) }
     didEvaluateActions()
-    for observer in updateObservers where observer.phase == .afterActions { observer.block(step) }
+    for observer in updateObservers.list where observer.phase == .afterActions { observer.block(step) }
     didFinishUpdate()
   }
 
@@ -167,19 +173,16 @@ open class Scene: Node {
     case afterActions
   }
 
-  /// Calls `block` at every ``update(deltaTime:)`` with the step, in `phase`. Returns a token for
-  /// ``removeUpdateObserver(_:)``.
+  /// Calls `block` at every ``update(deltaTime:)`` with the step, in `phase`, until the
+  /// observation is cancelled.
   @discardableResult
-  public func addUpdateObserver(
+  public func observeUpdates(
     _ phase: UpdatePhase = .beforeActions, _ block: @escaping @MainActor (TimeInterval) -> Void
-  ) -> Int {
+  ) -> Observation {
     nextObserverID += 1
-    updateObservers.append((nextObserverID, phase, block))
-    return nextObserverID
-  }
-
-  public func removeUpdateObserver(_ token: Int) {
-    updateObservers.removeAll { $0.id == token }
+    let token = nextObserverID
+    updateObservers.list.append((token, phase, block))
+    return Observation { [weak updateObservers] in updateObservers?.list.removeAll { $0.id == token } }
   }
 
   /// Registers a subsystem object for actions to find by type; FoleyAudio's sound actions find

@@ -18,17 +18,23 @@ extension Action {
   /// - Parameters:
   ///   - data: the sound's bytes, decoded once per engine and then reused.
   ///   - name: the asset's name for logs and errors.
+  ///   - volume, pan, loops, rate, start, fadeIn: the play's own, as
+  ///     `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)` takes them; the pan adds to the
+  ///     node's, the volume and rate multiply the node's.
   ///   - waitForCompletion: true to finish when the sound ends (seen at the next scene update);
   ///     false to finish at once.
   ///   - engine: the engine to play through; by default the one attached to the node's scene
   ///     (`AudioEngine.attach(to:)`). Without one the action does nothing.
   public static func playSound(
-    data: Data, name: String? = nil, waitForCompletion: Bool = false, engine: AudioEngine? = nil
+    data: Data, name: String? = nil, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1,
+    start: Tween.Start = .now, fadeIn: Tween = .immediate, waitForCompletion: Bool = false,
+    engine: AudioEngine? = nil
   ) -> Action {
     .behavior(
       PlaySoundBehavior(
         source: .data(SoundDataReference(data: data, name: name)), waitForCompletion: waitForCompletion,
-        engine: engine))
+        engine: engine, volume: volume, loops: loops,
+        options: PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
   }
 
   /// Plays a sound file from the engine's asset root (`Assets/` by default), loaded and decoded
@@ -59,16 +65,26 @@ extension Action {
   /// ```swift
   /// let chime = try engine.sound(named: "chime.wav")
   /// node.run(.repeatForever(.sequence([.playSound(chime), .wait(forDuration: 2)])))
+  /// node.run(.playSound(chime, volume: 0.5, rate: 1.5, fadeIn: 0.2))
   /// ```
   ///
   /// - Parameters:
   ///   - sound: what to play.
+  ///   - volume, pan, loops, rate, start, fadeIn: the play's own, as
+  ///     `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)` takes them; the pan adds to the
+  ///     node's, the volume and rate multiply the node's.
   ///   - waitForCompletion: true to finish when the sound ends; false to finish at once.
   ///   - engine: the engine to play through; by default the one attached to the node's scene.
   public static func playSound(
-    _ sound: Sound, waitForCompletion: Bool = false, engine: AudioEngine? = nil
+    _ sound: Sound, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1,
+    start: Tween.Start = .now, fadeIn: Tween = .immediate, waitForCompletion: Bool = false,
+    engine: AudioEngine? = nil
   ) -> Action {
-    .behavior(PlaySoundBehavior(source: .sound(sound), waitForCompletion: waitForCompletion, engine: engine))
+    .behavior(
+      PlaySoundBehavior(
+        source: .sound(sound), waitForCompletion: waitForCompletion, engine: engine, volume: volume,
+        loops: loops,
+        options: PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
   }
 
   /// Changes the volume of the voices the node started (and will start) to `volume` over

@@ -34,10 +34,10 @@ extension AudioEngine {
     link.observerTokens = [
       // Unowned, not weak: the scene owns these closures and the link, and a weak reference would
       // make every retain of the scene (one per sound trigger) take the slow side-table path.
-      scene.addUpdateObserver(.beforeActions) { [unowned scene, unowned link] step in
+      scene.observeUpdates(.beforeActions) { [unowned scene, unowned link] step in
         link.sceneWillUpdate(scene, step: step)
       },
-      scene.addUpdateObserver(.afterActions) { [unowned scene, unowned link] _ in link.sceneDidUpdate(scene)
+      scene.observeUpdates(.afterActions) { [unowned scene, unowned link] _ in link.sceneDidUpdate(scene)
       },
     ]
     scene.setService(self)
@@ -66,7 +66,7 @@ extension AudioEngine {
   @MainActor
   private static func removeLink(from scene: Scene) {
     if let link = SceneAudioLink.of(scene) {
-      for token in link.observerTokens { scene.removeUpdateObserver(token) }
+      for observation in link.observerTokens { observation.cancel() }
       link.stopAudioNodes()
       scene[storage: SceneAudioLink.storageKey] = nil
     }

@@ -1,4 +1,5 @@
 package import FoleyAudio
+import FoleyCore
 package import FoleyScene
 
 /// What an engine attached to a scene keeps on the game thread: the game-thread mailbox drained
@@ -21,7 +22,7 @@ package final class SceneAudioLink {
     didSet { lastListener = nil }  // every placement is computed again
   }
   package let pausesSceneWhenInactive: Bool
-  var observerTokens: [Int] = []
+  var observerTokens: [Observation] = []
   private var pausedScene = false
   /// The plays the scene's actions, audio nodes and sound map asked for since the last update,
   /// gathered without a lock and handed to the core once, after the update.

@@ -14,9 +14,11 @@ package enum SceneVoices {
   ///   - engine: the engine to play through; nil: the one attached to the node's scene.
   ///   - positional: whether the voice follows the node; nil: as the scene was attached
   ///     (`positional:` of `attach`). Only a node in a scene attached to that engine is placed.
+  ///   - options: the play's own pan (added to the node's), rate (times the node's), start frame
+  ///     and fade-in.
   package static func start(
     _ source: SoundSource, for node: Node?, engine: AudioEngine? = nil, volume: Double = 1, loops: Int = 0,
-    positional: Bool? = nil
+    positional: Bool? = nil, options: PlayOptions = PlayOptions()
   ) -> Voice? {
     // `if let`, not `Optional.map` or `flatMap` with a closure: main-actor code handing a closure
     // to the standard library (a Swift 5 module) checks its executor on every call, three per
@@ -31,18 +33,20 @@ package enum SceneVoices {
     guard let linkPointer else {
       guard let engine else { return nil }
       return start(
-        source, for: node, core: engine.core, link: nil, audio: audioPointer, volume: volume, loops: loops)
+        source, for: node, core: engine.core, link: nil, audio: audioPointer, volume: volume, loops: loops,
+        options: options)
     }
     return Unmanaged<SceneAudioLink>.fromOpaque(linkPointer).borrow { link in
       // The scene's link plays through this engine: the frame's plays go to the queue in one hop
       // after the actions ran, and the voice may follow its node.
       if let engine, engine.core !== link.core {
         return start(
-          source, for: node, core: engine.core, link: nil, audio: audioPointer, volume: volume, loops: loops)
+          source, for: node, core: engine.core, link: nil, audio: audioPointer, volume: volume, loops: loops,
+          options: options)
       }
       return start(
         source, for: node, core: link.core, link: link, audio: audioPointer, volume: volume, loops: loops,
-        positional: positional ?? link.positionalActions)
+        positional: positional ?? link.positionalActions, options: options)
     }
   }
 
@@ -51,7 +55,7 @@ package enum SceneVoices {
   @inline(__always)
   private static func start(
     _ source: SoundSource, for node: Node?, core: MixerCore, link: SceneAudioLink?, audio: UnsafeRawPointer?,
-    volume: Double, loops: Int, positional: Bool = false
+    volume: Double, loops: Int, positional: Bool = false, options: PlayOptions
   ) -> Voice {
     var held: Unmanaged<NodeAudio>?
     if let audio { held = Unmanaged<NodeAudio>.fromOpaque(audio) }
@@ -65,19 +69,28 @@ package enum SceneVoices {
       groupVolume = audio.effectiveVolume
       rate = audio.playbackRate
     }
+    pan += options.pan
+    rate *= options.rate
     // Reckoned once: the voice's first placement, and where the link follows it from.
     var place: ScenePlace?
     if placed { place = link!.place(of: node!) }
     // Through the scene's link, into the frame's batch (no lock; the link hands it over once
     // after the update); otherwise straight to the queue.
-    let voice =
-      link != nil
-      ? core.requestPlay(
+    let voice: Voice
+    if link != nil {
+      voice = core.requestPlay(
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
         rate: rate, into: &link!.batch)
-      : core.requestPlay(
+      // Still the batch's until the update ends: its start and fade-in are set before the queue sees it.
+      if !options.isPlain {
+        core.prepareStart(of: voice, schedule: AudioEngine.schedule(options.start), fadeIn: options.fadeIn)
+      }
+    } else {
+      voice = core.requestPlay(
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
-        rate: rate)
+        rate: rate, schedule: AudioEngine.schedule(options.start),
+        fadeIn: options.fadeIn.usableDuration > 0 ? options.fadeIn : nil)
+    }
     guard let node, !voice.isFinished else { return voice }
     if let audio {
       audio.borrow { audio in

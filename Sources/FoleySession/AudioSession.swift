@@ -19,7 +19,7 @@ import Synchronization
 /// ```swift
 /// let session = AudioSession()                 // or AudioSession.shared
 /// let engine = try AudioEngine(session: session)
-/// session.addObserver { transition in          // on the game thread (main actor)
+/// session.observe { transition in          // on the game thread (main actor)
 ///   print(transition.reason, transition.new.isActive)
 /// }
 /// session.beginInterruption()                  // a call comes in: everything pauses
@@ -158,18 +158,17 @@ public final class AudioSession: Sendable {
   /// Calls `body` with every transition, on the game thread (the main actor). A transition made
   /// on the main thread is delivered at once; one made elsewhere goes through the ``mailbox``,
   /// and arrives at the next `EventPump.poll()`, the next update of a scene the engine is
-  /// attached to, or when the main queue next runs, whichever is first. Returns a token for ``removeObserver(_:)``.
+  /// attached to, or when the main queue next runs, whichever is first. Until the observation is
+  /// cancelled.
   @discardableResult
-  public func addObserver(_ body: @escaping @MainActor @Sendable (Transition) -> Void) -> Int {
-    registry.withLock { registry in
+  public func observe(_ body: @escaping @MainActor @Sendable (Transition) -> Void) -> Observation {
+    let token = registry.withLock { registry in
       registry.nextObserverID += 1
       registry.observers.append((registry.nextObserverID, body))
       return registry.nextObserverID
     }
-  }
-
-  public func removeObserver(_ token: Int) {
-    registry.withLock { $0.observers.removeAll { $0.id == token } }
+    return Observation { [weak self] in self?.registry.withLock { $0.observers.removeAll { $0.id == token } }
+    }
   }
 
   /// Hands observers the transitions they have not seen yet, in order.

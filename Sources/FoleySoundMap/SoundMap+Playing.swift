@@ -229,8 +229,8 @@ extension SoundMap {
     guard
       let voice = SceneVoices.start(
         .sound(sound), for: node, engine: engine,
-        volume: plan.decibels == 0 ? 1 : pow(10, plan.decibels / 20),
-        loops: entry.loops ? -1 : 0, positional: entry.positional),
+        volume: (plan.decibels == 0 ? 1 : pow(10, plan.decibels / 20)) * postVolume,
+        loops: entry.loops ? -1 : 0, positional: entry.positional, options: postOptions),
       !voice.isFinished
     else { return }
     if !entry.modulators.isEmpty || !plan.modulators.isEmpty {

@@ -1,15 +1,16 @@
 import FoleyAudio
+public import FoleyCore
 import Foundation
 
 /// What one reload of a sound map's file did: the events it added, removed and changed, or every
 /// problem that kept the previous map in place.
 ///
 /// A reload is logged (at `info`, or `error` when it fails), kept in ``SoundMap/reloads``, sent to
-/// the observers added with ``SoundMap/addReloadObserver(_:)`` at the game thread's next mailbox
+/// the observers added with ``SoundMap/observeReloads(_:)`` at the game thread's next mailbox
 /// drain, and shown by the browser inspector.
 ///
 /// ```swift
-/// map.addReloadObserver { reload in
+/// map.observeReloads { reload in
 ///   if reload.outcome == .failed { print(reload.errors.joined(separator: "\n")) }
 /// }
 /// ```
@@ -63,14 +64,11 @@ extension SoundMap {
   public static let keptReloads = 16
 
   /// Calls `body` on the game thread after every reload of the map's file, good or bad (at the
-  /// mailbox's next drain). Returns a token for ``removeReloadObserver(_:)``.
+  /// mailbox's next drain), until the observation is cancelled.
   @discardableResult
-  public func addReloadObserver(_ body: @escaping @MainActor (SoundMapReload) -> Void) -> Int {
-    reloadObservers.add(body)
-  }
-
-  public func removeReloadObserver(_ token: Int) {
-    reloadObservers.remove(token)
+  public func observeReloads(_ body: @escaping @MainActor (SoundMapReload) -> Void) -> Observation {
+    let token = reloadObservers.add(body)
+    return Observation { [weak self] in self?.reloadObservers.remove(token) }
   }
 
   /// Puts a map that loaded in use in place of the one playing, with `text` as its text, and

@@ -1,5 +1,6 @@
 import Dispatch
 public import FoleyAudio
+public import FoleyCore
 public import FoleyScene
 import FoleySession
 public import Foundation
@@ -88,6 +89,9 @@ public final class SoundMap {
   // a large share of every post. `observers` keeps them (an observer may subscribe another while
   // it is being told).
   @exclusivity(unchecked) public internal(set) var statistics = Statistics()
+  /// The play options of the post being handled (a scene's own posts have none).
+  var postVolume = 1.0
+  var postOptions = PlayOptions()
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public internal(set) var lastErrors: [String] = []
   /// The latest reloads of the map's file (at most ``keptReloads``), oldest first: what each
@@ -127,7 +131,7 @@ public final class SoundMap {
   /// The latest posts, for ``recentEvents``.
   @exclusivity(unchecked) package var log = EventLog()
   /// The scenes the map plays for (weakly: each scene keeps its map, through its subscription).
-  private var subscriptions: [(scene: WeakScene, events: Int, update: Int)] = []
+  private var subscriptions: [(scene: WeakScene, events: Observation, update: Observation)] = []
   package let watch = SoundMapWatch()
   private let idleWaiter: Int
   /// The largest map file read (16 MiB): checked before a byte is read.
@@ -254,12 +258,9 @@ public final class SoundMap {
 
   /// Calls `body` with every sound the map starts (for tools, logs and the demo's report).
   @discardableResult
-  public func addObserver(_ body: @escaping @MainActor (PlayedSound) -> Void) -> Int {
-    observers.add(body)
-  }
-
-  public func removeObserver(_ token: Int) {
-    observers.remove(token)
+  public func observe(_ body: @escaping @MainActor (PlayedSound) -> Void) -> Observation {
+    let token = observers.add(body)
+    return Observation { [weak self] in self?.observers.remove(token) }
   }
 
   /// Waits until the pitch variants asked for so far are rendered (tools and tests; a game just
@@ -270,11 +271,28 @@ public final class SoundMap {
 
   /// Plays what `name` maps to, as if posted in `scene` from `node` (the map's own entry point;
   /// `AudioEngine/use(_:for:)` routes a scene's posts here). Returns what it started now.
+  ///
+  /// The play options are those every way to start a sound takes
+  /// (`AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)`), on top of the event's own: the
+  /// volume and rate multiply the map's, the pan adds to it; how often it loops is the map's.
+  ///
+  /// ```swift
+  /// map.post("door.open", from: door)
+  /// map.post("engine.start", volume: 0.8, rate: 1.2, fadeIn: Tween(duration: 0.5, easing: .easeOut))
+  /// ```
   @discardableResult
   public func post(
-    _ name: String, parameters: [String: EventValue] = [:], from node: Node? = nil, in scene: Scene? = nil
+    _ name: String, parameters: [String: EventValue] = [:], from node: Node? = nil, in scene: Scene? = nil,
+    volume: Double = 1, pan: Double = 0, rate: Double = 1, start: Tween.Start = .now,
+    fadeIn: Tween = .immediate
   ) -> [PlayedSound] {
     let scene = scene ?? node?.scene
+    postVolume = volume.clamped(to: 0...1, or: 1)
+    postOptions = PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)
+    defer {
+      postVolume = 1
+      postOptions = PlayOptions()
+    }
     handle(
       GameEvent(name: name, parameters: parameters, node: node, time: scene?.currentTime ?? Self.now),
       in: scene)
@@ -286,8 +304,8 @@ public final class SoundMap {
   package func attach(to scene: Scene) {
     detach(from: scene)
     // The scene keeps the map while it uses it.
-    let events = scene.events.subscribe("*") { [self, unowned scene] event in handle(event, in: scene) }
-    let update = scene.addUpdateObserver(.beforeActions) { [self] _ in reloadIfChanged() }
+    let events = scene.events.observe("*") { [self, unowned scene] event in handle(event, in: scene) }
+    let update = scene.observeUpdates(.beforeActions) { [self] _ in reloadIfChanged() }
     subscriptions.removeAll { $0.scene.scene == nil }
     subscriptions.append((WeakScene(scene: scene), events, update))
   }
@@ -298,8 +316,8 @@ public final class SoundMap {
   package func detach(from scene: Scene) {
     scene.childNode(withName: Self.auditionNodeName)?.removeFromParent()
     for subscription in subscriptions where subscription.scene.scene === scene {
-      scene.events.unsubscribe(subscription.events)
-      scene.removeUpdateObserver(subscription.update)
+      subscription.events.cancel()
+      subscription.update.cancel()
     }
     subscriptions.removeAll { $0.scene.scene === scene || $0.scene.scene == nil }
   }

@@ -1,4 +1,5 @@
 @_spi(FoleyStreams) public import FoleyAudio
+import FoleyCore
 public import FoleyScene
 
 extension Action {
@@ -45,7 +46,7 @@ struct SpeakBehavior: ActionBehavior {
 final class SpeakRunner: ActionRunner {
   private let utterance: Utterance
   private var synthesizer: SpeechSynthesizer?
-  private var token: Int?
+  private var token: Observation?
   private var done = false
 
   init(utterance: Utterance) {
@@ -61,7 +62,7 @@ final class SpeakRunner: ActionRunner {
     let synthesizer = SpeechSynthesizer.shared(for: engine)
     self.synthesizer = synthesizer
     let id = utterance.id
-    token = synthesizer.addObserver { [weak self] event in
+    token = synthesizer.observe { [weak self] event in
       switch event {
       case .didFinish(let spoken), .didCancel(let spoken), .didFail(let spoken, _):
         if spoken.id == id { self?.finish() }
@@ -74,7 +75,7 @@ final class SpeakRunner: ActionRunner {
 
   private func finish() {
     done = true
-    if let token { synthesizer?.removeObserver(token) }
+    token?.cancel()
     token = nil
   }
 

@@ -1,4 +1,4 @@
-// What speaking did and how to hear of it: the events, the delegate, and where speaking stops.
+// What speaking did and how to hear of it: the events, and where speaking stops.
 
 /// Where speaking stops when it is paused or stopped.
 public enum SpeechBoundary: Sendable, Hashable {
@@ -19,27 +19,4 @@ public enum SpeechEvent: Sendable, Hashable {
   case didCancel(Utterance)
   /// The utterance could not be spoken; the next one goes on.
   case didFail(Utterance, SpeechError)
-}
-
-/// AVSpeechSynthesizerDelegate's methods, each optional.
-@MainActor
-public protocol SpeechSynthesizerDelegate: AnyObject {
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didStart utterance: Utterance)
-  func speechSynthesizer(
-    _ synthesizer: SpeechSynthesizer, willSpeakRange range: Range<String.Index>, of utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didPause utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didContinue utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didFinish utterance: Utterance)
-  func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance)
-}
-
-extension SpeechSynthesizerDelegate {
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didStart utterance: Utterance) {}
-  public func speechSynthesizer(
-    _ synthesizer: SpeechSynthesizer, willSpeakRange range: Range<String.Index>, of utterance: Utterance
-  ) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didPause utterance: Utterance) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didContinue utterance: Utterance) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didFinish utterance: Utterance) {}
-  public func speechSynthesizer(_ synthesizer: SpeechSynthesizer, didCancel utterance: Utterance) {}
 }

@@ -1,5 +1,6 @@
 import Dispatch
 @_spi(FoleyStreams) public import FoleyAudio
+public import FoleyCore
 import FoleyCore
 import Foundation
 
@@ -14,7 +15,7 @@ import Foundation
 /// ```swift
 /// let speech = SpeechSynthesizer(engine: engine)
 /// speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
-/// speech.addObserver { event in
+/// speech.observe { event in
 ///   if case .willSpeakRange(let range, let line) = event { subtitle.text = String(line.string[range]) }
 /// }
 /// speech.speak(Utterance(string: "The bridge is out. Take the river path."))
@@ -30,7 +31,6 @@ import Foundation
 public final class SpeechSynthesizer {
   public let engine: AudioEngine
   public let backend: any SpeechBackend
-  public weak var delegate: (any SpeechSynthesizerDelegate)?
   /// Turn other categories down while speech plays (nil: no ducking).
   public var ducking: SpeechDucking?
   /// Whether each utterance is captioned with its words while it is heard, through the engine's
@@ -193,15 +193,12 @@ public final class SpeechSynthesizer {
 
   // MARK: - Events
 
-  /// Calls `body` with every ``SpeechEvent``, on the game thread; returns a token for
-  /// ``removeObserver(_:)``.
+  /// Calls `body` with every ``SpeechEvent``, on the game thread, until the observation is
+  /// cancelled.
   @discardableResult
-  public func addObserver(_ body: @escaping @MainActor (SpeechEvent) -> Void) -> Int {
-    observers.add(body)
-  }
-
-  public func removeObserver(_ token: Int) {
-    observers.remove(token)
+  public func observe(_ body: @escaping @MainActor (SpeechEvent) -> Void) -> Observation {
+    let token = observers.add(body)
+    return Observation { [weak self] in self?.observers.remove(token) }
   }
 
   /// Moves speaking along and reports what was heard since the last call: words about to be
@@ -334,23 +331,11 @@ public final class SpeechSynthesizer {
 
   private func emit(_ event: SpeechEvent) {
     // A line that cannot be spoken (no such voice, no espeak-ng data) is the observers' to report;
-    // with none (a delegate has no failure callback, as AVSpeechSynthesizer's has none), it is
-    // logged, so that it never fails silently.
+    // with none it is logged, so that it never fails silently.
     if case .didFail(let utterance, let error) = event, observers.isEmpty {
       engine.core.logger.error("speech: cannot speak \"\(utterance.string.prefix(40))\": \(error)")
     }
     observers.send(event)
-    guard let delegate else { return }
-    switch event {
-    case .didStart(let utterance): delegate.speechSynthesizer(self, didStart: utterance)
-    case .willSpeakRange(let range, let utterance):
-      delegate.speechSynthesizer(self, willSpeakRange: range, of: utterance)
-    case .didPause(let utterance): delegate.speechSynthesizer(self, didPause: utterance)
-    case .didContinue(let utterance): delegate.speechSynthesizer(self, didContinue: utterance)
-    case .didFinish(let utterance): delegate.speechSynthesizer(self, didFinish: utterance)
-    case .didCancel(let utterance): delegate.speechSynthesizer(self, didCancel: utterance)
-    case .didFail: break
-    }
   }
 }
 

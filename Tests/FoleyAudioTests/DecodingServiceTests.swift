@@ -241,7 +241,7 @@ struct StreamingServiceTests {
     let music = audio.engine.music
     var failure: SoundError?
     var started: [String] = []
-    music.addObserver { event in
+    music.observe { event in
       switch event {
       case .failed(_, let error): failure = error
       case .trackChanged(let playing): started.append(playing.title)
@@ -285,7 +285,7 @@ struct StreamingServiceTests {
   /// second.wav, 660 Hz for 1 s) and plays a second of it; its events go to the returned record.
   static func startPlaylist(_ audio: EmbeddedAudio) -> HeardEvents {
     let heard = HeardEvents()
-    audio.engine.music.addObserver { heard.events.append($0) }
+    audio.engine.music.observe { heard.events.append($0) }
     audio.engine.music.play([
       Track(data: makeToneWAV(frequency: 440, duration: 3), name: "first.wav"),
       Track(data: makeToneWAV(frequency: 660, duration: 1), name: "second.wav"),
@@ -377,7 +377,7 @@ struct StreamingServiceTests {
       // A second engine's music streams all along, in a service of its own.
       let other = try EmbeddedAudio(limiter: false)
       var otherEvents: [MusicEvent] = []
-      other.engine.music.addObserver { otherEvents.append($0) }
+      other.engine.music.observe { otherEvents.append($0) }
       other.engine.music.play(Track(data: makeToneWAV(frequency: 660, duration: 30), name: "other.wav"))
       #expect(
         other.advance(until: {

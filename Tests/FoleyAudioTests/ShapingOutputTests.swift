@@ -201,7 +201,7 @@ extension ShapingOutputTests {
     var events: [MusicEvent] = []
     let capture = try captureDiskOutput { engine, _ in
       let music = engine.music
-      music.addObserver { events.append($0) }
+      music.observe { events.append($0) }
       music.setPlaybackRate(1.5)
       #expect(music.playbackRate == 1.5)
       music.play(Track(url: track))

@@ -66,7 +66,7 @@ struct UntrustedFileTests {
     let scene = Scene()
     audio.engine.attach(to: scene)
     var failure: SoundError?
-    audio.engine.music.addObserver { if case .failed(_, let error) = $0 { failure = error } }
+    audio.engine.music.observe { if case .failed(_, let error) = $0 { failure = error } }
     audio.engine.music.play(Track(data: bytes, name: "one-hertz.wav"))
     #expect(audio.advance(until: { failure != nil }, stepping: scene))
     #expect(failure?.message.contains("1 Hz") == true)

@@ -40,7 +40,7 @@ enum FuzzWorker {
     defer { engine.close() }
     let music = engine.music
     var failed = false
-    music.addObserver { if case .failed = $0 { failed = true } }
+    music.observe { if case .failed = $0 { failed = true } }
     for index in start..<(start + count) {
       emit("start \(index)")
       failed = false

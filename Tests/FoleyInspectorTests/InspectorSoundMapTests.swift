@@ -25,7 +25,7 @@ struct InspectorSoundMapTests {
       let map = try SoundMap(contentsOf: file, engine: engine, seed: 1)
       map.watchesFile = true  // the edits below are found by the map's own watch
       var heard: [SoundMapReload] = []
-      map.addReloadObserver { heard.append($0) }
+      map.observeReloads { heard.append($0) }
       let server = InspectorServer(engine: engine, soundMap: map, options: .init(allowsControl: true))
       defer { server.stop() }
       let url = try server.start()

@@ -97,7 +97,10 @@ struct MusicClockTests {
       // 0.2 s ahead, 333 frames into whatever buffer that is; a second one 1,001 frames later.
       let first = engine.audioFrame + 9_600 + 333
       planned = [first.index, first.index + 1_001]
-      let voices = [engine.play(block, start: .frame(first)), engine.play(block, volume: 0.5, start: .frame(first + 1_001))]
+      let voices = [
+        engine.play(block, start: .frame(first)),
+        engine.play(block, volume: 0.5, start: .frame(first + 1_001)),
+      ]
       #expect(waitUntil { voices.allSatisfy(\.isFinished) })
       #expect(voices.map { $0.startFrame?.index } == planned)
       #expect(engine.statistics.lateStarts == 0)
@@ -247,7 +250,7 @@ extension MusicClockTests {
     var beats: [MusicBeat] = []
     let capture = try captureDiskOutput { engine, _ in
       let music = engine.music
-      music.addObserver { event in
+      music.observe { event in
         if case .beat(let beat) = event { beats.append(beat) }
       }
       music.play(track)
@@ -275,7 +278,7 @@ extension MusicClockTests {
     track.tempo = try TempoMap(bpm: 280, offset: 0.1)
     var beats: [MusicBeat] = []
     let music = audio.engine.music
-    music.addObserver { event in
+    music.observe { event in
       if case .beat(let beat) = event { beats.append(beat) }
     }
     music.play(track)
@@ -407,7 +410,7 @@ extension MusicClockTests {
       music.play(old)
       #expect(waitUntil { (music.currentTime ?? 0) >= 0.3 })
       var moved: [MusicEvent] = []
-      music.addObserver { if case .momentMoved = $0 { moved.append($0) } }
+      music.observe { if case .momentMoved = $0 { moved.append($0) } }
       try music.transition(to: new, at: .nextBeat)
       #expect(waitUntil { music.nowPlaying?.track == new })
       #expect(engine.statistics.lateStarts == 0 && moved.isEmpty)

@@ -32,7 +32,7 @@ struct MusicLogicTests {
 
   static func log(_ player: MusicPlayer) -> EventLog {
     let log = EventLog()
-    player.addObserver { log.events.append($0) }
+    player.observe { log.events.append($0) }
     return log
   }
 
@@ -324,7 +324,7 @@ struct MusicLogicTests {
     music.play(Track(data: loop, name: "loop.wav", loopCount: -1, loopRegion: 0.25..<0.75))
     var loops = 0
     var failures: [String] = []
-    music.addObserver { event in
+    music.observe { event in
       switch event {
       case .looped: loops += 1
       case .failed(_, let error): failures.append("\(error)")

@@ -105,7 +105,7 @@ struct MusicOutputTests {
     let capture = try captureDiskOutput { engine, output in
       let music = engine.music
       music.crossfadeDuration = 1
-      music.addObserver { events.append($0) }
+      music.observe { events.append($0) }
       music.play([Track(data: low, name: "low.wav"), Track(data: high, name: "high.wav")])
       #expect(
         waitUntil(timeout: 60) {
@@ -169,7 +169,7 @@ struct MusicOutputTests {
     var events: [MusicEvent] = []
     let capture = try captureDiskOutput { engine, _ in
       let music = engine.music
-      music.addObserver { events.append($0) }
+      music.observe { events.append($0) }
       music.play(formats.map { Track(url: fixture($0.file), loopCount: 1, loopRegion: $0.region) })
       #expect(
         waitUntil(timeout: 60) {
@@ -213,7 +213,7 @@ struct MusicOutputTests {
     var events: [MusicEvent] = []
     let capture = try captureDiskOutput { engine, _ in
       let music = engine.music
-      music.addObserver { events.append($0) }
+      music.observe { events.append($0) }
       music.play(Track(url: fixture(file)))
       #expect(waitUntil(timeout: 30) { (music.currentTime ?? 0) > 0.15 })
       music.seek(to: Double(target) / 48_000)

@@ -70,7 +70,7 @@ struct InstantActionTests {
   func postEventIsInstant() {
     let (scene, node) = makeSceneWithNode()
     var senders: [ObjectIdentifier?] = []
-    _ = scene.events.subscribe("ping") { event in senders.append(event.node.map(ObjectIdentifier.init)) }
+    _ = scene.events.observe("ping") { event in senders.append(event.node.map(ObjectIdentifier.init)) }
     var held = Action.postEvent("ping")
     held.speed = 0
     node.run(held)

@@ -40,7 +40,7 @@ struct ReentrantUpdateTests {
     scene.addChild(node)
     node.run(.move(by: Vector(dx: 1_000, dy: 0), duration: 100))
     let steps = Counter()
-    scene.addUpdateObserver(.afterActions) { _ in
+    scene.observeUpdates(.afterActions) { _ in
       steps.value += 1
       scene.update(deltaTime: 0.1)
     }

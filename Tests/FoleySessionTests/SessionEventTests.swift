@@ -58,7 +58,7 @@ struct SessionEventTests {
     defer { engine.close() }
     let pump = EventPump(sceneHeight: 100, session: session)
     let log = EventLog()
-    session.addObserver { transition in
+    session.observe { transition in
       MainActor.preconditionIsolated()
       log.append("\(transition.reason) \(transition.isClearing ? "cleared" : "added")")
     }

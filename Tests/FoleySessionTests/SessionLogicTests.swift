@@ -69,7 +69,7 @@ struct SessionLogicTests {
     let audio = try EmbeddedAudio()
     let session = audio.session
     let log = EventLog()
-    session.addObserver { transition in
+    session.observe { transition in
       log.append("\(transition.reason) \(transition.isClearing ? "cleared" : "added") → \(transition.new)")
     }
     let voice = audio.engine.play(
@@ -271,7 +271,7 @@ struct SessionLogicTests {
   func offMainTransitionsAreBounded() throws {
     let session = AudioSession()
     let log = EventLog()
-    session.addObserver { _ in log.append("") }
+    session.observe { _ in log.append("") }
     let worker = Thread {
       for _ in 0..<5_000 {
         session.deactivate(reason: .host("menu"))

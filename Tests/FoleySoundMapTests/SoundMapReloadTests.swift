@@ -42,7 +42,7 @@ struct SoundMapReloadTests {
     let (log, engine, folder, file, map) = try Self.open()
     defer { Self.close(engine, folder) }
     var heard: [SoundMapReload] = []
-    map.addReloadObserver { heard.append($0) }
+    map.observeReloads { heard.append($0) }
     #expect(map.reloads.isEmpty)
 
     // `ping` louder, `pong` gone, `tock` new; `tick` the same entry with its keys reordered and
@@ -82,7 +82,7 @@ struct SoundMapReloadTests {
     let (log, engine, folder, file, map) = try Self.open()
     defer { Self.close(engine, folder) }
     var heard: [SoundMapReload] = []
-    map.addReloadObserver { heard.append($0) }
+    map.observeReloads { heard.append($0) }
 
     try Data(
       #"{ "version": 1, "events": { "ping": { "play": "a.wav", "volumDb": -9 }, "pong": { "play": "nope.wav" } } }"#

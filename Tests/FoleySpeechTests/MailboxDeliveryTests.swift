@@ -24,7 +24,7 @@ struct MailboxDeliveryTests {
     let log = EventLog()
     var words = 0
     let speech = SpeechSynthesizer(engine: audio.engine)
-    speech.addObserver { event in
+    speech.observe { event in
       switch event {
       case .willSpeakRange: words += 1
       case .didFinish: log.append("speech finished")
@@ -32,7 +32,7 @@ struct MailboxDeliveryTests {
       }
     }
     let music = audio.engine.music
-    music.addObserver { event in
+    music.observe { event in
       switch event {
       case .trackChanged(let playing): log.append("music: \(playing.title)")
       case .finished: log.append("music finished")

@@ -58,7 +58,7 @@ struct SpeechLogicTests {
     // Observed, the failure is the observer's: an event, and nothing in the log.
     let before = logged().count
     var failures = 0
-    speech.addObserver { if case .didFail = $0 { failures += 1 } }
+    speech.observe { if case .didFail = $0 { failures += 1 } }
     speech.speak(line)
     for _ in 0..<200 where failures == 0 {
       engine.waitUntilIdle()
@@ -148,7 +148,7 @@ struct SpeechPieceTests {
     let text = "One two three. Four five six. Seven eight nine."
     var words: [String] = []
     var finished = false
-    speech.addObserver { event in
+    speech.observe { event in
       switch event {
       case .willSpeakRange(let range, let line): words.append(String(line.string[range]))
       case .didFinish: finished = true
@@ -171,7 +171,7 @@ struct SpeechPieceTests {
     // About 60,000 characters: an hour of speech, synthesised whole, would take minutes.
     let text = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 1_300)
     var started = false
-    speech.addObserver { if case .didStart = $0 { started = true } }
+    speech.observe { if case .didStart = $0 { started = true } }
     speech.speak(Utterance(string: text))
     // The first piece is synthesised on the backend's queue, in wall-clock time.
     #expect(

@@ -23,7 +23,7 @@ struct SpeechOutputTests {
 
   static func log(_ speech: SpeechSynthesizer) -> Log {
     let log = Log()
-    speech.addObserver { event in
+    speech.observe { event in
       log.events.append(event)
       if case .willSpeakRange(let range, let utterance) = event {
         log.words.append(String(utterance.string[range]))

@@ -75,7 +75,7 @@ let music = engine.music                                   // or MusicPlayer(eng
 music.play([Track(named: "Music/title.ogg"), Track(named: "Music/level1.ogg")])
 music.crossfadeDuration = 3                                // queued tracks overlap by 3 s
 music.repeatMode = .all
-music.addObserver { event in
+music.observe { event in
   if case .trackChanged(let now) = event { hud.title = now.title }
 }
 music.play(Track(named: "Music/boss.ogg", loopCount: -1), tween: 2)
@@ -144,7 +144,7 @@ campfire.run(.stop())                                  // or .pause(), .play(), 
 // DOCC-BLOCK FoleySession/FoleySession.md 1
 let session = AudioSession()                 // or AudioSession.shared
 let engine = try AudioEngine(session: session)
-session.addObserver { transition in          // on the game thread (main actor)
+session.observe { transition in          // on the game thread (main actor)
   print(transition.reason, transition.new.isActive)
 }
 session.beginInterruption()                  // a call comes in: everything pauses
@@ -166,7 +166,7 @@ try map.reload()          // after editing the file (debug builds poll it on the
 // DOCC-BLOCK FoleySpeech/FoleySpeech.md 1
 let speech = SpeechSynthesizer(engine: engine)
 speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
-speech.addObserver { event in
+speech.observe { event in
   if case .willSpeakRange(let range, let line) = event { subtitle.text = String(line.string[range]) }
 }
 speech.speak(Utterance(string: "The bridge is out. Take the river path."))
@@ -275,7 +275,7 @@ music.repeatMode = .all; music.isShuffled = true
 music.play(Track(url: bossURL, loopCount: -1, loopRegion: 12.0..<96.5), tween: 2)
 music.seek(to: 30); music.pause(); music.resume(); music.stop(tween: 1.5)
 print(music.nowPlaying?.title ?? "-", music.currentTime ?? 0, music.duration ?? 0)
-music.addObserver { event in                               // .trackChanged, .looped, .failed, .finished
+music.observe { event in                               // .trackChanged, .looped, .failed, .finished
   if case .trackChanged(let now) = event { hud.title = now.title }
 }
 scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, tween: 1.5), .wait(forDuration: 60), .stopMusic(tween: 2)]))
@@ -292,7 +292,7 @@ combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["
 music.prepare([combat])                                    // checked ahead: no waiting at the bar line
 try music.transition(to: combat, at: .nextBar, tween: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
 try music.playStinger(fanfare, at: .nextBeat)              // a one-shot that lands on the beat
-music.addObserver { event in
+music.observe { event in
   if case .beat(let beat) = event, beat.isDownbeat { hud.flash(bar: beat.time.bar) }   // .cue, .momentMoved too
 }
 print(music.musicalTime ?? "no tempo")                     // "5:3.25": bar 5, beat 3, a quarter on
@@ -312,7 +312,7 @@ scene.events.post("music.intensity", parameters: ["danger": 0.5])   // the strin
 @MainActor func guideEvents(engine: AudioEngine, scene: Scene, player: Node, analytics: Analytics) throws {
 // DOCC-BLOCK Foley/SoundMaps.md 1
 scene.events.post("player.footstep", parameters: ["surface": "grass"], from: player)   // FoleyScene
-scene.events.subscribe("player.*") { event in analytics.log(event.name) }                // anyone may listen
+scene.events.observe("player.*") { event in analytics.log(event.name) }                // anyone may listen
 
 let map = try SoundMap(contentsOf: URL(fileURLWithPath: "Assets/sounds.json"), engine: engine)  // FoleySoundMap
 engine.use(map, for: scene)
@@ -321,7 +321,7 @@ engine.use(map, for: scene)
 
 @MainActor func guideEventsReloads(map: SoundMap, hud: HUD) {
 // DOCC-BLOCK Foley/SoundMaps.md 2
-  map.addReloadObserver { reload in
+  map.observeReloads { reload in
     hud.title = reload.description  // "sounds.json reloaded: changed ball.hit" or "… not reloaded …: events[…]"
   }
 // BLOCK-END
@@ -334,7 +334,7 @@ speech.ducking = SpeechDucking(categories: [.music, .ambience], decibels: -10)
 var line = Utterance(string: "The bridge is out. Take the river path.")
 line.rate = 0.5; line.pitchMultiplier = 1.1; line.voice = SpeechVoice.voice(language: "en-gb")
 line.preUtteranceDelay = 0.2; line.postUtteranceDelay = 0.3
-speech.addObserver { event in                              // or a SpeechSynthesizerDelegate
+speech.observe { event in                                  // until .cancel() on what it returns
   if case .willSpeakRange(let range, let spoken) = event { subtitle.text = String(spoken.string[range]) }
 }
 speech.speak(line)                                          // queued; spoken one after another

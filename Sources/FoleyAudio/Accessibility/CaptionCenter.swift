@@ -1,3 +1,4 @@
+public import FoleyCore
 import FoleyCore
 import Foundation
 
@@ -139,14 +140,13 @@ public final class CaptionCenter {
     self.engine = AudioEngine.Unowned(engine)
   }
 
-  /// Calls `body` with every caption event, on the game thread; returns a token for
-  /// ``removeObserver(_:)``.
+  /// Calls `body` with every caption event, on the game thread, until the observation is
+  /// cancelled.
   @discardableResult
-  public func observe(_ body: @escaping @MainActor (CaptionEvent) -> Void) -> Int {
-    observers.add(body)
+  public func observe(_ body: @escaping @MainActor (CaptionEvent) -> Void) -> Observation {
+    let token = observers.add(body)
+    return Observation { [weak self] in self?.observers.remove(token) }
   }
-
-  public func removeObserver(_ token: Int) { observers.remove(token) }
 
   /// The captions shown now, oldest first.
   public var shown: [CaptionEvent] { groups.compactMap(\.shown) }

@@ -51,11 +51,12 @@ extension AudioEngine {
     _ = refusesUseAfterClose("play(data: \(name ?? "sound data"))")
     return core.requestPlay(
       .data(SoundDataReference(data: data, name: name)), volume: volume, pan: pan, groupVolume: 1,
-      loops: loops, rate: rate, schedule: Self.schedule(start), fadeIn: fadeIn.usableDuration > 0 ? fadeIn : nil)
+      loops: loops, rate: rate, schedule: Self.schedule(start),
+      fadeIn: fadeIn.usableDuration > 0 ? fadeIn : nil)
   }
 
   /// The schedule of a play that starts on `start` (nil: now).
-  static func schedule(_ start: Tween.Start) -> ScheduledStart? {
+  package static func schedule(_ start: Tween.Start) -> ScheduledStart? {
     guard case .frame(let frame) = start else { return nil }
     return ScheduledStart(frame: UInt64(max(0, frame.index)))
   }
@@ -77,4 +78,24 @@ extension AudioEngine {
   public func resumeAllVoices(of category: SoundCategory? = nil) {
     core.resumeAll(category: category)
   }
+}
+
+/// What every way to start a sound adds to a play beyond its volume and loops, carried from the
+/// scene's actions and the sound map to the engine: its pan (added to the node's), its rate
+/// (times the node's), when it starts and how it comes in.
+package struct PlayOptions: Sendable {
+  package var pan: Double
+  package var rate: Double
+  package var start: Tween.Start
+  package var fadeIn: Tween
+
+  package init(pan: Double = 0, rate: Double = 1, start: Tween.Start = .now, fadeIn: Tween = .immediate) {
+    self.pan = pan.isFinite ? pan : 0
+    self.rate = rate.isFinite && rate > 0 ? rate : 1
+    self.start = start
+    self.fadeIn = fadeIn
+  }
+
+  /// Nothing to set on the voice but what its request carries.
+  package var isPlain: Bool { start == .now && fadeIn.usableDuration == 0 }
 }

@@ -46,15 +46,7 @@ extension MixerCore {
         id: play.id, core: self, state: .pending, volume: play.volume, pan: play.pan, placement: placement)
     setUp(
       voice, for: source, normalizes: normalizes, groupVolume: groupVolume, rate: rate, schedule: schedule)
-    if let fadeIn, fadeIn.usableDuration > 0 {
-      // From silence to its volume along the tween, from the tween's start (or the voice's own).
-      voice.pendingLevelFrom.store(0.0.bitPattern, ordering: .relaxed)
-      voice.pendingLevelFrames.store(
-        Int((fadeIn.usableDuration * Double(format.sampleRate)).rounded()), ordering: .relaxed)
-      voice.pendingLevelShape.store(fadeIn.easing.bits, ordering: .relaxed)
-      let start = fadeIn.startFrame != .max ? fadeIn.startFrame : schedule?.frame ?? .max
-      voice.pendingLevelStart.store(start, ordering: .relaxed)
-    }
+    if let fadeIn { prepareStart(of: voice, schedule: nil, fadeIn: fadeIn, startingOn: schedule?.frame) }
     let hop = requests.withLock { pending -> Int? in
       pending.append(source, voice: voice, loops: play.loops)
       if reused == nil { pending.voices.keep(voice) }
@@ -119,6 +111,22 @@ extension MixerCore {
   }
 
   /// What a play sets on its voice beyond what recycling sets.
+  /// Gives a voice not yet handed to the queue (a batch's, before its flush) its start frame and
+  /// its fade-in: from silence to its volume along `fadeIn`, from the tween's start (or the
+  /// voice's own, `startingOn`).
+  package func prepareStart(
+    of voice: Voice, schedule: ScheduledStart?, fadeIn: Tween?, startingOn frame: UInt64? = nil
+  ) {
+    if let schedule { voice.schedule.set(schedule) }
+    guard let fadeIn, fadeIn.usableDuration > 0 else { return }
+    voice.pendingLevelFrom.store(0.0.bitPattern, ordering: .relaxed)
+    voice.pendingLevelFrames.store(
+      Int((fadeIn.usableDuration * Double(format.sampleRate)).rounded()), ordering: .relaxed)
+    voice.pendingLevelShape.store(fadeIn.easing.bits, ordering: .relaxed)
+    let start = fadeIn.startFrame != .max ? fadeIn.startFrame : (frame ?? schedule?.frame) ?? .max
+    voice.pendingLevelStart.store(start, ordering: .relaxed)
+  }
+
   private func setUp(
     _ voice: Voice, for source: SoundSource, normalizes: Bool, groupVolume: Double, rate: Double,
     schedule: ScheduledStart?
