@@ -12,7 +12,9 @@ extension VoiceMixer {
     guard isFloat, channels == 2, lanes[channel].stream == nil, let heldVoice = lanes[channel].voice else {
       return nil
     }
+    guard lanes[channel].seekPhase == 0 else { return nil }
     let takesDirectPath = heldVoice._withUnsafeGuaranteedRef { voice -> Bool in
+      guard voice.seekRequest.load(ordering: .relaxed) < 0 else { return false }
       lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed), at: clock)
       guard lanes[channel].send.value == 0, !lanes[channel].send.isMoving else { return false }
       guard let heldShaper = lanes[channel].shaper else { return true }

@@ -15,6 +15,9 @@ extension VoiceMixer {
     var send = RampFollower(value: 0, request: RampRequest(target: 0, frames: 0).packed)
     /// The mix frame it waits for before it sounds (0: none); it may fall mid-block.
     var startFrame: UInt64 = 0
+    /// A seek under way: 1 fades this block out and jumps to `seekTarget`, 2 fades the next in.
+    var seekPhase: UInt8 = 0
+    var seekTarget = 0
   }
 
   struct Bus {

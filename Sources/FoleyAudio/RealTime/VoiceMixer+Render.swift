@@ -101,6 +101,7 @@ extension VoiceMixer {
           }
         }
       }
+      if lanes[channel].stream == nil { takeSeek(channel) }
       let ended: Bool
       if let gain = directGains(channel) {
         ended = mixDirect(
@@ -108,6 +109,7 @@ extension VoiceMixer {
         )
       } else {
         ended = renderVoice(channel, frames: frames - offset)
+        if lanes[channel].seekPhase != 0 { fadeForSeek(channel, frames: frames - offset) }
         if offset > 0 { delayVoiceBuffer(by: offset, frames: frames) }
         add(voiceBuffer, into: bus, frames: frames)
         if lanes[channel].send.isMoving || lanes[channel].send.value > 0 {

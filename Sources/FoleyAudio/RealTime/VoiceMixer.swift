@@ -219,6 +219,7 @@ package final class VoiceMixer: @unchecked Sendable {
     lane.byteCount = start.chunk.byteCount
     lane.position = min(max(0, start.position) * bytesPerFrame, start.chunk.byteCount)
     lane.loops = start.loops
+    lane.seekPhase = 0
     lane.gain = .passUnretained(start.gain)
     lane.stream = start.stream.map { .passUnretained($0) }
     lane.voice = .passUnretained(start.voice)

@@ -89,6 +89,16 @@ final class VoiceShaper: @unchecked Sendable {
     configuredCutoff = .nan
   }
 
+  /// Forgets the input it holds (the lane jumped to another place): the resampler starts over
+  /// from the new place, its followers untouched.
+  func dropQueuedInput() {
+    src_reset(state)
+    inputStart = 0
+    inputCount = 0
+    discard = 0
+    sourceEnded = false
+  }
+
   /// Drops `count` input frames from the front of the queue.
   func consume(_ count: Int) {
     inputStart += count

@@ -93,6 +93,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawStartFrame = Atomic<Int>(-1)
   /// The frame of its sound the mix reached in its last block (-1: none yet): ``currentTime``.
   private let rawPlayhead = Atomic<Int>(-1)
+  /// The frame of its sound the game asked it to go to (-1: none); the mixing thread takes it.
+  let seekRequest = Atomic<Int>(-1)
   /// A volume tween asked for before the voice started, which its start applies: the volume it
   /// starts from (NaN: none), the tween's frames, easing and first frame. The audio queue's.
   let pendingLevelFrom = Atomic<UInt64>(Double.nan.bitPattern)
@@ -133,6 +135,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     rawPan.store(pan.bitPattern, ordering: .relaxed)
     pendingLevelFrom.store(Double.nan.bitPattern, ordering: .relaxed)
     rawPlayhead.store(-1, ordering: .relaxed)
+    seekRequest.store(-1, ordering: .relaxed)
     if hasModulators.load(ordering: .relaxed) {
       modulatorSlots.withLock { $0 = [] }
       hasModulators.store(false, ordering: .relaxed)
@@ -199,6 +202,25 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     guard frame >= 0, let rate = core?.format.sampleRate, rate > 0 else { return nil }
     return Double(frame) / Double(rate)
   }
+
+  /// Moves the voice to `seconds` into its sound (within its pass: the loops left stay as they
+  /// are), without a click: the mix fades the old place out over 64 frames and the new one in.
+  /// Out of the sound's range it is clamped to it; NaN does nothing. ``currentTime`` reads the new
+  /// place after the next block. A stream (music, speech) seeks through its player
+  /// (`MusicPlayer.seek(to:completion:)`), not here: on one this does nothing.
+  ///
+  /// ```swift
+  /// let loop = engine.play(ambience, loops: -1)
+  /// loop.seek(to: 12.5)     // the part of the loop that fits the new room
+  /// ```
+  public func seek(to seconds: Double) {
+    guard let core, !seconds.isNaN else { return }
+    let frame = Int((seconds.clamped(to: 0...1e7, or: 0) * Double(core.format.sampleRate)).rounded())
+    core.seek(self, toFrame: frame)
+  }
+
+  /// Whether the mix has played a block of it (any thread; no lock, no reference counting).
+  var hasPlayed: Bool { rawPlayhead.load(ordering: .relaxed) >= 0 }
 
   /// The mix's place in the sound after a block (mixing thread).
   @inline(__always)
