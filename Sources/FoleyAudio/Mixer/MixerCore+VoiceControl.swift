@@ -56,7 +56,8 @@ extension MixerCore {
       }
       if let orphan = state.orphans.firstIndex(where: { $0.voice === voice }) {
         guard state.orphans[orphan].stream == nil else { return }
-        state.orphans[orphan].position = min(max(0, frame), max(0, state.orphans[orphan].sound.buffer.frames - 1))
+        state.orphans[orphan].position = min(
+          max(0, frame), max(0, state.orphans[orphan].sound.buffer.frames - 1))
         return
       }
       if let channel = table.channel(of: voice), table[channel]?.stream != nil { return }
