@@ -64,7 +64,7 @@ extension SoundMapParser {
         errors.append("\(here): must be an object with \"mix\" and/or \"parameters\"")
         continue
       }
-      unknownKeys(in: entry, allowed: ["mix", "parameters", "mode", "priority"], at: here)
+      unknownKeys(in: entry, allowed: ["mix", "parameters", "mode", "priority", "intensity"], at: here)
       var snapshot = MixSnapshot(name)
       if let mode = entry["mode"] {
         guard let text = mode as? String, let chosen = MixSnapshot.Mode(rawValue: text) else {
@@ -93,6 +93,17 @@ extension SoundMapParser {
         }
       }
       if let mix = entry["mix"] { snapshot.buses = snapshotMix(mix, at: "\(here).mix") }
+      if let intensity = entry["intensity"] {
+        // The snapshot follows a parameter: its intensity is the curve's value there.
+        guard let object = intensity as? [String: Any] else {
+          errors.append("\(here).intensity: must be {\"parameter\", \"curve\"} (intensities 0…1)")
+          continue
+        }
+        guard
+          let driver = curve(onParameter: object, at: "\(here).intensity", values: 0...1, unit: "intensity")
+        else { continue }
+        snapshot.driver = MixSnapshot.Driver(parameter: driver.name, curve: driver.curve)
+      }
       found[name] = snapshot
     }
     return found
@@ -191,6 +202,16 @@ extension SoundMapParser {
   }
 
   mutating func parameterCurve(_ object: [String: Any], at path: String) -> Modulator? {
+    curve(onParameter: object, at: path, values: -96...24, unit: "dB").map {
+      .parameter($0.name, curve: $0.curve)
+    }
+  }
+
+  /// `{"parameter", "curve", "interpolation"}`: a curve on a parameter whose values (in `unit`)
+  /// lie in `values`.
+  mutating func curve(
+    onParameter object: [String: Any], at path: String, values: ClosedRange<Double>, unit: String
+  ) -> (name: String, curve: ParameterCurve)? {
     unknownKeys(in: object, allowed: ["parameter", "curve", "interpolation"], at: path)
     guard let name = object["parameter"] as? String, !name.isEmpty else {
       errors.append("\(path).parameter: must be a parameter's name")
@@ -206,22 +227,24 @@ extension SoundMapParser {
       interpolation = chosen
     }
     guard let points = object["curve"] as? [Any] else {
-      errors.append("\(path).curve: must be a list of [value, dB] points")
+      errors.append("\(path).curve: must be a list of [value, \(unit)] points")
       return nil
     }
     var pairs: [(Double, Double)] = []
     for (index, point) in points.enumerated() {
       guard let pair = point as? [Any], pair.count == 2,
         let x = number(pair[0], at: "\(path).curve[\(index)][0]", in: -1e9...1e9),
-        let y = number(pair[1], at: "\(path).curve[\(index)][1]", in: -96...24)
+        let y = number(pair[1], at: "\(path).curve[\(index)][1]", in: values)
       else {
-        if (point as? [Any])?.count != 2 { errors.append("\(path).curve[\(index)]: must be [value, dB]") }
+        if (point as? [Any])?.count != 2 {
+          errors.append("\(path).curve[\(index)]: must be [value, \(unit)]")
+        }
         return nil
       }
       pairs.append((x, y))
     }
     do {
-      return .parameter(name, curve: try ParameterCurve(pairs, interpolation: interpolation))
+      return (name, try ParameterCurve(pairs, interpolation: interpolation))
     } catch {
       errors.append("\(path).curve: \(error)")
       return nil

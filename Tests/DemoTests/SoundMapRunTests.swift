@@ -76,6 +76,48 @@ struct SoundMapRunTests {
       abs(move.lowBack) < 0.5 && abs(move.highBack) < 0.5, "back by \(move.lowBack), \(move.highBack) dB")
   }
 
+  @Test(
+    "a snapshot whose intensity follows a parameter: the parameter tweened to 1 takes the music down 12 dB and its highs more; back to 0, it comes back"
+  )
+  func snapshotDrivenByAParameter() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let driven = Self.map.replacingOccurrences(
+      of: #""snapshots": {"muffled": {"mix""#,
+      with:
+        #""snapshots": {"muffled": {"intensity": {"parameter": "speed", "curve": [[0, 0], [1, 1]]}, "mix""#)
+    try Data(driven.utf8).write(to: folder.appendingPathComponent("map.json"))
+    let script = try Self.write(
+      #"""
+      [{"at": 0, "post": "music"},
+       {"at": 2, "parameter": "speed", "value": 1, "tween": 0.5},
+       {"at": 3.5, "parameter": "speed", "value": 0, "tween": 0.5}]
+      """#, in: folder)
+    let output = temporaryFile("run-driven.raw")
+    defer { try? FileManager.default.removeItem(at: output) }
+    let run = try runDemoCommand(
+      ["soundmap", "run", folder.appendingPathComponent("map.json").path, script.path],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let music = try DiskCapture(contentsOf: output, format: .float32).left
+    let onset = try #require(music.audibleRange()?.lowerBound)
+    let back = onset + 3 * 48_000 + 24_000
+    try #require(music.count > back + 48_000, "captured \(music.count) frames")
+    let move = SnapshotMove(music, at: onset + 2 * 48_000, back: back)
+    #expect(abs(move.lowDrop - 12) < 1, "the music went down \(move.lowDrop) dB")
+    #expect(move.highBeyondLow >= 15, "its band above 3 kHz went down \(move.highBeyondLow) dB more")
+    #expect(move.largestStep <= 0.5, "a step of \(move.largestStep) dB in 10 ms")
+    #expect(
+      abs(move.lowBack) < 0.5 && abs(move.highBack) < 0.5, "back by \(move.lowBack), \(move.highBack) dB")
+    // A curve beyond intensities is refused with its path.
+    let bad = folder.appendingPathComponent("bad.json")
+    try Data(driven.replacingOccurrences(of: "[[0, 0], [1, 1]]", with: "[[0, 0], [1, 2]]").utf8).write(
+      to: bad)
+    let check = try runDemoCommand(["soundmap", "check", bad.path])
+    #expect(check.status == 2)
+    #expect(check.errors.contains(#"snapshots["muffled"].intensity.curve[1][1]"#), "\(check.errors)")
+  }
+
   @Test("a bad script is refused with every error's JSON path and the nearest names; nothing plays")
   func badScripts() throws {
     let folder = try Self.folder()

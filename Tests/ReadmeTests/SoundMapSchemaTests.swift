@@ -130,6 +130,10 @@ struct SoundMapSchemaTests {
       true
     ),
     (
+      #"{ "version": 1, "parameters": { "p": { "range": [0, 1] } }, "events": { "a": { "play": "a.wav" } }, "snapshots": { "s": { "intensity": { "parameter": "p", "curve": [[0, 0], [1, 2]] } } } }"#,
+      true
+    ),
+    (
       #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "lfo": { "rateHz": 4, "depthDb": 6 }, "target": "pitch" }] } } }"#,
       true
     ),

@@ -105,6 +105,13 @@ extension AudioEngine {
     let wasDefined = core.parameterRegistry.withLock { $0.snapshots[name] != nil }
     let registry = try core.parameterRegistry.withLock { registry throws(ParameterError) in
       var next = registry
+      if let driver = snapshot.driver {
+        _ = try next.parameter(driver.parameter)
+        guard driver.curve.points.allSatisfy({ (0...1).contains($0.y) }) else {
+          throw .invalid(
+            "snapshot \"\(name)\": its driver's curve gives intensities, each within 0…1: \(driver.curve)")
+        }
+      }
       for (parameterName, value) in snapshot.parameters {
         let parameter = try next.parameter(parameterName)
         guard value.isFinite, parameter.range.contains(value) else {
@@ -125,7 +132,7 @@ extension AudioEngine {
       let known = next.snapshots[name]
       next.snapshots[name] = .init(
         index: index, snapshot: snapshot, order: known?.order ?? next.defined,
-        intensity: known?.intensity ?? 0)
+        intensity: known?.intensity ?? (snapshot.driver == nil ? 0 : 1))
       var perBus: [SoundCategory: Int] = [:]
       var perParameter: [String: Int] = [:]
       for entry in next.snapshots.values {
@@ -146,7 +153,7 @@ extension AudioEngine {
       return next
     }
     let index = registry.snapshots[name]?.index ?? 0
-    if !wasDefined { core.defineTrack(index, value: 0, range: 0...1) }
+    if !wasDefined { core.defineTrack(index, value: snapshot.driver == nil ? 0 : 1, range: 0...1) }
     core.installSnapshots(registry)
   }
 

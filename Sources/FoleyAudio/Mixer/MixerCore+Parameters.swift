@@ -120,6 +120,10 @@ extension MixerCore {
       }
     }
     let parameterIndices = registry.parameters.values.map(\.index)
+    let drivers = registry.snapshots.values.map { entry in
+      (entry.index, entry.snapshot.driver.flatMap { registry.parameters[$0.parameter]?.index } ?? -1,
+        entry.snapshot.driver.map { CurvePoints($0.curve) } ?? CurvePoints())
+    }
     queue.async { [self, stagesByBus, overrides] in
       guard state.isOpen else { return }
       backend.withAudioLock {
@@ -129,6 +133,9 @@ extension MixerCore {
           mixer.setSnapshotStages(stages.map(\.0), filters: stages.flatMap(\.1), on: bus)
         }
         for index in parameterIndices { mixer.parameters.setOverrides(overrides[index] ?? [], of: index) }
+        for (index, parameter, curve) in drivers {
+          mixer.parameters.setDriver(of: index, parameter: parameter, curve: curve)
+        }
       }
     }
   }
@@ -148,12 +155,7 @@ extension MixerCore {
       case .parameter(let name, let curve):
         slot.kind = .curve
         slot.parameter = try registry.parameter(name).index
-        slot.pointCount = curve.points.count
-        for (index, point) in curve.points.enumerated() {
-          slot.xs[index] = Float(point.x)
-          slot.ys[index] = Float(point.y)
-        }
-        slot.isSmooth = curve.interpolation == .smooth
+        slot.points = CurvePoints(curve)
       case .lfo(let lfo):
         slot.kind = .oscillator
         slot.wave = UInt8(LFO.Wave.allCases.firstIndex(of: lfo.wave) ?? 0)

@@ -20,7 +20,31 @@
 /// try engine.applySnapshot("muffled", tween: Tween(duration: 0.5))
 /// try engine.releaseSnapshot("muffled", tween: Tween(duration: 1, easing: .easeIn))
 /// ```
+///
+/// A snapshot can follow a game parameter instead of being moved by hand (``driver``): its
+/// intensity is then the curve's value at the parameter, times the intensity applied (1 from its
+/// definition; released, it rests at 0 whatever the parameter says).
+///
+/// ```swift
+/// try engine.defineParameter("danger", range: 0...1, default: 0)
+/// var danger = MixSnapshot("danger", buses: [.music: .init(volumeDecibels: -6)])
+/// danger.driver = MixSnapshot.Driver(parameter: "danger", curve: try ParameterCurve([(0.2, 0), (1, 1)]))
+/// try engine.defineSnapshot(danger)
+/// try engine.setParameter("danger", to: 0.8, tween: 0.25)   // the mix follows
+/// ```
 public struct MixSnapshot: Sendable, Hashable {
+  /// A game parameter a snapshot's intensity follows, through a curve whose values are
+  /// intensities (0…1). It follows the game's value of the parameter, before any snapshot sets it.
+  public struct Driver: Sendable, Hashable {
+    public var parameter: String
+    public var curve: ParameterCurve
+
+    public init(parameter: String, curve: ParameterCurve) {
+      self.parameter = parameter
+      self.curve = curve
+    }
+  }
+
   /// How a snapshot combines with those below it.
   public enum Mode: String, Sendable, Hashable, CaseIterable {
     /// Towards its own values, by its intensity.
@@ -52,15 +76,18 @@ public struct MixSnapshot: Sendable, Hashable {
   public var mode: Mode
   /// Higher priorities combine later: an override of a higher priority wins.
   public var priority: Int
+  /// The game parameter its intensity follows (nil: moved by hand only).
+  public var driver: Driver?
 
   public init(
     _ name: String, buses: [SoundCategory: BusChange] = [:], parameters: [String: Double] = [:],
-    mode: Mode = .override, priority: Int = 0
+    mode: Mode = .override, priority: Int = 0, driver: Driver? = nil
   ) {
     self.name = name
     self.buses = buses
     self.parameters = parameters
     self.mode = mode
     self.priority = priority
+    self.driver = driver
   }
 }

@@ -10,10 +10,7 @@ struct ModulatorSlot: Sendable {
 
   var kind = Kind.none
   var parameter = 0
-  var xs = SIMD8<Float>()
-  var ys = SIMD8<Float>()
-  var pointCount = 0
-  var isSmooth = false
+  var points = CurvePoints()
   var wave: UInt8 = 0
   var cyclesPerFrame: Double = 0
   var depth: Float = 0
@@ -23,9 +20,32 @@ struct ModulatorSlot: Sendable {
 
   /// The curve's decibels where its parameter is at `x`.
   @inline(__always)
-  func curve(at x: Float) -> Float {
+  func curve(at x: Float) -> Float { points.value(at: x) }
+}
+
+/// A ``ParameterCurve`` as the mixing thread reads it: up to eight points in two vectors.
+struct CurvePoints: Sendable {
+  var xs = SIMD8<Float>()
+  var ys = SIMD8<Float>()
+  var count = 0
+  var isSmooth = false
+
+  init() {}
+
+  init(_ curve: ParameterCurve) {
+    count = min(curve.points.count, 8)
+    for (index, point) in curve.points.prefix(8).enumerated() {
+      xs[index] = Float(point.x)
+      ys[index] = Float(point.y)
+    }
+    isSmooth = curve.interpolation == .smooth
+  }
+
+  /// The curve's value at `x` (its first point's before it, its last's after).
+  @inline(__always)
+  func value(at x: Float) -> Float {
     if !(x > xs[0]) { return ys[0] }
-    let last = pointCount - 1
+    let last = count - 1
     if x >= xs[last] { return ys[last] }
     var index = 1
     while index < last, xs[index] < x { index += 1 }

@@ -28,6 +28,9 @@ struct ParameterTrack {
   var lower: Float = 0
   var upper: Float = 1
   var overrideCount = 0
+  /// For a snapshot's intensity: the game parameter it follows (-1: none), through `drive`.
+  var driver = -1
+  var drive = CurvePoints()
 
   /// The value the game gave it on `frame`, before any snapshot.
   @inline(__always)
@@ -81,10 +84,28 @@ package final class ParameterTable: @unchecked Sendable {
     guard count > 0 else { return value }
     for slot in 0..<count {
       let change = overrides[index * Self.overridesPerParameter + slot]
-      let intensity = tracks[change.intensity].raw(at: frame)
+      let intensity = intensity(change.intensity, at: frame)
       value = change.isBlend ? value + change.value * intensity : value + (change.value - value) * intensity
     }
     return min(max(value, tracks[index].lower), tracks[index].upper)
+  }
+
+  /// Snapshot intensity `index` on `frame`: as applied, times its driver's curve (0…1) at the game's
+  /// value of the parameter it follows (before any snapshot sets it: no snapshot drives another).
+  @inline(__always)
+  func intensity(_ index: Int, at frame: UInt64) -> Float {
+    let applied = tracks[index].raw(at: frame)
+    let driver = tracks[index].driver
+    guard driver >= 0 else { return applied }
+    let x = min(max(tracks[driver].raw(at: frame), tracks[driver].lower), tracks[driver].upper)
+    return applied * min(max(tracks[index].drive.value(at: x), 0), 1)
+  }
+
+  /// Makes intensity `index` follow parameter `parameter` (-1: none) through `curve` (queue,
+  /// under the audio lock).
+  func setDriver(of index: Int, parameter: Int, curve: CurvePoints) {
+    tracks[index].driver = parameter
+    tracks[index].drive = curve
   }
 
   /// Starts track `index` at `value`, at once, within `range`, setting nothing (queue, under the

@@ -25,7 +25,7 @@ extension VoiceMixer {
     let base = bus * Self.snapshotsPerBus
     for index in 0..<buses[bus].snapshotCount {
       let stage = snapshotStages[base + index]
-      let intensity = parameters.value(stage.intensity, at: frame)
+      let intensity = parameters.intensity(stage.intensity, at: frame)
       decibels =
         stage.isBlend
         ? decibels + stage.decibels * intensity : decibels + (stage.decibels - decibels) * intensity
@@ -84,7 +84,7 @@ extension VoiceMixer {
     {
       let stage = snapshotStages[base + index]
       let atRest =
-        parameters.value(stage.intensity, at: clock) == 0 && parameters.value(stage.intensity, at: end) == 0
+        parameters.intensity(stage.intensity, at: clock) == 0 && parameters.intensity(stage.intensity, at: end) == 0
       if atRest {
         // Released: the filters leave the chain, and come back from rest.
         if stage.engaged {
@@ -98,7 +98,7 @@ extension VoiceMixer {
       var done = 0
       while done < frames {
         let count = min(Self.snapshotInterval, frames - done)
-        let intensity = parameters.value(stage.intensity, at: clock &+ UInt64(done + count / 2))
+        let intensity = parameters.intensity(stage.intensity, at: clock &+ UInt64(done + count / 2))
         let chunk = buffer + done * channels
         if let low = stage.lowFilter {
           let frequency =
