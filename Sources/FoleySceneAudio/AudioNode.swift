@@ -42,6 +42,24 @@ open class AudioNode: Node {
   public var modulators: [Modulator] = [] {
     didSet { applyModulators() }
   }
+  /// The node's own values of game parameters, by name (``setParameter(_:to:tween:)``).
+  public private(set) var parameters: [String: Double] = [:]
+
+  /// Sets the node's own value of game parameter `name`, at once or along `tween`: its
+  /// modulators that follow `name` read it in place of the engine's value (`Voice.setParameter`),
+  /// for the voice playing now and every one it starts.
+  ///
+  /// ```swift
+  /// let car = AudioNode(fileNamed: "motor.wav")
+  /// car.modulators = [.parameter("rpm", curve: try ParameterCurve([(0, -20), (1, 0)]))]
+  /// try car.setParameter("rpm", to: 0.7, tween: 0.5)
+  /// ```
+  /// - Throws: what `Voice.setParameter` throws, when a voice plays; before one does, a name the
+  ///   engine does not define is logged when the voice starts.
+  public func setParameter(_ name: String, to value: Double, tween: Tween = .immediate) throws(ParameterError) {
+    if let voice, !voice.isFinished { try voice.setParameter(name, to: value, tween: tween) }
+    parameters[name] = value
+  }
   /// Why the file of ``init(url:)`` could not be read (nil: it was, or the node was made another
   /// way).
   public private(set) var readError: String?
@@ -184,6 +202,13 @@ open class AudioNode: Node {
       !started.isFinished
     else { return }
     voice = started
+    for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+      do {
+        try started.setParameter(name, to: value)
+      } catch {
+        started.core?.logger.warning("audio node \(self.name ?? "unnamed"): parameter \"\(name)\" refused: \(error)")
+      }
+    }
     if !modulators.isEmpty { applyModulators() }
   }
 

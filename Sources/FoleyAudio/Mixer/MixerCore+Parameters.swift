@@ -121,8 +121,10 @@ extension MixerCore {
     }
     let parameterIndices = registry.parameters.values.map(\.index)
     let drivers = registry.snapshots.values.map { entry in
-      (entry.index, entry.snapshot.driver.flatMap { registry.parameters[$0.parameter]?.index } ?? -1,
-        entry.snapshot.driver.map { CurvePoints($0.curve) } ?? CurvePoints())
+      (
+        entry.index, entry.snapshot.driver.flatMap { registry.parameters[$0.parameter]?.index } ?? -1,
+        entry.snapshot.driver.map { CurvePoints($0.curve) } ?? CurvePoints()
+      )
     }
     queue.async { [self, stagesByBus, overrides] in
       guard state.isOpen else { return }
@@ -166,6 +168,21 @@ extension MixerCore {
       slots.append(slot)
     }
     return slots
+  }
+
+  /// Moves `voice`'s own value of parameter track `index` along `tween` on its channel (a voice
+  /// not on one takes the value at its start: ``Voice/seededModulators``).
+  func setLocalParameter(_ index: Int, to value: Double, tween: Tween, of voice: Voice) {
+    let (frames, easing, start) = frames(of: tween)
+    queue.async { [self] in
+      guard state.isOpen, voice.state == .playing || voice.state == .paused, !voice.isVirtual else { return }
+      let channel = voice.channel
+      guard channel >= 0, table[channel]?.voice === voice else { return }
+      backend.withAudioLock {
+        table.gains[channel].setLocalParameter(
+          index, to: Float(value), frames: frames, easing: easing, start: start, clock: mixer.clock)
+      }
+    }
   }
 
   /// Gives a playing voice's channel its new modulators.

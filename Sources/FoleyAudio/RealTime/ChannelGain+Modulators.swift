@@ -1,3 +1,4 @@
+import FoleyCore
 import Foundation
 
 /// A modulator as the mixing thread runs it: a parameter's curve (up to eight points, in
@@ -11,6 +12,11 @@ struct ModulatorSlot: Sendable {
   var kind = Kind.none
   var parameter = 0
   var points = CurvePoints()
+  /// The voice's own value of the parameter (``Voice/setParameter(_:to:tween:)``), in place of
+  /// the engine's: the stretch under way and the one before it.
+  var hasLocal = false
+  var localEarlier = ParameterSegment()
+  var localCurrent = ParameterSegment()
   var wave: UInt8 = 0
   var cyclesPerFrame: Double = 0
   var depth: Float = 0
@@ -21,6 +27,12 @@ struct ModulatorSlot: Sendable {
   /// The curve's decibels where its parameter is at `x`.
   @inline(__always)
   func curve(at x: Float) -> Float { points.value(at: x) }
+
+  /// The voice's own value of the parameter on `frame`.
+  @inline(__always)
+  func localValue(at frame: UInt64) -> Float {
+    frame < localCurrent.start ? localEarlier.value(at: frame) : localCurrent.value(at: frame)
+  }
 }
 
 /// A ``ParameterCurve`` as the mixing thread reads it: up to eight points in two vectors.
@@ -73,6 +85,30 @@ extension ChannelGain {
     modulationFrame = .max
   }
 
+  /// Moves the voice's own value of parameter `parameter` to `value` over `frames` frames along
+  /// `easing`, from `start` (`UInt64.max`: the next block), from where it stands then (the
+  /// engine's value, the first time). Queue, under the audio lock; `clock` is the mix's next frame.
+  func setLocalParameter(
+    _ parameter: Int, to value: Float, frames: Int, easing: Easing, start: UInt64, clock: UInt64
+  ) {
+    let begin = start == .max ? clock : max(start, clock)
+    for index in 0..<modulatorCount
+    where modulators[index].kind == .curve && modulators[index].parameter == parameter {
+      var slot = modulators[index]
+      let from = slot.hasLocal ? slot.localValue(at: begin) : parameters.value(parameter, at: begin)
+      if !slot.hasLocal {
+        slot.localEarlier = ParameterSegment(from: from, to: from)
+      } else if slot.localCurrent.start <= clock {
+        slot.localEarlier = slot.localCurrent
+      }
+      slot.localCurrent = ParameterSegment(
+        from: from, to: value, start: begin, frames: max(1, frames), curve: easing)
+      slot.hasLocal = true
+      modulators[index] = slot
+    }
+    modulationFrame = .max
+  }
+
   /// Gives oscillators that have not run yet their first frame.
   @inline(__always)
   func startModulators(at frame: UInt64) {
@@ -110,7 +146,14 @@ extension ChannelGain {
     for index in 0..<modulatorCount {
       switch modulators[index].kind {
       case .curve:
-        decibels += modulators[index].curve(at: parameters.value(modulators[index].parameter, at: frame))
+        let parameter = modulators[index].parameter
+        let x =
+          modulators[index].hasLocal
+          ? min(
+            max(modulators[index].localValue(at: frame), parameters.tracks[parameter].lower),
+            parameters.tracks[parameter].upper)
+          : parameters.value(parameter, at: frame)
+        decibels += modulators[index].curve(at: x)
       case .oscillator:
         let origin = modulators[index].origin
         let cycles = frame > origin ? Double(frame &- origin) * modulators[index].cyclesPerFrame : 0

@@ -110,6 +110,8 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// The modulators the game set (``setModulators(_:)``), in the mixing thread's form; its
   /// channel takes them at every start.
   let modulatorSlots = Locked<[ModulatorSlot]>([])
+  /// The voice's own values of game parameters, by track (``setParameter(_:to:tween:)``).
+  let localParameters = Locked<[Int: Double]>([:])
   /// Whether ``modulatorSlots`` holds any: a play, a recycle and a start of a voice without
   /// modulators (nearly every one) read this flag and take no lock.
   let hasModulators = Atomic<Bool>(false)
@@ -138,6 +140,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     seekRequest.store(-1, ordering: .relaxed)
     if hasModulators.load(ordering: .relaxed) {
       modulatorSlots.withLock { $0 = [] }
+      localParameters.withLock { $0 = [:] }
       hasModulators.store(false, ordering: .relaxed)
     }
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
