@@ -56,7 +56,8 @@ open class AudioNode: Node {
   /// ```
   /// - Throws: what `Voice.setParameter` throws, when a voice plays; before one does, a name the
   ///   engine does not define is logged when the voice starts.
-  public func setParameter(_ name: String, to value: Double, tween: Tween = .immediate) throws(ParameterError) {
+  public func setParameter(_ name: String, to value: Double, tween: Tween = .immediate) throws(ParameterError)
+  {
     if let voice, !voice.isFinished { try voice.setParameter(name, to: value, tween: tween) }
     parameters[name] = value
   }
@@ -206,7 +207,8 @@ open class AudioNode: Node {
       do {
         try started.setParameter(name, to: value)
       } catch {
-        started.core?.logger.warning("audio node \(self.name ?? "unnamed"): parameter \"\(name)\" refused: \(error)")
+        started.core?.logger.warning(
+          "audio node \(self.name ?? "unnamed"): parameter \"\(name)\" refused: \(error)")
       }
     }
     if !modulators.isEmpty { applyModulators() }

@@ -45,4 +45,33 @@ struct AudioNodeModulatorTests {
     #expect(abs(quiet + 20) < 0.1, "at danger 0 the node plays at \(quiet) dB")
     #expect(abs(loud) < 0.1, "at danger 1 the node plays at \(loud) dB")
   }
+
+  @Test("an audio node's own value of a parameter, set before it plays, is what its voice follows")
+  func nodeKeepsItsOwnValue() throws {
+    var heard = 0..<0
+    let capture = try captureDiskOutput { engine, output in
+      try engine.defineParameter("rpm", range: 0...1, default: 0)
+      let scene = Scene(size: Size(width: 800, height: 600))
+      engine.attach(to: scene)
+      let car = AudioNode(data: makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5), name: "dc.wav")
+      car.isPositional = false
+      car.modulators = [.parameter("rpm", curve: try ParameterCurve([(0, -20), (1, 0)]))]
+      try car.setParameter("rpm", to: 0.5)
+      #expect(car.parameters == ["rpm": 0.5])
+      scene.addChild(car)
+      scene.update(deltaTime: 1.0 / 60)
+      #expect(waitUntil(timeout: 30) { car.voice?.startFrame != nil })
+      #expect(car.voice?.parameter("rpm") == 0.5)
+      #expect(output.waitForMore(seconds: 0.3))
+      let start = output.framesWritten
+      #expect(output.waitForMore(seconds: 0.2))
+      heard = start..<output.framesWritten
+      car.removeFromParent()
+      scene.update(deltaTime: 1.0 / 60)
+    }
+    let level = 20 * log10(capture.left.rms(in: heard) / Self.level)
+    #expect(
+      abs(level + 10) < 0.1,
+      "at its own rpm of 0.5 the node plays at \(level) dB (the engine's 0 would be -20)")
+  }
 }

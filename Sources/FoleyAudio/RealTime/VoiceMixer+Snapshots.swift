@@ -84,7 +84,8 @@ extension VoiceMixer {
     {
       let stage = snapshotStages[base + index]
       let atRest =
-        parameters.intensity(stage.intensity, at: clock) == 0 && parameters.intensity(stage.intensity, at: end) == 0
+        parameters.intensity(stage.intensity, at: clock) == 0
+        && parameters.intensity(stage.intensity, at: end) == 0
       if atRest {
         // Released: the filters leave the chain, and come back from rest.
         if stage.engaged {
