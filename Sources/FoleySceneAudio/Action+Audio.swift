@@ -18,9 +18,13 @@ extension Action {
   /// - Parameters:
   ///   - data: the sound's bytes, decoded once per engine and then reused.
   ///   - name: the asset's name for logs and errors.
-  ///   - volume, pan, loops, rate, start, fadeIn: the play's own, as
-  ///     `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)` takes them; the pan adds to the
-  ///     node's, the volume and rate multiply the node's.
+  ///   - volume: this play's gain in 0...1, times the node's volume.
+  ///   - pan: this play's stereo position, added to the node's.
+  ///   - loops: extra passes after the first; -1 loops until the voice is stopped.
+  ///   - rate: the playback rate it starts at, times the node's.
+  ///   - start: when it starts: now, or on a frame of the engine's clock, to the sample.
+  ///   - fadeIn: how it comes in, from silence, along a tween (at once unless given). The same
+  ///     options as `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)`.
   ///   - waitForCompletion: true to finish when the sound ends (seen at the next scene update);
   ///     false to finish at once.
   ///   - engine: the engine to play through; by default the one attached to the node's scene
@@ -70,9 +74,13 @@ extension Action {
   ///
   /// - Parameters:
   ///   - sound: what to play.
-  ///   - volume, pan, loops, rate, start, fadeIn: the play's own, as
-  ///     `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)` takes them; the pan adds to the
-  ///     node's, the volume and rate multiply the node's.
+  ///   - volume: this play's gain in 0...1, times the node's volume.
+  ///   - pan: this play's stereo position, added to the node's.
+  ///   - loops: extra passes after the first; -1 loops until the voice is stopped.
+  ///   - rate: the playback rate it starts at, times the node's.
+  ///   - start: when it starts: now, or on a frame of the engine's clock, to the sample.
+  ///   - fadeIn: how it comes in, from silence, along a tween (at once unless given). The same
+  ///     options as `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)`.
   ///   - waitForCompletion: true to finish when the sound ends; false to finish at once.
   ///   - engine: the engine to play through; by default the one attached to the node's scene.
   public static func playSound(

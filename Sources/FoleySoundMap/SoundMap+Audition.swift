@@ -8,7 +8,7 @@ extension SoundMap {
   /// that point of the scene the map plays for (the first, if more than one), so a positional
   /// event is heard where it would be. The point is held by one node the map adds to that scene,
   /// named ``auditionNodeName``, moved for each audition and removed when the map leaves the
-  /// scene. Without a scene, or without a position, it is a plain ``post(_:parameters:from:in:)``.
+  /// scene. Without a scene, or without a position, it is a plain ``post(_:parameters:from:in:volume:pan:rate:start:fadeIn:)``.
   /// Returns what it started.
   ///
   /// ```swift
