@@ -38,7 +38,7 @@ extension Action {
       PlaySoundBehavior(
         source: .data(SoundDataReference(data: data, name: name)), waitForCompletion: waitForCompletion,
         engine: engine, volume: volume, loops: loops,
-        options: PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
+        options: .given(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
   }
 
   /// Plays a sound file from the engine's asset root (`Assets/` by default), loaded and decoded
@@ -92,7 +92,7 @@ extension Action {
       PlaySoundBehavior(
         source: .sound(sound), waitForCompletion: waitForCompletion, engine: engine, volume: volume,
         loops: loops,
-        options: PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
+        options: .given(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
   }
 
   /// Changes the volume of the voices the node started (and will start) to `volume` over

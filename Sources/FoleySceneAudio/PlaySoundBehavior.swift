@@ -8,14 +8,14 @@ struct PlaySoundBehavior: ActionBehavior {
   package let engine: AudioEngine?
   package let volume: Double
   package let loops: Int
-  package let options: PlayOptions
+  package let options: PlayOptions?
   /// The sound's length when the action waits for it (for sequences, groups and timing curves):
   /// known for a decoded sound, read from the header for bytes, unknown (0) for a file by name.
   package let duration: TimeInterval
 
   package init(
     source: SoundSource, waitForCompletion: Bool, engine: AudioEngine?, volume: Double = 1, loops: Int = 0,
-    options: PlayOptions = PlayOptions()
+    options: PlayOptions? = nil
   ) {
     self.source = source
     self.waitForCompletion = waitForCompletion
@@ -24,7 +24,7 @@ struct PlaySoundBehavior: ActionBehavior {
     self.loops = loops
     self.options = options
     // A play that loops for ever, or starts later, has no length to wait for that a header says.
-    let passes = loops < 0 ? 0 : Double(loops + 1) / options.rate
+    let passes = loops < 0 ? 0 : Double(loops + 1) / (options?.rate ?? 1)
     switch (waitForCompletion, source) {
     case (true, .sound(let sound)): duration = sound.duration * passes
     case (true, .data(let reference)): duration = (SoundProbe.duration(of: reference.data) ?? 0) * passes

@@ -18,7 +18,7 @@ package enum SceneVoices {
   ///     and fade-in.
   package static func start(
     _ source: SoundSource, for node: Node?, engine: AudioEngine? = nil, volume: Double = 1, loops: Int = 0,
-    positional: Bool? = nil, options: PlayOptions = PlayOptions()
+    positional: Bool? = nil, options: PlayOptions? = nil
   ) -> Voice? {
     // `if let`, not `Optional.map` or `flatMap` with a closure: main-actor code handing a closure
     // to the standard library (a Swift 5 module) checks its executor on every call, three per
@@ -55,7 +55,7 @@ package enum SceneVoices {
   @inline(__always)
   private static func start(
     _ source: SoundSource, for node: Node?, core: MixerCore, link: SceneAudioLink?, audio: UnsafeRawPointer?,
-    volume: Double, loops: Int, positional: Bool = false, options: PlayOptions
+    volume: Double, loops: Int, positional: Bool = false, options: PlayOptions?
   ) -> Voice {
     var held: Unmanaged<NodeAudio>?
     if let audio { held = Unmanaged<NodeAudio>.fromOpaque(audio) }
@@ -69,8 +69,10 @@ package enum SceneVoices {
       groupVolume = audio.effectiveVolume
       rate = audio.playbackRate
     }
-    pan += options.pan
-    rate *= options.rate
+    if let options {
+      pan += options.pan
+      rate *= options.rate
+    }
     // Reckoned once: the voice's first placement, and where the link follows it from.
     var place: ScenePlace?
     if placed { place = link!.place(of: node!) }
@@ -82,14 +84,18 @@ package enum SceneVoices {
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
         rate: rate, into: &link!.batch)
       // Still the batch's until the update ends: its start and fade-in are set before the queue sees it.
-      if !options.isPlain {
+      if let options, !options.isPlain {
         core.prepareStart(of: voice, schedule: AudioEngine.schedule(options.start), fadeIn: options.fadeIn)
       }
-    } else {
+    } else if let options {
       voice = core.requestPlay(
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
         rate: rate, schedule: AudioEngine.schedule(options.start),
         fadeIn: options.fadeIn.usableDuration > 0 ? options.fadeIn : nil)
+    } else {
+      voice = core.requestPlay(
+        source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
+        rate: rate)
     }
     guard let node, !voice.isFinished else { return voice }
     if let audio {

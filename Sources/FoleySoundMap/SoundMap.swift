@@ -91,7 +91,7 @@ public final class SoundMap {
   @exclusivity(unchecked) public internal(set) var statistics = Statistics()
   /// The play options of the post being handled (a scene's own posts have none).
   var postVolume = 1.0
-  var postOptions = PlayOptions()
+  var postOptions: PlayOptions?
   /// The errors of the last reload that failed (the map kept what it had); empty otherwise.
   public internal(set) var lastErrors: [String] = []
   /// The latest reloads of the map's file (at most ``keptReloads``), oldest first: what each
@@ -288,10 +288,10 @@ public final class SoundMap {
   ) -> [PlayedSound] {
     let scene = scene ?? node?.scene
     postVolume = volume.clamped(to: 0...1, or: 1)
-    postOptions = PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)
+    postOptions = .given(pan: pan, rate: rate, start: start, fadeIn: fadeIn)
     defer {
       postVolume = 1
-      postOptions = PlayOptions()
+      postOptions = nil
     }
     handle(
       GameEvent(name: name, parameters: parameters, node: node, time: scene?.currentTime ?? Self.now),

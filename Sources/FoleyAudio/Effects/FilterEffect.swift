@@ -30,7 +30,7 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
   /// The filter's quality (0.7071 is the flattest low- or high-pass; higher is a sharper peak).
   public let q: Double
   /// Target log2(hertz), and the tween's duration in microseconds.
-  private let frequencyRequest: Atomic<WordPair>
+  private let frequencyRequest: RampCell
   private var frequency = RampFollower(value: 0, request: WordPair(first: 0, second: 0))
   private var filter: StateVariableFilter?
 
@@ -40,14 +40,14 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
     self.kind = kind
     self.q = q.clamped(to: 0.1...20, or: 0.5.squareRoot())
     let value = Float(log2(frequency.clamped(to: 10...20_000, or: 1_000)))
-    frequencyRequest = Atomic(RampRequest(target: value, frames: 0).packed)
+    frequencyRequest = RampCell(RampRequest(target: value, frames: 0).packed)
     super.init()
-    self.frequency = RampFollower(value: value, request: frequencyRequest.load(ordering: .relaxed))
+    self.frequency = RampFollower(value: value, request: frequencyRequest.value)
   }
 
   /// The frequency last asked for, in hertz.
   public var frequencyHertz: Double {
-    Double(exp2(RampRequest(packed: frequencyRequest.load(ordering: .relaxed)).target))
+    Double(exp2(RampRequest(packed: frequencyRequest.value).target))
   }
 
   /// Moves the frequency to `hertz` along `tween` (at once unless given), on a logarithmic scale:
@@ -61,7 +61,7 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
   public func setFrequency(_ hertz: Double, tween: Tween = .immediate) {
     guard !hertz.isNaN else { return }
     let value = Float(log2(hertz.clamped(to: 10...20_000, or: 1_000)))
-    frequencyRequest.store(EffectRamp.request(value, tween: tween), ordering: .relaxed)
+    frequencyRequest.store(EffectRamp.request(value, tween: tween))
   }
 
   package override func prepare() {
@@ -88,7 +88,7 @@ public final class FilterEffect: AudioEffect, @unchecked Sendable {
   ) -> Bool {
     guard let filter else { return false }
     EffectRamp.follow(
-      &frequency, frequencyRequest.load(ordering: .relaxed), sampleRate: sampleRate, clock: clock)
+      &frequency, frequencyRequest, sampleRate: sampleRate, clock: clock)
     if !frequency.isMoving {
       filter.process(samples, frames: frames)
     } else {
@@ -117,7 +117,11 @@ enum EffectRamp {
   }
 
   @inline(__always)
-  static func follow(_ follower: inout RampFollower, _ request: WordPair, sampleRate: Int, clock: UInt64) {
+  static func follow(
+    _ follower: inout RampFollower, _ cell: borrowing RampCell, sampleRate: Int, clock: UInt64
+  ) {
+    guard follower.takesGeneration(of: cell) else { return }
+    let request = cell.value
     var converted = RampRequest(packed: request)
     converted.frames = UInt32(clamping: Int(Double(converted.frames) * Double(sampleRate) / 1e6))
     // The follower compares what it is given; pass the original bits so an unchanged request

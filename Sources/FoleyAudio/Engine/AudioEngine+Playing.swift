@@ -96,6 +96,13 @@ package struct PlayOptions: Sendable {
     self.fadeIn = fadeIn
   }
 
+  /// The options of a play that asks for none (nil): what a trigger carries, so the common play
+  /// pays one check for them.
+  package static func given(pan: Double, rate: Double, start: Tween.Start, fadeIn: Tween) -> PlayOptions? {
+    guard pan != 0 || rate != 1 || start != .now || fadeIn.duration != 0 else { return nil }
+    return PlayOptions(pan: pan, rate: rate, start: start, fadeIn: fadeIn)
+  }
+
   /// Nothing to set on the voice but what its request carries.
   package var isPlain: Bool { start == .now && fadeIn.usableDuration == 0 }
 }

@@ -162,8 +162,8 @@ extension MixerCore {
   /// a shaped voice advances by its rate (and doppler) as it is now.
   func sourceFrames(of voice: Voice, in elapsed: Int) -> Int {
     let rate = Double(
-      RampRequest(packed: voice.rateRequest.load(ordering: .relaxed)).target
-        * RampRequest(packed: voice.dopplerRequest.load(ordering: .relaxed)).target)
+      RampRequest(packed: voice.rateRequest.value).target
+        * RampRequest(packed: voice.dopplerRequest.value).target)
     return rate == 1 ? elapsed : Int((Double(elapsed) * max(0, rate)).rounded())
   }
 

@@ -50,6 +50,44 @@ struct RampRequest: Equatable, Sendable {
   }
 }
 
+/// Where a ``RampRequest`` waits for the mixing thread: the request in one 128-bit atomic, and a
+/// generation that changes with every store. The mix reads the generation (one plain load) each
+/// block and the pair (a `cmpxchg16b`) only when it changed; a store pairs the two in that order,
+/// so the pair read is the newest, whole. A voice never shaped since it was last recycled costs
+/// its recycling plain loads only.
+struct RampCell: ~Copyable, @unchecked Sendable {
+  private let pair: Atomic<WordPair>
+  let generation = Atomic<UInt64>(0)
+  private let resting = Atomic<Bool>(true)
+  /// The request of a value left alone (rate 1, an open filter, no send).
+  let rest: WordPair
+
+  init(_ rest: WordPair) {
+    pair = Atomic(rest)
+    self.rest = rest
+  }
+
+  func store(_ value: WordPair) {
+    pair.store(value, ordering: .relaxed)
+    resting.store(value == rest, ordering: .relaxed)
+    generation.add(1, ordering: .releasing)
+  }
+
+  /// The request now (game thread, queue; the mix only when the generation moved).
+  var value: WordPair { pair.load(ordering: .acquiring) }
+
+  /// Whether the last request stored was the resting one (one plain load).
+  var isAtRest: Bool { resting.load(ordering: .relaxed) }
+
+  /// Back to rest, for a voice made new; nothing to do (plain loads) if never stored since.
+  func reset() {
+    guard generation.load(ordering: .relaxed) != 0 else { return }
+    pair.store(rest, ordering: .relaxed)
+    resting.store(true, ordering: .relaxed)
+    generation.store(0, ordering: .releasing)
+  }
+}
+
 /// The mixing thread's side of one tweened parameter: the stretch it moves along, the request
 /// waiting for its frame, and where it stands.
 ///
@@ -68,6 +106,8 @@ struct RampFollower {
   private var waiting: RampRequest?
   private var waitingStart: UInt64 = 0
   private var seen: WordPair
+  /// The generation of the cell last looked at (`UInt64.max`: look at it).
+  private var seenGeneration = UInt64.max
   /// Frames advanced so far.
   private var position: UInt64 = 0
 
@@ -81,6 +121,26 @@ struct RampFollower {
   /// Starts over at `value` (a new voice on the lane), already following `request`.
   package mutating func reset(to value: Float, request: WordPair) {
     self = RampFollower(value: value, request: request)
+  }
+
+  /// Takes up the cell's new request if there is one (its pair read only when its generation
+  /// moved); `clock` is the frame of the mix's clock the next ``advance(frames:)`` starts from.
+  @inline(__always)
+  package mutating func follow(_ cell: borrowing RampCell, at clock: UInt64) {
+    let generation = cell.generation.load(ordering: .acquiring)
+    guard generation != seenGeneration else { return }
+    seenGeneration = generation
+    follow(cell.value, at: clock)
+  }
+
+  /// Whether `cell` has moved since this follower last looked (one plain load), for a caller
+  /// that converts the request before following it.
+  @inline(__always)
+  package mutating func takesGeneration(of cell: borrowing RampCell) -> Bool {
+    let generation = cell.generation.load(ordering: .acquiring)
+    guard generation != seenGeneration else { return false }
+    seenGeneration = generation
+    return true
   }
 
   /// Takes up a new request if there is one; `clock` is the frame of the mix's clock the next

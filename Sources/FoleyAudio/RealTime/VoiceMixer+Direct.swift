@@ -15,14 +15,12 @@ extension VoiceMixer {
     guard lanes[channel].seekPhase == 0 else { return nil }
     let takesDirectPath = heldVoice._withUnsafeGuaranteedRef { voice -> Bool in
       guard voice.seekRequest.load(ordering: .relaxed) < 0 else { return false }
-      lanes[channel].send.follow(voice.sendRequest.load(ordering: .relaxed), at: clock)
+      lanes[channel].send.follow(voice.sendRequest, at: clock)
       guard lanes[channel].send.value == 0, !lanes[channel].send.isMoving else { return false }
       guard let heldShaper = lanes[channel].shaper else { return true }
       return heldShaper._withUnsafeGuaranteedRef { shaper in
         !shaper.isEngaged && !shaper.isFiltering
-          && voice.rateRequest.load(ordering: .relaxed) == VoiceShaping.unitRate
-          && voice.dopplerRequest.load(ordering: .relaxed) == VoiceShaping.unitRate
-          && voice.cutoffRequest.load(ordering: .relaxed) == VoiceShaping.openCutoff
+          && voice.rateRequest.isAtRest && voice.dopplerRequest.isAtRest && voice.cutoffRequest.isAtRest
       }
     }
     guard takesDirectPath, let gain = lanes[channel].gain else { return nil }

@@ -11,9 +11,9 @@ extension VoiceMixer {
       return fetchPadded(channel, frames: frames)
     }
     let shaper = shaperReference.takeUnretainedValue()
-    shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed), at: clock)
-    shaper.doppler.follow(voice.dopplerRequest.load(ordering: .relaxed), at: clock)
-    shaper.cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed), at: clock)
+    shaper.rate.follow(voice.rateRequest, at: clock)
+    shaper.doppler.follow(voice.dopplerRequest, at: clock)
+    shaper.cutoff.follow(voice.cutoffRequest, at: clock)
     let result: (consumed: Int, ended: Bool)
     if !shaper.isEngaged,
       shaper.rate.value != 1 || shaper.rate.isMoving || shaper.doppler.value != 1 || shaper.doppler.isMoving

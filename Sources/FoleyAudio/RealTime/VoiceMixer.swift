@@ -227,7 +227,7 @@ package final class VoiceMixer: @unchecked Sendable {
     // The followers' time starts on the lane's first frame (a scheduled voice waits for it).
     let begins = max(start.startFrame, clock)
     lane.send.reset(to: 0, request: RampRequest(target: 0, frames: 0).packed)
-    lane.send.follow(start.voice.sendRequest.load(ordering: .relaxed), at: begins)
+    lane.send.follow(start.voice.sendRequest, at: begins)
     lane.shaper?.takeUnretainedValue().reset(voice: start.voice, clock: begins)
     lane.startFrame = start.startFrame
     lanes[channel] = lane
@@ -247,7 +247,7 @@ package final class VoiceMixer: @unchecked Sendable {
       shaper.reset(voice: voice, clock: begins)
       // Mid-play: it starts following the voice's rate from here, primed from what it played.
       shaper.rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-      shaper.rate.follow(voice.rateRequest.load(ordering: .relaxed), at: begins)
+      shaper.rate.follow(voice.rateRequest, at: begins)
     }
     lanes[channel].shaper = .passUnretained(shaper)
   }

@@ -78,12 +78,12 @@ final class VoiceShaper: @unchecked Sendable {
     sourceEnded = false
     history.update(repeating: 0, count: Self.historyFrames * channels)
     rate.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-    rate.follow(voice.rateRequest.load(ordering: .relaxed), at: clock)
+    rate.follow(voice.rateRequest, at: clock)
     doppler.reset(to: 1, request: RampRequest(target: 1, frames: 0).packed)
-    doppler.follow(voice.dopplerRequest.load(ordering: .relaxed), at: clock)
+    doppler.follow(voice.dopplerRequest, at: clock)
     let open = VoiceShaping.openCutoffLog2
     cutoff.reset(to: open, request: RampRequest(target: open, frames: 0).packed)
-    cutoff.follow(voice.cutoffRequest.load(ordering: .relaxed), at: clock)
+    cutoff.follow(voice.cutoffRequest, at: clock)
     filter.reset()
     isFiltering = false
     configuredCutoff = .nan

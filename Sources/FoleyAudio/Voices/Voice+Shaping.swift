@@ -31,7 +31,7 @@ package enum VoiceShaping {
 /// A number outside its range is clamped to it; NaN leaves the value as it was.
 extension Voice {
   /// The playback rate last asked for: 1 is as recorded, 2 an octave up and twice as fast.
-  public var playbackRate: Double { Double(RampRequest(packed: rateRequest.load(ordering: .relaxed)).target) }
+  public var playbackRate: Double { Double(RampRequest(packed: rateRequest.value).target) }
 
   /// Moves the playback rate to `rate` (0.25…4) along `tween` (at once unless given). Rates
   /// other than 1 go through libsamplerate's band-limited sinc resampler; the rate is set once a
@@ -39,7 +39,7 @@ extension Voice {
   public func setPlaybackRate(_ rate: Double, tween: Tween = .immediate) {
     guard let core, !rate.isNaN else { return }
     let value = rate.clamped(to: VoiceShaping.rates, or: 1)
-    rateRequest.store(request(Float(value), tween: tween, core: core, minimumFrames: 0), ordering: .relaxed)
+    rateRequest.store(request(Float(value), tween: tween, core: core, minimumFrames: 0))
     if value != 1 { requestShaper(core) }
   }
 
@@ -83,7 +83,7 @@ extension Voice {
     let value = log2(hertz)
     let frames = core.declickFrames
     cutoffRequest.store(
-      request(Float(value), tween: tween, core: core, minimumFrames: frames), ordering: .relaxed)
+      request(Float(value), tween: tween, core: core, minimumFrames: frames))
     if Float(value) < VoiceShaping.openCutoffLog2 { requestShaper(core) }
   }
 
@@ -106,7 +106,7 @@ extension Voice {
         Double(bitPattern: ownSend.load(ordering: .relaxed)),
         Double(bitPattern: acousticSend.load(ordering: .relaxed))))
     sendRequest.store(
-      request(value, tween: tween, core: core, minimumFrames: core.declickFrames), ordering: .relaxed)
+      request(value, tween: tween, core: core, minimumFrames: core.declickFrames))
   }
 
   /// Sets the doppler factor (0.5…2 in practice), reached over `frames` frames: the scene calls it
@@ -117,8 +117,7 @@ extension Voice {
       RampRequest(
         target: Float(factor.clamped(to: VoiceShaping.rates, or: 1)), frames: UInt32(clamping: max(0, frames))
       )
-      .packed,
-      ordering: .relaxed)
+      .packed)
     if factor != 1 { requestShaper(core) }
   }
 
@@ -126,7 +125,7 @@ extension Voice {
   func startRate(_ rate: Double) {
     guard !rate.isNaN else { return }
     let value = rate.clamped(to: VoiceShaping.rates, or: 1)
-    rateRequest.store(RampRequest(target: Float(value), frames: 0).packed, ordering: .relaxed)
+    rateRequest.store(RampRequest(target: Float(value), frames: 0).packed)
     if value != 1 { needsShaper.store(true, ordering: .relaxed) }
   }
 

@@ -42,11 +42,11 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   private let rawChannel = Atomic<Int>(-1)
   /// The shaping the game asked for, read by the mixing thread each buffer (see
   /// `Voice+Shaping.swift`): playback rate, low-pass cutoff (log2 of hertz), reverb send.
-  let rateRequest = Atomic<WordPair>(VoiceShaping.unitRate)
-  let cutoffRequest = Atomic<WordPair>(VoiceShaping.openCutoff)
-  let sendRequest = Atomic<WordPair>(VoiceShaping.noSend)
+  let rateRequest = RampCell(VoiceShaping.unitRate)
+  let cutoffRequest = RampCell(VoiceShaping.openCutoff)
+  let sendRequest = RampCell(VoiceShaping.noSend)
   /// The doppler factor the scene gives a positional voice, multiplied into its rate.
-  let dopplerRequest = Atomic<WordPair>(VoiceShaping.unitRate)
+  let dopplerRequest = RampCell(VoiceShaping.unitRate)
   /// The cutoff (hertz) and send the game asked for, and those the scene's walls and rooms give
   /// (``setAcoustics(cutoff:send:over:)``): the filter gets the lower cutoff, the reverb the
   /// larger send.
@@ -145,10 +145,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     }
     rawGroupVolume.store(Double(1).bitPattern, ordering: .relaxed)
     rawChannel.store(-1, ordering: .relaxed)
-    rateRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
-    cutoffRequest.store(VoiceShaping.openCutoff, ordering: .relaxed)
-    sendRequest.store(VoiceShaping.noSend, ordering: .relaxed)
-    dopplerRequest.store(VoiceShaping.unitRate, ordering: .relaxed)
+    rateRequest.reset()
+    cutoffRequest.reset()
+    sendRequest.reset()
+    dopplerRequest.reset()
     ownCutoff.store(Double(20_000).bitPattern, ordering: .relaxed)
     acousticCutoff.store(Double(20_000).bitPattern, ordering: .relaxed)
     ownSend.store(Double(0).bitPattern, ordering: .relaxed)
