@@ -136,7 +136,7 @@ struct RampFollower {
   /// Whether `cell` has moved since this follower last looked (one plain load), for a caller
   /// that converts the request before following it.
   @inline(__always)
-  package mutating func takesGeneration(of cell: borrowing RampCell) -> Bool {
+  mutating func takesGeneration(of cell: borrowing RampCell) -> Bool {
     let generation = cell.generation.load(ordering: .acquiring)
     guard generation != seenGeneration else { return false }
     seenGeneration = generation
