@@ -1,7 +1,6 @@
 import Dispatch
 @_spi(FoleyStreams) public import FoleyAudio
 public import FoleyCore
-import FoleyCore
 import Foundation
 
 /// Speaks utterances through an `AudioEngine`: AVSpeechSynthesizer for games, on espeak-ng.

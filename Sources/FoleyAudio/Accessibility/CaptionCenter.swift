@@ -1,5 +1,4 @@
 public import FoleyCore
-import FoleyCore
 import Foundation
 
 /// Where the scene has placed a voice, as seen from its listener (for captions and rumble).
