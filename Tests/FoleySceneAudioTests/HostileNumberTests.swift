@@ -66,6 +66,17 @@ struct HostileNumberTests {
           voice.setPlaybackRate(1, tween: Tween(duration: $0))
         },
         Member(name: "Voice.setLowPassCutoff", neutral: 20_000) { voice.setLowPassCutoff($0) },
+        Member(name: "Voice.seek(to:)", neutral: 0) { voice.seek(to: $0) },
+        Member(name: "Voice.setParameter", neutral: 0.5) {
+          try? voice.setParameter("hostile", to: $0, tween: Tween(duration: $0))
+        },
+        Member(name: "AudioEngine.setMasterVolume(_:tween:)", neutral: 1) {
+          engine.setMasterVolume($0, tween: Tween(duration: $0))
+        },
+        Member(name: "AudioEngine.play(start:fadeIn:)", neutral: 0) { value in
+          let frame = AudioFrame(Int(value.isFinite ? max(-1e12, min(1e12, value)) : 0))
+          engine.play(sound, volume: 0.1, start: .frame(frame), fadeIn: Tween(duration: value)).stop()
+        },
         Member(name: "Voice.setReverbSend", neutral: 0) { voice.setReverbSend($0) },
         Member(name: "AudioEngine.play(volume:pan:rate:)", neutral: 0.5) { value in
           engine.play(sound, volume: value, pan: value, rate: value).stop(tween: 0.05)
