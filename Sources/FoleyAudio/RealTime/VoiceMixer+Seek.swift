@@ -13,7 +13,7 @@ extension VoiceMixer {
     }
     guard wanted >= 0 else { return }
     guard hasPlayed else {
-      jump(channel, to: wanted, expecting: wanted)
+      jump(channel, to: wanted)
       return
     }
     lanes[channel].seekPhase = 1
@@ -30,7 +30,7 @@ extension VoiceMixer {
         let gain = Float(fade - frame - 1) / Float(fade)
         for channelIndex in 0..<channels { voiceBuffer[(first + frame) * channels + channelIndex] *= gain }
       }
-      jump(channel, to: lanes[channel].seekTarget, expecting: lanes[channel].seekTarget)
+      jump(channel, to: lanes[channel].seekTarget)
       lanes[channel].seekPhase = 2
     } else {
       for frame in 0..<fade {
@@ -42,13 +42,13 @@ extension VoiceMixer {
   }
 
   /// Moves `channel`'s place to sound frame `frame` (within the sound) and clears the request
-  /// if it is still `expected` (a newer one waits for the next block).
-  private func jump(_ channel: Int, to frame: Int, expecting expected: Int) {
+  /// if it still asks for that frame (a newer one waits for the next block).
+  private func jump(_ channel: Int, to frame: Int) {
     let last = max(0, lanes[channel].byteCount - bytesPerFrame)
     lanes[channel].position = min(max(0, frame) * bytesPerFrame, last)
     lanes[channel].shaper?._withUnsafeGuaranteedRef { $0.dropQueuedInput() }
     lanes[channel].voice?._withUnsafeGuaranteedRef {
-      _ = $0.seekRequest.compareExchange(expected: expected, desired: -1, ordering: .relaxed)
+      _ = $0.seekRequest.compareExchange(expected: frame, desired: -1, ordering: .relaxed)
     }
   }
 }

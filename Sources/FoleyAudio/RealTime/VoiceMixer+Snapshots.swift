@@ -36,18 +36,20 @@ extension VoiceMixer {
   /// Whether `bus`'s fader is away from 1 anywhere in the block from the clock.
   @inline(__always)
   func faderEngaged(_ bus: Int, frames: Int) -> Bool {
-    let track = ParameterTable.fader(ofBus: bus)
-    return parameters.tracks[track].raw(at: clock) != 1
+    isAway(ParameterTable.fader(ofBus: bus), frames: frames)
+  }
+
+  /// Whether fader track `track` is away from 1 at either end of the block from the clock.
+  @inline(__always)
+  private func isAway(_ track: Int, frames: Int) -> Bool {
+    parameters.tracks[track].raw(at: clock) != 1
       || parameters.tracks[track].raw(at: clock &+ UInt64(frames)) != 1
   }
 
   /// The master's fader over the block: the whole mix, reverb return and all, before the limiter.
   func applyMasterFader(frames: Int) {
     let track = ParameterTable.masterFader
-    let end = clock &+ UInt64(frames)
-    guard parameters.tracks[track].raw(at: clock) != 1 || parameters.tracks[track].raw(at: end) != 1 else {
-      return
-    }
+    guard isAway(track, frames: frames) else { return }
     scaleLevel(buses[0].buffer, frames: frames) { parameters.tracks[track].raw(at: $0) }
   }
 
