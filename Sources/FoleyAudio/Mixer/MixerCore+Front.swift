@@ -119,12 +119,10 @@ extension MixerCore {
   ) {
     if let schedule { voice.schedule.set(schedule) }
     guard let fadeIn, fadeIn.usableDuration > 0 else { return }
-    voice.pendingLevelFrom.store(0.0.bitPattern, ordering: .relaxed)
-    voice.pendingLevelFrames.store(
-      Int((fadeIn.usableDuration * Double(format.sampleRate)).rounded()), ordering: .relaxed)
-    voice.pendingLevelShape.store(fadeIn.easing.bits, ordering: .relaxed)
-    let start = fadeIn.startFrame != .max ? fadeIn.startFrame : (frame ?? schedule?.frame) ?? .max
-    voice.pendingLevelStart.store(start, ordering: .relaxed)
+    voice.keepLevelTween(
+      from: 0, frames: Int((fadeIn.usableDuration * Double(format.sampleRate)).rounded()),
+      easing: fadeIn.easing,
+      start: fadeIn.startFrame != .max ? fadeIn.startFrame : (frame ?? schedule?.frame) ?? .max)
   }
 
   private func setUp(

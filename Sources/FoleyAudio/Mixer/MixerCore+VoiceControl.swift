@@ -180,11 +180,9 @@ extension MixerCore {
       }
       if voice.isVirtual {
         // Kept for when it comes back on a channel: the tween goes on from where it got to.
-        voice.pendingLevelFrom.store(from.bitPattern, ordering: .relaxed)
-        voice.pendingLevelFrames.store(frames, ordering: .relaxed)
-        voice.pendingLevelShape.store(easing.bits, ordering: .relaxed)
-        voice.pendingLevelStart.store(
-          start == .max ? mixer.framesMixed.load(ordering: .acquiring) : start, ordering: .relaxed)
+        voice.keepLevelTween(
+          from: from, frames: frames, easing: easing,
+          start: start == .max ? mixer.framesMixed.load(ordering: .acquiring) : start)
         gainChanged(voice, channel: nil)
       } else {
         guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else {

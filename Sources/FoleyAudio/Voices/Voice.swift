@@ -222,6 +222,16 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     core.seek(self, toFrame: frame)
   }
 
+  /// Keeps a level tween for the voice's next channel (its start, or its return from virtual):
+  /// from `from` over `frames` frames along `easing`, from mix frame `start` (`UInt64.max`: the
+X
+  func keepLevelTween(from: Double, frames: Int, easing: Easing, start: UInt64) {
+    pendingLevelFrom.store(from.bitPattern, ordering: .relaxed)
+    pendingLevelFrames.store(frames, ordering: .relaxed)
+    pendingLevelShape.store(easing.bits, ordering: .relaxed)
+    pendingLevelStart.store(start, ordering: .relaxed)
+  }
+
   /// Whether the mix has played a block of it (any thread; no lock, no reference counting).
   var hasPlayed: Bool { rawPlayhead.load(ordering: .relaxed) >= 0 }
 
