@@ -224,7 +224,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
 
   /// Keeps a level tween for the voice's next channel (its start, or its return from virtual):
   /// from `from` over `frames` frames along `easing`, from mix frame `start` (`UInt64.max`: the
-X
+  /// channel's first block). `MixerCore.startLevel(of:on:)` takes it.
   func keepLevelTween(from: Double, frames: Int, easing: Easing, start: UInt64) {
     pendingLevelFrom.store(from.bitPattern, ordering: .relaxed)
     pendingLevelFrames.store(frames, ordering: .relaxed)
