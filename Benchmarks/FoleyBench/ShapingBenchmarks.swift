@@ -56,6 +56,10 @@ enum ShapingBenchmarks {
           .parameter(
             "speed", curve: try ParameterCurve([(0, -20), (0.5, -6), (1, 0)], interpolation: .smooth)),
           .lfo(.sine, rateHz: 4, depthDecibels: 6),
+          // An envelope still in its decay through the measurement, and a follower of the bus
+          // the voices sum into (its level from the block before).
+          .envelope(attack: 0.05, decay: 60, sustainDecibels: -6, release: 1),
+          .follower(of: .effects, curve: try ParameterCurve([(-60, 0), (0, -3)])),
         ])
       case .filterAndSend:
         voice.setLowPassCutoff(1_000)

@@ -162,45 +162,6 @@ extension SoundMapParser {
     return changes
   }
 
-  /// An event's modulators: `volumeDb` written as a parameter's curve, and its `modulators` list.
-  mutating func modulators(_ object: [String: Any], at path: String) -> [Modulator] {
-    var found: [Modulator] = []
-    if let curve = object["volumeDb"] as? [String: Any] {
-      if let made = parameterCurve(curve, at: "\(path).volumeDb") { found.append(made) }
-    }
-    if let list = object["modulators"] {
-      guard let list = list as? [Any] else {
-        errors.append("\(path).modulators: must be a list of modulators")
-        return found
-      }
-      for (index, item) in list.enumerated() {
-        let here = "\(path).modulators[\(index)]"
-        guard let entry = item as? [String: Any] else {
-          errors.append("\(here): must be an object with \"lfo\" or \"parameter\", and a \"target\"")
-          continue
-        }
-        if let target = entry["target"], target as? String != "volume" {
-          errors.append("\(here).target: must be \"volume\" (the one property modulators move)")
-          continue
-        }
-        if let lfo = entry["lfo"] {
-          unknownKeys(in: entry, allowed: ["lfo", "target"], at: here)
-          if let made = self.lfo(lfo, at: "\(here).lfo") { found.append(made) }
-        } else if entry["parameter"] != nil {
-          var curve = entry
-          curve["target"] = nil
-          if let made = parameterCurve(curve, at: here) { found.append(made) }
-        } else {
-          errors.append("\(here): needs \"lfo\" or \"parameter\"")
-        }
-      }
-    }
-    if found.count > 4 {
-      errors.append("\(path): at most 4 modulators on an event (it has \(found.count))")
-    }
-    return found
-  }
-
   mutating func parameterCurve(_ object: [String: Any], at path: String) -> Modulator? {
     curve(onParameter: object, at: path, values: -96...24, unit: "dB").map {
       .parameter($0.name, curve: $0.curve)
@@ -218,6 +179,17 @@ extension SoundMapParser {
       return nil
     }
     parameterReferences.append((name, "\(path).parameter", nil))
+    return curve(object, at: path, inputs: -1e9...1e9, values: values, input: "value", unit: unit).map {
+      (name, $0)
+    }
+  }
+
+  /// `{"curve": [[x, y], …], "interpolation"}`: a curve from `input`s within `inputs` to values
+  /// (in `unit`) within `values`; the object's other keys are the caller's to check.
+  mutating func curve(
+    _ object: [String: Any], at path: String, inputs: ClosedRange<Double>, values: ClosedRange<Double>,
+    input: String, unit: String
+  ) -> ParameterCurve? {
     var interpolation = ParameterCurve.Interpolation.linear
     if let written = object["interpolation"] {
       guard let text = written as? String, let chosen = ParameterCurve.Interpolation(rawValue: text) else {
@@ -227,57 +199,28 @@ extension SoundMapParser {
       interpolation = chosen
     }
     guard let points = object["curve"] as? [Any] else {
-      errors.append("\(path).curve: must be a list of [value, \(unit)] points")
+      errors.append("\(path).curve: must be a list of [\(input), \(unit)] points")
       return nil
     }
     var pairs: [(Double, Double)] = []
     for (index, point) in points.enumerated() {
       guard let pair = point as? [Any], pair.count == 2,
-        let x = number(pair[0], at: "\(path).curve[\(index)][0]", in: -1e9...1e9),
+        let x = number(pair[0], at: "\(path).curve[\(index)][0]", in: inputs),
         let y = number(pair[1], at: "\(path).curve[\(index)][1]", in: values)
       else {
         if (point as? [Any])?.count != 2 {
-          errors.append("\(path).curve[\(index)]: must be [value, \(unit)]")
+          errors.append("\(path).curve[\(index)]: must be [\(input), \(unit)]")
         }
         return nil
       }
       pairs.append((x, y))
     }
     do {
-      return (name, try ParameterCurve(pairs, interpolation: interpolation))
+      return try ParameterCurve(pairs, interpolation: interpolation)
     } catch {
       errors.append("\(path).curve: \(error)")
       return nil
     }
-  }
-
-  private mutating func lfo(_ value: Any, at path: String) -> Modulator? {
-    guard let object = value as? [String: Any] else {
-      errors.append("\(path): must be an object with \"wave\", \"rateHz\" and \"depthDb\"")
-      return nil
-    }
-    unknownKeys(in: object, allowed: ["wave", "rateHz", "depthDb"], at: path)
-    var wave = LFO.Wave.sine
-    if let written = object["wave"] {
-      let names = Set(LFO.Wave.allCases.map(\.rawValue))
-      guard let text = written as? String, let chosen = LFO.Wave(rawValue: text) else {
-        let hint = (written as? String).flatMap { Self.nearest(to: $0, among: names) }.map {
-          " (did you mean \($0)?)"
-        }
-        errors.append("\(path).wave: must be one of \(names.sorted().joined(separator: ", "))\(hint ?? "")")
-        return nil
-      }
-      wave = chosen
-    }
-    guard let rate = number(object["rateHz"], at: "\(path).rateHz", in: 0.01...50) else {
-      if object["rateHz"] == nil { errors.append("\(path).rateHz: missing") }
-      return nil
-    }
-    guard let depth = number(object["depthDb"], at: "\(path).depthDb", in: 0...60) else {
-      if object["depthDb"] == nil { errors.append("\(path).depthDb: missing") }
-      return nil
-    }
-    return .lfo(wave, rateHz: rate, depthDecibels: depth)
   }
 
   /// Every parameter a curve or a snapshot names must be one the map defines: an unknown name is

@@ -465,6 +465,8 @@ let motor = engine.play(motorSound, loops: -1)
 try motor.setModulators([
   .parameter("speed", curve: ParameterCurve([(0, -30), (0.6, -8), (1, 0)], interpolation: .smooth)),
   .lfo(.sine, rateHz: 4, depthDecibels: 6),
+  .envelope(attack: 0.5, release: 1.5),  // swells in; stopped, lets go over 1.5 s
+  .follower(of: .speech, curve: ParameterCurve([(-40, 0), (-10, -9)])),  // backs off under dialogue
 ])
 try engine.setParameter("speed", to: 1, tween: Tween(duration: 4, easing: .easeInEaseOut))
 // BLOCK-END

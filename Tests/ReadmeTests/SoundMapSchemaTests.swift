@@ -138,6 +138,26 @@ struct SoundMapSchemaTests {
       true
     ),
     (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "envelope": { "attack": -1 } }] } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "envelope": { "sustainDb": 3 } }] } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "follower": { "bus": "speech" } }] } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "follower": { "bus": "speech", "curve": [[-40, 0], [10, -6]] } }] } } }"#,
+      true
+    ),
+    (
+      #"{ "version": 1, "events": { "a": { "play": "a.wav", "modulators": [{ "follower": { "bus": "speech", "curve": [[-40, 0], [-10, -6]], "hold": 1 } }] } } }"#,
+      true
+    ),
+    (
       #"{ "version": 1, "events": { "a": { "play": "a.wav" } }, "parameters": { "p": { "default": 0 } } }"#,
       true
     ),

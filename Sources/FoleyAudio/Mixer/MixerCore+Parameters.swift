@@ -164,6 +164,26 @@ extension MixerCore {
         slot.cyclesPerFrame = lfo.rateHz / Double(format.sampleRate)
         slot.depth = Float(lfo.depthDecibels)
         slot.seed = UInt64(position) << 56
+      case .envelope(let envelope):
+        let rate = Double(format.sampleRate)
+        slot.kind = .envelope
+        slot.attackFrames = envelope.attack * rate
+        slot.holdEnd = slot.attackFrames + envelope.hold * rate
+        slot.decayEnd = slot.holdEnd + envelope.decay * rate
+        slot.sustain = Float(envelope.sustainDecibels)
+        slot.releaseFrames = envelope.release * rate
+      case .follower(let follower):
+        let bus = bus(for: follower.bus)
+        guard bus > 0 else {
+          throw .tooMany("no bus is left for \"\(follower.bus.name)\", the bus a follower follows")
+        }
+        // Evaluated every modulation interval: the share of a step covered in one.
+        let interval = Double(ChannelGain.modulationInterval) / Double(format.sampleRate)
+        slot.kind = .follower
+        slot.bus = bus
+        slot.points = CurvePoints(follower.curve)
+        slot.rise = Float(1 - exp(-interval / follower.attack))
+        slot.fall = Float(1 - exp(-interval / follower.release))
       }
       slots.append(slot)
     }

@@ -191,6 +191,7 @@ extension MixerCore {
   /// its start, and the channel is halted once the level holds at zero. A linear tween that
   /// starts now is the plain release.
   func release(channel: Int, tween: Tween) {
+    if releaseEnvelopes(channel: channel, tween: tween) { return }
     let duration = tween.usableDuration
     guard duration > 0, tween.easing != .linear || tween.start != .now else {
       release(channel: channel, fadeOut: duration)
@@ -213,6 +214,35 @@ extension MixerCore {
     let start = tween.startFrame == .max ? mixed : max(mixed, tween.startFrame)
     let wait = Double(start - mixed) / Double(format.sampleRate) + duration
     state.releases.schedule(.halt, on: channel, deadline: deadline(after: wait))
+  }
+
+  /// Releases `channel` through its voice's envelopes, if it has any with a release: each fades
+  /// from where it stands to silence over its release, from the tween's start; a tween with a
+  /// duration also moves the level to silence, and the channel is halted after the longer of
+  /// the two. Returns false (nothing done) for a voice without such an envelope.
+  private func releaseEnvelopes(channel: Int, tween: Tween) -> Bool {
+    guard let slot = table[channel], !slot.isReleasing, !slot.isChannelPaused,
+      slot.voice.hasModulators.load(ordering: .acquiring)
+    else { return false }
+    let gain = table.gains[channel]
+    let mixed = mixer.framesMixed.load(ordering: .acquiring)
+    let start = tween.startFrame == .max ? mixed : max(mixed, tween.startFrame)
+    let frames = backend.withAudioLock { gain.releaseEnvelopes(at: max(start, mixer.clock)) }
+    guard frames > 0 else { return false }
+    table.stopCounting(channel)
+    counters.activeVoices.subtract(1, ordering: .relaxed)
+    state.releases.cancel(on: channel)
+    stopFollowing(channel)
+    let rate = Double(format.sampleRate)
+    let duration = tween.usableDuration
+    if duration > 0 {
+      gain.stopsWithLevel.store(true, ordering: .relaxed)
+      gain.setLevel(
+        0, frames: Int((duration * rate).rounded()), easing: tween.easing, start: tween.startFrame)
+    }
+    let wait = Double(start - mixed) / rate + max(frames / rate, duration)
+    state.releases.schedule(.halt, on: channel, deadline: deadline(after: wait))
+    return true
   }
 
   /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.

@@ -1,8 +1,10 @@
 import Foundation
 
 /// A source that moves a voice's volume while it plays, sample by sample on the mixing thread:
-/// a game parameter through a curve, or a low-frequency oscillator. A voice takes up to four
-/// (``Voice/setModulators(_:)``); their decibels add, on top of the voice's own volume and tweens.
+/// a game parameter through a curve, a low-frequency oscillator, an envelope from the voice's
+/// start to its stop, or another bus's level. A voice takes up to four
+/// (``Voice/setModulators(_:)``); their gains multiply, on top of the voice's own volume and
+/// tweens.
 ///
 /// ```swift
 /// try engine.defineParameter("speed", range: 0...1, default: 0)
@@ -18,6 +20,26 @@ public enum Modulator: Sendable, Hashable, CustomStringConvertible {
   case parameter(String, curve: ParameterCurve)
   /// The volume swings between its level and `depthDecibels` below it, `rateHz` times a second.
   case lfo(LFO)
+  /// The volume rises at the start, sustains and fades at the stop (``Envelope``).
+  case envelope(Envelope)
+  /// The volume follows another bus's level through a curve (``Follower``).
+  case follower(Follower)
+
+  /// An envelope: ``Envelope/init(attack:hold:decay:sustainDecibels:release:)``.
+  public static func envelope(
+    attack: Double = 0, hold: Double = 0, decay: Double = 0, sustainDecibels: Double = 0,
+    release: Double = 0
+  ) -> Modulator {
+    .envelope(
+      Envelope(attack: attack, hold: hold, decay: decay, sustainDecibels: sustainDecibels, release: release))
+  }
+
+  /// A follower of `bus`'s level: ``Follower/init(of:curve:attack:release:)``.
+  public static func follower(
+    of bus: SoundCategory, curve: ParameterCurve, attack: Double = 0.01, release: Double = 0.25
+  ) -> Modulator {
+    .follower(Follower(of: bus, curve: curve, attack: attack, release: release))
+  }
 
   /// An oscillator of `wave` at `rateHz` (0.01…50 Hz) and `depthDecibels` (0…60 dB).
   public static func lfo(_ wave: LFO.Wave, rateHz: Double, depthDecibels: Double) -> Modulator {
@@ -28,6 +50,8 @@ public enum Modulator: Sendable, Hashable, CustomStringConvertible {
     switch self {
     case .parameter(let name, let curve): "parameter \"\(name)\" through \(curve)"
     case .lfo(let lfo): "\(lfo)"
+    case .envelope(let envelope): "\(envelope)"
+    case .follower(let follower): "\(follower)"
     }
   }
 }

@@ -2,11 +2,13 @@ import FoleyCore
 import Foundation
 
 /// A modulator as the mixing thread runs it: a parameter's curve (up to eight points, in
-/// decibels) or an oscillator (its wave, cycles per frame, depth in decibels, the frame it
-/// started on and the seed of its sample-and-hold).
+/// decibels), an oscillator (its wave, cycles per frame, depth in decibels, the frame it
+/// started on and the seed of its sample-and-hold), an envelope (its stages in frames from the
+/// start, the frame of its release) or a follower (a bus, its curve, its smoothing and where the
+/// followed level stands).
 struct ModulatorSlot: Sendable {
   enum Kind: UInt8 {
-    case none, curve, oscillator
+    case none, curve, oscillator, envelope, follower
   }
 
   var kind = Kind.none
@@ -23,10 +25,42 @@ struct ModulatorSlot: Sendable {
   /// `UInt64.max` until the first block mixed with it.
   var origin = UInt64.max
   var seed: UInt64 = 0
+  /// The envelope's attack, the end of its hold and of its decay, in frames from the start.
+  var attackFrames: Double = 0
+  var holdEnd: Double = 0
+  var decayEnd: Double = 0
+  var sustain: Float = 0
+  var releaseFrames: Double = 0
+  /// The frame the release starts on (`UInt64.max`: not stopped).
+  var releaseFrame = UInt64.max
+  /// The follower's bus, the share of a step its level moves by per evaluation, up and down, and
+  /// the level it stands at (dBFS).
+  var bus = 0
+  var rise: Float = 1
+  var fall: Float = 1
+  var followed: Float = -100
 
   /// The curve's decibels where its parameter is at `x`.
   @inline(__always)
   func curve(at x: Float) -> Float { points.value(at: x) }
+
+  /// The envelope's gain on `frame`, 0…1: its stages from ``origin``, then its release.
+  @inline(__always)
+  func envelope(at frame: UInt64) -> Float {
+    guard frame >= releaseFrame else { return stages(at: frame) }
+    let from = stages(at: releaseFrame)
+    let elapsed = Double(frame &- releaseFrame)
+    return elapsed >= releaseFrames ? 0 : from * Float(1 - elapsed / releaseFrames)
+  }
+
+  @inline(__always)
+  private func stages(at frame: UInt64) -> Float {
+    let time = origin != .max && frame > origin ? Double(frame &- origin) : 0
+    if time < attackFrames { return Float(time / attackFrames) }
+    if time < holdEnd { return 1 }
+    if time < decayEnd { return mixGain(decibels: sustain * Float((time - holdEnd) / (decayEnd - holdEnd))) }
+    return mixGain(decibels: sustain)
+  }
 
   /// The voice's own value of the parameter on `frame`.
   @inline(__always)
@@ -109,7 +143,23 @@ extension ChannelGain {
     modulationFrame = .max
   }
 
-  /// Gives oscillators that have not run yet their first frame.
+  /// Starts the envelopes' releases on `frame` (a frame the mix has not reached); returns the
+  /// longest release in frames (0: no envelope releases, and the voice stops as any other).
+  /// Queue, under the audio lock.
+  func releaseEnvelopes(at frame: UInt64) -> Double {
+    var longest: Double = 0
+    for index in 0..<modulatorCount
+    where modulators[index].kind == .envelope && modulators[index].releaseFrames > 0
+      && modulators[index].releaseFrame == .max
+    {
+      modulators[index].releaseFrame = frame
+      longest = max(longest, modulators[index].releaseFrames)
+    }
+    if longest > 0 { modulationFrame = .max }
+    return longest
+  }
+
+  /// Gives oscillators and envelopes that have not run yet their first frame.
   @inline(__always)
   func startModulators(at frame: UInt64) {
     for index in 0..<modulatorCount where modulators[index].origin == .max {
@@ -143,6 +193,7 @@ extension ChannelGain {
   @inline(__always)
   private func modulators(at frame: UInt64) -> Float {
     var decibels: Float = 0
+    var gain: Float = 1
     for index in 0..<modulatorCount {
       switch modulators[index].kind {
       case .curve:
@@ -162,9 +213,19 @@ extension ChannelGain {
           modulators[index].wave, phase: Float(cycles - Double(cycle)), cycle: cycle &+ modulators[index].seed
         )
         decibels -= modulators[index].depth * fraction
+      case .envelope:
+        gain *= modulators[index].envelope(at: frame)
+      case .follower:
+        // The bus's peak in the last block, in dBFS, smoothed one evaluation at a time.
+        let peak = parameters.busPeaks[modulators[index].bus]
+        let level = peak > 0.000_01 ? 20 * log10f(peak) : -100
+        let followed = modulators[index].followed
+        let share = level > followed ? modulators[index].rise : modulators[index].fall
+        modulators[index].followed = followed + (level - followed) * share
+        decibels += modulators[index].points.value(at: modulators[index].followed)
       case .none: break
       }
     }
-    return mixGain(decibels: decibels)
+    return mixGain(decibels: decibels) * gain
   }
 }

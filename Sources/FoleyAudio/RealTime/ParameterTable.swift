@@ -63,16 +63,21 @@ package final class ParameterTable: @unchecked Sendable {
 
   let tracks = UnsafeMutablePointer<ParameterTrack>.allocate(capacity: capacity)
   let overrides = UnsafeMutablePointer<ParameterOverride>.allocate(capacity: capacity * overridesPerParameter)
+  /// Each bus's peak in the mix's last block (0 for a bus that did not run), for followers:
+  /// written and read on the mixing thread only.
+  let busPeaks = UnsafeMutablePointer<Float>.allocate(capacity: VoiceMixer.busCapacity)
 
   init() {
     tracks.initialize(repeating: ParameterTrack(), count: Self.capacity)
     overrides.initialize(repeating: ParameterOverride(), count: Self.capacity * Self.overridesPerParameter)
+    busPeaks.initialize(repeating: 0, count: VoiceMixer.busCapacity)
     for track in Self.gameCapacity..<Self.capacity { define(track, value: 1, range: 0...1) }
   }
 
   deinit {
     tracks.deallocate()
     overrides.deallocate()
+    busPeaks.deallocate()
   }
 
   /// Parameter `index` on `frame`, with the snapshots that set it (in priority order), within

@@ -22,7 +22,10 @@ extension VoiceMixer {
         stream.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
       }
       if !metersAtRest {
-        for bus in 0..<Self.busCapacity { meters.store(0, for: bus) }
+        for bus in 0..<Self.busCapacity {
+          meters.store(0, for: bus)
+          parameters.busPeaks[bus] = 0
+        }
         busesRun.store(0, ordering: .relaxed)
         reverbRan.store(false, ordering: .relaxed)
         isSounding.store(false, ordering: .releasing)
@@ -134,13 +137,18 @@ extension VoiceMixer {
     var running = 0
     for position in 0..<(Self.busCapacity - Self.reverbBus - 1) {
       let bus = order[position]
-      guard buses[bus].touched || buses[bus].ringing else { continue }
+      guard buses[bus].touched || buses[bus].ringing else {
+        parameters.busPeaks[bus] = 0
+        continue
+      }
       running += 1
       runEffects(bus, frames: frames)
       if buses[bus].snapshotCount > 0 || faderEngaged(bus, frames: frames) {
         applySnapshots(bus, frames: frames)
       }
-      peaks[bus] = max(peaks[bus], peak(of: buses[bus].buffer, count: samples))
+      let blockPeak = peak(of: buses[bus].buffer, count: samples)
+      parameters.busPeaks[bus] = blockPeak
+      peaks[bus] = max(peaks[bus], blockPeak)
       if isTapping {
         tap.push(bus: bus, clock: clock, samples: buses[bus].buffer, frames: frames, channels: channels)
       }

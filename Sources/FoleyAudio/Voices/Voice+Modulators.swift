@@ -1,8 +1,9 @@
 extension Voice {
   /// Replaces the voice's modulators: sources that move its volume while it plays, sample by
-  /// sample (a game parameter through a curve, an LFO). Their decibels add, on top of its
-  /// ``volume`` and its tweens; an empty list removes them. A voice still starting takes them at
-  /// its start; an oscillator runs from the voice's first mixed frame.
+  /// sample (a game parameter through a curve, an LFO, an envelope, a follower of another bus).
+  /// Their gains multiply, on top of its ``volume`` and its tweens; an empty list removes them. A
+  /// voice still starting takes them at its start; an oscillator and an envelope run from the
+  /// voice's first mixed frame, and a stop waits for an envelope's release.
   ///
   /// ```swift
   /// try engine.defineParameter("speed", range: 0...1, default: 0)
@@ -10,7 +11,8 @@ extension Voice {
   /// try engineHum.setModulators([.parameter("speed", curve: ParameterCurve([(0, -30), (1, 0)]))])
   /// try engine.setParameter("speed", to: 0.8, tween: Tween(duration: 2, easing: .easeOut))
   /// ```
-  /// - Throws: ``ParameterError/tooMany(_:)`` for more than four,
+  /// - Throws: ``ParameterError/tooMany(_:)`` for more than four (or a follower's bus when the
+  ///   engine has no bus left to give it),
   ///   ``ParameterError/unknownParameter(_:suggestion:)`` for a parameter the engine does not
   ///   define. The voice keeps its modulators then.
   public func setModulators(_ modulators: [Modulator]) throws(ParameterError) {
