@@ -126,7 +126,7 @@ extension DemoGame {
   /// The keys, in the side panel (each at most `panelColumns` characters).
   static let helpLines = [
     "ARROWS  MOVE", "RETURN  START, NEXT", "SPACE   RHYTHM", "R, P    RECORD, PLAY", "M WIND  N MUSIC",
-    "T TALK  O OUTPUT", "I INSPECTOR  H HELP", "CLICK   ADD A BALL", "ESC     QUIT",
+    "T TALK  O OUTPUT", "I INSPECTOR  H HELP", "TAB     PAUSE", "CLICK   ADD A BALL", "ESC     QUIT",
   ]
 
   /// `text` in lines of at most `columns` characters, broken between words.

@@ -2,7 +2,7 @@ import Foley
 import Foundation
 
 /// The game drives the mix through the sound map's grammar: the `title` snapshot while the title
-/// shows, and `danger` (a parameter and a snapshot at the same intensity) rising as the nearest
+/// shows, `pause` while the player pauses the round, and `danger` (a parameter and a snapshot at the same intensity) rising as the nearest
 /// ball closes in on the player: the music backs off and the hums, which follow the parameter,
 /// come up. A map without them (`--sound-map`) plays without them.
 extension DemoGame {
@@ -21,6 +21,24 @@ extension DemoGame {
       try engine.releaseSnapshot("title", tween: Tween(duration: 1, easing: .easeOut))
     } catch {
       report.errors.append("mix: \(error)")
+    }
+  }
+
+  /// Pauses the round, or goes on with it: the `pause` snapshot comes in over 0.3 s (the music
+  /// muffled and down, the hums and the wind further down) and leaves over 0.5 s. Only a round
+  /// in play pauses.
+  func togglePause() {
+    guard isPaused || (!showsTitle && round.outcome == nil) else { return }
+    isPaused.toggle()
+    guard engine.snapshots["pause"] != nil else { return }
+    if isPaused {
+      apply("pause", intensity: 1, over: 0.3)
+    } else {
+      do {
+        try engine.releaseSnapshot("pause", tween: Tween(duration: 0.5, easing: .easeOut))
+      } catch {
+        report.errors.append("mix: \(error)")
+      }
     }
   }
 

@@ -333,6 +333,8 @@ extension DemoGame {
       ]
     } else if !session.isActive {
       lines = ["PAUSED", pauseReason]
+    } else if isPaused {
+      lines = ["PAUSED", "TAB TO GO ON"]
     } else {
       return
     }

@@ -41,6 +41,8 @@ final class DemoGame {
   var humSounds: [Sound] = []
   /// The danger last given to the mix (`DemoGame+Mix.swift`).
   var lastDanger = 0.0
+  /// The player paused the round (Tab): nothing moves, and the `pause` snapshot holds the mix.
+  var isPaused = false
   var heldKeys: Set<Key> = []
   var sounds: [String: Data] = [:]
   /// The wind, heard from the top-left corner: louder as the player goes there.
@@ -245,6 +247,7 @@ final class DemoGame {
       case "t": speakStatus()
       case "o": switchOutput()
       case "h": showsHelp.toggle()
+      case "tab": togglePause()
       case "return": pressReturn()
       case "i":
         showsInspector.toggle()
@@ -294,9 +297,10 @@ final class DemoGame {
   func step(_ deltaTime: Double) {
     gameTime += deltaTime
     report.frames += 1
-    // Focus loss (or a lost device) pauses the game with its sound: nothing moves, the round's
-    // clock waits, and the mailbox is still drained so the session's return is seen.
-    guard session.isActive else {
+    // Focus loss (or a lost device) pauses the game with its sound, the player's pause with the
+    // `pause` mix: nothing moves, the round's clock waits, and the mailbox is still drained so
+    // the session's return is seen.
+    guard session.isActive, !isPaused else {
       if recorder?.state == .stopped { stopRecording() }
       scene.update(deltaTime: deltaTime)
       return

@@ -210,7 +210,7 @@ struct DemoGameTests {
 @Suite("The demo's mix")
 struct DemoMixTests {
   @Test(
-    "the title's snapshot holds until Return and is released; the danger parameter and snapshot rise as balls close in"
+    "the title's snapshot holds until Return and is released; Tab pauses under the pause snapshot and lets it go; the danger parameter and snapshot rise as balls close in"
   )
   func titleAndDanger() throws {
     let run = try runDemo(
@@ -219,14 +219,20 @@ struct DemoMixTests {
         "events": [
           ["at": 0.5, "event": "key", "key": "return"],
           ["at": 0.55, "event": "key", "key": "return", "up": true],
+          ["at": 3.0, "event": "key", "key": "tab"],
+          ["at": 3.05, "event": "key", "key": "tab", "up": true],
+          ["at": 4.0, "event": "key", "key": "tab"],
+          ["at": 4.05, "event": "key", "key": "tab", "up": true],
         ],
       ], arguments: ["--fast", "--title"])
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.reportErrors.isEmpty, "\(run.reportErrors)")
     let mix = try #require(run.report?["mix"] as? [String: Any], "\(run.report ?? [:])")
-    #expect(mix["applied"] as? [String] == ["title", "danger"], "\(mix)")
+    #expect(Set(mix["applied"] as? [String] ?? []) == ["title", "danger", "pause"], "\(mix)")
+    #expect((mix["applied"] as? [String])?.first == "title", "\(mix)")
     let active = mix["active"] as? [String: Double] ?? [:]
     #expect(active["title"] == nil, "the title's mix was released: \(active)")
+    #expect(active["pause"] == nil, "the pause's mix was released: \(active)")
     let peak = mix["dangerPeak"] as? Double ?? 0
     #expect(peak > 0.2 && peak <= 1, "danger reached \(peak)")
   }
