@@ -42,25 +42,35 @@ extension Action {
   }
 
   /// Plays a sound file from the engine's asset root (`Assets/` by default), loaded and decoded
-  /// once by name. SpriteKit's `playSoundFileNamed(_:waitForCompletion:)`.
+  /// once by name. SpriteKit's `playSoundFileNamed(_:waitForCompletion:)`, with the play options
+  /// every other way to play takes.
   ///
   /// ```swift
   /// ball.run(.playSoundFileNamed("hit.wav", waitForCompletion: false))
+  /// ball.run(.playSoundFileNamed("hit.wav", volume: 0.6, rate: 1.2, waitForCompletion: false))
   /// ```
   ///
   /// - Parameters:
   ///   - name: the file's name under the asset root.
+  ///   - volume: this play's gain in 0...1, times the node's volume.
+  ///   - pan: this play's stereo position, added to the node's.
+  ///   - loops: extra passes after the first; -1 loops until the voice is stopped.
+  ///   - rate: the playback rate it starts at, times the node's.
+  ///   - start: when it starts: now, or on a frame of the engine's clock, to the sample.
+  ///   - fadeIn: how it comes in, from silence, along a tween (at once unless given). The same
+  ///     options as `AudioEngine.play(_:volume:pan:loops:rate:start:fadeIn:)`.
   ///   - waitForCompletion: true to finish when the sound ends; false to finish at once.
-  public static func playSoundFileNamed(_ name: String, waitForCompletion: Bool) -> Action {
-    playSoundFileNamed(name, waitForCompletion: waitForCompletion, engine: nil)
-  }
-
-  /// ``playSoundFileNamed(_:waitForCompletion:)`` through `engine` rather than the one attached to
-  /// the node's scene (nil: that one).
+  ///   - engine: the engine to play through; by default the one attached to the node's scene
+  ///     (nil: that one).
   public static func playSoundFileNamed(
-    _ name: String, waitForCompletion: Bool, engine: AudioEngine?
+    _ name: String, volume: Double = 1, pan: Double = 0, loops: Int = 0, rate: Double = 1,
+    start: Tween.Start = .now, fadeIn: Tween = .immediate, waitForCompletion: Bool,
+    engine: AudioEngine? = nil
   ) -> Action {
-    .behavior(PlaySoundBehavior(source: .named(name), waitForCompletion: waitForCompletion, engine: engine))
+    .behavior(
+      PlaySoundBehavior(
+        source: .named(name), waitForCompletion: waitForCompletion, engine: engine, volume: volume,
+        loops: loops, options: .given(pan: pan, rate: rate, start: start, fadeIn: fadeIn)))
   }
 
   /// Plays an already decoded `Sound` (its settings: volume, pitch, category, limits) on a

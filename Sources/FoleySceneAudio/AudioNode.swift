@@ -17,11 +17,11 @@ public import Foundation
 /// campfire.run(.stop())                                  // or .pause(), .play(), .stereoPan(to:duration:)
 /// ```
 ///
-/// With ``autoplayLooped`` off it plays once, when ``play()`` (or `Action.play()`) asks.
+/// With ``autoplayLooped`` off it plays once, when ``play(fadeIn:)`` (or `Action.play()`) asks.
 @MainActor
 open class AudioNode: Node {
   /// Start playing, looped, as soon as the node is in a scene with an engine (SpriteKit's
-  /// `autoplayLooped`). Off: nothing plays until ``play()``, and then the sound plays once.
+  /// `autoplayLooped`). Off: nothing plays until ``play(fadeIn:)``, and then the sound plays once.
   public var autoplayLooped = true
   /// Heard from the node's place relative to the listener (on by default, as in SpriteKit);
   /// off: heard centred, at full level. Read when the sound starts.
@@ -29,7 +29,7 @@ open class AudioNode: Node {
   /// The sound's voice while it plays or is paused.
   public private(set) var voice: Voice?
   /// What moves the node's volume while it plays (`Voice.setModulators(_:)`): a
-  /// game parameter through a curve, an LFO. Set them before the node starts, or while it plays;
+  /// game parameter through a curve, an LFO, an envelope, a follower of another bus. Set them before the node starts, or while it plays;
   /// every voice the node starts takes them. A list the engine refuses (more than four, a
   /// parameter it does not define) is logged, and the voice plays without it.
   ///
@@ -69,6 +69,8 @@ open class AudioNode: Node {
   /// stopped it since. Off at first: a node that does not autoplay waits for `play()`.
   private var wantsToPlay = false
   private var isPausedByGame = false
+  /// How the next start comes in (``play(fadeIn:)``); at once after it.
+  private var nextFadeIn = Tween.immediate
   private var isHeldByScene = false
   private weak var link: SceneAudioLink?
 
@@ -116,8 +118,17 @@ open class AudioNode: Node {
     _ = NodeAudio.ensure(self)
   }
 
-  /// Starts the sound (again from the beginning if it was stopped), or resumes it if paused.
-  public func play() {
+  /// Starts the sound (again from the beginning if it was stopped), or resumes it if paused. A
+  /// start comes in from silence along `fadeIn` (at once unless given; a resume is at once), as
+  /// every other way to play does; if the node cannot start yet (no engine, a paused scene) the
+  /// fade-in waits for its start.
+  ///
+  /// ```swift
+  /// campfire.play(fadeIn: Tween(duration: 2, easing: .easeOut))
+  /// campfire.stop(tween: 1.5)
+  /// ```
+  public func play(fadeIn: Tween = .immediate) {
+    nextFadeIn = fadeIn
     wantsToPlay = true
     if let voice, voice.state == .paused {
       isPausedByGame = false
@@ -138,11 +149,12 @@ open class AudioNode: Node {
     voice.pause()
   }
 
-  /// Stops the sound with a short ramp; ``play()`` starts it again from the beginning.
-  public func stop() {
+  /// Stops the sound, its level moving to silence along `tween` (a short ramp unless given; an
+  /// envelope among its modulators releases); ``play(fadeIn:)`` starts it again from the beginning.
+  public func stop(tween: Tween = .immediate) {
     wantsToPlay = false
     isPausedByGame = false
-    voice?.stop()
+    voice?.stop(tween: tween)
     voice = nil
   }
 
@@ -199,9 +211,11 @@ open class AudioNode: Node {
     else { return }
     guard
       let started = SceneVoices.start(
-        source, for: self, volume: 1, loops: autoplayLooped ? -1 : 0, positional: isPositional),
+        source, for: self, volume: 1, loops: autoplayLooped ? -1 : 0, positional: isPositional,
+        options: .given(pan: 0, rate: 1, start: .now, fadeIn: nextFadeIn)),
       !started.isFinished
     else { return }
+    nextFadeIn = .immediate
     voice = started
     for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
       do {

@@ -83,3 +83,38 @@ struct PlayOptionsTests {
       abs(capture.left.frequency(in: heard) - 600) < 3, "heard at \(capture.left.frequency(in: heard)) Hz")
   }
 }
+
+extension PlayOptionsTests {
+  @Test("an audio node comes in along play(fadeIn:) and goes along stop(tween:)")
+  func audioNodeFadesInAndOut() throws {
+    let dc = makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5)
+    var stoppedAt = 0
+    let capture = try captureDiskOutput { engine, output in
+      let scene = Scene(size: Size(width: 800, height: 600))
+      engine.attach(to: scene)
+      let node = AudioNode(data: dc)
+      node.autoplayLooped = false
+      node.isPositional = false
+      scene.addChild(node)
+      node.play(fadeIn: Tween(duration: 0.5, easing: .smoothstep))
+      scene.update(deltaTime: 1.0 / 60)
+      #expect(output.waitForMore(seconds: 0.8))
+      stoppedAt = output.framesWritten
+      node.stop(tween: 0.3)
+      #expect(output.waitForMore(seconds: 0.6))
+      #expect(waitUntil { engine.statistics.activeVoices == 0 })
+    }
+    let samples = capture.left.samples
+    let heard = try #require(capture.left.audibleRange(threshold: 1e-7))
+    let onset = heard.lowerBound
+    for fraction in [0.25, 0.5, 0.75] {
+      let frame = onset - 1 + Int(fraction * 24_000)
+      let meant = Self.level * Float(Easing.smoothstep.apply(fraction))
+      #expect(
+        abs(samples[frame] - meant) < Self.level * 1e-3, "at \(fraction): \(samples[frame]), meant \(meant)")
+    }
+    // The stop's tail: heard for about 0.3 s after it lands (the device's buffers on top).
+    let tail = Double(heard.upperBound - stoppedAt) / 48_000
+    #expect(tail > 0.2 && tail < 0.55, "heard \(tail) s after the stop")
+  }
+}
