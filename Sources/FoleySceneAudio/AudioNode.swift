@@ -139,7 +139,7 @@ open class AudioNode: Node {
     startIfReady()
   }
 
-  /// Pauses the sound where it is; ``play()`` resumes it.
+  /// Pauses the sound where it is; ``play(fadeIn:)`` resumes it.
   public func pause() {
     guard let voice, !voice.isFinished else {
       wantsToPlay = false
