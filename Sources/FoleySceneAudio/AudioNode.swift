@@ -209,10 +209,17 @@ open class AudioNode: Node {
     guard wantsToPlay, !isHeldByScene, let link, voice == nil || voice!.isFinished, let scene = self.scene,
       SceneAudioLink.of(scene) === link
     else { return }
+    // The modulators ride with the play, so the voice starts under them (an envelope's attack
+    // from its first frame).
+    var options = PlayOptions.given(pan: 0, rate: 1, start: .now, fadeIn: nextFadeIn)
+    if !modulators.isEmpty {
+      options = options ?? PlayOptions()
+      options?.modulators = modulators
+    }
     guard
       let started = SceneVoices.start(
         source, for: self, volume: 1, loops: autoplayLooped ? -1 : 0, positional: isPositional,
-        options: .given(pan: 0, rate: 1, start: .now, fadeIn: nextFadeIn)),
+        options: options),
       !started.isFinished
     else { return }
     nextFadeIn = .immediate
@@ -225,7 +232,6 @@ open class AudioNode: Node {
           "audio node \(self.name ?? "unnamed"): parameter \"\(name)\" refused: \(error)")
       }
     }
-    if !modulators.isEmpty { applyModulators() }
   }
 
   private func applyModulators() {

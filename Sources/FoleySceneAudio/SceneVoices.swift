@@ -87,11 +87,14 @@ package enum SceneVoices {
       if let options, !options.isPlain {
         core.prepareStart(of: voice, schedule: AudioEngine.schedule(options.start), fadeIn: options.fadeIn)
       }
+      if let options, !options.modulators.isEmpty, !voice.isFinished {
+        core.presetModulators(options.modulators, on: voice)
+      }
     } else if let options {
       voice = core.requestPlay(
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
         rate: rate, schedule: AudioEngine.schedule(options.start),
-        fadeIn: options.fadeIn.usableDuration > 0 ? options.fadeIn : nil)
+        fadeIn: options.fadeIn.usableDuration > 0 ? options.fadeIn : nil, modulators: options.modulators)
     } else {
       voice = core.requestPlay(
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,

@@ -226,20 +226,20 @@ extension SoundMap {
       // be on its way, and then the nearest plays meanwhile: those are made each time).
       if steps == 0 { plan.item.preparedSound = sound }
     }
+    // The event's modulators ride with the play, so its voice starts under them (an envelope's
+    // attack from its first frame); a list the engine refuses is logged by it.
+    var options = postOptions
+    if !entry.modulators.isEmpty || !plan.modulators.isEmpty {
+      options = options ?? PlayOptions()
+      options?.modulators = entry.modulators + plan.modulators
+    }
     guard
       let voice = SceneVoices.start(
         .sound(sound), for: node, engine: engine,
         volume: (plan.decibels == 0 ? 1 : pow(10, plan.decibels / 20)) * postVolume,
-        loops: entry.loops ? -1 : 0, positional: entry.positional, options: postOptions),
+        loops: entry.loops ? -1 : 0, positional: entry.positional, options: options),
       !voice.isFinished
     else { return }
-    if !entry.modulators.isEmpty || !plan.modulators.isEmpty {
-      do {
-        try voice.setModulators(entry.modulators + plan.modulators)
-      } catch {
-        engine.core.logger.warning("sound map: \(event)'s modulators: \(error)")
-      }
-    }
     // Kept only where something needs them: a cap, or a stop entry naming the event. Every post
     // of an event once filtered all its voices: a post's cost grew with the voices playing.
     if entry.maxInstances != nil || entry.isStopTarget {

@@ -87,7 +87,8 @@ struct PlayOptionsTests {
 extension PlayOptionsTests {
   @Test("an audio node comes in along play(fadeIn:) and goes along stop(tween:)")
   func audioNodeFadesInAndOut() throws {
-    let dc = makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5)
+    // Longer than the test: the node plays it once (not looped), and the stop comes first.
+    let dc = makeToneWAV(frequency: 0, duration: 4, amplitude: 0.5)
     var stoppedAt = 0
     let capture = try captureDiskOutput { engine, output in
       let scene = Scene(size: Size(width: 800, height: 600))

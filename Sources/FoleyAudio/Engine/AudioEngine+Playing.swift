@@ -88,6 +88,9 @@ package struct PlayOptions: Sendable {
   package var rate: Double
   package var start: Tween.Start
   package var fadeIn: Tween
+  /// What moves the voice's volume from its first frame (a map event's modulators): set on the
+  /// voice before the queue sees it, so an envelope's attack is its start.
+  package var modulators: [Modulator] = []
 
   package init(pan: Double = 0, rate: Double = 1, start: Tween.Start = .now, fadeIn: Tween = .immediate) {
     self.pan = pan.isFinite ? pan : 0

@@ -11,14 +11,14 @@ extension MixerCore {
   package func requestPlay(
     _ source: SoundSource, volume: Double, pan: Double, groupVolume: Double, loops: Int = 0,
     placement: SpatialPlacement? = nil, rate: Double = 1, schedule: ScheduledStart? = nil,
-    fadeIn: Tween? = nil
+    fadeIn: Tween? = nil, modulators: [Modulator] = []
   ) -> Voice {
     guard let play = gateOne(source, volume: volume, pan: pan, loops: loops) else {
       return .finished(id: counters.takeVoiceID())
     }
     let normalizes = normalizesLoudness(source)
     let reused: Voice?
-    if groupVolume == 1, rate == 1, schedule == nil, fadeIn == nil, !normalizes {
+    if groupVolume == 1, rate == 1, schedule == nil, fadeIn == nil, modulators.isEmpty, !normalizes {
       // Nothing to set on the voice but what recycling sets: a finished voice is recycled and
       // queued under one lock (most plays in a running game).
       let (recycled, hop) = requests.withLock { pending -> (Voice?, Int?) in
@@ -47,6 +47,7 @@ extension MixerCore {
     setUp(
       voice, for: source, normalizes: normalizes, groupVolume: groupVolume, rate: rate, schedule: schedule)
     if let fadeIn { prepareStart(of: voice, schedule: nil, fadeIn: fadeIn, startingOn: schedule?.frame) }
+    if !modulators.isEmpty { presetModulators(modulators, on: voice) }
     let hop = requests.withLock { pending -> Int? in
       pending.append(source, voice: voice, loops: play.loops)
       if reused == nil { pending.voices.keep(voice) }

@@ -205,6 +205,18 @@ extension MixerCore {
     }
   }
 
+  /// Gives a voice the queue has not seen yet its modulators, so its start takes them; a list the
+  /// engine refuses is logged, and the voice plays without it.
+  package func presetModulators(_ modulators: [Modulator], on voice: Voice) {
+    do {
+      let slots = try modulatorSlots(for: modulators)
+      voice.modulatorSlots.withLock { $0 = slots }
+      voice.hasModulators.store(!slots.isEmpty, ordering: .releasing)
+    } catch {
+      logger.warning("a play's modulators were refused (it plays without them): \(error)")
+    }
+  }
+
   /// Gives a playing voice's channel its new modulators.
   func updateModulators(of voice: Voice) {
     queue.async { [self] in

@@ -10,7 +10,9 @@ extension MixerCore {
     _ = inbox.wake.takePending()
     guard state.isOpen, state.hasDevice else { return }
     processFinishedChannels()
-    let due = state.releases.takeDue(now: now) { table.gains[$0].isSilent }
+    let due = state.releases.takeDue(now: now, mixed: mixer.framesMixed.load(ordering: .acquiring)) {
+      table.gains[$0].isSilent
+    }
     for operation in due {
       switch operation.kind {
       case .halt: backend.halt(operation.channel)

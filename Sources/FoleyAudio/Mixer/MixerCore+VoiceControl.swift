@@ -236,7 +236,7 @@ extension MixerCore {
   func rampToPause(_ channel: Int) {
     stopFollowing(channel)
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
-    state.releases.schedule(.pause, on: channel, deadline: deadline(after: 0))
+    state.releases.schedule(.pause, on: channel, deadline: deadline(after: 0), endFrame: endFrame(after: 0))
   }
 
   /// Undoes a pause that is pending or done, ramping up to the slot's gains.

@@ -184,7 +184,8 @@ extension MixerCore {
     let step = fadeOut > 0 ? min(declickStep, Float(1 / (fadeOut * Double(format.sampleRate)))) : declickStep
     stopFollowing(channel)
     table.gains[channel].setTarget(left: 0, right: 0, step: step)
-    state.releases.schedule(.halt, on: channel, deadline: deadline(after: fadeOut))
+    state.releases.schedule(
+      .halt, on: channel, deadline: deadline(after: fadeOut), endFrame: endFrame(after: fadeOut))
   }
 
   /// Releases `channel` along `tween`: its level moves to silence along the tween's easing from
@@ -213,7 +214,8 @@ extension MixerCore {
     let mixed = mixer.framesMixed.load(ordering: .acquiring)
     let start = tween.startFrame == .max ? mixed : max(mixed, tween.startFrame)
     let wait = Double(start - mixed) / Double(format.sampleRate) + duration
-    state.releases.schedule(.halt, on: channel, deadline: deadline(after: wait))
+    state.releases.schedule(
+      .halt, on: channel, deadline: deadline(after: wait), endFrame: endFrame(after: duration, from: start))
   }
 
   /// Releases `channel` through its voice's envelopes, if it has any with a release: each fades
@@ -240,9 +242,20 @@ extension MixerCore {
       gain.setLevel(
         0, frames: Int((duration * rate).rounded()), easing: tween.easing, start: tween.startFrame)
     }
-    let wait = Double(start - mixed) / rate + max(frames / rate, duration)
-    state.releases.schedule(.halt, on: channel, deadline: deadline(after: wait))
+    let longest = max(frames / rate, duration)
+    let wait = Double(start - mixed) / rate + longest
+    state.releases.schedule(
+      .halt, on: channel, deadline: deadline(after: wait), endFrame: endFrame(after: longest, from: start))
     return true
+  }
+
+  /// The mix frame by which a ramp of `fade` seconds from `start` (the mix's next block, by
+  /// default) has been mixed: the ramp (at least the de-click time) and one device buffer, as the
+  /// block under way when the ramp was asked for still plays the old gain.
+  func endFrame(after fade: Double, from start: UInt64? = nil) -> UInt64 {
+    let from = start ?? mixer.framesMixed.load(ordering: .acquiring)
+    let seconds = max(fade, configuration.declickDuration)
+    return from &+ UInt64((seconds * Double(format.sampleRate)).rounded(.up)) &+ UInt64(format.bufferFrames)
   }
 
   /// When a ramp of `fade` seconds must have been mixed: the ramp, two device buffers, and margin.
