@@ -29,7 +29,8 @@ open class AudioNode: Node {
   /// The sound's voice while it plays or is paused.
   public private(set) var voice: Voice?
   /// What moves the node's volume while it plays (`Voice.setModulators(_:)`): a
-  /// game parameter through a curve, an LFO, an envelope, a follower of another bus. Set them before the node starts, or while it plays;
+  /// game parameter through a curve, an LFO, an envelope, a follower of another bus. Set them
+  /// before the node starts, or while it plays;
   /// every voice the node starts takes them. A list the engine refuses (more than four, a
   /// parameter it does not define) is logged, and the voice plays without it.
   ///

@@ -209,9 +209,7 @@ extension MixerCore {
   /// engine refuses is logged, and the voice plays without it.
   package func presetModulators(_ modulators: [Modulator], on voice: Voice) {
     do {
-      let slots = try modulatorSlots(for: modulators)
-      voice.modulatorSlots.withLock { $0 = slots }
-      voice.hasModulators.store(!slots.isEmpty, ordering: .releasing)
+      voice.store(try modulatorSlots(for: modulators))
     } catch {
       logger.warning("a play's modulators were refused (it plays without them): \(error)")
     }

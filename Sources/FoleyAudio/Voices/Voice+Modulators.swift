@@ -17,10 +17,14 @@ extension Voice {
   ///   define. The voice keeps its modulators then.
   public func setModulators(_ modulators: [Modulator]) throws(ParameterError) {
     guard let core else { return }
-    let slots = try core.modulatorSlots(for: modulators)
+    store(try core.modulatorSlots(for: modulators))
+    core.updateModulators(of: self)
+  }
+
+  /// Keeps `slots` as the voice's modulators, for its next start (and its channel's update).
+  func store(_ slots: [ModulatorSlot]) {
     modulatorSlots.withLock { $0 = slots }
     hasModulators.store(!slots.isEmpty, ordering: .releasing)
-    core.updateModulators(of: self)
   }
 
   /// Sets this voice's own value of game parameter `name`, at once or along `tween`: the voice's
