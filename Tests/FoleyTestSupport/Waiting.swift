@@ -21,10 +21,26 @@ public func waitUntil(timeout: Double = 20, _ condition: () throws -> Bool) reth
 @MainActor
 @discardableResult
 public func waitUntil(stepping scene: Scene, timeout: Double = 20, _ condition: () -> Bool) -> Bool {
+  var largestStep = 0.0
+  return waitUntil(stepping: scene, timeout: timeout, largestStep: &largestStep, condition)
+}
+
+/// ``waitUntil(stepping:timeout:_:)``, keeping in `largestStep` the longest update it made, in
+/// seconds: what a check that depends on how far one update moves something must allow for on a
+/// loaded machine.
+@MainActor
+@discardableResult
+public func waitUntil(
+  stepping scene: Scene, timeout: Double = 20, largestStep: inout Double, _ condition: () -> Bool
+) -> Bool {
   var last = DispatchTime.now().uptimeNanoseconds
+  var largest = largestStep
+  defer { largestStep = largest }
   return waitUntil(timeout: timeout) {
     let now = DispatchTime.now().uptimeNanoseconds
-    scene.update(deltaTime: Double(now - last) / 1e9)
+    let step = Double(now - last) / 1e9
+    largest = max(largest, step)
+    scene.update(deltaTime: step)
     last = now
     return condition()
   }
