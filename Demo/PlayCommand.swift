@@ -2,11 +2,12 @@ import ArgumentParser
 import Foley
 import Foundation
 
-/// `foley-demo play FILE... [--gap SECONDS] [--at X,Y [--listener X,Y] [--model M]] [--rate R
+/// `foley-demo play FILE... [--gap SECONDS] [--at X,Y [--listener X,Y]... [--model M]] [--rate R
 /// [--rate-to R --over S]] [--lowpass HZ] [--highpass HZ] [--reverb PRESET] [--send LEVEL]`: plays
 /// files through the engine, overlapping unless a gap is given, and exits when every one has
 /// finished (and the reverb's tail has rung out). With `--at`, each plays as a positional voice
-/// at that point, heard from the listener; the rest shape each voice while it plays.
+/// at that point through the engine's space, heard from the nearest of up to four listeners
+/// (through a scene when walls or doors are given); the rest shape each voice while it plays.
 struct PlayCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "play", abstract: "Play sound files through Foley's engine, optionally placed in space.")
@@ -24,8 +25,13 @@ struct PlayCommand: AsyncParsableCommand {
     help: "Play each file as a positional voice at this point (scene points, e.g. -300,0).")
   var at: PointArgument?
 
-  @Option(parsing: .unconditional, help: "Where the listener is (with --at).")
-  var listener = PointArgument(point: Point(x: 0, y: 0))
+  @Option(
+    parsing: .unconditionalSingleValue,
+    help: "Where a listener is (with --at; up to four, each sound heard from the nearest; 0,0 if none).")
+  var listener: [PointArgument] = []
+
+  /// The listeners' places: the origin when none was given.
+  var listenerPoints: [Point] { listener.isEmpty ? [Point(x: 0, y: 0)] : listener.map(\.point) }
 
   @Option(help: "The distance model (with --at): none, inverse, linear or exponential.")
   var model: ModelArgument = .inverse
@@ -144,6 +150,12 @@ struct PlayCommand: AsyncParsableCommand {
     if (!wall.isEmpty || !door.isEmpty) && at == nil {
       throw ValidationError("--wall and --door shape a positional sound: give --at too")
     }
+    guard listener.count <= AudioSpace.maximumListeners else {
+      throw ValidationError("--listener may be given up to \(AudioSpace.maximumListeners) times")
+    }
+    if (!wall.isEmpty || !door.isEmpty) && listener.count > 1 {
+      throw ValidationError("--wall and --door are heard from one --listener")
+    }
     if let normalize, !AudioEngine.loudnessTargets.contains(normalize) {
       throw ValidationError("--normalize must be between -70 and 0 LUFS")
     }
@@ -217,10 +229,11 @@ struct PlayCommand: AsyncParsableCommand {
     if let highpass { try engine.bus(.effects).setEffects([FilterEffect(.highPass, frequency: highpass)]) }
     if let reverb { engine.reverb.apply(reverb.preset) }
     if let shapingLine { print(shapingLine) }
-    // Positional plays happen in a scene around the listener; plain ones straight on the engine.
+    // Positional plays with walls or doors happen in a scene around the listener; plain ones
+    // straight on the engine.
     let scene = Scene()
     let listenerNode = Node()
-    listenerNode.position = listener.point
+    listenerNode.position = listenerPoints[0]
     scene.addChild(listenerNode)
     scene.listener = listenerNode
     engine.attach(to: scene, positional: true, spatial: spatial)
@@ -234,6 +247,14 @@ struct PlayCommand: AsyncParsableCommand {
       geometry.addPortal(from: segment.from, to: segment.to, openness: segment.openness, closed: .wood)
     }
     geometry.index()
+    // Without walls, positional plays go through the engine's space, heard from the nearest
+    // listener; walls and doors are a scene's.
+    let space = engine.space
+    let placesInSpace = wall.isEmpty && door.isEmpty
+    if placesInSpace {
+      space.spatial = spatial
+      try space.setListeners(listenerPoints)
+    }
     var voices: [(String, Voice)] = []
     var failures = 0
     let stepper = RealTimeStepper(scene)
@@ -243,6 +264,7 @@ struct PlayCommand: AsyncParsableCommand {
         while ContinuousClock.now < until {
           try await Task.sleep(for: .milliseconds(10))
           stepper.step()
+          space.update(deltaTime: 0.01)
         }
       }
       do {
@@ -259,12 +281,27 @@ struct PlayCommand: AsyncParsableCommand {
               sound.loudness.gain(toReach: normalize)))
         }
         let channels = sound.source.channels == 1 ? "mono" : "\(sound.source.channels) channels"
-        if let at {
+        if let at, placesInSpace {
+          let voice = space.play(sound, at: at.point, rate: rate)
+          let heardBy = space.listener(hearing: voice) ?? 0
+          let offset = at.point - listenerPoints[heardBy]
+          let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
+          let gain = spatial.gain(atDistance: distance)
+          let from =
+            listenerPoints.count > 1 ? ", from listener \(heardBy + 1) at \(listenerPoints[heardBy])" : ""
+          print(
+            "playing \(file) (\(String(format: "%.2f", sound.duration)) s, \(channels)) at \(at.point)\(from): "
+              + String(
+                format: "distance %.1f, gain %.3f (%.1f dB), pan %.2f", distance, gain,
+                20 * log10(max(gain, 1e-9)), spatial.pan(forHorizontalOffset: offset.dx)))
+          shape(voice)
+          voices.append((file, voice))
+        } else if let at {
           let node = Node()
           node.position = at.point
           scene.addChild(node)
           node.run(.sequence([.changePlaybackRate(to: rate, duration: 0), .playSound(sound)]))
-          let offset = at.point - listener.point
+          let offset = at.point - listenerPoints[0]
           let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
           let gain = spatial.gain(atDistance: distance)
           print(
@@ -274,7 +311,7 @@ struct PlayCommand: AsyncParsableCommand {
                 20 * log10(max(gain, 1e-9)),
                 spatial.pan(forHorizontalOffset: offset.dx)))
           if !wall.isEmpty || !door.isEmpty {
-            let path = geometry.path(from: listener.point, to: at.point, spatial: spatial)
+            let path = geometry.path(from: listenerPoints[0], to: at.point, spatial: spatial)
             print(
               String(
                 format:
@@ -306,6 +343,7 @@ struct PlayCommand: AsyncParsableCommand {
     while voices.contains(where: { !$0.1.isFinished }) {
       try await Task.sleep(for: .milliseconds(20))
       stepper.step()
+      space.update(deltaTime: 0.02)
     }
     // The reverb's tail rings on after the voices: the output ends once it has decayed to silence.
     await engine.waitUntilSilent()

@@ -39,7 +39,7 @@ extension SceneAudioLink {
     // last glide, as the queue's moves do.
     followGlide = followGlides.next(
       updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
-      sampleRate: core.format.sampleRate)
+      bufferFrames: core.format.bufferFrames, sampleRate: core.format.sampleRate)
     let doppler = spatial.speedOfSound != nil && step > 0
     let listener = listenerPosition
     // A wall, a door or a room changed or moved: every voice is heard through it again.

@@ -630,6 +630,28 @@ struct ScriptedRunTests {
       "\(left.output)")
   }
 
+  @Test("`play --at` with two listeners: each file heard from the nearer; a fifth listener is refused")
+  func playAtTwoListeners() throws {
+    let run = try runDemoCommand([
+      "play", fixture("tone.ogg").path, fixture("tone.ogg").path, "--at", "1100,0", "--listener", "0,0",
+      "--listener", "1000,0", "--model", "inverse",
+    ])
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(
+      run.output.contains(
+        "at (1100.0, 0.0), from listener 2 at (1000.0, 0.0): distance 100.0, gain 1.000 (0.0 dB), pan 0.25"),
+      "\(run.output)")
+    #expect(run.output.contains("done: 2 played, 0 failed"))
+    let five = try runDemoCommand(
+      ["play", fixture("tone.ogg").path, "--at", "0,0"] + (0..<5).flatMap { ["--listener", "\($0),0"] })
+    #expect(five.status == 64 && five.errors.contains("--listener"), "\(five.errors)")
+    let walled = try runDemoCommand([
+      "play", fixture("tone.ogg").path, "--at", "0,0", "--listener", "0,0", "--listener", "9,9", "--wall",
+      "1,1,2,2",
+    ])
+    #expect(walled.status == 64 && walled.errors.contains("--listener"), "\(walled.errors)")
+  }
+
   @Test("`play` shapes each voice: rate, a glide, a low-pass, a bus high-pass, a reverb and its send")
   func playShaped() throws {
     let run = try runDemoCommand([

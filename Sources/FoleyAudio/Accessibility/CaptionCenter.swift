@@ -173,9 +173,10 @@ public final class CaptionCenter {
   }
 
   /// Takes the new plays and brings the captions in line with what is heard now. A scene attached
-  /// to the engine calls it every update; call it once a frame when there is none.
+  /// to the engine calls it every update; call it once a frame when there is none. The engine's
+  /// ``AudioEngine/space`` places its voices' captions from where their listeners hear them.
   public func update() {
-    update(placing: nil)
+    update(placing: engine.value.spaceIfMade)
   }
 
   /// ``update()`` with the scene's placing: where each new play's voice is followed, and from

@@ -92,9 +92,10 @@ public final class HapticsCenter {
   }
 
   /// Takes the new plays and sets the motors from what is heard now. A scene attached to the
-  /// engine calls it every update; call it once a frame when there is none.
+  /// engine calls it every update; call it once a frame when there is none. The engine's
+  /// ``AudioEngine/space`` places its voices' rumble from where their listeners hear them.
   public func update() {
-    update(placing: nil)
+    update(placing: engine.value.spaceIfMade)
   }
 
   /// ``update()`` with the scene's placing.

@@ -347,8 +347,8 @@ extension MixerCore {
   func applyPlacements(_ moves: [PlacementMove], overFrames frames: Int) {
     // At most a tenth of a second however late the queue ran: the voice follows, a little behind.
     let glide = state.placementGlide.next(
-      updateFrames: frames, mixed: mixer.framesMixed.load(ordering: .acquiring), sampleRate: format.sampleRate
-    )
+      updateFrames: frames, mixed: mixer.framesMixed.load(ordering: .acquiring),
+      bufferFrames: format.bufferFrames, sampleRate: format.sampleRate)
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
       // The newest placement the game gave the voice: this move's, or a later one it handed the

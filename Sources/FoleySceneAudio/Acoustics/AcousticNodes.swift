@@ -1,3 +1,4 @@
+public import FoleyAudio
 public import FoleyScene
 import Foundation
 

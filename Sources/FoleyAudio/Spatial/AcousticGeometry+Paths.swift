@@ -1,5 +1,4 @@
-package import FoleyAudio
-package import FoleyScene
+package import FoleyCore
 import Foundation
 
 /// A path made in two steps: the walk over the grid (``AcousticGeometry/walls(from:to:)``, the
@@ -126,7 +125,7 @@ package struct AcousticWalls {
   var third = Leg.none
 
   /// Not walked yet.
-  static let unwalked = AcousticWalls(
+  package static let unwalked = AcousticWalls(
     directGain: 1, directCutoffLog2: log2(20_000), wallsCrossed: 0, directCutoff: 20_000,
     occlusionDecibels: 0)
 

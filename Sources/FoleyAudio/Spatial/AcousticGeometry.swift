@@ -1,5 +1,4 @@
-import FoleyAudio
-package import FoleyScene
+package import FoleyCore
 import Foundation
 
 /// What a wall or a closed door does to sound that passes through it: a broadband attenuation and
@@ -133,7 +132,7 @@ package struct AcousticGeometry {
     portals.append(Opening(a: a, b: b, openness: open))
   }
 
-  mutating func addRoom(_ polygon: [Point], send: Double, returnLevel: Double = 1) {
+  package mutating func addRoom(_ polygon: [Point], send: Double, returnLevel: Double = 1) {
     guard polygon.count >= 3, Self.usable(polygon, member: "Room.polygon (in scene coordinates)") else {
       return
     }

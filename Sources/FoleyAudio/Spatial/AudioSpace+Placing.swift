@@ -1,0 +1,186 @@
+import FoleyCore
+import Foundation
+
+extension AudioSpace {
+  /// Places every voice that may be heard differently now (it moved or is on a tween, a listener
+  /// moved, the settings changed, or doppler needs its motion) and sends the new placements to
+  /// the mix, each gliding there over this update. Call it once a frame, after the game moved its
+  /// entities and listeners; `deltaTime` is the frame's length in seconds (a NaN, an infinity or
+  /// a value not above 0 is refused, logged once, and a sixtieth of a second used).
+  public func update(deltaTime: Double) {
+    step =
+      deltaTime > 0
+      ? deltaTime.clamped(to: 1e-6...10, or: 1.0 / 60, member: "AudioSpace.update(deltaTime:)")
+      : {
+        RefusedNumbers.note("AudioSpace.update(deltaTime:)", value: deltaTime)
+        return 1.0 / 60
+      }()
+    let sampleRate = core.format.sampleRate
+    frameLength = max(1, min(sampleRate, Int((step * Double(sampleRate)).rounded())))
+    dropFinished()
+    carriedClock = clock &+ UInt64(frameLength)
+    let now = clock
+    let listenersNow = listenerMotions.map { $0.position(at: now) }
+    let listenersMoved = listenersNow != lastListeners || listenerMotions.contains { $0.isMoving(at: now) }
+    let glide = glides.next(
+      updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
+      bufferFrames: core.format.bufferFrames, sampleRate: sampleRate)
+    let doppler = spatial.speedOfSound != nil
+    for index in entries.indices {
+      let moving = entries[index].motion.isMoving(at: now)
+      guard placesAll || listenersMoved || entries[index].moved || moving || doppler else { continue }
+      let position = entries[index].motion.position(at: now)
+      let heard = hearing(
+        position, from: listenersNow, pinned: entries[index].pinned, heardBy: entries[index].heardBy)
+      let voice = entries[index].voice.takeUnretainedValue()
+      if doppler, entries[index].distance.isFinite {
+        // Approaching is positive: the distance shrank over the step.
+        let factor = spatial.dopplerFactor(approachingAt: (entries[index].distance - heard.distance) / step)
+        voice.setDoppler(factor, overFrames: frameLength)
+      }
+      entries[index].moved = moving
+      entries[index].heardBy = heard.listener
+      entries[index].distance = heard.distance
+      if heard.placement.gain == 0, spatial.stopsBeyondMaximumDistance {
+        voice.stop(tween: 0.05)
+        continue
+      }
+      let old = entries[index].placement
+      guard abs(old.gain - heard.placement.gain) > 1e-6 || abs(old.pan - heard.placement.pan) > 1e-6 else {
+        continue
+      }
+      entries[index].placement = heard.placement
+      if !voice.followPlacement(heard.placement, glide: glide) {
+        moves.append(PlacementMove(entries[index].voice, to: heard.placement))
+      }
+    }
+    lastListeners = listenersNow
+    placesAll = false
+    if !moves.isEmpty || !releases.isEmpty {
+      // Both lists come back empty, with the storage of the ones the queue finished with.
+      core.updatePlacements(&moves, releasing: &releases, overFrames: frameLength)
+    }
+  }
+
+  /// Lets go of the voices that finished: each is released on the queue, after the moves sent
+  /// before (which name it unretained).
+  private func dropFinished() {
+    var index = 0
+    while index < entries.count {
+      guard entries[index].voice.takeUnretainedValue().isFinished else {
+        index += 1
+        continue
+      }
+      let gone = entries[index].voice
+      indexOfVoice[ObjectIdentifier(gone.takeUnretainedValue())] = nil
+      releases.append(gone)
+      let last = entries.count - 1
+      if index != last {
+        entries[index] = entries[last]
+        indexOfVoice[ObjectIdentifier(entries[index].voice.takeUnretainedValue())] = index
+      }
+      entries.removeLast()
+    }
+  }
+
+  /// How a sound at `position` is heard from `listeners`: from its pinned listener alone, else
+  /// from its nearest, blended with the second nearest within ``listenerBlend``. `heardBy` is the
+  /// listener it was heard from before (kept until another is nearer by half the blend).
+  func hearing(
+    _ position: SIMD2<Double>, from listeners: [SIMD2<Double>], pinned: Int?, heardBy: Int?
+  ) -> (placement: SpatialPlacement, distance: Double, listener: Int) {
+    if let pinned, listeners.indices.contains(pinned) {
+      let (placement, distance) = placement(of: position, from: listeners[pinned])
+      return (placement, distance, pinned)
+    }
+    var nearest = 0
+    var second = -1
+    var distances = SIMD4<Double>(repeating: .infinity)
+    for index in listeners.indices.prefix(Self.maximumListeners) {
+      let offset = position - listeners[index]
+      distances[index] = (offset * offset).sum().squareRoot()
+      if index == 0 { continue }
+      if distances[index] < distances[nearest] {
+        second = nearest
+        nearest = index
+      } else if second < 0 || distances[index] < distances[second] {
+        second = index
+      }
+    }
+    var heard = nearest
+    if let heardBy, heardBy != nearest, listeners.indices.contains(heardBy),
+      distances[heardBy] - distances[nearest] < listenerBlend / 2
+    {
+      heard = heardBy
+    }
+    let (near, nearDistance) = placement(of: position, from: listeners[nearest])
+    guard second >= 0, listenerBlend > 0 else { return (near, nearDistance, heard) }
+    let weight = max(0, 0.5 - (distances[second] - distances[nearest]) / (2 * listenerBlend))
+    guard weight > 0 else { return (near, nearDistance, heard) }
+    let (far, farDistance) = placement(of: position, from: listeners[second])
+    return (
+      SpatialPlacement(
+        gain: near.gain + (far.gain - near.gain) * weight, pan: near.pan + (far.pan - near.pan) * weight),
+      nearDistance + (farDistance - nearDistance) * weight, heard
+    )
+  }
+
+  /// A lone listener's placement of a sound at `position`, and its distance.
+  func placement(of position: SIMD2<Double>, from listener: SIMD2<Double>) -> (SpatialPlacement, Double) {
+    let offset = position - listener
+    let distance = (offset * offset).sum().squareRoot()
+    return (
+      SpatialPlacement(
+        gain: spatial.gain(atDistance: distance), pan: spatial.pan(forHorizontalOffset: offset.x)),
+      distance
+    )
+  }
+}
+
+extension AudioEngine {
+  /// The engine's space: positional sound for a game with its own entities (no scene graph),
+  /// made on first use. See ``AudioSpace``.
+  ///
+  /// ```swift
+  /// let voice = engine.space.play(chime, at: Point(x: 250, y: -40))
+  /// engine.space.update(deltaTime: 1.0 / 60)
+  /// ```
+  @MainActor public var space: AudioSpace {
+    spaceState.space.withLock { space in
+      if let space { return space }
+      let made = AudioSpace(engine: self)
+      space = made
+      return made
+    }
+  }
+
+  /// The space, if anything has made it.
+  @MainActor package var spaceIfMade: AudioSpace? { spaceState.space.withLock { $0 } }
+
+  private var spaceState: EngineSpace { feature { EngineSpace() } }
+}
+
+/// Captions and rumble of the space's voices say where they are heard from: the voice is its own
+/// anchor, placed relative to the listener that hears it.
+extension AudioSpace: ScenePlacing {
+  package func anchor(of voice: Voice) -> AnyObject? {
+    indexOfVoice[ObjectIdentifier(voice)] == nil ? nil : voice
+  }
+
+  package func placement(of anchor: Unmanaged<AnyObject>) -> ScenePlacement {
+    guard let index = indexOfVoice[ObjectIdentifier(anchor.takeUnretainedValue())] else {
+      return ScenePlacement(dx: 0, dy: 0, distance: 0, gain: 0)  // finished: no longer heard
+    }
+    let now = clock
+    let listener = listenerMotions[min(entries[index].heardBy, listenerMotions.count - 1)].position(at: now)
+    let offset = entries[index].motion.position(at: now) - listener
+    let distance = (offset * offset).sum().squareRoot()
+    return ScenePlacement(
+      dx: offset.x, dy: offset.y, distance: distance, gain: spatial.gain(atDistance: distance))
+  }
+}
+
+/// What the space keeps per engine: the game thread's space, once made.
+private final class EngineSpace: Sendable {
+  let space = Locked<AudioSpace?>(nil)
+}
