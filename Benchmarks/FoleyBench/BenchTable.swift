@@ -262,6 +262,17 @@ struct BenchTable {
       "positional_update_us_256", number("positional_update_us_256"), nil,
       "≤ 25 (game-thread CPU per update: 256 looping AudioNodes, each moved every frame)",
       number("positional_update_us_256").map { $0 <= 25 })
+    row(
+      "space_update_us_256", number("space_update_us_256"), nil,
+      "≤ 25 (the same 256 through `engine.space`: a voice each, moved and updated, no scene)",
+      number("space_update_us_256").map { $0 <= 25 })
+    row(
+      "space_cpu_percent_256", number("space_cpu_percent_256"), nil,
+      "reference: process CPU of the row before, % of a core (beside `positional_cpu_percent_256`)", nil)
+    row(
+      "space_audio_thread_allocations", number("space_audio_thread_allocations"), nil,
+      "0 (allocations on the mixing thread while the space's 256 voices move)",
+      number("space_audio_thread_allocations").map { $0 == 0 })
     let walled = number("positional_geometry_update_us_256")
     row(
       "positional_geometry_update_us_256", walled, nil,

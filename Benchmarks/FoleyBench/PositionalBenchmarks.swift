@@ -9,7 +9,8 @@ import Logging
 /// game's own work, computed before the clock starts as in C) and process CPU as a share of a core;
 /// the C reference (`raw_mixer positional`: `Mix_SetPosition` on 256 channels each frame) runs
 /// beside it in `Scripts/bench.sh`. The same again among 1,000 wall segments and 20 doors, each
-/// voice heard through them.
+/// voice heard through them; and the same 256 through the engine's space (`engine.space`: a voice
+/// per emitter, moved and updated with no scene).
 @MainActor
 enum PositionalBenchmarks {
   static let voices = 256
@@ -48,7 +49,7 @@ enum PositionalBenchmarks {
   ///   256); the channels stop at 1,024, past which the quietest are virtual.
   static func measure(
     _ long: Data, seconds: Double, geometry: Bool = false, spread: Int = SpatialAudio().geometryUpdateSpread,
-    voices: Int = voices, logger: Logger
+    voices: Int = voices, throughSpace: Bool = false, logger: Logger
   ) throws -> (update: Double, percent: Double) {
     var configuration = AudioConfiguration()
     configuration.initialChannels = min(voices, 1_024)
@@ -64,10 +65,17 @@ enum PositionalBenchmarks {
     scene.listener = listener
     var spatial = SpatialAudio()
     spatial.geometryUpdateSpread = spread
-    engine.attach(to: scene, positional: true, spatial: spatial)
+    let space = engine.space
+    if throughSpace {
+      space.spatial = spatial
+    } else {
+      engine.attach(to: scene, positional: true, spatial: spatial)
+    }
     if geometry { for node in maze() { scene.addChild(node) } }
-    let emitters = (0..<voices).map { _ in AudioNode(sound: sound) }
+    let emitters = throughSpace ? [] : (0..<voices).map { _ in AudioNode(sound: sound) }
     for emitter in emitters { scene.addChild(emitter) }
+    let spaceVoices =
+      throughSpace ? (0..<voices).map { space.play(sound, at: circlePosition($0, at: 0), loops: -1) } : []
     var time = 0.0
     var positions = [Point](repeating: .zero, count: voices)
     // The game's own work, outside the timed part (the C reference leaves out the same): where
@@ -79,6 +87,11 @@ enum PositionalBenchmarks {
     }
     // Foley's part: the moves and the scene's update, which places every voice.
     func frame() {
+      if throughSpace {
+        for index in spaceVoices.indices { space.move(spaceVoices[index], to: positions[index]) }
+        space.update(deltaTime: 1.0 / 60)
+        return
+      }
       for (index, emitter) in emitters.enumerated() { emitter.position = positions[index] }
       scene.update(deltaTime: 1.0 / 60)
     }
@@ -119,7 +132,12 @@ enum PositionalBenchmarks {
     let allocations = foley_realtime_allocations()
     let walled = try measure(long, seconds: quick ? 3 : 8, geometry: true, logger: logger)
     let everyUpdate = try measure(long, seconds: quick ? 3 : 8, geometry: true, spread: 1, logger: logger)
+    let spaceBefore = foley_realtime_allocations()
+    let space = try measure(long, seconds: quick ? 3 : 8, throughSpace: true, logger: logger)
+    let spaceAllocations = foley_realtime_allocations()
     return [
+      "space_update_us_256": space.update, "space_cpu_percent_256": space.percent,
+      "space_audio_thread_allocations": spaceBefore < 0 ? -1 : spaceAllocations - spaceBefore,
       "positional_geometry_every_update_us_256": everyUpdate.update,
       "positional_geometry_cpu_percent_256": walled.percent,
       "positional_geometry_every_update_cpu_percent_256": everyUpdate.percent,

@@ -482,3 +482,48 @@ print(engine.activeSnapshots)   // ["paused": 1.0, "danger": 0.3]
 try engine.releaseSnapshot("paused", tween: Tween(duration: 0.5))
 // BLOCK-END
 }
+
+@MainActor func guideSpaceForAnyEngine(humBytes: Data, hornSound: Sound, player: Point) throws {
+// DOCC-BLOCK Foley/SpaceForAnyEngine.md 1
+struct Emitter { var x: Double; var y: Double; var voice: Voice? }
+
+let engine = try AudioEngine()
+let space = engine.space
+space.spatial.distanceModel = .inverse(reference: 64, rolloff: 1)   // -6 dB at 128 units
+space.spatial.panWidth = 480
+space.spatial.speedOfSound = 3_430                                  // doppler from the motion
+let hum = try engine.sound(data: humBytes, name: "hum.ogg")
+var cars = [Emitter(x: 900, y: 0, voice: nil), Emitter(x: -300, y: 80, voice: nil)]
+for index in cars.indices {
+  cars[index].voice = space.play(hum, at: Point(x: cars[index].x, y: cars[index].y), loops: -1)
+}
+// Every frame:
+for index in cars.indices {
+  cars[index].x -= 4
+  if let voice = cars[index].voice { space.move(voice, to: Point(x: cars[index].x, y: cars[index].y)) }
+}
+try space.moveListener(0, to: Point(x: player.x, y: player.y))
+space.update(deltaTime: 1.0 / 60)
+// BLOCK-END
+// DOCC-BLOCK Foley/SpaceForAnyEngine.md 2
+try space.setListeners([Point(x: 0, y: 0), Point(x: 1_000, y: 0)])   // players one and two
+let horn = space.play(hornSound, at: Point(x: 1_100, y: 0))          // heard from player two
+print(space.listener(hearing: horn) ?? -1)                           // 1
+try space.pin(horn, toListener: 0)                                   // player one's horn, always
+space.listenerBlend = 200
+// BLOCK-END
+// DOCC-BLOCK Foley/SpaceForAnyEngine.md 3
+var acoustics = AudioSpace.Acoustics()
+acoustics.walls = [
+  .init(points: [Point(x: 500, y: -300), Point(x: 500, y: -40)], material: .brick),
+  .init(points: [Point(x: 500, y: 40), Point(x: 500, y: 300)], material: .brick),
+]
+acoustics.portals = [.init(from: Point(x: 500, y: -40), to: Point(x: 500, y: 40), openness: 1)]
+acoustics.rooms = [.init(polygon: [Point(x: 500, y: -300), Point(x: 900, y: -300), Point(x: 900, y: 300),
+                                   Point(x: 500, y: 300)], reverbSend: 0.6)]
+space.acoustics = acoustics
+// The door swings shut: a new value, heard from the next update.
+acoustics.portals[0].openness = 0
+space.acoustics = acoustics
+// BLOCK-END
+}

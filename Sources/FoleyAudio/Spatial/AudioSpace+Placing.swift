@@ -26,6 +26,7 @@ extension AudioSpace {
       updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
       bufferFrames: core.format.bufferFrames, sampleRate: sampleRate)
     let doppler = spatial.speedOfSound != nil
+    updateListenerRoom(listenersNow[0])
     for index in entries.indices {
       let moving = entries[index].motion.isMoving(at: now)
       guard placesAll || listenersMoved || entries[index].moved || moving || doppler else { continue }
@@ -41,6 +42,7 @@ extension AudioSpace {
       entries[index].moved = moving
       entries[index].heardBy = heard.listener
       entries[index].distance = heard.distance
+      tellAcoustics(heard.path, to: index, voice: voice)
       if heard.placement.gain == 0, spatial.stopsBeyondMaximumDistance {
         voice.stop(tween: 0.05)
         continue
@@ -83,15 +85,16 @@ extension AudioSpace {
     }
   }
 
-  /// How a sound at `position` is heard from `listeners`: from its pinned listener alone, else
+  /// How a sound at `position` is heard from `listeners` (and through the walls, when the space
+  /// has some): from its pinned listener alone, else
   /// from its nearest, blended with the second nearest within ``listenerBlend``. `heardBy` is the
   /// listener it was heard from before (kept until another is nearer by half the blend).
   func hearing(
     _ position: SIMD2<Double>, from listeners: [SIMD2<Double>], pinned: Int?, heardBy: Int?
-  ) -> (placement: SpatialPlacement, distance: Double, listener: Int) {
+  ) -> (placement: SpatialPlacement, distance: Double, listener: Int, path: AcousticPath?) {
     if let pinned, listeners.indices.contains(pinned) {
-      let (placement, distance) = placement(of: position, from: listeners[pinned])
-      return (placement, distance, pinned)
+      let (placement, distance, path) = path(of: position, from: listeners[pinned])
+      return (placement, distance, pinned, path)
     }
     var nearest = 0
     var second = -1
@@ -113,15 +116,16 @@ extension AudioSpace {
     {
       heard = heardBy
     }
-    let (near, nearDistance) = placement(of: position, from: listeners[nearest])
-    guard second >= 0, listenerBlend > 0 else { return (near, nearDistance, heard) }
+    let (near, nearDistance, path) = path(of: position, from: listeners[nearest])
+    guard second >= 0, listenerBlend > 0 else { return (near, nearDistance, heard, path) }
     let weight = max(0, 0.5 - (distances[second] - distances[nearest]) / (2 * listenerBlend))
-    guard weight > 0 else { return (near, nearDistance, heard) }
-    let (far, farDistance) = placement(of: position, from: listeners[second])
+    guard weight > 0 else { return (near, nearDistance, heard, path) }
+    // The walls' filter and send are the nearer listener's; the level and the side are blended.
+    let (far, farDistance, _) = self.path(of: position, from: listeners[second])
     return (
       SpatialPlacement(
         gain: near.gain + (far.gain - near.gain) * weight, pan: near.pan + (far.pan - near.pan) * weight),
-      nearDistance + (farDistance - nearDistance) * weight, heard
+      nearDistance + (farDistance - nearDistance) * weight, heard, path
     )
   }
 

@@ -3,7 +3,7 @@ public import Foundation
 
 /// Sound in space for a game with its own entities: play a sound at a position, move it, place up
 /// to four listeners, set walls, doors and rooms as plain values, and call ``update(deltaTime:)``
-/// once a frame. No scene graph is involved; positions are ``FoleyCore/Point``s in the game's own
+/// once a frame. No scene graph is involved; positions are `Point`s in the game's own
 /// units (y up or down, as long as it is the same everywhere), so a game's vector converts in one
 /// line (`Point(x: entity.x, y: entity.y)`, or `Point(entity.simd)` from a `SIMD2<Double>`).
 ///
@@ -54,6 +54,15 @@ public final class AudioSpace {
     }
   }
 
+  /// The walls, doors and rooms every voice is heard through (none until the game sets them).
+  public var acoustics = Acoustics() {
+    didSet {
+      guard acoustics != oldValue else { return }
+      geometry = acoustics.geometry
+      placesAll = true
+    }
+  }
+
   /// Where the listeners are, in order (one at the origin until the game sets them).
   public var listeners: [Point] { listenerMotions.map { Point($0.target) } }
 
@@ -73,6 +82,10 @@ public final class AudioSpace {
   var step = 1.0 / 60
   /// ``clock`` as the last update carried it.
   var carriedClock: UInt64 = 0
+  /// ``acoustics`` indexed for walking, and the reverb return last set from the first listener's
+  /// room (nil: never, or the space has no rooms).
+  var geometry: AcousticGeometry?
+  var listenerReturn: Double?
 
   init(engine: AudioEngine) {
     self.engine = AudioEngine.Unowned(engine)
@@ -88,6 +101,7 @@ public final class AudioSpace {
     var placement = SpatialPlacement(gain: -1, pan: 0)
     var distance = Double.nan
     var moved = true
+    var acoustics = HeardPath.open
   }
 
   /// A position, and the tween it is on: `from` at `start`, `target` after `frames` more.
@@ -218,6 +232,13 @@ public final class AudioSpace {
       placement: heard.placement, distance: heard.distance, moved: false)
     indexOfVoice[ObjectIdentifier(voice)] = entries.count
     entries.append(entry)
+    if let path = heard.path {
+      // Through the walls from its first sample.
+      let told = HeardPath(path)
+      entries[entries.count - 1].acoustics = told
+      voice.setAcoustics(
+        cutoff: told.cutoff, send: told.send, occlusion: told.occlusion, portal: told.portal, over: 0)
+    }
     return voice
   }
 
