@@ -59,7 +59,7 @@ enum InspectorPage {
     <h2 style="margin-top:10px">Game parameters</h2><div id="parameters" class="num">—</div></section>
     <section><h2>Spectrum <span id="spectrumBus"></span></h2><canvas id="spectrum" width="520" height="170"></canvas></section>
     <section><h2>Voices <span id="voiceCount" class="num"></span></h2>
-    <table><thead><tr><th>id</th><th>sound</th><th>bus</th><th>state</th><th>gain dB</th><th>pan</th><th>rate</th><th>position</th><th>walls dB</th><th>cutoff</th><th>path</th></tr></thead>
+    <table><thead><tr><th>id</th><th>sound</th><th>bus</th><th>state</th><th>gain dB</th><th>pan</th><th>rate</th><th>position</th><th>walls dB</th><th>cutoff</th><th>path</th><th>listener</th></tr></thead>
     <tbody id="voices"></tbody></table></section>
     <section><h2>Music</h2><div id="music" class="num">—</div>
     <h2 style="margin-top:10px">Events</h2>
@@ -194,7 +194,8 @@ enum InspectorPage {
         row.className = "voice state-" + voice.state;
         const heard = voice.acoustics;  // how the scene's walls and doors shape it, if they do
         for (const value of [voice.id, voice.sound, voice.bus, voice.state, fmt(voice.gainDecibels, 1), fmt(voice.pan, 2), fmt(voice.rate, 2), fmt(voice.position, 2),
-                             heard ? fmt(heard.occlusionDecibels, 1) : "", heard ? fmt(heard.cutoff, 0) : "", heard ? heard.path : ""]) {
+                             heard ? fmt(heard.occlusionDecibels, 1) : "", heard ? fmt(heard.cutoff, 0) : "", heard ? heard.path : "",
+                             voice.listener == null ? "" : String(voice.listener + 1)]) {
           row.insertCell().appendChild(text(value));
         }
       }

@@ -37,6 +37,12 @@ struct AudioSpaceTests {
     // 40 nearer the first again, 460 is 80 nearer.
     #expect(heard == [0, 0, 0, 1, 1, 1, 0])
     #expect(space.position(of: voice) == Point(x: 460, y: 0))
+    // The inspector says which listener hears it; a voice the space does not place has none.
+    let plain = engine.play(sound, loops: -1)
+    mixer.advance(seconds: 0.02)
+    let voices = engine.inspector.snapshot().voices
+    #expect(voices.first { $0.id == voice.id }?.listener == 0)
+    #expect(voices.first { $0.id == plain.id }.map { $0.listener == nil } == true)
     try space.pin(voice, toListener: 1)
     space.update(deltaTime: 1.0 / 60)
     #expect(space.listener(hearing: voice) == 1)

@@ -116,6 +116,8 @@ public struct VoiceSnapshot: Sendable, Codable, Hashable {
   public var isPositional: Bool
   /// How the scene's walls, doors and rooms shape it (nil: it is not heard through any).
   public var acoustics: VoiceAcoustics?
+  /// Which of the engine's space's listeners hears it (0…3; nil: the space does not place it).
+  public var listener: Int?
 }
 
 /// How a positional voice is heard through its scene's walls and doors, in a ``VoiceSnapshot``.

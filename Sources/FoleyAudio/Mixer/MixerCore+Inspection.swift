@@ -66,7 +66,12 @@ extension MixerCore {
       rate: voice.playbackRate,
       position: slot.stream == nil ? Double(slot.position) / Double(format.sampleRate) : nil,
       passesLeft: slot.loops, age: age, isPositional: slot.placement != nil,
-      acoustics: Self.acoustics(of: voice))
+      acoustics: Self.acoustics(of: voice), listener: Self.listener(of: voice))
+  }
+
+  private static func listener(of voice: Voice) -> Int? {
+    let listener = voice.heardByListener.load(ordering: .relaxed)
+    return listener < 0 ? nil : listener
   }
 
   private static func acoustics(of voice: Voice) -> VoiceAcoustics? {

@@ -40,6 +40,9 @@ extension AudioSpace {
         voice.setDoppler(factor, overFrames: frameLength)
       }
       entries[index].moved = moving
+      if heard.listener != entries[index].heardBy {
+        voice.heardByListener.store(heard.listener, ordering: .relaxed)
+      }
       entries[index].heardBy = heard.listener
       entries[index].distance = heard.distance
       tellAcoustics(heard.path, to: index, voice: voice)

@@ -232,6 +232,7 @@ public final class AudioSpace {
       placement: heard.placement, distance: heard.distance, moved: false)
     indexOfVoice[ObjectIdentifier(voice)] = entries.count
     entries.append(entry)
+    voice.heardByListener.store(heard.listener, ordering: .relaxed)
     if let path = heard.path {
       // Through the walls from its first sample.
       let told = HeardPath(path)

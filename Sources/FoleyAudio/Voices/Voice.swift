@@ -58,6 +58,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// through any geometry, -1 the straight line, 0… through that portal (for the inspector).
   let acousticOcclusion = Atomic<UInt64>(Double(0).bitPattern)
   let acousticPortal = Atomic<Int>(-2)
+  /// The engine's space's listener that hears it (-1: the space does not place it), for the
+  /// inspector.
+  let heardByListener = Atomic<Int>(-1)
   /// Set once the voice needs a resampler or a filter: the queue then gives its lane one.
   let needsShaper = Atomic<Bool>(false)
   /// A positional voice whose placements the mix follows without the audio queue (see
@@ -155,6 +158,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     acousticSend.store(Double(0).bitPattern, ordering: .relaxed)
     acousticOcclusion.store(Double(0).bitPattern, ordering: .relaxed)
     acousticPortal.store(-2, ordering: .relaxed)
+    heardByListener.store(-1, ordering: .relaxed)
     needsShaper.store(false, ordering: .relaxed)
     follows.store(false, ordering: .relaxed)
     followWrites.store(0, ordering: .relaxed)
