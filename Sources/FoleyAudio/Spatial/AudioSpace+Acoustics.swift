@@ -110,13 +110,13 @@ extension AudioSpace {
   }
 
   /// Tells `entry`'s voice what the walls do to it, when that changed.
-  func tellAcoustics(_ path: AcousticPath?, to index: Int, voice: Voice) {
+  func tellAcoustics(_ path: AcousticPath?, to entry: inout Entry, voice: Voice) {
     let heard = path.map(HeardPath.init) ?? .open
-    guard heard != entries[index].acoustics else { return }
-    entries[index].acoustics = heard
+    guard heard != entry.acoustics else { return }
+    entry.acoustics = heard
     voice.setAcoustics(
       cutoff: heard.cutoff, send: heard.send, occlusion: heard.occlusion, portal: heard.portal,
-      over: Double(frameLength) / Double(core.format.sampleRate))
+      over: Double(frameLength) / Double(sampleRate))
   }
 
   /// Sets the reverb's return from the first listener's room, when the space has rooms (and back

@@ -15,51 +15,31 @@ extension AudioSpace {
         RefusedNumbers.note("AudioSpace.update(deltaTime:)", value: deltaTime)
         return 1.0 / 60
       }()
-    let sampleRate = core.format.sampleRate
     frameLength = max(1, min(sampleRate, Int((step * Double(sampleRate)).rounded())))
     dropFinished()
     carriedClock = clock &+ UInt64(frameLength)
     let now = clock
-    let listenersNow = listenerMotions.map { $0.position(at: now) }
+    for index in listenerMotions.indices {
+      if listenersNow.count <= index { listenersNow.append(.zero) }
+      listenersNow[index] = listenerMotions[index].position(at: now)
+    }
+    listenersNow.removeLast(listenersNow.count - listenerMotions.count)
     let listenersMoved = listenersNow != lastListeners || listenerMotions.contains { $0.isMoving(at: now) }
     let glide = glides.next(
       updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
-      bufferFrames: core.format.bufferFrames, sampleRate: sampleRate)
+      bufferFrames: bufferFrames, sampleRate: sampleRate)
     let doppler = spatial.speedOfSound != nil
     updateListenerRoom(listenersNow[0])
+    let placesEvery = placesAll || listenersMoved || doppler
     for index in entries.indices {
       let moving = entries[index].motion.isMoving(at: now)
-      guard placesAll || listenersMoved || entries[index].moved || moving || doppler else { continue }
-      let position = entries[index].motion.position(at: now)
-      let heard = hearing(
-        position, from: listenersNow, pinned: entries[index].pinned, heardBy: entries[index].heardBy)
-      let voice = entries[index].voice.takeUnretainedValue()
-      if doppler, entries[index].distance.isFinite {
-        // Approaching is positive: the distance shrank over the step.
-        let factor = spatial.dopplerFactor(approachingAt: (entries[index].distance - heard.distance) / step)
-        voice.setDoppler(factor, overFrames: frameLength)
-      }
-      entries[index].moved = moving
-      if heard.listener != entries[index].heardBy {
-        voice.heardByListener.store(heard.listener, ordering: .relaxed)
-      }
-      entries[index].heardBy = heard.listener
-      entries[index].distance = heard.distance
-      tellAcoustics(heard.path, to: index, voice: voice)
-      if heard.placement.gain == 0, spatial.stopsBeyondMaximumDistance {
-        voice.stop(tween: 0.05)
-        continue
-      }
-      let old = entries[index].placement
-      guard abs(old.gain - heard.placement.gain) > 1e-6 || abs(old.pan - heard.placement.pan) > 1e-6 else {
-        continue
-      }
-      entries[index].placement = heard.placement
-      if !voice.followPlacement(heard.placement, glide: glide) {
-        moves.append(PlacementMove(entries[index].voice, to: heard.placement))
+      guard placesEvery || entries[index].moved || moving else { continue }
+      // Borrowed from the entry, which holds it: no reference counting.
+      entries[index].voice._withUnsafeGuaranteedRef { voice in
+        place(index, voice: voice, at: now, moving: moving, doppler: doppler, glide: glide)
       }
     }
-    lastListeners = listenersNow
+    swap(&lastListeners, &listenersNow)
     placesAll = false
     if !moves.isEmpty || !releases.isEmpty {
       // Both lists come back empty, with the storage of the ones the queue finished with.
@@ -67,9 +47,45 @@ extension AudioSpace {
     }
   }
 
+  /// Places the voice of entry `index` where it is on frame `now`: `update`'s step for one voice.
+  @inline(__always)
+  private func place(_ index: Int, voice: Voice, at now: UInt64, moving: Bool, doppler: Bool, glide: Int) {
+    var entry = entries[index]
+    defer { entries[index] = entry }
+    let position = entry.motion.position(at: now)
+    let heard = hearing(position, from: listenersNow, pinned: entry.pinned, heardBy: entry.heardBy)
+    if doppler, entry.distance.isFinite {
+      // Approaching is positive: the distance shrank over the step.
+      voice.setDoppler(
+        spatial.dopplerFactor(approachingAt: (entry.distance - heard.distance) / step),
+        overFrames: frameLength)
+    }
+    entry.moved = moving
+    if heard.listener != entry.heardBy { voice.heardByListener.store(heard.listener, ordering: .relaxed) }
+    entry.heardBy = heard.listener
+    entry.distance = heard.distance
+    if heard.path != nil || entry.acoustics != .open { tellAcoustics(heard.path, to: &entry, voice: voice) }
+    if heard.placement.gain == 0, spatial.stopsBeyondMaximumDistance {
+      voice.stop(tween: 0.05)
+      return
+    }
+    let old = entry.placement
+    guard abs(old.gain - heard.placement.gain) > 1e-6 || abs(old.pan - heard.placement.pan) > 1e-6 else {
+      return
+    }
+    entry.placement = heard.placement
+    if !voice.followPlacement(heard.placement, glide: glide) {
+      moves.append(PlacementMove(entry.voice, to: heard.placement))
+    }
+  }
+
   /// Lets go of the voices that finished: each is released on the queue, after the moves sent
   /// before (which name it unretained).
   private func dropFinished() {
+    // Nothing finished anywhere since the last look: none of ours did.
+    let finished = core.counters.finishedVoices.load(ordering: .acquiring)
+    guard finished != finishedVoicesSeen else { return }
+    finishedVoicesSeen = finished
     var index = 0
     while index < entries.count {
       guard entries[index].voice.takeUnretainedValue().isFinished else {
@@ -98,6 +114,10 @@ extension AudioSpace {
     if let pinned, listeners.indices.contains(pinned) {
       let (placement, distance, path) = path(of: position, from: listeners[pinned])
       return (placement, distance, pinned, path)
+    }
+    if listeners.count == 1 {
+      let (placement, distance, path) = path(of: position, from: listeners[0])
+      return (placement, distance, 0, path)
     }
     var nearest = 0
     var second = -1

@@ -39,14 +39,14 @@ public final class AudioSpace {
 
   /// How gain falls with distance, the pan width, the maximum distance and doppler: the same
   /// settings a scene's positional sound takes. A change is heard from the next update.
-  public var spatial = SpatialAudio() {
+  @exclusivity(unchecked) public var spatial = SpatialAudio() {
     didSet { placesAll = true }
   }
 
   /// How much nearer a voice must be to one listener than to another to be heard from it alone,
   /// in the game's units (0…1,000,000; a NaN or infinity is refused and the last value kept).
   /// 0 hears each voice from its nearest listener only.
-  public var listenerBlend: Double = 100 {
+  @exclusivity(unchecked) public var listenerBlend: Double = 100 {
     didSet {
       listenerBlend = listenerBlend.clamped(
         to: 0...1_000_000, or: oldValue, member: "AudioSpace.listenerBlend")
@@ -66,29 +66,40 @@ public final class AudioSpace {
   /// Where the listeners are, in order (one at the origin until the game sets them).
   public var listeners: [Point] { listenerMotions.map { Point($0.target) } }
 
-  /// The engine, unowned: the space lives in it.
+  /// The engine, unowned: the space lives in it. Its core, held (read on every move and update),
+  /// and the mix's rate and buffer.
   let engine: AudioEngine.Unowned
-  var core: MixerCore { engine.value.core }
-  var listenerMotions = [Motion(at: .zero)]
-  /// The listeners' positions at the last update (for doppler).
-  var lastListeners: [SIMD2<Double>] = [.zero]
-  var entries: [Entry] = []
-  var indexOfVoice: [ObjectIdentifier: Int] = [:]
+  let core: MixerCore
+  let sampleRate: Int
+  let bufferFrames: Int
+  // Game-thread state walked for every voice each update: the runtime's exclusivity checks are
+  // left off (nothing here is touched twice at once), as on the scene's link.
+  @exclusivity(unchecked) var listenerMotions = [Motion(at: .zero)]
+  /// The listeners' positions at the last update and at this one.
+  @exclusivity(unchecked) var lastListeners: [SIMD2<Double>] = [.zero]
+  @exclusivity(unchecked) var listenersNow: [SIMD2<Double>] = [.zero]
+  @exclusivity(unchecked) var entries: [Entry] = []
+  @exclusivity(unchecked) var indexOfVoice: [ObjectIdentifier: Int] = [:]
   var placesAll = true
-  var moves: [PlacementMove] = []
-  var releases: [Unmanaged<Voice>] = []
+  /// The engine's count of finished voices when the entries were last swept.
+  var finishedVoicesSeen = -1
+  @exclusivity(unchecked) var moves: [PlacementMove] = []
+  @exclusivity(unchecked) var releases: [Unmanaged<Voice>] = []
   var glides = PlacementGlide()
-  var frameLength = 800
-  var step = 1.0 / 60
+  @exclusivity(unchecked) var frameLength = 800
+  @exclusivity(unchecked) var step = 1.0 / 60
   /// ``clock`` as the last update carried it.
-  var carriedClock: UInt64 = 0
+  @exclusivity(unchecked) var carriedClock: UInt64 = 0
   /// ``acoustics`` indexed for walking, and the reverb return last set from the first listener's
   /// room (nil: never, or the space has no rooms).
-  var geometry: AcousticGeometry?
+  @exclusivity(unchecked) var geometry: AcousticGeometry?
   var listenerReturn: Double?
 
   init(engine: AudioEngine) {
     self.engine = AudioEngine.Unowned(engine)
+    core = engine.core
+    sampleRate = engine.core.format.sampleRate
+    bufferFrames = engine.core.format.bufferFrames
   }
 
   /// One placed voice: held (retained, given back on the queue after the moves that name it),
@@ -177,7 +188,7 @@ public final class AudioSpace {
       throw .noSuchListener(index, count: listenerMotions.count)
     }
     guard position.isFinite else { throw .nonFinitePosition }
-    listenerMotions[index].head(for: position, tween: tween, frame: clock, sampleRate: core.format.sampleRate)
+    listenerMotions[index].head(for: position, tween: tween, frame: clock, sampleRate: sampleRate)
     placesAll = true
   }
 
@@ -253,7 +264,7 @@ public final class AudioSpace {
       return
     }
     guard let index = indexOfVoice[ObjectIdentifier(voice)] else { return }
-    entries[index].motion.head(for: position, tween: tween, frame: clock, sampleRate: core.format.sampleRate)
+    entries[index].motion.head(for: position, tween: tween, frame: clock, sampleRate: sampleRate)
     entries[index].moved = true
   }
 
@@ -291,7 +302,7 @@ public final class AudioSpace {
   /// stand still for a buffer and then jump a buffer's way in one update's glide.
   var clock: UInt64 {
     let mixed = core.mixer.framesMixed.load(ordering: .acquiring)
-    return min(max(carriedClock, mixed), mixed &+ 2 &* UInt64(core.format.bufferFrames))
+    return min(max(carriedClock, mixed), mixed &+ 2 &* UInt64(bufferFrames))
   }
 }
 
