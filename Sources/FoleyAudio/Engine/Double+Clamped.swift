@@ -22,12 +22,12 @@ extension Double {
 }
 
 /// The members that have refused a non-finite number, each warned about once per process.
-package enum RefusedNumbers {
+enum RefusedNumbers {
   private static let warned = Locked<Set<String>>([])
   private static let logger = Logger.foley("foley.input")
 
   /// Records that `member` refused `value`; the first time for that member, logs a warning.
-  package static func note(_ member: StaticString, value: Double) {
+  static func note(_ member: StaticString, value: Double) {
     let name = "\(member)"
     let first = warned.withLock { $0.insert(name).inserted }
     guard first else { return }

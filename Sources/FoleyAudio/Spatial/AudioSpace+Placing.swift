@@ -182,7 +182,7 @@ extension AudioEngine {
   }
 
   /// The space, if anything has made it.
-  @MainActor package var spaceIfMade: AudioSpace? { spaceState.space.withLock { $0 } }
+  @MainActor var spaceIfMade: AudioSpace? { spaceState.space.withLock { $0 } }
 
   private var spaceState: EngineSpace { feature { EngineSpace() } }
 }
