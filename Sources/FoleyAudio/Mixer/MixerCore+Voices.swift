@@ -190,63 +190,40 @@ extension MixerCore {
 
   /// Releases `channel` along `tween`: its level moves to silence along the tween's easing from
   /// its start, and the channel is halted once the level holds at zero. A linear tween that
-  /// starts now is the plain release.
+  /// starts now is the plain release. A voice with envelopes that release fades through them from
+  /// the tween's start (each from where it stands to silence over its release), beside the
+  /// tween's own fade if it has a duration, and the channel is halted after the longer of the two.
   func release(channel: Int, tween: Tween) {
-    if releaseEnvelopes(channel: channel, tween: tween) { return }
+    guard let slot = table[channel], !slot.isReleasing else { return }
     let duration = tween.usableDuration
-    guard duration > 0, tween.easing != .linear || tween.start != .now else {
-      release(channel: channel, fadeOut: duration)
-      return
-    }
-    guard table[channel]?.isReleasing == false else { return }
-    if table[channel]?.isChannelPaused == true {
+    if slot.isChannelPaused {
       release(channel: channel, fadeOut: 0)  // already silent
       return
     }
-    table.stopCounting(channel)
-    counters.activeVoices.subtract(1, ordering: .relaxed)
-    state.releases.cancel(on: channel)
-    stopFollowing(channel)
     let gain = table.gains[channel]
-    gain.stopsWithLevel.store(true, ordering: .relaxed)
-    let frames = Int((duration * Double(format.sampleRate)).rounded())
-    gain.setLevel(0, frames: frames, easing: tween.easing, start: tween.startFrame)
     let mixed = mixer.framesMixed.load(ordering: .acquiring)
     let start = tween.startFrame == .max ? mixed : max(mixed, tween.startFrame)
-    let wait = Double(start - mixed) / Double(format.sampleRate) + duration
-    state.releases.schedule(
-      .halt, on: channel, deadline: deadline(after: wait), endFrame: endFrame(after: duration, from: start))
-  }
-
-  /// Releases `channel` through its voice's envelopes, if it has any with a release: each fades
-  /// from where it stands to silence over its release, from the tween's start; a tween with a
-  /// duration also moves the level to silence, and the channel is halted after the longer of
-  /// the two. Returns false (nothing done) for a voice without such an envelope.
-  private func releaseEnvelopes(channel: Int, tween: Tween) -> Bool {
-    guard let slot = table[channel], !slot.isReleasing, !slot.isChannelPaused,
+    let envelopeFrames =
       slot.voice.hasModulators.load(ordering: .acquiring)
-    else { return false }
-    let gain = table.gains[channel]
-    let mixed = mixer.framesMixed.load(ordering: .acquiring)
-    let start = tween.startFrame == .max ? mixed : max(mixed, tween.startFrame)
-    let frames = backend.withAudioLock { gain.releaseEnvelopes(at: max(start, mixer.clock)) }
-    guard frames > 0 else { return false }
+      ? backend.withAudioLock { gain.releaseEnvelopes(at: max(start, mixer.clock)) } : 0
+    guard envelopeFrames > 0 || (duration > 0 && (tween.easing != .linear || tween.start != .now)) else {
+      release(channel: channel, fadeOut: duration)
+      return
+    }
     table.stopCounting(channel)
     counters.activeVoices.subtract(1, ordering: .relaxed)
     state.releases.cancel(on: channel)
     stopFollowing(channel)
     let rate = Double(format.sampleRate)
-    let duration = tween.usableDuration
     if duration > 0 {
       gain.stopsWithLevel.store(true, ordering: .relaxed)
       gain.setLevel(
         0, frames: Int((duration * rate).rounded()), easing: tween.easing, start: tween.startFrame)
     }
-    let longest = max(frames / rate, duration)
+    let longest = max(envelopeFrames / rate, duration)
     let wait = Double(start - mixed) / rate + longest
     state.releases.schedule(
       .halt, on: channel, deadline: deadline(after: wait), endFrame: endFrame(after: longest, from: start))
-    return true
   }
 
   /// The mix frame by which a ramp of `fade` seconds from `start` (the mix's next block, by
