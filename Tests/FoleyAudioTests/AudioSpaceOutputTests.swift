@@ -129,4 +129,36 @@ struct AudioSpaceOutputTests {
       "largest step \(steepest) at frame \((worst ?? start) - start), allowed \(allowed), update \(largestUpdate) s"
     )
   }
+
+  @Test(
+    "doppler through the space: a voice tweened towards its listener at v sounds at f·c/(c−v), within 0.5%")
+  func doppler() throws {
+    let tone = makeToneWAV(frequency: 500, duration: 1, amplitude: 0.4, channels: 1)
+    var moving = 0
+    let capture = try captureDiskOutput { engine, output in
+      let space = engine.space
+      space.spatial.distanceModel = .none
+      space.spatial.speedOfSound = 1_000
+      let sound = try Sound(data: tone, name: "tone.wav", engine: engine)
+      let voice = space.play(sound, at: Point(x: 0, y: 3_000), loops: -1)
+      // 200 units a second towards the listener for 3 s.
+      space.move(voice, to: Point(x: 0, y: 2_400), tween: Tween(duration: 3))
+      let start = DispatchTime.now().uptimeNanoseconds
+      var last = start
+      #expect(
+        waitUntil(timeout: 30) {
+          let now = DispatchTime.now().uptimeNanoseconds
+          space.update(deltaTime: Double(now - last) / 1e9)
+          last = now
+          if moving == 0, now - start > 2_000_000_000 { moving = output.framesWritten }
+          return now - start > 2_200_000_000
+        })
+      voice.stop()
+    }
+    let end = moving - 2_400
+    try #require(end > 19_200)
+    let heard = capture.left.frequency(in: (end - 19_200)..<end)
+    let expected = 500 * 1_000 / (1_000 - 200.0)
+    #expect(abs(heard - expected) / expected < 0.005, "heard \(heard) Hz, expected \(expected)")
+  }
 }

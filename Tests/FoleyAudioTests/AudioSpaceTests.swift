@@ -124,4 +124,25 @@ struct AudioSpaceTests {
     #expect(!voice.isFinished && !lost.isFinished)
     #expect("\(SpatialError.noSuchListener(2, count: 1))" == "no listener 2: the space has 1 (0…0)")
   }
+
+  @Test("a captioned sound played through the space is captioned from where its listener hears it")
+  func captionsFromTheSpace() throws {
+    let (engine, mixer) = try Self.engine()
+    defer { engine.close() }
+    let space = engine.space
+    try space.setListeners([Point(x: 0, y: 0), Point(x: 1_000, y: 0)])
+    var settings = SoundSettings()
+    settings.caption = Caption("Horn")
+    let horn = try Sound(
+      data: makeToneWAV(frequency: 440, duration: 1), name: "horn.wav", engine: engine, settings: settings)
+    // 300 to the left of the second listener (it is 700 right of the first).
+    space.play(horn, at: Point(x: 700, y: 0))
+    mixer.advance(seconds: 0.05)
+    space.update(deltaTime: 1.0 / 60)
+    engine.captions.update()
+    let source = try #require(engine.captions.radar().first)
+    #expect(source.caption.text == "Horn")
+    #expect(try #require(source.distance) == 300)
+    #expect(try #require(source.direction).side < -0.99, "\(source)")
+  }
 }
