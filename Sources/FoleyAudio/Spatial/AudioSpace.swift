@@ -85,6 +85,8 @@ public final class AudioSpace {
   var finishedVoicesSeen = -1
   @exclusivity(unchecked) var moves: [PlacementMove] = []
   @exclusivity(unchecked) var releases: [Unmanaged<Voice>] = []
+  /// The plays of a `play` call, handed to the queue before it returns.
+  @exclusivity(unchecked) var batch = PlayBatch()
   var glides = PlacementGlide()
   @exclusivity(unchecked) var frameLength = 800
   @exclusivity(unchecked) var step = 1.0 / 60
@@ -234,10 +236,16 @@ public final class AudioSpace {
     if let listener, listenerMotions.indices.contains(listener) { entry.pinned = listener }
     let listenersNow = listenerMotions.map { $0.position(at: clock) }
     let heard = hearing(place, from: listenersNow, pinned: entry.pinned, heardBy: nil)
+    // Into the space's batch, handed to the queue at the end of this call: its start, fade-in and
+    // walls are set on the voice before the queue can start it.
     let voice = core.requestPlay(
       source, volume: volume, pan: pan, groupVolume: 1, loops: loops, placement: heard.placement, rate: rate,
-      schedule: AudioEngine.schedule(start), fadeIn: fadeIn.usableDuration > 0 ? fadeIn : nil)
+      into: &batch)
+    defer { core.flushRequests(&batch) }
     guard !voice.isFinished else { return voice }
+    if start != .now || fadeIn.usableDuration > 0 {
+      core.prepareStart(of: voice, schedule: AudioEngine.schedule(start), fadeIn: fadeIn)
+    }
     entry = Entry(
       voice: .passRetained(voice), motion: entry.motion, pinned: entry.pinned, heardBy: heard.listener,
       placement: heard.placement, distance: heard.distance, moved: false)
