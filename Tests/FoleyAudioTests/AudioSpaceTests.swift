@@ -112,6 +112,9 @@ struct AudioSpaceTests {
     let sound = try engine.sound(data: makeToneWAV(frequency: 220, duration: 1), name: "tone.wav")
     let voice = space.play(sound, at: Point(x: 50, y: 0), loops: -1)
     #expect(throws: SpatialError.noSuchListener(1, count: 1)) { try space.pin(voice, toListener: 1) }
+    // A play pinned to a listener the space does not have is heard from its nearest.
+    let unpinned = space.play(sound, at: Point(x: -20, y: 0), listener: 3)
+    #expect(space.listener(hearing: unpinned) == 0)
     space.move(voice, to: Point(x: .nan, y: 3))
     #expect(space.position(of: voice) == Point(x: 50, y: 0))
     for step in [Double.nan, -1, 0, .infinity] { space.update(deltaTime: step) }

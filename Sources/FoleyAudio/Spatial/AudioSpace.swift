@@ -142,7 +142,10 @@ public final class AudioSpace {
     func isMoving(at frame: UInt64) -> Bool { frames > 0 && frame < start &+ frames }
 
     /// Heads for `position` along `tween`, from where it is on `frame` (the mix's clock now).
-    mutating func head(for position: SIMD2<Double>, tween: Tween, frame: UInt64, sampleRate: Int) {
+    /// A tween from a frame the mix has already mixed (`mixed`) starts at once.
+    mutating func head(
+      for position: SIMD2<Double>, tween: Tween, frame: UInt64, mixed: UInt64, sampleRate: Int
+    ) {
       let here = self.position(at: frame)
       let duration = tween.usableDuration
       from = here
@@ -151,7 +154,7 @@ public final class AudioSpace {
         frames = 0
         return
       }
-      start = tween.startFrame == .max ? frame : tween.startFrame
+      start = tween.startFrame == .max ? frame : max(mixed, tween.startFrame)
       frames = UInt64(max(1, (duration * Double(sampleRate)).rounded()))
       easing = tween.easing
     }
@@ -190,7 +193,9 @@ public final class AudioSpace {
       throw .noSuchListener(index, count: listenerMotions.count)
     }
     guard position.isFinite else { throw .nonFinitePosition }
-    listenerMotions[index].head(for: position, tween: tween, frame: clock, sampleRate: sampleRate)
+    listenerMotions[index].head(
+      for: position, tween: tween, frame: clock, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
+      sampleRate: sampleRate)
     placesAll = true
   }
 
@@ -199,7 +204,8 @@ public final class AudioSpace {
   /// Plays `sound` at `position`, heard from its nearest listener (or `listener`), with the
   /// options of every other way to start a sound (``AudioEngine/play(_:volume:pan:loops:rate:start:fadeIn:)``;
   /// `pan` is added to the placement's). A non-finite coordinate is refused (logged once) and the
-  /// sound plays at the first listener.
+  /// sound plays at the first listener; a `listener` the space does not have is refused (logged)
+  /// and the sound heard from its nearest.
   @discardableResult
   public func play(
     _ sound: Sound, at position: Point, volume: Double = 1, pan: Double = 0, loops: Int = 0,
@@ -232,10 +238,19 @@ public final class AudioSpace {
       RefusedNumbers.note("AudioSpace.play(at:)", value: place.x.isFinite ? place.y : place.x)
       place = listenerMotions[0].position(at: clock)
     }
-    var entry = Entry(voice: .passUnretained(Voice.finished(id: 0)), motion: Motion(at: place))
-    if let listener, listenerMotions.indices.contains(listener) { entry.pinned = listener }
-    let listenersNow = listenerMotions.map { $0.position(at: clock) }
-    let heard = hearing(place, from: listenersNow, pinned: entry.pinned, heardBy: nil)
+    var pinned: Int?
+    if let listener {
+      if listenerMotions.indices.contains(listener) {
+        pinned = listener
+      } else {
+        core.logger.warning(
+          "AudioSpace.play: \(SpatialError.noSuchListener(listener, count: listenerMotions.count)); heard from its nearest"
+        )
+      }
+    }
+    let now = clock
+    let listenersNow = listenerMotions.map { $0.position(at: now) }
+    let heard = hearing(place, from: listenersNow, pinned: pinned, heardBy: nil)
     // Into the space's batch, handed to the queue at the end of this call: its start, fade-in and
     // walls are set on the voice before the queue can start it.
     let voice = core.requestPlay(
@@ -246,8 +261,8 @@ public final class AudioSpace {
     if start != .now || fadeIn.usableDuration > 0 {
       core.prepareStart(of: voice, schedule: AudioEngine.schedule(start), fadeIn: fadeIn)
     }
-    entry = Entry(
-      voice: .passRetained(voice), motion: entry.motion, pinned: entry.pinned, heardBy: heard.listener,
+    let entry = Entry(
+      voice: .passRetained(voice), motion: Motion(at: place), pinned: pinned, heardBy: heard.listener,
       placement: heard.placement, distance: heard.distance, moved: false)
     indexOfVoice[ObjectIdentifier(voice)] = entries.count
     entries.append(entry)
@@ -272,7 +287,9 @@ public final class AudioSpace {
       return
     }
     guard let index = indexOfVoice[ObjectIdentifier(voice)] else { return }
-    entries[index].motion.head(for: position, tween: tween, frame: clock, sampleRate: sampleRate)
+    entries[index].motion.head(
+      for: position, tween: tween, frame: clock, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
+      sampleRate: sampleRate)
     entries[index].moved = true
   }
 
