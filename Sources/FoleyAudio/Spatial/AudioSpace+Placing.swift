@@ -29,6 +29,10 @@ extension AudioSpace {
       updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
       bufferFrames: bufferFrames, sampleRate: sampleRate)
     let doppler = spatial.speedOfSound != nil
+    // Doppler's velocities are the distances moved over the clock the positions were read on (a
+    // tween runs on it; a game's moves between updates span as much while the mix keeps time).
+    dopplerSpan = now > placedClock ? Double(now - placedClock) / Double(sampleRate) : step
+    placedClock = now
     updateListenerRoom(listenersNow[0])
     let placesEvery = placesAll || listenersMoved || doppler
     for index in entries.indices {
@@ -55,9 +59,9 @@ extension AudioSpace {
     let position = entry.motion.position(at: now)
     let heard = hearing(position, from: listenersNow, pinned: entry.pinned, heardBy: entry.heardBy)
     if doppler, entry.distance.isFinite {
-      // Approaching is positive: the distance shrank over the step.
+      // Approaching is positive: the distance shrank over the span.
       voice.setDoppler(
-        spatial.dopplerFactor(approachingAt: (entry.distance - heard.distance) / step),
+        spatial.dopplerFactor(approachingAt: (entry.distance - heard.distance) / dopplerSpan),
         overFrames: frameLength)
     }
     entry.moved = moving

@@ -92,6 +92,10 @@ public final class AudioSpace {
   @exclusivity(unchecked) var step = 1.0 / 60
   /// ``clock`` as the last update carried it.
   @exclusivity(unchecked) var carriedClock: UInt64 = 0
+  /// The clock the last update placed its voices on, and the seconds between it and the one
+  /// before (doppler's time).
+  @exclusivity(unchecked) var placedClock: UInt64 = 0
+  @exclusivity(unchecked) var dopplerSpan = 1.0 / 60
   /// ``acoustics`` indexed for walking, and the reverb return last set from the first listener's
   /// room (nil: never, or the space has no rooms).
   @exclusivity(unchecked) var geometry: AcousticGeometry?
