@@ -155,33 +155,6 @@ extension SceneAudioLink {
   }
 }
 
-/// What a positional voice was last told of the walls around it, to tell it again only when
-/// something changed that can be heard: the cutoff by 1 %, the send by 0.001, the occlusion by
-/// 0.05 dB (the voice ramps to each new value, so a smaller change is not lost but deferred).
-struct HeardAcoustics {
-  var cutoff: Double
-  var send: Double
-  var occlusion: Double
-  var portal: Int
-
-  init(_ path: AcousticPath) {
-    (cutoff, send, occlusion, portal) = (path.cutoff, path.send, path.occlusionDecibels, path.portal ?? -1)
-  }
-
-  init(cutoff: Double, send: Double, occlusion: Double, portal: Int) {
-    (self.cutoff, self.send, self.occlusion, self.portal) = (cutoff, send, occlusion, portal)
-  }
-
-  /// Nothing told yet (no path has a nan cutoff).
-  static let none = HeardAcoustics(cutoff: .nan, send: 0, occlusion: 0, portal: -1)
-
-  /// Whether `other` differs from it by an audible step (always, from ``none``).
-  func differs(from other: HeardAcoustics) -> Bool {
-    !(abs(cutoff - other.cutoff) <= 0.01 * other.cutoff) || abs(send - other.send) > 0.001
-      || abs(occlusion - other.occlusion) > 0.05 || portal != other.portal
-  }
-}
-
 extension SceneAudioLink: ScenePlacing {
   func anchor(of voice: Voice) -> AnyObject? {
     guard let held = accessibleNodes[ObjectIdentifier(voice)], held.voice === voice else { return nil }

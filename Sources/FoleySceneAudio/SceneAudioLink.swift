@@ -239,12 +239,7 @@ package final class SceneAudioLink {
 
   func placementAndDistance(at position: Point, listener: Point) -> (SpatialPlacement, Double) {
     let offset = position - listener
-    let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
-    return (
-      SpatialPlacement(
-        gain: spatial.gain(atDistance: distance), pan: spatial.pan(forHorizontalOffset: offset.dx)),
-      distance
-    )
+    return spatial.placement(dx: offset.dx, dy: offset.dy)
   }
 
   /// How far the listener can travel before a sound `distance` away could be heard: its distance

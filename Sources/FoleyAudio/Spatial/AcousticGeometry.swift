@@ -48,6 +48,38 @@ package struct AcousticPath: Equatable {
   package var send: Double
 }
 
+/// What a positional voice was last told of the walls around it (by a scene's link or the
+/// engine's space), to tell it again only when
+/// something changed that can be heard: the cutoff by 1 %, the send by 0.001, the occlusion by
+/// 0.05 dB (the voice ramps to each new value, so a smaller change is not lost but deferred).
+package struct HeardAcoustics {
+  package var cutoff: Double
+  package var send: Double
+  package var occlusion: Double
+  /// The portal the loudest path goes through; -1 for the straight line.
+  package var portal: Int
+
+  package init(_ path: AcousticPath) {
+    (cutoff, send, occlusion, portal) = (path.cutoff, path.send, path.occlusionDecibels, path.portal ?? -1)
+  }
+
+  package init(cutoff: Double, send: Double, occlusion: Double, portal: Int) {
+    (self.cutoff, self.send, self.occlusion, self.portal) = (cutoff, send, occlusion, portal)
+  }
+
+  /// Nothing told yet (no path has a nan cutoff).
+  package static let none = HeardAcoustics(cutoff: .nan, send: 0, occlusion: 0, portal: -1)
+
+  /// Nothing in the way: what a voice heard through walls that are gone is told.
+  package static let open = HeardAcoustics(cutoff: 20_000, send: 0, occlusion: 0, portal: -1)
+
+  /// Whether `other` differs from it by an audible step (always, from ``none``).
+  package func differs(from other: HeardAcoustics) -> Bool {
+    !(abs(cutoff - other.cutoff) <= 0.01 * other.cutoff) || abs(send - other.send) > 0.001
+      || abs(occlusion - other.occlusion) > 0.05 || portal != other.portal
+  }
+}
+
 /// The scene's walls, doors and rooms in scene coordinates, with a uniform grid over their
 /// segments so a line crosses only the cells it passes through.
 package struct AcousticGeometry {

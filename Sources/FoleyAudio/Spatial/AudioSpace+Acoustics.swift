@@ -109,14 +109,15 @@ extension AudioSpace {
     return (SpatialPlacement(gain: path.gain, pan: path.pan), distance, path)
   }
 
-  /// Tells `entry`'s voice what the walls do to it, when that changed.
+  /// Tells `entry`'s voice what the walls do to it, when that changed by an audible step (as a
+  /// scene's link does).
   func tellAcoustics(_ path: AcousticPath?, to entry: inout Entry, voice: Voice) {
-    let heard = path.map(HeardPath.init) ?? .open
-    guard heard != entry.acoustics else { return }
+    let heard = path.map(HeardAcoustics.init) ?? .open
+    guard heard.differs(from: entry.acoustics) else { return }
     entry.acoustics = heard
     voice.setAcoustics(
-      cutoff: heard.cutoff, send: heard.send, occlusion: heard.occlusion, portal: heard.portal,
-      over: Double(frameLength) / Double(sampleRate))
+      cutoff: heard.cutoff, send: heard.send, occlusion: heard.occlusion,
+      portal: heard.portal < 0 ? nil : heard.portal, over: Double(frameLength) / Double(sampleRate))
   }
 
   /// Sets the reverb's return from the first listener's room, when the space has rooms (and back
@@ -135,24 +136,5 @@ extension AudioSpace {
     guard level != listenerReturn else { return }
     listenerReturn = level
     engine.value.reverb.returnLevel = level
-  }
-
-  /// What a voice was last told of the walls: its cutoff, send, occlusion and portal.
-  struct HeardPath: Equatable {
-    var cutoff: Double
-    var send: Double
-    var occlusion: Double
-    var portal: Int?
-
-    init(_ path: AcousticPath) {
-      (cutoff, send, occlusion, portal) = (path.cutoff, path.send, path.occlusionDecibels, path.portal)
-    }
-
-    init(cutoff: Double, send: Double, occlusion: Double, portal: Int?) {
-      (self.cutoff, self.send, self.occlusion, self.portal) = (cutoff, send, occlusion, portal)
-    }
-
-    /// Nothing in the way.
-    static let open = HeardPath(cutoff: 20_000, send: 0, occlusion: 0, portal: nil)
   }
 }

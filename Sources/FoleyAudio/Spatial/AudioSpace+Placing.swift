@@ -68,7 +68,9 @@ extension AudioSpace {
     if heard.listener != entry.heardBy { voice.heardByListener.store(heard.listener, ordering: .relaxed) }
     entry.heardBy = heard.listener
     entry.distance = heard.distance
-    if heard.path != nil || entry.acoustics != .open { tellAcoustics(heard.path, to: &entry, voice: voice) }
+    if heard.path != nil || entry.acoustics.differs(from: .open) {
+      tellAcoustics(heard.path, to: &entry, voice: voice)
+    }
     if heard.placement.gain == 0, spatial.stopsBeyondMaximumDistance {
       voice.stop(tween: 0.05)
       return
@@ -159,12 +161,7 @@ extension AudioSpace {
   /// A lone listener's placement of a sound at `position`, and its distance.
   func placement(of position: SIMD2<Double>, from listener: SIMD2<Double>) -> (SpatialPlacement, Double) {
     let offset = position - listener
-    let distance = (offset * offset).sum().squareRoot()
-    return (
-      SpatialPlacement(
-        gain: spatial.gain(atDistance: distance), pan: spatial.pan(forHorizontalOffset: offset.x)),
-      distance
-    )
+    return spatial.placement(dx: offset.x, dy: offset.y)
   }
 }
 

@@ -118,7 +118,7 @@ public final class AudioSpace {
     var placement = SpatialPlacement(gain: -1, pan: 0)
     var distance = Double.nan
     var moved = true
-    var acoustics = HeardPath.open
+    var acoustics = HeardAcoustics.open
   }
 
   /// A position, and the tween it is on: `from` at `start`, `target` after `frames` more.
@@ -273,10 +273,10 @@ public final class AudioSpace {
     voice.heardByListener.store(heard.listener, ordering: .relaxed)
     if let path = heard.path {
       // Through the walls from its first sample.
-      let told = HeardPath(path)
+      let told = HeardAcoustics(path)
       entries[entries.count - 1].acoustics = told
       voice.setAcoustics(
-        cutoff: told.cutoff, send: told.send, occlusion: told.occlusion, portal: told.portal, over: 0)
+        cutoff: told.cutoff, send: told.send, occlusion: told.occlusion, portal: path.portal, over: 0)
     }
     return voice
   }

@@ -102,6 +102,14 @@ public struct SpatialAudio: Sendable, Hashable {
     return min(1, max(-1, offset / panWidth))
   }
 
+  /// How a sound `dx` right of and `dy` above a lone listener is placed (its distance gain and
+  /// pan), and its distance: the one reckoning a scene's link and the engine's space both use.
+  @inline(__always)
+  package func placement(dx: Double, dy: Double) -> (SpatialPlacement, Double) {
+    let distance = (dx * dx + dy * dy).squareRoot()
+    return (SpatialPlacement(gain: gain(atDistance: distance), pan: pan(forHorizontalOffset: dx)), distance)
+  }
+
   /// Left and right gains for `pan` on the law for a source of `channels` channels.
   package static func gains(pan: Double, channels: Int) -> (left: Double, right: Double) {
     if channels == 1 {
