@@ -78,6 +78,7 @@ public final class AudioSpace {
   /// The listeners' positions at the last update and at this one.
   @exclusivity(unchecked) var lastListeners: [SIMD2<Double>] = [.zero]
   @exclusivity(unchecked) var listenersNow: [SIMD2<Double>] = [.zero]
+  @exclusivity(unchecked) var playListeners: [SIMD2<Double>] = []
   @exclusivity(unchecked) var entries: [Entry] = []
   @exclusivity(unchecked) var indexOfVoice: [ObjectIdentifier: Int] = [:]
   var placesAll = true
@@ -252,9 +253,11 @@ public final class AudioSpace {
         )
       }
     }
+    // Where the listeners are now, in storage kept between plays (no array per trigger).
     let now = clock
-    let listenersNow = listenerMotions.map { $0.position(at: now) }
-    let heard = hearing(place, from: listenersNow, pinned: pinned, heardBy: nil)
+    playListeners.removeAll(keepingCapacity: true)
+    for motion in listenerMotions { playListeners.append(motion.position(at: now)) }
+    let heard = hearing(place, from: playListeners, pinned: pinned, heardBy: nil)
     // Into the space's batch, handed to the queue at the end of this call: its start, fade-in and
     // walls are set on the voice before the queue can start it.
     let voice = core.requestPlay(
