@@ -60,6 +60,13 @@ extension SceneAudioLink {
         in: scene, listener: listener, placesAll: placesAll, doppler: doppler, listenerMoved: listenerMoved,
         comparesPlaces: manyMoved)
     }
+    if dopplerOn, spatial.speedOfSound == nil {
+      // Doppler turned off: every voice back to its own pitch.
+      for slot in slotState.indices where slotState[slot].isLive {
+        slotState[slot].voice?.borrow { $0.setDoppler(1, overFrames: frameLength) }
+      }
+    }
+    dopplerOn = spatial.speedOfSound != nil
     startAcousticWork()
     if !moves.isEmpty || !releases.isEmpty {
       // Both lists come back empty, with the storage of the ones the queue finished with.

@@ -137,8 +137,10 @@ package final class SceneAudioLink {
   /// How long the placements the mix follows glide (``PlacementGlide``), and this update's glide.
   var followGlides = PlacementGlide()
   var followGlide = 0
-  /// The last update's step in seconds (doppler's velocities are distances over it).
+  /// The last update's step in seconds (doppler's velocities are distances over it), and whether
+  /// the link had a speed of sound then.
   var step = 1.0 / 60
+  var dopplerOn = false
 
   package init(
     engine: AudioEngine, scene: Scene, positional: Bool, spatial: SpatialAudio, pausesSceneWhenInactive: Bool

@@ -133,12 +133,7 @@ struct AudioSpaceOutputTests {
   }
 
   @Test(
-    "doppler through the space: a voice tweened towards its listener at v sounds at f·c/(c−v), within 0.5%",
-    .disabled(
-      if: isThreadSanitized,
-      "under ThreadSanitizer the space's doppler reads low (547–581 Hz for 625) where the scene's passes; not yet found"
-    )
-  )
+    "doppler through the space: a voice tweened towards its listener at v sounds at f·c/(c−v), within 0.5%")
   func doppler() throws {
     let tone = makeToneWAV(frequency: 500, duration: 1, amplitude: 0.4, channels: 1)
     let capture = try captureDiskOutput { engine, _ in

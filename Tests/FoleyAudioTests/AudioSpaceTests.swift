@@ -77,6 +77,41 @@ struct AudioSpaceTests {
     #expect(space.voiceCount == 0 && space.position(of: voice) == nil)
   }
 
+  @Test(
+    "doppler keeps a voice's factor while the clock waits for a slow mix, and gives 1 back when turned off"
+  )
+  func dopplerOnAWaitingClock() throws {
+    let (engine, mixer) = try Self.engine()
+    defer { engine.close() }
+    let space = engine.space
+    space.spatial.distanceModel = .none
+    space.spatial.speedOfSound = 1_000
+    let sound = try engine.sound(data: makeToneWAV(frequency: 220, duration: 1), name: "tone.wav")
+    let voice = space.play(sound, at: Point(x: 0, y: 3_000), loops: -1)
+    // 200 units a second towards the listener on the engine's clock: c / (c − v) = 1.25.
+    space.move(voice, to: Point(x: 0, y: 2_400), tween: Tween(duration: 3))
+    func factor() -> Double? { engine.inspector.snapshot().voices.first { $0.id == voice.id }?.doppler }
+    for _ in 0..<10 {
+      space.update(deltaTime: 1.0 / 60)
+      mixer.advance(seconds: 1.0 / 60)
+    }
+    #expect(abs(try #require(factor()) - 1.25) < 1e-3)
+    // The game runs on while the mix does not: the clock goes two buffers ahead and waits there.
+    // A factor read over a clock that has not moved would say the voice stands still.
+    var held: [Double] = []
+    for _ in 0..<10 {
+      space.update(deltaTime: 1.0 / 60)
+      held.append(try #require(factor()))
+    }
+    #expect(held.allSatisfy { abs($0 - 1.25) < 1e-3 }, "\(held)")
+    mixer.advance(seconds: 1.0 / 60)
+    space.update(deltaTime: 1.0 / 60)
+    #expect(abs(try #require(factor()) - 1.25) < 1e-3)
+    space.spatial.speedOfSound = nil
+    space.update(deltaTime: 1.0 / 60)
+    #expect(factor() == 1)
+  }
+
   @Test("beyond the maximum distance a voice goes virtual, and comes back when its listener nears")
   func virtualBeyondMaximum() throws {
     let (engine, mixer) = try Self.engine()

@@ -106,6 +106,9 @@ public struct VoiceSnapshot: Sendable, Codable, Hashable {
   public var gainDecibels: Double
   /// Its playback rate (1: as recorded).
   public var rate: Double
+  /// The pitch factor its motion towards or away from its listener gives it, as the mix was last
+  /// told (1: none; it is heard at `rate × doppler`).
+  public var doppler: Double
   /// Where it is in its sound, in seconds (nil for a stream: its player knows).
   public var position: Double?
   /// Whole passes still to play after this one (-1: it loops for ever).

@@ -63,7 +63,7 @@ extension MixerCore {
       id: voice.id, sound: slot.sound.name, bus: slot.category.name, state: state, volume: voice.volume,
       pan: min(max((slot.heardPlacement?.pan ?? 0) + voice.pan, -1), 1),
       gainDecibels: AudioSnapshot.decibels(gain),
-      rate: voice.playbackRate,
+      rate: voice.playbackRate, doppler: Double(RampRequest(packed: voice.dopplerRequest.value).target),
       position: slot.stream == nil ? Double(slot.position) / Double(format.sampleRate) : nil,
       passesLeft: slot.loops, age: age, isPositional: slot.placement != nil,
       acoustics: Self.acoustics(of: voice), listener: Self.listener(of: voice))

@@ -28,13 +28,21 @@ extension AudioSpace {
     let glide = glides.next(
       updateFrames: frameLength, mixed: core.mixer.framesMixed.load(ordering: .acquiring),
       bufferFrames: bufferFrames, sampleRate: sampleRate)
-    let doppler = spatial.speedOfSound != nil
     // Doppler's velocities are the distances moved over the clock the positions were read on (a
     // tween runs on it; a game's moves between updates span as much while the mix keeps time).
-    dopplerSpan = now > placedClock ? Double(now - placedClock) / Double(sampleRate) : step
-    placedClock = now
+    // An update on a clock that has not moved (the game ran ahead of a mix two buffers behind)
+    // leaves each factor as it was: its moves count when the clock next moves, over that span.
+    let doppler: DopplerStep
+    if now > placedClock {
+      dopplerSpan = Double(now - placedClock) / Double(sampleRate)
+      placedClock = now
+      doppler = spatial.speedOfSound != nil ? .measure : dopplerOn ? .end : .track
+    } else {
+      doppler = dopplerOn && spatial.speedOfSound == nil ? .end : .hold
+    }
+    dopplerOn = spatial.speedOfSound != nil
     updateListenerRoom(listenersNow[0])
-    let placesEvery = placesAll || listenersMoved || doppler
+    let placesEvery = placesAll || listenersMoved || spatial.speedOfSound != nil
     for index in entries.indices {
       let moving = entries[index].motion.isMoving(at: now)
       guard placesEvery || entries[index].moved || moving else { continue }
@@ -53,21 +61,31 @@ extension AudioSpace {
 
   /// Places the voice of entry `index` where it is on frame `now`: `update`'s step for one voice.
   @inline(__always)
-  private func place(_ index: Int, voice: Voice, at now: UInt64, moving: Bool, doppler: Bool, glide: Int) {
+  private func place(
+    _ index: Int, voice: Voice, at now: UInt64, moving: Bool, doppler: DopplerStep, glide: Int
+  ) {
     var entry = entries[index]
     defer { entries[index] = entry }
     let position = entry.motion.position(at: now)
     let heard = hearing(position, from: listenersNow, pinned: entry.pinned, heardBy: entry.heardBy)
-    if doppler, entry.distance.isFinite {
+    switch doppler {
+    case .measure:
       // Approaching is positive: the distance shrank over the span.
-      voice.setDoppler(
-        spatial.dopplerFactor(approachingAt: (entry.distance - heard.distance) / dopplerSpan),
-        overFrames: frameLength)
+      if entry.dopplerDistance.isFinite {
+        voice.setDoppler(
+          spatial.dopplerFactor(approachingAt: (entry.dopplerDistance - heard.distance) / dopplerSpan),
+          overFrames: frameLength)
+      }
+      entry.dopplerDistance = heard.distance
+    case .track: entry.dopplerDistance = heard.distance
+    case .end:
+      voice.setDoppler(1, overFrames: frameLength)
+      entry.dopplerDistance = heard.distance
+    case .hold: break
     }
     entry.moved = moving
     if heard.listener != entry.heardBy { voice.heardByListener.store(heard.listener, ordering: .relaxed) }
     entry.heardBy = heard.listener
-    entry.distance = heard.distance
     if heard.path != nil || entry.acoustics.differs(from: .open) {
       tellAcoustics(heard.path, to: &entry, voice: voice)
     }
@@ -83,6 +101,18 @@ extension AudioSpace {
     if !voice.followPlacement(heard.placement, glide: glide) {
       moves.append(PlacementMove(entry.voice, to: heard.placement))
     }
+  }
+
+  /// What an update does with each placed voice's doppler factor.
+  enum DopplerStep {
+    /// The clock moved and the space has a speed of sound: the factor from the distance moved.
+    case measure
+    /// The clock moved, no doppler: the distance kept for when it is turned on.
+    case track
+    /// Doppler was just turned off: the factor back to 1.
+    case end
+    /// The clock has not moved since the last measure: each factor as it was.
+    case hold
   }
 
   /// Lets go of the voices that finished: each is released on the queue, after the moves sent

@@ -93,10 +93,11 @@ public final class AudioSpace {
   @exclusivity(unchecked) var step = 1.0 / 60
   /// ``clock`` as the last update carried it.
   @exclusivity(unchecked) var carriedClock: UInt64 = 0
-  /// The clock the last update placed its voices on, and the seconds between it and the one
-  /// before (doppler's time).
+  /// The clock doppler last read the voices' distances on, the seconds between it and the one
+  /// before, and whether the space had a speed of sound then.
   @exclusivity(unchecked) var placedClock: UInt64 = 0
   @exclusivity(unchecked) var dopplerSpan = 1.0 / 60
+  @exclusivity(unchecked) var dopplerOn = false
   /// ``acoustics`` indexed for walking, and the reverb return last set from the first listener's
   /// room (nil: never, or the space has no rooms).
   @exclusivity(unchecked) var geometry: AcousticGeometry?
@@ -117,7 +118,8 @@ public final class AudioSpace {
     var pinned: Int?
     var heardBy = 0
     var placement = SpatialPlacement(gain: -1, pan: 0)
-    var distance = Double.nan
+    /// Its distance from its listener when doppler last read it (``placedClock``).
+    var dopplerDistance = Double.nan
     var moved = true
     var acoustics = HeardAcoustics.open
   }
@@ -270,7 +272,7 @@ public final class AudioSpace {
     }
     let entry = Entry(
       voice: .passRetained(voice), motion: Motion(at: place), pinned: pinned, heardBy: heard.listener,
-      placement: heard.placement, distance: heard.distance, moved: false)
+      placement: heard.placement, dopplerDistance: heard.distance, moved: false)
     indexOfVoice[ObjectIdentifier(voice)] = entries.count
     entries.append(entry)
     voice.heardByListener.store(heard.listener, ordering: .relaxed)
