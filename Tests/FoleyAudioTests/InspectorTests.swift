@@ -10,13 +10,13 @@ import Testing
 struct InspectorTests {
   static func decibels(_ value: Double) -> Double { 20 * log10(value) }
 
-  /// How far the disk file's frames lag the mix clock: SDL writes silence to the file until
-  /// SDL_mixer unpauses the device, whole buffers of it. Found where the one voice's first audible
-  /// frame landed, against the mix frame it was mixed on.
+  /// How far the disk file's frames lag the mix clock, found where the one voice's first audible
+  /// frame landed against the frame it was heard on (its mix frame plus the look-ahead): none,
+  /// as the clock counts the device's frames from its first.
   static func fileOffset(of capture: DiskCapture, firstHeardAt mixFrame: Int) throws -> Int {
     let first = try #require(capture.left.samples.firstIndex { $0 != 0 })
     let offset = first - mixFrame
-    #expect(offset >= 0 && offset % 512 == 0, "\(offset) frames of silence before the first mix")
+    #expect(offset == 0, "the first sound is heard \(offset) frames from where the clock puts it")
     return offset
   }
 
@@ -43,10 +43,10 @@ struct InspectorTests {
       let voice = engine.play(tone, pan: -0.5)
       #expect(waitUntil { voice.startFrame != nil })
       start = voice.startFrame?.index ?? 0
-      latency = engine.masterMeter.latencyFrames
+      latency = engine.outputLatency.lookAheadFrames
       #expect(output.waitForMore(seconds: 0.6))
       snapshot = engine.inspector.snapshot(window: 0.25)
-      // The file lags the mix by whole buffers: it must still take in the window's frames.
+      // The file lags the mix by the look-ahead: it must still take in the window's frames.
       #expect(output.waitForMore(seconds: 0.3))
     }
     let taken = try #require(snapshot)
@@ -88,8 +88,8 @@ struct InspectorTests {
       start = voice.startFrame?.index ?? 0
       #expect(output.waitForMore(seconds: 0.5))
       snapshot = engine.inspector.snapshot()
-      latency = engine.masterMeter.latencyFrames
-      #expect(output.waitForMore(seconds: 0.3))  // the file lags the mix by whole buffers
+      latency = engine.outputLatency.lookAheadFrames
+      #expect(output.waitForMore(seconds: 0.3))  // the file lags the mix by the look-ahead
     }
     let taken = try #require(snapshot)
     let voice = try #require(taken.voices.first)

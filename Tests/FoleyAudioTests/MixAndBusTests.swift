@@ -41,7 +41,7 @@ struct MixAndBusTests {
       audio.engine.play(try audio.engine.sound(data: tone))
       audio.advance(seconds: 0.4)
       #expect(audio.engine.masterMeter.maximumGainReductionDecibels == 0)
-      return (audio.left, audio.engine.masterMeter.latencyFrames)
+      return (audio.left, audio.engine.outputLatency.lookAheadFrames)
     }
     let (limited, latency) = try mix(limiter: true)
     let (unlimited, none) = try mix(limiter: false)

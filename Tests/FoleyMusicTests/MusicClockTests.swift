@@ -89,9 +89,10 @@ struct MusicClockTests {
     var planned: [Int] = []
     var latency = 0
     var buffer = 0
+    var heard = 0
     let capture = try captureDiskOutput { engine, output in
       let block = try engine.sound(data: Self.block)
-      latency = engine.masterMeter.latencyFrames
+      latency = engine.outputLatency.lookAheadFrames
       buffer = engine.deviceFormat.bufferFrames
       #expect(output.waitForMore(frames: 4_800))
       // 0.2 s ahead, 333 frames into whatever buffer that is; a second one 1,001 frames later.
@@ -103,15 +104,15 @@ struct MusicClockTests {
       ]
       #expect(waitUntil { voices.allSatisfy(\.isFinished) })
       #expect(voices.map { $0.startFrame?.index } == planned)
+      heard = engine.heardFrame(of: first).index
       #expect(engine.statistics.lateStarts == 0)
     }
     let left = capture.left.samples
     let start = try #require(left.firstIndex { $0 != 0 })
-    // The file also holds what SDL mixed before Foley's mix was attached: whole buffers of
-    // silence. Past those, the voice is on its frame (plus the limiter's look-ahead).
-    let lead = start - planned[0] - latency
-    #expect(
-      lead >= 0 && lead % buffer == 0, "\(lead) frames before frame 0 is not whole buffers of \(buffer)")
+    // The clock's frame 0 is the file's first frame (whatever SDL played before Foley's mix was
+    // attached is counted): the voice is on its frame plus the limiter's look-ahead, exactly.
+    #expect(start == heard, "heard at \(start), reported \(heard) (frame \(planned[0]) + \(latency))")
+    #expect(heard == planned[0] + latency)
     #expect(planned[0] % buffer != 0, "the frame is inside a buffer")
     #expect(left[start] == 0.125 && left[start + 1_000] == 0.125)
     #expect(left[start + 1_001] == 0.1875, "the second joins on its own frame")
@@ -248,7 +249,9 @@ extension MusicClockTests {
       data: makeFloatWAV(samples: samples, sampleRate: 48_000, channels: 1), name: "clicks.wav")
     track.tempo = try TempoMap(bpm: 240)
     var beats: [MusicBeat] = []
+    var lookAhead = -1
     let capture = try captureDiskOutput { engine, _ in
+      lookAhead = engine.outputLatency.lookAheadFrames
       let music = engine.music
       music.observe { event in
         if case .beat(let beat) = event { beats.append(beat) }
@@ -264,9 +267,10 @@ extension MusicClockTests {
     #expect(clicks.count == 12)
     #expect(beats.map(\.time.description) == (0..<12).map { "\($0 / 4 + 1):\($0 % 4 + 1).00" })
     #expect(beats.filter(\.isDownbeat).count == 3)
-    // One offset for all: the output's lead (whole buffers) and the limiter's look-ahead.
+    // Each click is where the clock says it is heard: its beat's frame plus the look-ahead.
     let offsets = zip(clicks, beats).map { $0 - $1.frame.index }
-    #expect(Set(offsets).count == 1, "click minus event frame: \(offsets)")
+    #expect(
+      offsets.allSatisfy { $0 == lookAhead }, "click minus event frame: \(offsets), look-ahead \(lookAhead)")
   }
 
   @Test("100 bars at 280 bpm with a 0.1 s offset: every beat event on the tempo map's frame (embedded mixer)")
@@ -427,7 +431,7 @@ extension MusicClockTests {
     var latency = 0
     let capture = try captureDiskOutput { engine, output in
       let block = try engine.sound(data: Self.block)
-      latency = engine.masterMeter.latencyFrames
+      latency = engine.outputLatency.lookAheadFrames
       #expect(output.waitForMore(frames: 4_800))
       // Frame 10 is long mixed: the rule moves it to the next multiple of 7,919 frames after
       // where the mix has reached.
@@ -442,7 +446,7 @@ extension MusicClockTests {
     #expect(started % 7_919 == 0 && started > 10)
     let left = capture.left.samples
     let start = try #require(left.firstIndex { $0 != 0 })
-    #expect((start - planned - latency) % 512 == 0, "on its frame, past the file's lead of whole buffers")
+    #expect(start - planned - latency == 0, "heard at \(start), started on \(planned) + \(latency)")
   }
 }
 

@@ -27,6 +27,8 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private var connectedMixer: VoiceMixer?
   /// The silent chunk every channel loops while its voice plays in the ``VoiceMixer``.
   private var carrier: MixChunk?
+  /// What SDL played between opening the device and connecting the voice mixer.
+  private let playedBeforeMix = PlayedBeforeMix()
 
   /// Claims SDL_mixer for this process's one engine and takes a reference on SDL's audio
   /// subsystem.
@@ -98,6 +100,11 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     let before = Self.openDeviceIDs()
     let sdlFormat =
       configuration.sampleFormat == .float32 ? CFoleySDL2_AUDIO_F32SYS() : CFoleySDL2_AUDIO_S16SYS()
+    // SDL starts the device inside Mix_OpenAudioDevice and may play a buffer or two before the
+    // voice mixer is connected: a hook set first counts them, and the mixer's clock starts past
+    // them, so its frame 0 is always the device's first frame.
+    playedBeforeMix.bytes.store(0, ordering: .relaxed)
+    Mix_SetPostMix(countingPostMix, Unmanaged.passUnretained(playedBeforeMix).toOpaque())
     // No format changes allowed: SDL converts for the device, so the mixer (and the gain stage)
     // always sees the format asked for.
     guard
@@ -233,9 +240,15 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package func connect(mixer: VoiceMixer?) {
     guard connectedMixer !== mixer else { return }
-    // Takes the audio lock: once it returns, no mix uses the old mixer.
-    Mix_SetPostMix(
-      mixer == nil ? nil : voiceMixerPostMix, mixer.map { Unmanaged.passUnretained($0).toOpaque() })
+    withAudioLock {
+      // What the device played since it opened, before this mixer took over: its clock counts it.
+      if let mixer {
+        mixer.advanceClock(byFramesPlayedBefore: playedBeforeMix.bytes.exchange(0, ordering: .relaxed))
+      }
+      // Takes the audio lock again (SDL's is recursive): once it returns, no mix uses the old mixer.
+      Mix_SetPostMix(
+        mixer == nil ? nil : voiceMixerPostMix, mixer.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
     connectedMixer = mixer
   }
 
@@ -306,3 +319,19 @@ private final class SendableSource: @unchecked Sendable {
   package let source: any DispatchSourceUserDataOr
   package init(_ source: any DispatchSourceUserDataOr) { self.source = source }
 }
+
+/// The bytes SDL_mixer's post-mix hook was handed before the voice mixer was connected.
+final class PlayedBeforeMix: Sendable {
+  let bytes = Atomic<Int>(0)
+}
+
+/// The post-mix hook set while the device opens: counts the buffers SDL plays before the voice
+/// mixer is connected (their silence is what SDL_mixer mixed from no channels).
+private let countingPostMix:
+  @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Void = {
+    userData, _, length in
+    guard let userData, length > 0 else { return }
+    Unmanaged<PlayedBeforeMix>.fromOpaque(userData)._withUnsafeGuaranteedRef {
+      _ = $0.bytes.add(Int(length), ordering: .relaxed)
+    }
+  }

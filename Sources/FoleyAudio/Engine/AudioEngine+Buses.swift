@@ -102,8 +102,7 @@ extension AudioEngine {
   public var masterMeter: MasterMeter {
     MasterMeter(
       gainReductionDecibels: MasterMeter.decibels(core.master.gainInLastBuffer),
-      maximumGainReductionDecibels: MasterMeter.decibels(core.master.smallestGain),
-      latencyFrames: core.master.latencyFrames)
+      maximumGainReductionDecibels: MasterMeter.decibels(core.master.smallestGain))
   }
 
   /// Starts ``MasterMeter/maximumGainReductionDecibels`` over.
@@ -135,8 +134,6 @@ public struct MasterMeter: Sendable, Hashable {
   public var gainReductionDecibels: Double
   /// The deepest gain reduction since the engine opened or ``AudioEngine/resetMasterMeter()``.
   public var maximumGainReductionDecibels: Double
-  /// Frames the limiter's look-ahead delays the output by (0 without a limiter).
-  public var latencyFrames: Int
 
   package static func decibels(_ gain: Float) -> Double {
     gain >= 1 ? 0 : 20 * log10(Double(max(gain, 1e-8)))

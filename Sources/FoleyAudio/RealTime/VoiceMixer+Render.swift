@@ -14,6 +14,7 @@ extension VoiceMixer {
     foley_realtime_enter()
     defer { foley_realtime_leave() }
     let frames = byteCount / bytesPerFrame
+    timing.noteBuffer(at: HostTime.now.nanoseconds, clock: clock, bufferFrames: frames)
     if armedLanes == 0, ringingBuses == 0, master.isSettled {
       // Nothing plays, nothing rings, the master has let go: the output is silence. (Clearing
       // it again was half of an idle engine's instructions on the mixing thread.) The meters
@@ -55,6 +56,15 @@ extension VoiceMixer {
     }
     framesMixed.store(clock, ordering: .releasing)
     for bus in 0..<Self.busCapacity { meters.store(peaks[bus], for: bus) }
+  }
+
+  /// Moves the clock past `bytes` of output the device played before this mixer was connected
+  /// (their frames are the device's, so the clock's frame is the device's frame). Called with
+  /// the audio lock held, when no render runs.
+  package func advanceClock(byFramesPlayedBefore bytes: Int) {
+    guard bytes > 0 else { return }
+    clock &+= UInt64(bytes / bytesPerFrame)
+    framesMixed.store(clock, ordering: .releasing)
   }
 
   /// The largest magnitude among `count` samples, eight at a time.

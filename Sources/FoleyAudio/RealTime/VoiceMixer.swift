@@ -124,6 +124,8 @@ package final class VoiceMixer: @unchecked Sendable {
   var clock: UInt64 = 0
   /// ``clock`` as of the last callback, for anyone.
   package let framesMixed = Atomic<UInt64>(0)
+  /// When the device takes each buffer, on the host clock, smoothed.
+  package let timing: OutputTiming
 
   /// The game parameters and snapshot intensities (`ParameterTable.swift`).
   package let parameters = ParameterTable()
@@ -147,6 +149,7 @@ package final class VoiceMixer: @unchecked Sendable {
     channels = format.channels
     isFloat = format.sampleFormat == .float32
     bytesPerFrame = format.bytesPerFrame
+    timing = OutputTiming(sampleRate: format.sampleRate)
     lanes = .allocate(capacity: 1)
     laneCapacity = 0
     let samples = Self.blockFrames * format.channels
