@@ -193,7 +193,7 @@ struct RunScene: AsyncParsableCommand {
     let pump = EventPump(sceneHeight: game.scene.size.height, session: game.session)
     var last = Date()
     while game.isRunning {
-      for event in pump.poll() { game.handle(event) }
+      for polled in pump.poll() { game.handle(polled.event) }
       let now = Date()
       game.step(min(now.timeIntervalSince(last), 0.1))
       last = now
@@ -215,7 +215,7 @@ struct RunScene: AsyncParsableCommand {
         pending = pending.dropFirst()
         try perform(next.event, game: game, engine: engine)
       }
-      for event in pump.poll() { game.handle(event) }
+      for polled in pump.poll() { game.handle(polled.event) }
       game.step(plan.step)
       if !fast {
         let ahead = start.addingTimeInterval(Double(frame + 1) * plan.step).timeIntervalSinceNow

@@ -11,7 +11,7 @@ public import FoleySession
 ///
 /// ```swift
 /// let pump = EventPump(sceneHeight: 480, session: engine.session)
-/// for event in pump.poll() { handle(event) }
+/// for polled in pump.poll() { handle(polled.event) }
 /// ```
 @MainActor
 public struct EventPump {
@@ -25,13 +25,16 @@ public struct EventPump {
     self.session = session
   }
 
-  /// Every pending event, oldest first; events Foley does not translate are dropped.
-  public func poll() -> [PlatformEvent] {
-    var events: [PlatformEvent] = []
+  /// Every pending event, oldest first, each with the host instant SDL stamped it with; events
+  /// Foley does not translate are dropped.
+  public func poll() -> [TimedEvent] {
+    var events: [TimedEvent] = []
     var event = SDL_Event()
     while SDL_PollEvent(&event) != 0 {
       if let session { withUnsafeBytes(of: &event) { _ = session.handleSDLEvent(bytes: $0) } }
-      if let translated = translate(event) { events.append(translated) }
+      if let translated = translate(event) {
+        events.append(TimedEvent(translated, at: SDLTicks.hostTime(ofStamp: event.common.timestamp)))
+      }
     }
     session?.mailbox.drain()
     return events
@@ -79,6 +82,8 @@ extension EventPump {
   /// try EventPump.push(.windowFocusLost)
   /// _ = pump.poll()          // the session is now inactive
   /// ```
+  ///
+  /// SDL stamps it now: the event ``poll()`` returns carries this instant.
   /// - Throws: `SDLError` when SDL's event queue is not running or refuses the event.
   public static func push(_ event: PlatformEvent) throws {
     var raw = SDL_Event()
@@ -151,4 +156,65 @@ extension EventPump {
 extension Key {
   /// Whether SDL has a key by this name (`SDL_GetKeyFromName`), e.g. for checking scripts.
   public var isKnownToSDL: Bool { SDL_GetKeyFromName(name) != SDLK_UNKNOWN.rawValue }
+}
+
+/// SDL's millisecond ticks (`SDL_GetTicks`, which stamps every event) on the host clock. SDL 2
+/// counts them on `CLOCK_MONOTONIC_RAW` from an origin it keeps to itself: the origin is found
+/// once, from the instant the tick count is seen to change, and a stamp becomes the middle of the
+/// millisecond SDL's arithmetic gives it.
+enum SDLTicks {
+  /// SDL's tick origin, in nanoseconds of the host clock.
+  static let origin: UInt64 = findOrigin()
+
+  /// The host instant of event stamp `stamp` (32-bit milliseconds, as `SDL_Event` carries it,
+  /// unwrapped against the ticks now).
+  static func hostTime(ofStamp stamp: UInt32) -> HostTime {
+    let now = SDL_GetTicks64()
+    let behind = UInt64(UInt32(truncatingIfNeeded: now) &- stamp)
+    let ticks = now >= behind ? now - behind : UInt64(stamp)
+    let start = origin
+    let base = start &+ ticks &* 1_000_000
+    // Half a millisecond after the tick began, or before it (SDL's sums round the other way for
+    // part of each second): whichever SDL's own arithmetic gives this stamp.
+    for candidate in [base &+ 500_000, base &- 500_000]
+    where Self.ticks(at: candidate, origin: start) == ticks {
+      return HostTime(nanoseconds: candidate)
+    }
+    return HostTime(nanoseconds: base)
+  }
+
+  /// SDL 2.26's `SDL_GetTicks64` at host instant `time` for tick origin `origin`: seconds and
+  /// nanoseconds subtracted apart, the nanoseconds truncated towards zero.
+  static func ticks(at time: UInt64, origin: UInt64) -> UInt64 {
+    let seconds = Int64(time / 1_000_000_000) - Int64(origin / 1_000_000_000)
+    let nanoseconds = Int64(time % 1_000_000_000) - Int64(origin % 1_000_000_000)
+    return UInt64(max(0, seconds * 1_000 + nanoseconds / 1_000_000))
+  }
+
+  /// Watches the tick count change (at most a few milliseconds) and takes the origin that puts a
+  /// tick boundary at that instant and agrees with both readings either side of it.
+  static func findOrigin() -> UInt64 {
+    var before = HostTime.now.nanoseconds
+    var last = SDL_GetTicks64()
+    let deadline = before + 5_000_000
+    while true {
+      let start = HostTime.now.nanoseconds
+      let ticks = SDL_GetTicks64()
+      let end = HostTime.now.nanoseconds
+      if ticks != last {
+        // The boundary lies between the last reading's start and this one's end.
+        let boundary = before / 2 + end / 2
+        for candidate in [ticks, ticks &- 1] {
+          let origin = boundary &- candidate &* 1_000_000
+          if Self.ticks(at: end, origin: origin) == ticks, Self.ticks(at: before, origin: origin) == last {
+            return origin
+          }
+        }
+        return boundary &- ticks &* 1_000_000
+      }
+      if end > deadline { return end &- ticks &* 1_000_000 }
+      before = start
+      last = ticks
+    }
+  }
 }

@@ -1,8 +1,10 @@
+public import FoleyCore
+
 /// An SDL event, translated into a value the game can match without importing SDL.
 ///
 /// ```swift
-/// for event in pump.poll() {
-///   switch event {
+/// for polled in pump.poll() {
+///   switch polled.event {
 ///   case .quit, .keyDown(Key(name: "escape"), _): running = false
 ///   case .keyDown(let key, _): print("pressed", key.name)
 ///   default: break
@@ -44,4 +46,33 @@ public struct Key: Hashable, Sendable, CustomStringConvertible {
   public static let down = Key(name: "down")
   public static let space = Key(name: "space")
   public static let escape = Key(name: "escape")
+}
+
+/// A ``PlatformEvent`` and the host instant it happened: ``EventPump/poll()`` returns these, oldest
+/// first.
+///
+/// The instant is SDL's own stamp (SDL 2 stamps to the millisecond), carried onto ``HostTime``,
+/// so it can be set against the engine's clock: `engine.heardFrame(at: polled.time)` is the
+/// frame of the output the player heard when it happened. SDL stamps an event when it is queued:
+/// an event pushed from any thread (``EventPump/push(_:)``) at that moment; the window system's
+/// keys and clicks when SDL gathers them, which is at each poll, so a game that judges timing
+/// polls often (every frame, or from a loop of its own on the main thread).
+///
+/// ```swift
+/// for polled in pump.poll() {
+///   if case .keyDown(.space, _) = polled.event, let heard = engine.heardFrame(at: polled.time) {
+///     judge(tapAt: heard)
+///   }
+/// }
+/// ```
+public struct TimedEvent: Sendable, Equatable {
+  /// What happened.
+  public var event: PlatformEvent
+  /// When, on the host's monotonic clock (to within half a millisecond of SDL's stamp).
+  public var time: HostTime
+
+  public init(_ event: PlatformEvent, at time: HostTime) {
+    self.event = event
+    self.time = time
+  }
 }

@@ -43,7 +43,7 @@ var last = begin
 var running = true
 while running && (clock.now - begin) / .seconds(1) < seconds {
   let start = clock.now
-  for event in pump.poll() where event == .quit { running = false }
+  for polled in pump.poll() where polled.event == .quit { running = false }
   scene.update(deltaTime: (start - last) / .seconds(1))  // time is yours to hand in: the real step
   last = start
   canvas.draw(scene)

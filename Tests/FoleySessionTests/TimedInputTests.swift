@@ -1,0 +1,69 @@
+import FoleyAudio
+import FoleyCore
+import FoleyPlatform
+import FoleySession
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Input and the audio clock on one host clock, on real SDL (disk driver): events carry SDL's
+/// stamp, and the engine says which output frame was heard at an instant.
+@MainActor
+@Suite("Timed input and the heard clock (disk driver)", .serialized)
+struct TimedInputTests {
+  @Test(
+    "an event pushed is stamped with the instant it was pushed (within 1 ms), however late it is polled, and maps to the frame heard then"
+  )
+  func pushedEventTimes() throws {
+    let session = AudioSession()
+    _ = try captureDiskOutput(session: session) { engine, output in
+      let pump = EventPump(sceneHeight: 100, session: session)
+      #expect(output.waitForMore(seconds: 0.2))
+      var errors: [Double] = []
+      var frameErrors: [Int] = []
+      for index in 0..<20 {
+        let pushed = HostTime.now
+        try EventPump.push(.keyDown(.space, isRepeat: false))
+        // Polled up to 9 ms later, as a game's next frame would: the stamp is the push's.
+        Thread.sleep(forTimeInterval: 0.003 * Double(index % 4))
+        let polled = pump.poll().filter { $0.event == .keyDown(.space, isRepeat: false) }
+        try #require(polled.count == 1)
+        errors.append(polled[0].time - pushed)
+        let heard = try #require(engine.heardFrame(at: polled[0].time))
+        let reference = try #require(engine.heardFrame(at: pushed))
+        frameErrors.append(abs(heard - reference))
+      }
+      #expect(errors.allSatisfy { abs($0) < 0.001 }, "stamp minus push, s: \(errors)")
+      #expect(frameErrors.allSatisfy { $0 <= 48 }, "frames apart: \(frameErrors)")
+    }
+  }
+
+  @Test(
+    "the frame heard now is about the last one written; an instant and its frame map back to each other; it keeps the device's rate"
+  )
+  func heardClock() throws {
+    _ = try captureDiskOutput { engine, output in
+      #expect(output.waitForMore(seconds: 0.3))
+      let buffer = engine.deviceFormat.bufferFrames
+      let latency = engine.outputLatency
+      #expect(latency.deviceQueueFrames == 0 && latency.bufferFrames == buffer)
+      #expect(latency.frames == latency.lookAheadFrames + buffer)
+      let firstTime = HostTime.now
+      let first = try #require(engine.heardFrame(at: firstTime))
+      let firstMixed = engine.audioFrame
+      // A stalled callback (a loaded machine) leaves the loop predicting past the last written
+      // frame, by the stall: a few buffers.
+      #expect(abs(first - firstMixed) <= 4 * buffer, "heard \(first), mixed \(firstMixed)")
+      let back = try #require(engine.hostTime(whenHeard: first))
+      #expect(abs(back - firstTime) < 1.0 / 48_000 * 2, "\(back - firstTime) s")
+      #expect(output.waitForMore(seconds: 1))
+      let secondTime = HostTime.now
+      let second = try #require(engine.heardFrame(at: secondTime))
+      let secondMixed = engine.audioFrame
+      // The device's rate, not the nominal one (SDL's disk driver sleeps 10 ms a 10.7 ms buffer).
+      let heardRate = Double(second - first) / (secondTime - firstTime)
+      let mixedRate = Double(secondMixed - firstMixed) / (secondTime - firstTime)
+      #expect(abs(heardRate / mixedRate - 1) < 0.03, "heard \(heardRate) frames/s, mixed \(mixedRate)")
+    }
+  }
+}
