@@ -63,7 +63,11 @@ struct MusicCommand: AsyncParsableCommand {
   @Option(help: "Seconds of the track before its first downbeat (with --tempo).")
   var offset: Double = 0
 
-  @Flag(help: "Print a line per beat heard: bar, beat and the audio frame it falls on (with --tempo).")
+  @Flag(
+    help: """
+      Print a JSON line per beat: its number, bar and beat, the frame it falls on and the output \
+      frame it is heard on; and first a line with the output latency (with --tempo).
+      """)
   var beats = false
 
   @Option(
@@ -160,6 +164,13 @@ struct MusicCommand: AsyncParsableCommand {
     music.repeatMode = [.off: .off, .one: .one, .all: .all][self.repeat]!
     var failures = 0
     var finished = false
+    var beatCount = 0
+    if beats {
+      let latency = engine.outputLatency
+      say(
+        #"{"latencyFrames": \#(latency.frames), "lookAheadFrames": \#(latency.lookAheadFrames), "bufferFrames": \#(latency.bufferFrames), "deviceQueueFrames": \#(latency.deviceQueueFrames), "latencySeconds": \#(latency.seconds)}"#
+      )
+    }
     // --seconds counts from the first sample heard, not from the request: checking a file first
     // takes a moment, longer on a busy machine.
     var heardSince: ContinuousClock.Instant?
@@ -182,7 +193,12 @@ struct MusicCommand: AsyncParsableCommand {
         say("finished")
         finished = true
       case .beat(let beat):
-        if beats { say("beat \(beat.time.bar):\(beat.time.beat) at frame \(beat.frame.index)") }
+        if beats {
+          beatCount += 1
+          say(
+            #"{"beat": \#(beatCount), "bar": \#(beat.time.bar), "beatInBar": \#(beat.time.beat), "frame": \#(beat.frame.index), "heardFrame": \#(engine.heardFrame(of: beat.frame).index)}"#
+          )
+        }
       case .cue(let name, let frame):
         say("cue \(name) at frame \(frame.index)")
       case .momentMoved(let moment, let from, let to):

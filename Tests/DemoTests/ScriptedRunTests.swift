@@ -904,7 +904,7 @@ struct ScriptedRunTests {
   }
 
   @Test(
-    "`music --tempo --beats --stinger`: a line per beat with its frame, and the stinger lands on a bar's frame"
+    "`music --tempo --beats --stinger`: a JSON line per beat with its frame and heard frame, and the stinger lands on a bar's frame"
   )
   func musicCommandInTime() throws {
     let run = try runDemoCommand([
@@ -913,18 +913,29 @@ struct ScriptedRunTests {
     ])
     #expect(run.status == 0, "\(run.errors)")
     let lines = run.output.split(separator: "\n").map(String.init)
-    let beats = lines.filter { $0.hasPrefix("beat ") }
+    let beats = lines.filter { $0.hasPrefix(#"{"beat""#) }.compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
     #expect(
-      beats.prefix(5).map { $0.split(separator: " ")[1] } == ["1:1", "1:2", "1:3", "1:4", "2:1"],
+      beats.prefix(5).map { "\($0["bar"] ?? ""):\($0["beatInBar"] ?? "")" } == [
+        "1:1", "1:2", "1:3", "1:4", "2:1",
+      ],
       "\(run.output)")
-    // At 240 bpm a beat is 12,000 frames: every line's frame is the first one's plus that.
-    let frames = beats.compactMap { Int($0.split(separator: " ").last ?? "") }
+    #expect(beats.prefix(5).compactMap { $0["beat"] as? Int } == [1, 2, 3, 4, 5])
+    // At 240 bpm a beat is 12,000 frames: every line's frame is the first one's plus that, and
+    // each is heard the limiter's look-ahead later.
+    let frames = beats.compactMap { $0["frame"] as? Int }
     #expect(
       frames.count >= 8 && zip(frames, frames.dropFirst()).allSatisfy { $1 - $0 == 12_000 }, "\(frames)")
+    #expect(beats.allSatisfy { ($0["heardFrame"] as? Int ?? 0) - ($0["frame"] as? Int ?? 0) == 96 })
+    #expect(lines.first { $0.hasPrefix(#"{"latencyFrames": 608"#) } != nil, "\(run.output)")
     let stinger = try #require(lines.first { $0.hasPrefix("stinger ") })
     let landed = try #require(Int(stinger.split(separator: " ").last ?? ""))
     #expect(
-      beats.contains("beat 2:1 at frame \(landed)"), "\(stinger) is not on bar 2's frame:\n\(run.output)")
+      beats.contains {
+        $0["bar"] as? Int == 2 && $0["beatInBar"] as? Int == 1 && $0["frame"] as? Int == landed
+      },
+      "\(stinger) is not on bar 2's frame:\n\(run.output)")
     #expect(
       try runDemoCommand(["music", fixture("tone-s16.wav").path, "--beats"]).errors.contains(
         "need the music's --tempo"))

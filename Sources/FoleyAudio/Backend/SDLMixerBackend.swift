@@ -2,6 +2,7 @@ internal import CFoleySDL2
 internal import CFoleySDL2Mixer
 import Dispatch
 import FoleyCore
+import Foundation
 import Synchronization
 
 /// The real mixer: SDL_mixer's channels on SDL's audio device. Every `Mix_*` call Foley makes is
@@ -27,8 +28,22 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private var connectedMixer: VoiceMixer?
   /// The silent chunk every channel loops while its voice plays in the ``VoiceMixer``.
   private var carrier: MixChunk?
-  /// What SDL played between opening the device and connecting the voice mixer.
+  /// What SDL played between opening the device and connecting the voice mixer, and the bytes
+  /// of one buffer.
   private let playedBeforeMix = PlayedBeforeMix()
+  private var bufferBytes = 0
+
+  /// How long SDL's audio thread sleeps after a buffer it wrote while the device was still
+  /// paused, on the drivers whose thread keeps its own time (disk and dummy: `SDL_Delay` of the
+  /// buffer's whole milliseconds, or `SDL_DISKAUDIODELAY`); nil on the others.
+  static func pausedIterationNanoseconds(driver: String, configuration: AudioConfiguration) -> UInt64? {
+    guard driver == "disk" || driver == "dummy" else { return nil }
+    var milliseconds = configuration.bufferFrames * 1_000 / max(1, configuration.sampleRate)
+    if driver == "disk", let text = getenv("SDL_DISKAUDIODELAY") {
+      milliseconds = Int(atoi(text))
+    }
+    return milliseconds > 0 ? UInt64(milliseconds) * 1_000_000 : nil
+  }
 
   /// Claims SDL_mixer for this process's one engine and takes a reference on SDL's audio
   /// subsystem.
@@ -104,6 +119,8 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     // voice mixer is connected: a hook set first counts them, and the mixer's clock starts past
     // them, so its frame 0 is always the device's first frame.
     playedBeforeMix.bytes.store(0, ordering: .relaxed)
+    playedBeforeMix.firstCallback.store(0, ordering: .relaxed)
+    playedBeforeMix.opening.store(HostTime.now.nanoseconds, ordering: .relaxed)
     Mix_SetPostMix(countingPostMix, Unmanaged.passUnretained(playedBeforeMix).toOpaque())
     // No format changes allowed: SDL converts for the device, so the mixer (and the gain stage)
     // always sees the format asked for.
@@ -113,6 +130,10 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
         Int32(configuration.bufferFrames), deviceName, 0) == 0
     else { throw SDLError.fromSDL("Mix_OpenAudioDevice") }
     isOpen = true
+    bufferBytes =
+      configuration.bufferFrames * (configuration.sampleFormat == .float32 ? 4 : 2) * configuration.channels
+    playedBeforeMix.pausedIteration = Self.pausedIterationNanoseconds(
+      driver: SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "", configuration: configuration)
     // SDL_mixer does not say which device id it opened; the new one is its.
     openDevice.store(Self.openDeviceIDs().subtracting(before).min() ?? 0, ordering: .releasing)
     var rate: Int32 = 0
@@ -240,10 +261,11 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
 
   package func connect(mixer: VoiceMixer?) {
     guard connectedMixer !== mixer else { return }
+    if mixer != nil { playedBeforeMix.waitForFirstCallback() }
     withAudioLock {
       // What the device played since it opened, before this mixer took over: its clock counts it.
       if let mixer {
-        mixer.advanceClock(byFramesPlayedBefore: playedBeforeMix.bytes.exchange(0, ordering: .relaxed))
+        mixer.advanceClock(byFramesPlayedBefore: playedBeforeMix.bytesPlayed(bufferBytes: bufferBytes))
       }
       // Takes the audio lock again (SDL's is recursive): once it returns, no mix uses the old mixer.
       Mix_SetPostMix(
@@ -321,8 +343,43 @@ private final class SendableSource: @unchecked Sendable {
 }
 
 /// The bytes SDL_mixer's post-mix hook was handed before the voice mixer was connected.
-final class PlayedBeforeMix: Sendable {
+///
+/// SDL 2 opens a device paused, and SDL_mixer unpauses it at the end of its opening; SDL's thread
+/// may meanwhile have written a buffer of silence without asking for it, which no hook sees. On
+/// the drivers that keep their own time (disk, dummy) that buffer is followed by a sleep of the
+/// buffer's length, so the first buffer asked for comes that much after the opening began: the
+/// sleeps before it are counted as buffers played.
+final class PlayedBeforeMix: @unchecked Sendable {
   let bytes = Atomic<Int>(0)
+  /// The host instant of the first buffer SDL asked for (0: none yet).
+  let firstCallback = Atomic<UInt64>(0)
+  /// The host instant the device began to open.
+  let opening = Atomic<UInt64>(0)
+  /// Set by `open` (on the queue) before the device starts: see
+  /// ``SDLMixerBackend/pausedIterationNanoseconds(driver:configuration:)``.
+  var pausedIteration: UInt64?
+
+  /// Waits (a buffer's sleep and a little more, at most) for SDL's first request, on the drivers
+  /// whose paused buffers are counted by time: until then it is not known whether one was written.
+  func waitForFirstCallback() {
+    guard let pausedIteration else { return }
+    let deadline = HostTime.now.nanoseconds &+ 4 &* pausedIteration &+ 100_000_000
+    while firstCallback.load(ordering: .relaxed) == 0, HostTime.now.nanoseconds < deadline {
+      usleep(250)
+    }
+  }
+
+  /// The bytes played before the voice mixer took over, and starts the count again: the buffers
+  /// SDL asked for, and those it wrote paused, found from the time its first request took.
+  func bytesPlayed(bufferBytes: Int) -> Int {
+    var played = bytes.exchange(0, ordering: .relaxed)
+    let first = firstCallback.load(ordering: .relaxed)
+    let opened = opening.load(ordering: .relaxed)
+    if let pausedIteration, first > opened {
+      played += Int((first - opened) / pausedIteration) * bufferBytes
+    }
+    return played
+  }
 }
 
 /// The post-mix hook set while the device opens: counts the buffers SDL plays before the voice
@@ -332,6 +389,9 @@ private let countingPostMix:
     userData, _, length in
     guard let userData, length > 0 else { return }
     Unmanaged<PlayedBeforeMix>.fromOpaque(userData)._withUnsafeGuaranteedRef {
+      if $0.firstCallback.load(ordering: .relaxed) == 0 {
+        $0.firstCallback.store(HostTime.now.nanoseconds, ordering: .relaxed)
+      }
       _ = $0.bytes.add(Int(length), ordering: .relaxed)
     }
   }
