@@ -483,6 +483,30 @@ try engine.releaseSnapshot("paused", tween: Tween(duration: 0.5))
 // BLOCK-END
 }
 
+@MainActor func guideTimeAndLatency(engine: AudioEngine, clapBytes: Data, beatFrame: AudioFrame) throws {
+// DOCC-BLOCK Foley/TimeAndLatency.md 1
+let latency = engine.outputLatency
+print(latency.frames, latency.seconds)          // 608 frames, 12.7 ms on the disk driver at 48 kHz
+let clap = try engine.sound(data: clapBytes, name: "clap.wav")
+let start = engine.audioFrame + engine.frames(forSeconds: 0.5)
+engine.play(clap, start: .frame(start))
+let heard = engine.heardFrame(of: start)        // where the clap begins in the output
+let when = engine.hostTime(whenHeard: heard)    // and when, on the host clock
+// BLOCK-END
+_ = when
+// DOCC-BLOCK Foley/TimeAndLatency.md 2
+let pump = EventPump(sceneHeight: 480, session: engine.session)
+for polled in pump.poll() {
+  guard case .keyDown(.space, _) = polled.event, let heard = engine.heardFrame(at: polled.time) else {
+    continue
+  }
+  let beat = engine.heardFrame(of: beatFrame)
+  let offBy = Double(heard - beat) / Double(engine.deviceFormat.sampleRate)
+  print(String(format: "%+.1f ms", offBy * 1_000))
+}
+// BLOCK-END
+}
+
 @MainActor func guideSpaceForAnyEngine(humBytes: Data, hornSound: Sound, player: Point) throws {
 // DOCC-BLOCK Foley/SpaceForAnyEngine.md 1
 struct Emitter { var x: Double; var y: Double; var voice: Voice? }
