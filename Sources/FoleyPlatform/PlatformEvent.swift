@@ -51,7 +51,7 @@ public struct Key: Hashable, Sendable, CustomStringConvertible {
 /// A ``PlatformEvent`` and the host instant it happened: ``EventPump/poll()`` returns these, oldest
 /// first.
 ///
-/// The instant is SDL's own stamp (SDL 2 stamps to the millisecond), carried onto ``HostTime``,
+/// The instant is SDL's own stamp (SDL 2 stamps to the millisecond), carried onto `HostTime`,
 /// so it can be set against the engine's clock: `engine.heardFrame(at: polled.time)` is the
 /// frame of the output the player heard when it happened. SDL stamps an event when it is queued:
 /// an event pushed from any thread (``EventPump/push(_:)``) at that moment; the window system's
