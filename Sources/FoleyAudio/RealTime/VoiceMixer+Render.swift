@@ -61,7 +61,7 @@ extension VoiceMixer {
   /// Moves the clock past `bytes` of output the device played before this mixer was connected
   /// (their frames are the device's, so the clock's frame is the device's frame). Called with
   /// the audio lock held, when no render runs.
-  package func advanceClock(byFramesPlayedBefore bytes: Int) {
+  func advanceClock(byFramesPlayedBefore bytes: Int) {
     guard bytes > 0 else { return }
     clock &+= UInt64(bytes / bytesPerFrame)
     framesMixed.store(clock, ordering: .releasing)
