@@ -234,6 +234,16 @@ extension MixerCore {
   }
 
   func rampToPause(_ channel: Int) {
+    if let held = backend.holdingAudioLock({ mixer.holdWaiting(channel) }) {
+      // A start still waiting for its frame: nothing of it heard, so held at once, and moved on by
+      // the pause's length when it resumes.
+      backend.pause(channel)
+      table.update(channel) {
+        $0.isChannelPaused = true
+        $0.waitingHeldAt = held
+      }
+      return
+    }
     stopFollowing(channel)
     table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
     state.releases.schedule(.pause, on: channel, deadline: deadline(after: 0), endFrame: endFrame(after: 0))
@@ -242,6 +252,18 @@ extension MixerCore {
   /// Undoes a pause that is pending or done, ramping up to the slot's gains.
   func rampToResume(_ channel: Int) {
     guard let slot = table[channel] else { return }
+    if let heldAt = slot.waitingHeldAt {
+      table.update(channel) {
+        $0.waitingHeldAt = nil
+        $0.isChannelPaused = false
+      }
+      if let begins = backend.holdingAudioLock({ mixer.releaseWaiting(channel, heldAt: heldAt) }) {
+        slot.voice.moveStart(toFrame: begins)
+      }
+      backend.resume(channel)
+      retarget(channel, slot)
+      return
+    }
     if state.releases.hasPendingPause(on: channel) {
       state.releases.cancel(on: channel)
     } else {

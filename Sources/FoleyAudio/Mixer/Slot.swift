@@ -13,6 +13,9 @@ package struct Slot {
   /// silence; not while that ramp is under way). The queue keeps this itself: asking the mixer
   /// takes the audio lock, and every stolen voice asked.
   var isChannelPaused = false
+  /// The mix clock a session pause held this voice on while it still waited for its start frame
+  /// (nil: not held so).
+  var waitingHeldAt: UInt64?
   /// The frame of the sound its first pass starts from: non-zero for a voice that continues
   /// mid-sound (restored on a new device, or back from virtual). Later passes start at 0.
   package var position = 0

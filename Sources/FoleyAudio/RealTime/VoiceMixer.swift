@@ -277,6 +277,32 @@ package final class VoiceMixer: @unchecked Sendable {
     return stopped
   }
 
+  /// Holds `channel` if it still waits for its start frame (nothing of it heard yet): paused at
+  /// once, no ramp; returns the clock it was held on, nil (and nothing changed) otherwise.
+  /// Called with the audio lock held.
+  func holdWaiting(_ channel: Int) -> UInt64? {
+    guard channel < laneCount, lanes[channel].isArmed, lanes[channel].startFrame > clock else { return nil }
+    lanes[channel].isPaused = true
+    return clock
+  }
+
+  /// Lets a lane held by ``holdWaiting(_:)`` on `heldAt` go: its start frame moves on by the
+  /// frames mixed since, so it starts as far after the resume as it was due after the hold.
+  /// Returns its new start frame. Called with the audio lock held.
+  func releaseWaiting(_ channel: Int, heldAt: UInt64) -> UInt64? {
+    guard channel < laneCount, lanes[channel].isArmed, lanes[channel].startFrame != 0 else { return nil }
+    let begins = lanes[channel].startFrame &+ (clock &- min(heldAt, clock))
+    lanes[channel].startFrame = begins
+    lanes[channel].isPaused = false
+    if let voice = lanes[channel].voice?.takeUnretainedValue() {
+      // The followers' time starts on the lane's first frame, which has moved.
+      lanes[channel].send.reset(to: 0, request: RampRequest(target: 0, frames: 0).packed)
+      lanes[channel].send.follow(voice.sendRequest, at: begins)
+      lanes[channel].shaper?.takeUnretainedValue().reset(voice: voice, clock: begins)
+    }
+    return begins
+  }
+
   func setPaused(_ channel: Int, _ paused: Bool) {
     guard channel < laneCount, lanes[channel].isArmed else { return }
     lanes[channel].isPaused = paused

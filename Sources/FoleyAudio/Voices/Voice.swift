@@ -251,6 +251,11 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
       expected: -1, desired: Int(truncatingIfNeeded: frame), ordering: .releasing)
   }
 
+  /// The start frame, moved: a session pause held the voice before it started.
+  func moveStart(toFrame frame: UInt64) {
+    rawStartFrame.store(Int(truncatingIfNeeded: frame), ordering: .releasing)
+  }
+
   func setState(_ state: State) {
     let was = rawState.exchange(state.rawValue, ordering: .acquiringAndReleasing)
     // Counted after the state is stored: whoever sees the count sees the voice finished.
