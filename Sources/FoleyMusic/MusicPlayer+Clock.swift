@@ -84,6 +84,13 @@ extension MusicPlayer {
       schedule: schedule, stems: stems)
   }
 
+  /// The start on the music's next `moment`, moving to its next occurrence (and saying so) when
+  /// the request comes late: what a sound map's quantised post plays on.
+  package func scheduledStart(on moment: MusicMoment) throws(MusicTimingError) -> ScheduledStart {
+    guard let engine else { throw .noMusic }
+    return try schedule(for: moment, engine: engine)
+  }
+
   /// The start on `moment`, moving to its next occurrence (and saying so) when late.
   private func schedule(
     for moment: MusicMoment, engine: AudioEngine

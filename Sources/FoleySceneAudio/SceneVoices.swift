@@ -85,7 +85,7 @@ package enum SceneVoices {
         rate: rate, into: &link!.batch)
       // Still the batch's until the update ends: its start and fade-in are set before the queue sees it.
       if let options, !options.isPlain {
-        core.prepareStart(of: voice, schedule: AudioEngine.schedule(options.start), fadeIn: options.fadeIn)
+        core.prepareStart(of: voice, schedule: options.scheduledStart, fadeIn: options.fadeIn)
       }
       if let options, !options.modulators.isEmpty, !voice.isFinished {
         core.presetModulators(options.modulators, on: voice)
@@ -93,7 +93,7 @@ package enum SceneVoices {
     } else if let options {
       voice = core.requestPlay(
         source, volume: volume, pan: pan, groupVolume: groupVolume, loops: loops, placement: place?.placement,
-        rate: rate, schedule: AudioEngine.schedule(options.start),
+        rate: rate, schedule: options.scheduledStart,
         fadeIn: options.fadeIn.usableDuration > 0 ? options.fadeIn : nil, modulators: options.modulators)
     } else {
       voice = core.requestPlay(

@@ -1,5 +1,6 @@
 import Dispatch
 package import FoleyAudio
+import FoleyMusic
 package import FoleyScene
 import FoleySceneAudio
 import FoleySession
@@ -232,6 +233,11 @@ extension SoundMap {
     if !entry.modulators.isEmpty || !plan.modulators.isEmpty {
       options = options ?? PlayOptions()
       options?.modulators = entry.modulators + plan.modulators
+    }
+    // On the music's next beat or bar; with no music in time to land on, at once.
+    if let moment = entry.quantize, let schedule = try? engine.music.scheduledStart(on: moment) {
+      options = options ?? PlayOptions()
+      options?.schedule = schedule
     }
     guard
       let voice = SceneVoices.start(

@@ -1,4 +1,5 @@
 package import FoleyAudio
+package import FoleyMusic
 package import Foundation
 
 /// A sound map as read from its JSON: what each event plays and its limits. Checked whole: every
@@ -52,6 +53,8 @@ package final class EventEntry {
   @exclusivity(unchecked) var isStopTarget = false
   /// What moves its voices' volume while they play: `volumeDb` as a parameter's curve, `modulators`.
   @exclusivity(unchecked) package var modulators: [Modulator] = []
+  /// The music's moment its sounds start on (`"quantize": "beat"` or `"bar"`); nil: at once.
+  @exclusivity(unchecked) package var quantize: MusicMoment?
 
   package init(effect: Effect) { self.effect = effect }
 }
@@ -120,7 +123,7 @@ package struct SoundMapParser {
   static let modifierKeys: Set<String> = ["volumeDb", "pitchSemitones", "delay"]
   static let limitKeys: Set<String> = [
     "cooldown", "maxInstances", "steal", "priority", "category", "positional", "loop", "normalize",
-    "caption", "critical", "rumble", "modulators",
+    "caption", "critical", "rumble", "modulators", "quantize",
   ]
   static let optionKeys: [String: Set<String>] = [
     "random": ["avoidRepeat", "shuffle"], "sequence": ["mode", "resetAfter"],
@@ -210,6 +213,13 @@ package struct SoundMapParser {
     let entry = EventEntry(effect: .play(content))
     entry.modulators = modulators
     entry.cooldown = number(object["cooldown"], at: "\(path).cooldown", in: 0...3_600) ?? 0
+    if let quantize = object["quantize"] {
+      switch quantize as? String {
+      case "beat": entry.quantize = .nextBeat
+      case "bar": entry.quantize = .nextBar
+      default: errors.append("\(path).quantize: must be \"beat\" or \"bar\"")
+      }
+    }
     if let limit = object["maxInstances"] {
       if let count = Self.number(limit), count >= 1, count.rounded() == count, count <= 256 {
         entry.maxInstances = Int(count)

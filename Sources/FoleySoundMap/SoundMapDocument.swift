@@ -119,7 +119,7 @@ struct SoundMapDocument {
     "delay",
     "loop", "cooldown", "maxInstances", "steal", "priority", "category", "positional", "normalize",
     "critical",
-    "caption", "rumble", "modulators",
+    "caption", "rumble", "modulators", "quantize",
   ]
 
   static func orderedKeys(_ object: [String: Any]) -> [String] {

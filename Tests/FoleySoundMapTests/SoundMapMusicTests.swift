@@ -121,3 +121,64 @@ extension SoundMapMusicTests {
     #expect(abs((audio.left.samples.last ?? 0) - 0.5) < 1e-6, "drums and strings")
   }
 }
+
+extension SoundMapMusicTests {
+  @Test(
+    "an event with \"quantize\": \"beat\" posted off the beat starts on the music's next beat, to the sample; \"bar\" on the next bar; a bad value is refused (disk driver)"
+  )
+  func quantizedPosts() throws {
+    let folder = try SoundMapTests.folder([:])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // Music of silence at 240 bpm (12,000 frames a beat), and a hit of 0.5.
+    try makeFloatWAV(samples: [Float](repeating: 0, count: 480_000), sampleRate: 48_000, channels: 1)
+      .write(to: folder.appendingPathComponent("groove.wav"))
+    try makeFloatWAV(samples: [Float](repeating: 0.5, count: 480), sampleRate: 48_000, channels: 1)
+      .write(to: folder.appendingPathComponent("hit.wav"))
+    var beats: [Int] = []
+    var posted: [Int] = []
+    var lookAhead = 0
+    let capture = try captureDiskOutput { engine, output in
+      lookAhead = engine.outputLatency.lookAheadFrames
+      let map = try SoundMapTests.map(
+        """
+        { "version": 1,
+          "events": { "hit": { "play": "hit.wav", "quantize": "beat" }, "accent": { "play": "hit.wav", "quantize": "bar" } },
+          "music": { "tracks": { "groove": { "file": "groove.wav", "tempo": { "bpm": 240 } } },
+                     "states": { "groove": { "track": "groove", "at": "now" } } } }
+        """, in: folder, engine: engine)
+      let music = engine.music
+      music.observe { event in if case .beat(let beat) = event { beats.append(beat.frame.index) } }
+      map.post("music.state", parameters: ["state": "groove"])
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.3 })
+      // Posted a third of a beat after a beat, then again later.
+      for event in ["hit", "accent"] {
+        #expect(output.waitForMore(seconds: 0.33))
+        posted.append(engine.audioFrame.index)
+        #expect(map.post(event).count == 1)
+        #expect(waitUntil { engine.statistics.activeVoices <= 1 })
+      }
+      #expect(
+        waitUntil {
+          engine.session.mailbox.drain(); return beats.count >= 8
+        })
+      music.stop()
+    }
+    let left = capture.left.samples
+    let onsets: [Int] = left.indices.filter { left[$0] == 0.5 && ($0 == 0 || left[$0 - 1] != 0.5) }
+    try #require(onsets.count == 2, "\(onsets)")
+    let started = onsets.map { $0 - lookAhead }
+    // Each on the first beat (bar) after it was posted, not at once.
+    let hitBeat = beats.first { $0 > posted[0] }
+    #expect(started[0] == hitBeat, "hit started on \(started[0]), posted \(posted[0]), beats \(beats)")
+    let bars: [Int] = stride(from: 0, to: beats.count, by: 4).map { beats[$0] }
+    let accentBar = bars.first { $0 > posted[1] }
+    #expect(started[1] == accentBar, "accent started on \(started[1]), posted \(posted[1]), bars \(bars)")
+    let audio = try EmbeddedAudio()
+    let bad = try #require(throws: SoundMapError.self) {
+      try SoundMapTests.map(
+        #"{ "version": 1, "events": { "x": { "play": "hit.wav", "quantize": "half" } } }"#, in: folder,
+        engine: audio.engine)
+    }
+    #expect(bad.errors.contains(#"events["x"].quantize: must be "beat" or "bar""#), "\(bad)")
+  }
+}

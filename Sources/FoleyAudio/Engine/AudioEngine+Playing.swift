@@ -91,6 +91,11 @@ package struct PlayOptions: Sendable {
   /// What moves the voice's volume from its first frame (a map event's modulators): set on the
   /// voice before the queue sees it, so an envelope's attack is its start.
   package var modulators: [Modulator] = []
+  /// A start that overrides `start`: on a musical moment, moving to its next occurrence when the
+  /// request comes late (a sound map's quantised post).
+  package var schedule: ScheduledStart?
+  /// The start to ask the mixer for.
+  package var scheduledStart: ScheduledStart? { schedule ?? AudioEngine.schedule(start) }
 
   package init(pan: Double = 0, rate: Double = 1, start: Tween.Start = .now, fadeIn: Tween = .immediate) {
     self.pan = pan.isFinite ? pan : 0
@@ -107,5 +112,5 @@ package struct PlayOptions: Sendable {
   }
 
   /// Nothing to set on the voice but what its request carries.
-  package var isPlain: Bool { start == .now && fadeIn.usableDuration == 0 }
+  package var isPlain: Bool { start == .now && schedule == nil && fadeIn.usableDuration == 0 }
 }
