@@ -59,6 +59,21 @@ struct MusicClock: Sendable {
     return nil
   }
 
+  /// The mix frame `seconds` of track falls on in the stretch of the ring being heard (the pass
+  /// of a looping track now playing), past or to come; nil before the stream plays.
+  func frame(ofTrackSeconds seconds: Double) -> Int? {
+    guard let anchor, seconds.isFinite, let segment = stream.segments(from: anchor.ring).first else {
+      return nil
+    }
+    return mixFrame(ofRing: ring(segment, seconds: seconds), anchor: anchor)
+  }
+
+  /// The tempo map of the stretch being heard.
+  var tempoHeard: TempoMap? {
+    guard let anchor else { return nil }
+    return stream.segments(from: anchor.ring).first?.nowPlaying.tempo
+  }
+
   /// The musical time on mix frame `mix`, with the tempo map it was read from.
   func musicalTime(atMix mix: Int) -> MusicalTime? {
     guard let anchor else { return nil }

@@ -18,6 +18,32 @@ extension MusicPlayer {
     return clock.frame(of: moment, atOrAfter: engine.audioFrame.index).map { AudioFrame($0) }
   }
 
+  /// The frame beat `beat` of the track being heard falls on (counted from its first downbeat, as
+  /// ``MusicalTime/absoluteBeat`` counts; negative in a pickup), in the pass being heard, past or
+  /// to come: what a rhythm game judges a tap against. Nil when nothing with a ``TempoMap`` plays.
+  ///
+  /// ```swift
+  /// let beat = music.frame(ofBeat: 16)!                  // the fifth bar's downbeat in 4/4
+  /// let offBy = engine.heardFrame(at: tap.time)! - engine.heardFrame(of: beat)
+  /// ```
+  public func frame(ofBeat beat: Int) -> AudioFrame? {
+    guard let clock = clock(), let tempo = clock.tempoHeard else { return nil }
+    return clock.frame(ofTrackSeconds: tempo.seconds(ofBeat: beat)).map { AudioFrame($0) }
+  }
+
+  /// The frame bar `bar` of the track being heard starts on (from 1), in the pass being heard,
+  /// past or to come; nil when nothing with a ``TempoMap`` plays.
+  ///
+  /// ```swift
+  /// let chorus = music.frame(ofBar: 17)!
+  /// ```
+  public func frame(ofBar bar: Int) -> AudioFrame? {
+    guard let clock = clock(), let tempo = clock.tempoHeard else { return nil }
+    return clock.frame(ofTrackSeconds: tempo.seconds(ofBeat: tempo.firstBeat(ofBar: bar))).map {
+      AudioFrame($0)
+    }
+  }
+
   /// Plays `sound` over the music on its next `moment` (``MusicMoment/nextBeat``,
   /// ``MusicMoment/nextBar``, a cue…), starting on that very sample. A request that reaches the
   /// mixer after the moment was mixed moves to the moment's next occurrence and the music says

@@ -138,6 +138,20 @@ public struct TempoMap: Sendable, Hashable, CustomStringConvertible {
     return seconds + Double(beat - first) * 60 / sections[index].bpm
   }
 
+  /// The beat (counted from the first downbeat) that starts bar `bar` (from 1; 0 is the pickup's
+  /// bar, whose beats are negative), across the map's changes of meter.
+  public func firstBeat(ofBar bar: Int) -> Int {
+    var beat = 0
+    var index = 0
+    while index + 1 < sections.count, sections[index + 1].bar <= bar {
+      beat += (sections[index + 1].bar - sections[index].bar) * sections[index].meter.beatsPerBar
+      index += 1
+    }
+    let (product, overflow) = (bar - sections[index].bar).multipliedReportingOverflow(
+      by: sections[index].meter.beatsPerBar)
+    return overflow ? (bar > 0 ? Int.max / 2 : Int.min / 2) : beat + product
+  }
+
   /// The beat (counted from the first downbeat) at `seconds` of track, with how far into it.
   public func beat(at seconds: Double) -> (beat: Int, fraction: Double) {
     guard seconds.isFinite else { return (0, 0) }

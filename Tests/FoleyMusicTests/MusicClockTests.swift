@@ -40,6 +40,10 @@ struct MusicClockTests {
     #expect(map.musicalTime(at: 6.4).bar == 3 && map.musicalTime(at: 6.4).beat == 3)
     #expect(map.next(.cue("drop"), atOrAfter: 2) == 7)
     #expect(map.next(.cue("drop"), atOrAfter: 7.5) == nil)
+    // Bar 3 starts on beat 8 (two bars of four), bar 5 six beats (two bars of three) later.
+    #expect([1, 2, 3, 4, 5].map(map.firstBeat(ofBar:)) == [0, 4, 8, 11, 14])
+    #expect(map.seconds(ofBeat: map.firstBeat(ofBar: 4)) == 7)
+    #expect(map.firstBeat(ofBar: 0) == -4 && map.firstBeat(ofBar: .max) > 0)
   }
 
   @Test("tempo maps out of range are refused with the value named")
@@ -296,6 +300,12 @@ extension MusicClockTests {
     let expected = (0..<400).map { start + Int(((0.1 + Double($0) * 60 / 280) * 48_000).rounded()) }
     #expect(beats.prefix(400).map(\.frame.index) == expected)
     #expect(beats[399].time.bar == 100 && beats[399].time.beat == 4)
+    // Asked for by number, past or to come, each beat and bar is on its event's frame.
+    for index in [0, 1, 37, 399] {
+      #expect(music.frame(ofBeat: index)?.index == expected[index], "beat \(index)")
+    }
+    #expect(music.frame(ofBar: 1)?.index == expected[0] && music.frame(ofBar: 100)?.index == expected[396])
+    #expect(music.frame(ofBar: 101)?.index == start + Int(((0.1 + 400.0 * 60 / 280) * 48_000).rounded()))
   }
 }
 
