@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// An instant on the host's monotonic clock, in nanoseconds: the clock SDL stamps its events
 /// with (`CLOCK_MONOTONIC_RAW` on Linux, which no time adjustment slews), so an input event, the
 /// audio clock and the game's own timing can be compared to the microsecond.
