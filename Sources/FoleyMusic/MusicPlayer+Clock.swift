@@ -150,9 +150,7 @@ extension MusicPlayer {
         $0.effect.ringOrigin.load(ordering: .acquiring) != Int.min && !$0.voice.isFinished
       })
     else { return nil }
-    guard let engine else { return nil }
-    return MusicClock(
-      stream: stream, sampleRate: Double(sampleRate), rate: playQueue.settings.rate, mixer: engine.core.mixer)
+    return MusicClock(stream: stream, sampleRate: Double(sampleRate), rate: playQueue.settings.rate)
   }
 
   /// Turns the beats and cues mixed since the last look into events.
