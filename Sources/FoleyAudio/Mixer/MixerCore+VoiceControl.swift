@@ -38,65 +38,6 @@ extension MixerCore {
     voice.setState(.finished)
   }
 
-  package func pause(_ voice: Voice) {
-    queue.async { [self] in
-      guard state.isOpen, voice.state == .playing else { return }
-      pauseOnQueue(voice)
-      scheduleFallbackWake()
-    }
-  }
-
-  private func pauseOnQueue(_ voice: Voice) {
-    if let entry = virtualEntry(of: voice) {
-      // The game's pause wins over the session's, as on a channel; its clock stops.
-      state.virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = .normal
-      voice.setState(.paused)
-      if entry.slot.sessionMode != .paused { setFrozen(voice, true) }
-      return
-    }
-    if state.orphans.contains(where: { $0.voice === voice }) {
-      voice.setState(.paused)
-      return
-    }
-    guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else { return }
-    // The game's pause wins: the session will not resume this voice.
-    let alreadyPaused = slot.sessionMode == .paused
-    table.update(channel) { $0.sessionMode = .normal }
-    voice.setState(.paused)
-    guard !alreadyPaused else { return }
-    rampToPause(channel)
-  }
-
-  package func resume(_ voice: Voice) {
-    queue.async { [self] in
-      guard state.isOpen, voice.state == .paused else { return }
-      resumeOnQueue(voice)
-    }
-  }
-
-  private func resumeOnQueue(_ voice: Voice) {
-    if let entry = virtualEntry(of: voice) {
-      voice.setState(.playing)
-      let mode = mode(for: entry.slot.category)
-      state.virtual.voices[ObjectIdentifier(voice)]?.slot.sessionMode = mode
-      if mode != .paused {
-        setFrozen(voice, false)
-        rebalanceVoices()
-      }
-      return
-    }
-    if state.orphans.contains(where: { $0.voice === voice }) {
-      voice.setState(.playing)
-      return
-    }
-    guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else { return }
-    voice.setState(.playing)
-    // Resumed while the session keeps its category silent: it waits for the session.
-    let mode = mode(for: slot.category)
-    table.update(channel) { $0.sessionMode = mode }
-    if mode != .paused { rampToResume(channel) }
-  }
-
   /// Stops every voice (of `category`, or all), ramping out over `fadeOut` seconds. Reaches the
   /// voices actions started, which have no handle in the game's hands.
   func stopAll(category: SoundCategory?, tween: Tween) {
@@ -231,52 +172,6 @@ extension MixerCore {
     let reached = from + (voice.volume - from) * easing.apply(Double(elapsed) / Double(frames))
     gain.resetLevel(Float(reached))
     gain.setLevel(Float(voice.volume), frames: frames - elapsed, easing: easing, start: .max)
-  }
-
-  func rampToPause(_ channel: Int) {
-    if let held = backend.holdingAudioLock({ mixer.holdWaiting(channel) }) {
-      // A start still waiting for its frame: nothing of it heard, so held at once, and moved on by
-      // the pause's length when it resumes.
-      backend.pause(channel)
-      table.update(channel) {
-        $0.isChannelPaused = true
-        $0.waitingHeldAt = held
-      }
-      return
-    }
-    stopFollowing(channel)
-    table.gains[channel].setTarget(left: 0, right: 0, step: declickStep)
-    state.releases.schedule(.pause, on: channel, deadline: deadline(after: 0), endFrame: endFrame(after: 0))
-  }
-
-  /// Undoes a pause that is pending or done, ramping up to the slot's gains.
-  func rampToResume(_ channel: Int) {
-    guard let slot = table[channel] else { return }
-    if let heldAt = slot.waitingHeldAt {
-      table.update(channel) {
-        $0.waitingHeldAt = nil
-        $0.isChannelPaused = false
-      }
-      if let begins = backend.holdingAudioLock({ mixer.releaseWaiting(channel, heldAt: heldAt) }) {
-        slot.voice.moveStart(toFrame: begins)
-      }
-      backend.resume(channel)
-      retarget(channel, slot)
-      return
-    }
-    if state.releases.hasPendingPause(on: channel) {
-      state.releases.cancel(on: channel)
-    } else {
-      setChannelPaused(channel, false)
-    }
-    retarget(channel, slot)
-  }
-
-  /// Pauses or resumes `channel` in the mixer and records it on its slot: the queue is the only
-  /// writer of a lane's paused state, so a release reads the record, not the mixer under its lock.
-  func setChannelPaused(_ channel: Int, _ paused: Bool) {
-    if paused { backend.pause(channel) } else { backend.resume(channel) }
-    table.update(channel) { $0.isChannelPaused = paused }
   }
 
   /// Ramps the channel's gain to what its slot, bus and session say now.
