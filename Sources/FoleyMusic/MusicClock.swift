@@ -53,19 +53,16 @@ struct MusicClock: Sendable {
     return nil
   }
 
-  /// The mix frame `seconds` of track falls on in the stretch of the ring being heard (the pass
-  /// of a looping track now playing), past or to come; nil before the stream plays.
-  func frame(ofTrackSeconds seconds: Double) -> Int? {
-    guard let anchor, seconds.isFinite, let segment = stream.segments(from: anchor.ring).first else {
-      return nil
-    }
-    return mixFrame(ofRing: ring(segment, seconds: seconds), anchor: anchor)
-  }
-
-  /// The tempo map of the stretch being heard.
-  var tempoHeard: TempoMap? {
-    guard let anchor else { return nil }
-    return stream.segments(from: anchor.ring).first?.nowPlaying.tempo
+  /// The mix frame of the second of track `seconds(tempo)` gives, in the stretch of the ring being
+  /// heard (the pass of a looping track now playing) and by that stretch's tempo map, past or to
+  /// come; nil before the stream plays, or when what is heard has no tempo map.
+  func frameHeard(at seconds: (TempoMap) -> Double) -> Int? {
+    guard let anchor, let segment = stream.segments(from: anchor.ring).first,
+      let tempo = segment.nowPlaying.tempo
+    else { return nil }
+    let second = seconds(tempo)
+    guard second.isFinite else { return nil }
+    return mixFrame(ofRing: ring(segment, seconds: second), anchor: anchor)
   }
 
   /// The musical time on mix frame `mix`, with the tempo map it was read from.

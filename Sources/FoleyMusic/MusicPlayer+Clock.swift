@@ -27,8 +27,7 @@ extension MusicPlayer {
   /// let offBy = engine.heardFrame(at: tap.time)! - engine.heardFrame(of: beat)
   /// ```
   public func frame(ofBeat beat: Int) -> AudioFrame? {
-    guard let clock = clock(), let tempo = clock.tempoHeard else { return nil }
-    return clock.frame(ofTrackSeconds: tempo.seconds(ofBeat: beat)).map { AudioFrame($0) }
+    clock()?.frameHeard { $0.seconds(ofBeat: beat) }.map { AudioFrame($0) }
   }
 
   /// The frame bar `bar` of the track being heard starts on (from 1), in the pass being heard,
@@ -38,10 +37,7 @@ extension MusicPlayer {
   /// let chorus = music.frame(ofBar: 17)!
   /// ```
   public func frame(ofBar bar: Int) -> AudioFrame? {
-    guard let clock = clock(), let tempo = clock.tempoHeard else { return nil }
-    return clock.frame(ofTrackSeconds: tempo.seconds(ofBeat: tempo.firstBeat(ofBar: bar))).map {
-      AudioFrame($0)
-    }
+    clock()?.frameHeard { $0.seconds(ofBeat: $0.firstBeat(ofBar: bar)) }.map { AudioFrame($0) }
   }
 
   /// Plays `sound` over the music on its next `moment` (``MusicMoment/nextBeat``,

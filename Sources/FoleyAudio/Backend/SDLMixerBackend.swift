@@ -28,10 +28,8 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   private var connectedMixer: VoiceMixer?
   /// The silent chunk every channel loops while its voice plays in the ``VoiceMixer``.
   private var carrier: MixChunk?
-  /// What SDL played between opening the device and connecting the voice mixer, and the bytes
-  /// of one buffer.
+  /// What SDL played between opening the device and connecting the voice mixer.
   private let playedBeforeMix = PlayedBeforeMix()
-  private var bufferBytes = 0
 
   /// How long SDL's audio thread sleeps after a buffer it wrote while the device was still
   /// paused, on the drivers whose thread keeps its own time (disk and dummy: `SDL_Delay` of the
@@ -130,10 +128,9 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
         Int32(configuration.bufferFrames), deviceName, 0) == 0
     else { throw SDLError.fromSDL("Mix_OpenAudioDevice") }
     isOpen = true
-    bufferBytes =
-      configuration.bufferFrames * (configuration.sampleFormat == .float32 ? 4 : 2) * configuration.channels
+    let driver = SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown"
     playedBeforeMix.pausedIteration = Self.pausedIterationNanoseconds(
-      driver: SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "", configuration: configuration)
+      driver: driver, configuration: configuration)
     // SDL_mixer does not say which device id it opened; the new one is its.
     openDevice.store(Self.openDeviceIDs().subtracting(before).min() ?? 0, ordering: .releasing)
     var rate: Int32 = 0
@@ -141,7 +138,7 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     var channels: Int32 = 0
     Mix_QuerySpec(&rate, &format, &channels)
     return AudioDeviceFormat(
-      driver: SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown",
+      driver: driver,
       sampleRate: Int(rate), sampleFormat: CFoleySDL2_AUDIO_ISFLOAT(format) != 0 ? .float32 : .signed16,
       channels: Int(channels), bufferFrames: configuration.bufferFrames)
   }
@@ -265,6 +262,7 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     withAudioLock {
       // What the device played since it opened, before this mixer took over: its clock counts it.
       if let mixer {
+        let bufferBytes = mixer.format.bufferFrames * mixer.bytesPerFrame
         mixer.advanceClock(byFramesPlayedBefore: playedBeforeMix.bytesPlayed(bufferBytes: bufferBytes))
       }
       // Takes the audio lock again (SDL's is recursive): once it returns, no mix uses the old mixer.

@@ -67,11 +67,8 @@ extension MixerCore {
     if let held = backend.holdingAudioLock({ mixer.holdWaiting(channel) }) {
       // A start still waiting for its frame: nothing of it heard, so held at once, and moved on by
       // the pause's length when it resumes.
-      backend.pause(channel)
-      table.update(channel) {
-        $0.isChannelPaused = true
-        $0.waitingHeldAt = held
-      }
+      setChannelPaused(channel, true)
+      table.update(channel) { $0.waitingHeldAt = held }
       return
     }
     stopFollowing(channel)
@@ -83,18 +80,12 @@ extension MixerCore {
   func rampToResume(_ channel: Int) {
     guard let slot = table[channel] else { return }
     if let heldAt = slot.waitingHeldAt {
-      table.update(channel) {
-        $0.waitingHeldAt = nil
-        $0.isChannelPaused = false
-      }
+      table.update(channel) { $0.waitingHeldAt = nil }
       if let begins = backend.holdingAudioLock({ mixer.releaseWaiting(channel, heldAt: heldAt) }) {
         slot.voice.moveStart(toFrame: begins)
       }
-      backend.resume(channel)
-      retarget(channel, slot)
-      return
-    }
-    if state.releases.hasPendingPause(on: channel) {
+      setChannelPaused(channel, false)
+    } else if state.releases.hasPendingPause(on: channel) {
       state.releases.cancel(on: channel)
     } else {
       setChannelPaused(channel, false)
