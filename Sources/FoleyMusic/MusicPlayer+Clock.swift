@@ -146,7 +146,9 @@ extension MusicPlayer {
         $0.effect.ringOrigin.load(ordering: .acquiring) != Int.min && !$0.voice.isFinished
       })
     else { return nil }
-    return MusicClock(stream: stream, sampleRate: Double(sampleRate), rate: playQueue.settings.rate)
+    guard let engine else { return nil }
+    return MusicClock(
+      stream: stream, sampleRate: Double(sampleRate), rate: playQueue.settings.rate, mixer: engine.core.mixer)
   }
 
   /// Turns the beats and cues mixed since the last look into events.

@@ -496,3 +496,50 @@ extension MusicClockTests {
     #expect(abs(left[second + 1] - left[first + 1]) < 1e-5 && abs(left[second - 1] - left[third - 1]) < 1e-5)
   }
 }
+
+extension MusicClockTests {
+  @Test(
+    "through an interruption's pause the music's next beat is counted from the resume: asked at once after it, its frame is where its click is heard"
+  )
+  func nextBeatAfterResume() throws {
+    // A click on every beat at 240 bpm (12,000 frames apart) for 6 s.
+    var samples = [Float](repeating: 0, count: 288_000)
+    for beat in 0..<24 { samples[beat * 12_000] = 0.5 }
+    var track = Track(
+      data: makeFloatWAV(samples: samples, sampleRate: 48_000, channels: 1), name: "clicks.wav")
+    track.tempo = try TempoMap(bpm: 240)
+    let session = AudioSession()
+    var predicted: [Int] = []
+    var resumedAt = 0
+    var lookAhead = 0
+    let capture = try captureDiskOutput(session: session) { engine, output in
+      lookAhead = engine.outputLatency.lookAheadFrames
+      let music = engine.music
+      music.play(track)
+      #expect(waitUntil { music.frame(of: .nextBeat) != nil })
+      #expect(output.waitForMore(seconds: 1))
+      session.beginInterruption()
+      #expect(output.waitForMore(seconds: 0.55))
+      // While paused, the next beat is where it would fall were the music resumed now.
+      let during = try #require(music.frame(of: .nextBeat)).index
+      #expect(during >= engine.audioFrame.index && during - engine.audioFrame.index <= 12_000)
+      session.endInterruption(shouldResume: true)
+      resumedAt = engine.audioFrame.index
+      predicted = [
+        try #require(music.frame(of: .nextBeat)).index, try #require(music.frame(of: .nextBar)).index,
+      ]
+      #expect(output.waitForMore(seconds: 1.5))
+      music.stop()
+    }
+    let left = capture.left.samples
+    let clicks = left.indices.filter { left[$0] != 0 && ($0 == 0 || left[$0 - 1] == 0) }
+    // The first clicks heard after the resume's fade-in: the beat and bar asked for are among them.
+    let after = clicks.filter { $0 > resumedAt + lookAhead + 480 }
+    #expect(
+      after.contains(predicted[0] + lookAhead),
+      "next beat at \(predicted[0]) + \(lookAhead); clicks \(after.prefix(6))")
+    #expect(
+      after.contains(predicted[1] + lookAhead),
+      "next bar at \(predicted[1]) + \(lookAhead); clicks \(after.prefix(6))")
+  }
+}
