@@ -14,13 +14,14 @@ struct MusicClock: Sendable {
   let mixer: VoiceMixer
 
   /// The ring frame mixed last and the mix frame after it; nil until the stream has played. A
-  /// stream that has not played since the mix moved on (paused with the session or the game, or
-  /// waiting for data) plays its next ring frame no earlier than the frame about to be mixed: its
-  /// moments are counted from there, so they are right from the first frame after a resume.
+  /// stream paused with the session or the game, and not played since, plays its next ring frame
+  /// no earlier than the frame about to be mixed: its moments are counted from there, so they are
+  /// right from the first frame after a resume. (An ended stream's moments stay where they were.)
   private var anchor: (ring: Int, mix: Int)? {
     let origin = stream.effect.ringOrigin.load(ordering: .acquiring)
     guard origin != Int.min else { return nil }
     let ring = stream.framesRead
+    guard stream.effect.isPaused.load(ordering: .acquiring) else { return (ring, origin + ring) }
     let mixed = Int(truncatingIfNeeded: mixer.framesMixed.load(ordering: .acquiring))
     return (ring, max(origin + ring, mixed))
   }

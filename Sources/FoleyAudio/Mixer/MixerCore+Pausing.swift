@@ -98,5 +98,7 @@ extension MixerCore {
   func setChannelPaused(_ channel: Int, _ paused: Bool) {
     if paused { backend.pause(channel) } else { backend.resume(channel) }
     table.update(channel) { $0.isChannelPaused = paused }
+    // Cleared by the stream's next block, not here: until it plays, where it stopped is stale.
+    if paused { table[channel]?.stream?.isPaused.store(true, ordering: .releasing) }
   }
 }

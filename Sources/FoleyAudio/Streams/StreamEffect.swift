@@ -55,6 +55,10 @@ package final class StreamEffect: @unchecked Sendable {
   /// frame `r` is mixed at `ringOrigin + r` while the stream plays on at rate 1 (Int.min until
   /// the voice has played).
   package let ringOrigin = Atomic<Int>(Int.min)
+  /// Its channel was paused (by the session or the game) and has not played since: ``ringOrigin``
+  /// is as of the last block before the pause, and the stream goes on from wherever the mix is
+  /// when it resumes. Cleared by the first block it plays after the resume.
+  package let isPaused = Atomic<Bool>(false)
 
   // The mixing thread's own state.
   private var fade = Fade.none
@@ -145,6 +149,7 @@ package final class StreamEffect: @unchecked Sendable {
   @inline(__always)
   func noteMixed(through frame: UInt64) {
     ringOrigin.store(Int(truncatingIfNeeded: frame) - ring.totalRead / bytesPerFrame, ordering: .releasing)
+    isPaused.store(false, ordering: .releasing)
   }
 
   /// The mix frame after the last one the stream was played on (its ring read through it); nil
