@@ -67,3 +67,58 @@ struct TimedInputTests {
     }
   }
 }
+
+extension TimedInputTests {
+  @Test(
+    "a player tapping 46 ms after each click, and 20 ms after each flash, is calibrated to those delays within 2 ms; applied, a tap maps to its click's heard frame and a flash is drawn 26 ms later"
+  )
+  func calibration() throws {
+    let session = AudioSession()
+    _ = try captureDiskOutput(session: session) { engine, output in
+      let pump = EventPump(sceneHeight: 100, session: session)
+      let click = try engine.sound(
+        data: makeFloatWAV(samples: [Float](repeating: 0.5, count: 240), sampleRate: 48_000, channels: 1),
+        name: "click.wav")
+      #expect(output.waitForMore(seconds: 0.2))
+      // A click every 0.25 s, each heard at a known instant; the player taps `late` after it.
+      @MainActor func pass(late: Double, sounding: Bool) throws -> (LatencyCalibration, [AudioFrame]) {
+        var calibration = LatencyCalibration()
+        var heard: [AudioFrame] = []
+        for _ in 0..<12 {
+          let frame = engine.audioFrame + 6_000
+          if sounding { _ = engine.play(click, start: .frame(frame)) }
+          let cue = try #require(engine.hostTime(whenHeard: engine.heardFrame(of: frame)))
+          calibration.cue(at: cue)
+          heard.append(engine.heardFrame(of: frame))
+          let tapAt = cue + late
+          while HostTime.now < tapAt { Thread.sleep(forTimeInterval: 0.0002) }
+          try EventPump.push(.keyDown(.space, isRepeat: false))
+          Thread.sleep(forTimeInterval: 0.25 - late)
+          for polled in pump.poll() where polled.event == .keyDown(.space, isRepeat: false) {
+            calibration.tap(at: polled.time)
+          }
+        }
+        return (calibration, heard)
+      }
+      let (clicks, heard) = try pass(late: 0.046, sounding: true)
+      let (flashes, _) = try pass(late: 0.020, sounding: false)
+      let byEar = try clicks.offset()
+      #expect(abs(byEar.seconds - 0.046) < 0.002 && byEar.taps == 12, "\(byEar)")
+      let offsets = try LatencyOffsets(tappingToClicks: clicks, tappingToFlashes: flashes)
+      #expect(abs(offsets.input - 0.020) < 0.002 && abs(offsets.audio - 0.026) < 0.003, "\(offsets)")
+      // Applied: the flash for a frame is drawn the sound's delay later; a tap at the player's
+      // delay after its click maps back to the click.
+      let frame = heard.last! + 48_000
+      let before = try #require(engine.hostTime(whenHeard: frame))
+      var settings = engine.settings
+      settings.latencyOffsets = offsets
+      engine.apply(settings)
+      #expect(engine.settings.latencyOffsets == offsets)
+      let after = try #require(engine.hostTime(whenHeard: frame))
+      #expect(abs((after - before) - offsets.audio) < 1e-6)
+      let tap = before + byEar.seconds
+      let mapped = try #require(engine.heardFrame(at: tap))
+      #expect(abs(mapped - frame) <= 2, "tap maps to \(mapped), click heard on \(frame)")
+    }
+  }
+}

@@ -507,6 +507,24 @@ for polled in pump.poll() {
 // BLOCK-END
 }
 
+@MainActor func guideCalibration(engine: AudioEngine, pump: EventPump, clickFrame: AudioFrame, settingsURL: URL) throws {
+// DOCC-BLOCK Foley/TimeAndLatency.md 3
+var clicks = LatencyCalibration()
+var flashes = LatencyCalibration()
+// Each click, as it is scheduled, and each flash, as it is drawn:
+clicks.cue(at: engine.hostTime(whenHeard: engine.heardFrame(of: clickFrame))!)
+flashes.cue(at: HostTime.now)
+// Each tap, with SDL's stamp, into the pass under way:
+for polled in pump.poll() where polled.event == .keyDown(.space, isRepeat: false) {
+  clicks.tap(at: polled.time)
+}
+var settings = engine.settings
+settings.latencyOffsets = try LatencyOffsets(tappingToClicks: clicks, tappingToFlashes: flashes)
+engine.apply(settings)
+try JSONEncoder().encode(settings).write(to: settingsURL, options: .atomic)
+// BLOCK-END
+}
+
 @MainActor func guideSpaceForAnyEngine(humBytes: Data, hornSound: Sound, player: Point) throws {
 // DOCC-BLOCK Foley/SpaceForAnyEngine.md 1
 struct Emitter { var x: Double; var y: Double; var voice: Voice? }

@@ -48,10 +48,11 @@ extension AudioEngine {
     frame + core.master.latencyFrames
   }
 
-  /// The frame of the device's output being heard at host instant `time` (past, now or to come),
-  /// from the smoothed instants the device took its buffers and its ``OutputLatency/deviceQueueFrames``;
-  /// nil before the first buffer, or with no device. With ``heardFrame(of:)`` it says what the
-  /// player heard when they pressed a key:
+  /// The frame of the device's output the player was hearing when they made an input SDL stamped
+  /// at host instant `time` (past, now or to come), from the smoothed instants the device took its
+  /// buffers and its ``OutputLatency/deviceQueueFrames``, less the calibrated delays of the sound
+  /// and the input (``AudioSettings/latencyOffsets``); nil before the first buffer, or with no
+  /// device. With ``heardFrame(of:)`` it says what the player heard when they pressed a key:
   ///
   /// ```swift
   /// for polled in pump.poll() {
@@ -62,13 +63,17 @@ extension AudioEngine {
   public func heardFrame(at time: HostTime) -> AudioFrame? {
     guard let estimate = core.mixer.timing.estimate(), estimate.perFrame > 0 else { return nil }
     let queued = Double(outputLatency.deviceQueueFrames)
-    let frames = (Double(time.nanoseconds) - estimate.nanoseconds) / estimate.perFrame - queued
+    let offsets = core.buses.withLock { $0.latencyOffsets }
+    let late = (offsets.audio + offsets.input) * 1e9
+    let frames = (Double(time.nanoseconds) - late - estimate.nanoseconds) / estimate.perFrame - queued
     let heard = Double(estimate.frame) + frames
     return AudioFrame(heard.isFinite ? Int(max(0, min(heard, 0x1p62)).rounded(.down)) : 0)
   }
 
-  /// The host instant the device's output frame `frame` is heard (past, now or to come): the
-  /// inverse of ``heardFrame(at:)``; nil before the first buffer, or with no device.
+  /// The host instant the device's output frame `frame` reaches the player (past, now or to come),
+  /// with the sound's calibrated delay (``LatencyOffsets/audio``): draw a flash at it and the
+  /// flash and the click come together. Without input delay, the inverse of ``heardFrame(at:)``;
+  /// nil before the first buffer, or with no device.
   ///
   /// ```swift
   /// let when = engine.hostTime(whenHeard: engine.heardFrame(of: beatFrame))!
@@ -77,7 +82,8 @@ extension AudioEngine {
   public func hostTime(whenHeard frame: AudioFrame) -> HostTime? {
     guard let estimate = core.mixer.timing.estimate(), estimate.perFrame > 0 else { return nil }
     let frames = Double(frame.index) - Double(estimate.frame) + Double(outputLatency.deviceQueueFrames)
-    let nanoseconds = estimate.nanoseconds + frames * estimate.perFrame
+    let audio = core.buses.withLock { $0.latencyOffsets.audio }
+    let nanoseconds = estimate.nanoseconds + frames * estimate.perFrame + audio * 1e9
     return HostTime(nanoseconds: nanoseconds <= 0 ? 0 : nanoseconds >= 0x1p64 ? .max : UInt64(nanoseconds))
   }
 

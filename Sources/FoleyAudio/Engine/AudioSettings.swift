@@ -1,8 +1,8 @@
 import Foundation
 
 /// A player's sound settings, as a settings screen edits them and a game saves them: the master
-/// volume, mono output, left/right balance, the range mode, captions, and each bus's volume and
-/// mute. `Codable`, so it goes
+/// volume, mono output, left/right balance, the range mode, captions, rumble, the calibrated
+/// latency, and each bus's volume and mute. `Codable`, so it goes
 /// to JSON (or any encoder) as it is; decoding checks every value and throws a `DecodingError`
 /// naming the field that is out of range, so a hand-edited or corrupt file never reaches the mix.
 ///
@@ -31,11 +31,13 @@ public struct AudioSettings: Codable, Sendable, Hashable {
   public var showsCaptions: Bool
   /// Whether sound may rumble the game's controllers (see ``HapticsCenter/isEnabled``).
   public var rumbles: Bool
+  /// The delays the player's calibration measured (see ``LatencyOffsets``).
+  public var latencyOffsets: LatencyOffsets
 
   public init(
     masterVolume: Double = 1, isMono: Bool = false, balance: Double = 0, busVolumes: [String: Double] = [:],
     mutedBuses: Set<String> = [], dynamicRange: DynamicRange = .full, showsCaptions: Bool = true,
-    rumbles: Bool = true
+    rumbles: Bool = true, latencyOffsets: LatencyOffsets = LatencyOffsets()
   ) {
     self.masterVolume = masterVolume
     self.isMono = isMono
@@ -45,10 +47,12 @@ public struct AudioSettings: Codable, Sendable, Hashable {
     self.dynamicRange = dynamicRange
     self.showsCaptions = showsCaptions
     self.rumbles = rumbles
+    self.latencyOffsets = latencyOffsets
   }
 
   private enum CodingKeys: String, CodingKey {
     case masterVolume, isMono, balance, busVolumes, mutedBuses, dynamicRange, showsCaptions, rumbles
+    case latencyOffsets
   }
 
   /// Decodes and checks: a missing field takes its default; a value out of its range, or not a
@@ -76,19 +80,21 @@ public struct AudioSettings: Codable, Sendable, Hashable {
     dynamicRange = try container.decodeIfPresent(DynamicRange.self, forKey: .dynamicRange) ?? .full
     showsCaptions = try container.decodeIfPresent(Bool.self, forKey: .showsCaptions) ?? true
     rumbles = try container.decodeIfPresent(Bool.self, forKey: .rumbles) ?? true
+    latencyOffsets =
+      try container.decodeIfPresent(LatencyOffsets.self, forKey: .latencyOffsets) ?? LatencyOffsets()
   }
 }
 
 extension AudioEngine {
-  /// The settings the engine plays with now: the master volume, mono, balance, and the volume and
-  /// mute of every bus that has been given one.
+  /// The settings the engine plays with now: the master volume, mono, balance, the latency
+  /// offsets, and the volume and mute of every bus that has been given one.
   public var settings: AudioSettings {
     core.buses.withLock { buses in
       AudioSettings(
         masterVolume: buses.masterVolume, isMono: buses.isMono, balance: buses.balance,
         busVolumes: Dictionary(uniqueKeysWithValues: buses.volumes.map { ($0.key.name, $0.value) }),
         mutedBuses: Set(buses.muted.map(\.name)), dynamicRange: buses.dynamicRange,
-        showsCaptions: buses.showsCaptions, rumbles: buses.rumbles)
+        showsCaptions: buses.showsCaptions, rumbles: buses.rumbles, latencyOffsets: buses.latencyOffsets)
     }
   }
 
@@ -108,6 +114,8 @@ extension AudioEngine {
       buses.dynamicRange = settings.dynamicRange
       buses.showsCaptions = settings.showsCaptions
       buses.rumbles = settings.rumbles
+      buses.latencyOffsets = LatencyOffsets(
+        audio: settings.latencyOffsets.audio, input: settings.latencyOffsets.input)
     }
     applyBuses(tween: .immediate)
   }

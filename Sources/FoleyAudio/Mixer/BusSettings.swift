@@ -20,6 +20,8 @@ package struct BusSettings: Sendable {
   package var showsCaptions = true
   /// Whether sound may rumble the controllers (``HapticsCenter/isEnabled`` reads it).
   var rumbles = true
+  /// The player's calibrated delays, which the heard clock applies.
+  var latencyOffsets = LatencyOffsets()
   /// The buses whose voices are critical cues: ducked by at most `criticalDuckFloor`.
   var critical: Set<SoundCategory> = []
   /// The least gain a duck leaves a critical bus: -6 dB.
