@@ -131,6 +131,10 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     let driver = SDL_GetCurrentAudioDriver().map { String(cString: $0) } ?? "unknown"
     playedBeforeMix.pausedIteration = Self.pausedIterationNanoseconds(
       driver: driver, configuration: configuration)
+    // The disk driver's file holds every buffer SDL wrote, paused or not (SDL_diskaudio.c names
+    // it: the device name, else SDL_DISKAUDIOFILE, else sdlaudio.raw).
+    playedBeforeMix.diskFile =
+      driver == "disk" ? deviceName ?? getenv("SDL_DISKAUDIOFILE").map { String(cString: $0) } ?? "sdlaudio.raw" : nil
     // SDL_mixer does not say which device id it opened; the new one is its.
     openDevice.store(Self.openDeviceIDs().subtracting(before).min() ?? 0, ordering: .releasing)
     var rate: Int32 = 0
@@ -259,15 +263,41 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
   package func connect(mixer: VoiceMixer?) {
     guard connectedMixer !== mixer else { return }
     if mixer != nil { playedBeforeMix.waitForFirstCallback() }
-    withAudioLock {
-      // What the device played since it opened, before this mixer took over: its clock counts it.
-      if let mixer {
-        let bufferBytes = mixer.format.bufferFrames * mixer.bytesPerFrame
-        mixer.advanceClock(byFramesPlayedBefore: playedBeforeMix.bytesPlayed(bufferBytes: bufferBytes))
+    let bufferBytes = mixer.map { $0.format.bufferFrames * $0.bytesPerFrame } ?? 0
+    // On the disk driver the file says how many buffers SDL wrote: it is read under the audio
+    // lock until it and the hook's count hold still for two milliseconds (SDL writes a buffer
+    // just after its callback, outside the lock), and the connection is made under that lock.
+    var previous: PlayedBeforeMix.DiskSample?
+    var settled: PlayedBeforeMix.DiskSample?
+    let deadline = HostTime.now.nanoseconds &+ 300_000_000
+    while true {
+      let connected = withAudioLock { () -> Bool in
+        // What the device played since it opened, before this mixer took over: its clock counts it.
+        if let mixer {
+          var played: Int?
+          if let file = playedBeforeMix.diskFile, HostTime.now.nanoseconds < deadline,
+            let sample = playedBeforeMix.diskSample(file: file, bufferBytes: bufferBytes)
+          {
+            guard sample == previous else {
+              previous = sample
+              return false
+            }
+            guard let written = sample.bytesWritten(after: settled, bufferBytes: bufferBytes) else {
+              settled = sample
+              return false
+            }
+            played = playedBeforeMix.bytesPlayed(written: written)
+          }
+          mixer.advanceClock(
+            byFramesPlayedBefore: played ?? playedBeforeMix.bytesPlayed(bufferBytes: bufferBytes))
+        }
+        // Takes the audio lock again (SDL's is recursive): once it returns, no mix uses the old mixer.
+        Mix_SetPostMix(
+          mixer == nil ? nil : voiceMixerPostMix, mixer.map { Unmanaged.passUnretained($0).toOpaque() })
+        return true
       }
-      // Takes the audio lock again (SDL's is recursive): once it returns, no mix uses the old mixer.
-      Mix_SetPostMix(
-        mixer == nil ? nil : voiceMixerPostMix, mixer.map { Unmanaged.passUnretained($0).toOpaque() })
+      if connected { break }
+      usleep(2_000)
     }
     connectedMixer = mixer
   }
@@ -356,6 +386,8 @@ final class PlayedBeforeMix: @unchecked Sendable {
   /// Set by `open` (on the queue) before the device starts: see
   /// ``SDLMixerBackend/pausedIterationNanoseconds(driver:configuration:)``.
   var pausedIteration: UInt64?
+  /// The disk driver's output file, whose length counts the buffers written; nil on the others.
+  var diskFile: String?
 
   /// Waits (a buffer's sleep and a little more, at most) for SDL's first request, on the drivers
   /// whose paused buffers are counted by time: until then it is not known whether one was written.
@@ -365,6 +397,47 @@ final class PlayedBeforeMix: @unchecked Sendable {
     while firstCallback.load(ordering: .relaxed) == 0, HostTime.now.nanoseconds < deadline {
       usleep(250)
     }
+  }
+
+  /// The hook's count and the disk file's length at one moment.
+  struct DiskSample: Equatable {
+    var hooked: Int
+    var length: Int
+    var block: Int
+
+    /// The bytes SDL has written, buffered or not, told from the file's length. SDL writes
+    /// through stdio, which holds back at most a block: with buffers longer than a block that is
+    /// less than a buffer, so the count is the length rounded up to a buffer. A buffer of exactly
+    /// a block goes straight to the file one write in two and is held the next (glibc sends a write
+    /// of a whole block through only when its buffer is empty), so the length says the count only
+    /// beside the sample one buffer earlier: unchanged, the last write is held; two buffers on,
+    /// it is not. Nil when it cannot be told yet.
+    func bytesWritten(after earlier: DiskSample?, bufferBytes: Int) -> Int? {
+      guard length % bufferBytes == 0 || block < bufferBytes else { return nil }
+      if block < bufferBytes { return (length + bufferBytes - 1) / bufferBytes * bufferBytes }
+      guard let earlier, hooked == earlier.hooked + bufferBytes else { return nil }
+      if length == earlier.length { return length + bufferBytes }
+      if length == earlier.length + 2 * bufferBytes { return length }
+      return nil
+    }
+  }
+
+  /// The hook's count and the disk file's length, read in that order; nil when the file cannot
+  /// be read or stdio holds back more than a buffer of it (buffers shorter than its block).
+  func diskSample(file: String, bufferBytes: Int) -> DiskSample? {
+    var status = stat()
+    guard bufferBytes > 0, stat(file, &status) == 0, status.st_blksize > 0,
+      bufferBytes >= Int(status.st_blksize)
+    else { return nil }
+    return DiskSample(
+      hooked: bytes.load(ordering: .relaxed), length: Int(status.st_size), block: Int(status.st_blksize))
+  }
+
+  /// The bytes played before the voice mixer took over, from the count of bytes SDL wrote to
+  /// the disk file (every buffer, paused or asked for), and starts the count again.
+  func bytesPlayed(written: Int) -> Int {
+    bytes.store(0, ordering: .relaxed)
+    return written
   }
 
   /// The bytes played before the voice mixer took over, and starts the count again: the buffers
