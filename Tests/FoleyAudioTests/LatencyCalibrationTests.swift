@@ -35,6 +35,15 @@ struct LatencyCalibrationTests {
       abs(try Self.pass(offsets: [Double](repeating: -0.030, count: 8)).offset().seconds + 0.030) < 1e-9)
   }
 
+  @Test("a pair of cues closer than the rest does not narrow the window the other taps are paired in")
+  func oneClosePair() throws {
+    var calibration = Self.pass(offsets: [Double](repeating: 0.046, count: 10))
+    // A cue 20 ms after another: with half the shortest gap as the window, no tap would count.
+    calibration.cue(at: Self.start + 4.02)
+    let measured = try calibration.offset()
+    #expect(measured.taps == 10 && abs(measured.seconds - 0.046) < 1e-9, "\(measured)")
+  }
+
   @Test("too few taps, taps too uneven, an offset past half a second: each a typed error that says why")
   func refusals() throws {
     let few = #expect(throws: CalibrationError.self) { try Self.pass(offsets: [0.04, 0.04, 0.04]).offset() }

@@ -130,14 +130,13 @@ public struct LatencyCalibration: Sendable, Hashable {
   }
 
   /// What the taps say: how late they came after their cues (negative: early), the median, with
-  /// the spread and the count it rests on. A tap counts when it is within half the shortest gap
-  /// between cues of its nearest one (and within ±``LatencyOffsets/limit``).
+  /// the spread and the count it rests on. A tap counts when it is within half the median gap
+  /// between cues of its nearest one (and within ±``LatencyOffsets/limit``): one pair of cues
+  /// closer than the rest does not narrow the window for all.
   public func offset() throws -> (seconds: Double, spread: Double, taps: Int) {
     let sorted = cues.sorted()
-    var gap = LatencyOffsets.limit * 2
-    for (earlier, later) in zip(sorted, sorted.dropFirst()) where later - earlier > 0 {
-      gap = min(gap, later - earlier)
-    }
+    let gaps = zip(sorted, sorted.dropFirst()).map { $1 - $0 }.filter { $0 > 0 }
+    let gap = gaps.isEmpty ? LatencyOffsets.limit * 2 : Self.median(gaps)
     let window = min(gap / 2, LatencyOffsets.limit)
     var distances: [Double] = []
     for tap in taps {
