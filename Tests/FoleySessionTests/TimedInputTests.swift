@@ -103,7 +103,9 @@ extension TimedInputTests {
       let (clicks, heard) = try pass(late: 0.046, sounding: true)
       let (flashes, _) = try pass(late: 0.020, sounding: false)
       let byEar = try #require(
-        try? clicks.offset(), "taps \(clicks.taps.count), cues \(clicks.cues.count): \(zip(clicks.taps, clicks.cues).map { $0 - $1 })")
+        try? clicks.offset(),
+        "taps \(clicks.taps.count), cues \(clicks.cues.count): \(zip(clicks.taps, clicks.cues).map { $0 - $1 })"
+      )
       #expect(abs(byEar.seconds - 0.046) < 0.002 && byEar.taps == 12, "\(byEar)")
       let offsets = try LatencyOffsets(tappingToClicks: clicks, tappingToFlashes: flashes)
       #expect(abs(offsets.input - 0.020) < 0.002 && abs(offsets.audio - 0.026) < 0.003, "\(offsets)")

@@ -134,7 +134,8 @@ final class SDLMixerBackend: MixerBackend, @unchecked Sendable {
     // The disk driver's file holds every buffer SDL wrote, paused or not (SDL_diskaudio.c names
     // it: the device name, else SDL_DISKAUDIOFILE, else sdlaudio.raw).
     playedBeforeMix.diskFile =
-      driver == "disk" ? deviceName ?? getenv("SDL_DISKAUDIOFILE").map { String(cString: $0) } ?? "sdlaudio.raw" : nil
+      driver == "disk"
+      ? deviceName ?? getenv("SDL_DISKAUDIOFILE").map { String(cString: $0) } ?? "sdlaudio.raw" : nil
     // SDL_mixer does not say which device id it opened; the new one is its.
     openDevice.store(Self.openDeviceIDs().subtracting(before).min() ?? 0, ordering: .releasing)
     var rate: Int32 = 0
