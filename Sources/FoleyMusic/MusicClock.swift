@@ -103,6 +103,8 @@ struct MusicClock: Sendable {
       let seconds: Double?
       switch moment {
       case .end: seconds = nil
+      case .nextGrid:
+        seconds = segment.nowPlaying.tempo?.next(.grid, atOrAfter: trackTime(segment, ring: from))
       case .nextBeat:
         seconds = segment.nowPlaying.tempo?.next(.beat, atOrAfter: trackTime(segment, ring: from))
       case .nextBar:

@@ -69,15 +69,22 @@ public struct TempoMap: Sendable, Hashable, CustomStringConvertible {
   public let sections: [Change]
   /// Named moments, in seconds of track.
   public let cues: [String: Double]
+  /// How many steps of the music's grid a beat holds (``MusicalGrid/grid``,
+  /// ``MusicMoment/nextGrid``): 4 is sixteenths in 4/4, 2 eighths, 3 triplets.
+  public let grid: Int
+  /// Steps to the beat accepted.
+  public static let gridRange: ClosedRange<Int> = 1...16
 
   /// A map, checked: a tempo within ``bpmRange``, a meter within ``beatsPerBarRange``, an offset
-  /// of 0 or more, changes on increasing bars after the first, cues at 0 seconds or later.
+  /// of 0 or more, changes on increasing bars after the first, cues at 0 seconds or later, a
+  /// grid of ``gridRange`` steps to the beat.
   /// - Throws: ``TempoMapError`` naming the first value that is not.
   public init(
     bpm: Double, meter: Meter = Meter(4, 4), offset: Double = 0, changes: [Change] = [],
-    cues: [String: Double] = [:]
+    cues: [String: Double] = [:], grid: Int = 4
   ) throws(TempoMapError) {
     guard offset.isFinite, offset >= 0, offset < 86_400 else { throw .badOffset(offset) }
+    guard Self.gridRange.contains(grid) else { throw .badGrid(grid) }
     guard changes.count < Self.maximumEntries, cues.count <= Self.maximumEntries else {
       throw .tooManyEntries(changes.count + cues.count)
     }
@@ -97,6 +104,7 @@ public struct TempoMap: Sendable, Hashable, CustomStringConvertible {
     self.offset = offset
     self.sections = all
     self.cues = cues
+    self.grid = grid
   }
 
   public var description: String {
@@ -193,10 +201,21 @@ public struct TempoMap: Sendable, Hashable, CustomStringConvertible {
   public func isDownbeat(_ beat: Int) -> Bool { beat >= 0 && barAndBeat(ofBeat: beat).beat == 1 }
 
   /// The first beat at or after `seconds` of track that lands on `grid` (``MusicalGrid``); its
-  /// second of track. A cue's own second for a cue (nil when the map has no such cue or it has
-  /// passed).
+  /// second of track. The first step of the beat's grid for ``MusicalGrid/grid``; a cue's own
+  /// second for a cue (nil when the map has no such cue or it has passed).
   public func next(_ grid: MusicalGrid, atOrAfter seconds: Double) -> Double? {
     switch grid {
+    case .grid:
+      guard seconds.isFinite else { return nil }
+      var (beat, fraction) = beat(at: seconds)
+      // A step that rounds onto `seconds` counts.
+      var step = (fraction * Double(self.grid) - 1e-6).rounded(.up)
+      if step >= Double(self.grid) {
+        beat += 1
+        step = 0
+      }
+      let start = self.seconds(ofBeat: beat)
+      return start + max(0, step) / Double(self.grid) * (self.seconds(ofBeat: beat + 1) - start)
     case .beat, .bar:
       var (beat, fraction) = beat(at: seconds)
       if fraction > 1e-9 { beat += 1 }
@@ -213,14 +232,17 @@ public struct TempoMap: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// A moment on the music's grid: its next beat, its next bar, or a named cue.
+/// A moment on the music's grid: its next step of the beat's grid (``TempoMap/grid`` to the
+/// beat), its next beat, its next bar, or a named cue.
 public enum MusicalGrid: Sendable, Hashable, CustomStringConvertible {
+  case grid
   case beat
   case bar
   case cue(String)
 
   public var description: String {
     switch self {
+    case .grid: "grid"
     case .beat: "beat"
     case .bar: "bar"
     case .cue(let name): "cue \(name)"
@@ -263,6 +285,7 @@ public enum TempoMapError: Error, Sendable, Hashable, CustomStringConvertible {
   case badChangeBar(Int)
   case badCue(String)
   case tooManyEntries(Int)
+  case badGrid(Int)
 
   public var description: String {
     switch self {
@@ -275,6 +298,8 @@ public enum TempoMapError: Error, Sendable, Hashable, CustomStringConvertible {
       "a change at bar \(bar) does not come after the bar before it (changes start at bar 2)"
     case .badCue(let name): "cue '\(name)' is not at a time in the track (0 s or later)"
     case .tooManyEntries(let count): "\(count) changes and cues: more than \(TempoMap.maximumEntries)"
+    case .badGrid(let steps):
+      "a grid of \(steps) steps to the beat is outside \(TempoMap.gridRange.lowerBound)…\(TempoMap.gridRange.upperBound)"
     }
   }
 }

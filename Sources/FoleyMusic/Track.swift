@@ -129,6 +129,8 @@ public struct MusicBeat: Sendable, Hashable, CustomStringConvertible {
 public enum MusicMoment: Sendable, Hashable, CustomStringConvertible {
   /// As soon as it can.
   case now
+  /// The next step of the grid its tempo map lays on each beat (``TempoMap/grid``).
+  case nextGrid
   case nextBeat
   case nextBar
   /// The next time the music reaches this cue of its ``TempoMap``.
@@ -141,6 +143,7 @@ public enum MusicMoment: Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .now: "now"
+    case .nextGrid: "next grid step"
     case .nextBeat: "next beat"
     case .nextBar: "next bar"
     case .cue(let name): "cue \(name)"

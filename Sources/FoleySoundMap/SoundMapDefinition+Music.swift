@@ -143,12 +143,13 @@ extension SoundMapParser {
     if let at = object["at"] {
       switch at as? String {
       case "now": state.moment = .now
+      case "grid": state.moment = .nextGrid
       case "beat": state.moment = .nextBeat
       case "bar": state.moment = .nextBar
       case "end": state.moment = .end
       case let text? where text.hasPrefix("cue:") && text.count > 4:
         state.moment = .cue(String(text.dropFirst(4)))
-      default: errors.append("\(path).at: must be now, beat, bar, end or cue:NAME")
+      default: errors.append("\(path).at: must be now, grid, beat, bar, end or cue:NAME")
       }
     }
     if let fade = number(object["fade"], at: "\(path).fade", in: 0...60) { state.fade = fade }
@@ -162,13 +163,14 @@ extension SoundMapParser {
     return state
   }
 
-  /// `{ "bpm": 120, "meter": "4/4", "offset": 0, "changes": [{ "bar", "bpm", "meter" }], "cues": { name: seconds } }`
+  /// `{ "bpm": 120, "meter": "4/4", "offset": 0, "changes": [{ "bar", "bpm", "meter" }], "cues": { name: seconds },
+  /// "grid": 4 }`
   private mutating func tempo(_ value: Any, at path: String) -> TempoMap? {
     guard let object = value as? [String: Any] else {
       errors.append("\(path): must be an object with \"bpm\"")
       return nil
     }
-    unknownKeys(in: object, allowed: ["bpm", "meter", "offset", "changes", "cues"], at: path)
+    unknownKeys(in: object, allowed: ["bpm", "meter", "offset", "changes", "cues", "grid"], at: path)
     let before = errors.count
     guard let bpm = number(object["bpm"], at: "\(path).bpm", in: TempoMap.bpmRange) else {
       if object["bpm"] == nil { errors.append("\(path).bpm: missing (beats per minute)") }
@@ -176,6 +178,18 @@ extension SoundMapParser {
     }
     let meter = self.meter(object["meter"], at: "\(path).meter") ?? .init(4, 4)
     let offset = number(object["offset"], at: "\(path).offset", in: 0...86_400) ?? 0
+    var grid = 4
+    if let value = object["grid"] {
+      if let steps = Self.number(value), steps.rounded() == steps,
+        Double(TempoMap.gridRange.lowerBound)...Double(TempoMap.gridRange.upperBound) ~= steps
+      {
+        grid = Int(steps)
+      } else {
+        errors.append(
+          "\(path).grid: must be a whole number of steps to the beat, \(TempoMap.gridRange.lowerBound)…\(TempoMap.gridRange.upperBound)"
+        )
+      }
+    }
     var changes: [TempoMap.Change] = []
     if let list = object["changes"] {
       if let list = list as? [Any], list.count < TempoMap.maximumEntries {
@@ -215,7 +229,7 @@ extension SoundMapParser {
     }
     guard errors.count == before else { return nil }
     do {
-      return try TempoMap(bpm: bpm, meter: meter, offset: offset, changes: changes, cues: cues)
+      return try TempoMap(bpm: bpm, meter: meter, offset: offset, changes: changes, cues: cues, grid: grid)
     } catch {
       errors.append("\(path): \(error)")
       return nil

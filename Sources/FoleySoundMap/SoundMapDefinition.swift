@@ -53,7 +53,7 @@ package final class EventEntry {
   @exclusivity(unchecked) var isStopTarget = false
   /// What moves its voices' volume while they play: `volumeDb` as a parameter's curve, `modulators`.
   @exclusivity(unchecked) package var modulators: [Modulator] = []
-  /// The music's moment its sounds start on (`"quantize": "beat"` or `"bar"`); nil: at once.
+  /// The music's moment its sounds start on (`"quantize": "grid"`, `"beat"` or `"bar"`); nil: at once.
   @exclusivity(unchecked) package var quantize: MusicMoment?
 
   package init(effect: Effect) { self.effect = effect }
@@ -215,9 +215,10 @@ package struct SoundMapParser {
     entry.cooldown = number(object["cooldown"], at: "\(path).cooldown", in: 0...3_600) ?? 0
     if let quantize = object["quantize"] {
       switch quantize as? String {
+      case "grid": entry.quantize = .nextGrid
       case "beat": entry.quantize = .nextBeat
       case "bar": entry.quantize = .nextBar
-      default: errors.append("\(path).quantize: must be \"beat\" or \"bar\"")
+      default: errors.append("\(path).quantize: must be \"grid\", \"beat\" or \"bar\"")
       }
     }
     if let limit = object["maxInstances"] {

@@ -46,6 +46,25 @@ struct MusicClockTests {
     #expect(map.firstBeat(ofBar: 0) == -4 && map.firstBeat(ofBar: .max) > 0)
   }
 
+  @Test(
+    "a grid of 3 steps to the beat: the next step is a third of a beat on, across a change of tempo; one that rounds onto the time counts"
+  )
+  func gridSteps() throws {
+    let map = try TempoMap(bpm: 120, changes: [.init(bar: 2, bpm: 60)], grid: 3)
+    // Bar 1: beats of 0.5 s, steps of 1/6 s.
+    #expect(abs(map.next(.grid, atOrAfter: 0.01)! - 1.0 / 6) < 1e-9)
+    #expect(abs(map.next(.grid, atOrAfter: 0.2)! - 2.0 / 6) < 1e-9)
+    #expect(abs(map.next(.grid, atOrAfter: 0.4)! - 0.5) < 1e-9)
+    #expect(abs(map.next(.grid, atOrAfter: 1.0 / 6)! - 1.0 / 6) < 1e-9)
+    // Bar 2 (from 2 s): beats of 1 s, steps of 1/3 s.
+    #expect(abs(map.next(.grid, atOrAfter: 2.1)! - (2 + 1.0 / 3)) < 1e-9)
+    #expect(abs(map.next(.grid, atOrAfter: 2.9)! - 3) < 1e-9)
+    #expect(map.next(.grid, atOrAfter: .nan) == nil)
+    #expect(try TempoMap(bpm: 120).grid == 4)
+    #expect(throws: TempoMapError.badGrid(0)) { try TempoMap(bpm: 120, grid: 0) }
+    #expect(throws: TempoMapError.badGrid(17)) { try TempoMap(bpm: 120, grid: 17) }
+  }
+
   @Test("tempo maps out of range are refused with the value named")
   func badMaps() {
     #expect(throws: TempoMapError.badTempo(0)) { try TempoMap(bpm: 0) }

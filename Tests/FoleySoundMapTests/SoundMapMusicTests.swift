@@ -184,6 +184,69 @@ extension SoundMapMusicTests {
         #"{ "version": 1, "events": { "x": { "play": "hit.wav", "quantize": "half" } } }"#, in: folder,
         engine: audio.engine)
     }
-    #expect(bad.errors.contains(#"events["x"].quantize: must be "beat" or "bar""#), "\(bad)")
+    #expect(bad.errors.contains(#"events["x"].quantize: must be "grid", "beat" or "bar""#), "\(bad)")
+  }
+
+  @Test(
+    "an event with \"quantize\": \"grid\" starts on the next step of its tempo's grid (triplets: a third of a beat), to the sample; a grid that is not a whole 1…16 is refused (disk driver)"
+  )
+  func gridQuantizedPosts() throws {
+    let folder = try SoundMapTests.folder([:])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // Music of silence at 240 bpm (12,000 frames a beat), a grid of 3 (4,000 frames a step).
+    try makeFloatWAV(samples: [Float](repeating: 0, count: 480_000), sampleRate: 48_000, channels: 1)
+      .write(to: folder.appendingPathComponent("groove.wav"))
+    try makeFloatWAV(samples: [Float](repeating: 0.5, count: 480), sampleRate: 48_000, channels: 1)
+      .write(to: folder.appendingPathComponent("tick.wav"))
+    var beats: [Int] = []
+    var posted: [Int] = []
+    var lookAhead = 0
+    let capture = try captureDiskOutput { engine, output in
+      lookAhead = engine.outputLatency.lookAheadFrames
+      let map = try SoundMapTests.map(
+        """
+        { "version": 1,
+          "events": { "tick": { "play": "tick.wav", "quantize": "grid" } },
+          "music": { "tracks": { "groove": { "file": "groove.wav", "tempo": { "bpm": 240, "grid": 3 } } },
+                     "states": { "groove": { "track": "groove", "at": "now" } } } }
+        """, in: folder, engine: engine)
+      let music = engine.music
+      music.observe { event in if case .beat(let beat) = event { beats.append(beat.frame.index) } }
+      map.post("music.state", parameters: ["state": "groove"])
+      #expect(waitUntil { (music.currentTime ?? 0) >= 0.3 })
+      for wait in [0.03, 0.11, 0.07] {
+        #expect(output.waitForMore(seconds: wait))
+        posted.append(engine.audioFrame.index)
+        #expect(map.post("tick").count == 1)
+        #expect(waitUntil { engine.statistics.activeVoices <= 1 })
+      }
+      // Until two beats after the last post: its step is in the capture, and so are the beats.
+      #expect(
+        waitUntil(timeout: 30) {
+          engine.session.mailbox.drain()
+          return beats.filter { $0 > posted[2] }.count >= 2
+        })
+      music.stop()
+    }
+    let left = capture.left.samples
+    let onsets: [Int] = left.indices.filter { left[$0] == 0.5 && ($0 == 0 || left[$0 - 1] != 0.5) }
+    try #require(onsets.count == 3, "\(onsets)")
+    let steps = beats.flatMap { [$0, $0 + 4_000, $0 + 8_000] }
+    for (onset, post) in zip(onsets, posted) {
+      let step = steps.first { $0 > post }
+      #expect(onset - lookAhead == step, "started on \(onset - lookAhead), posted \(post), beats \(beats)")
+    }
+    let audio = try EmbeddedAudio()
+    for grid in ["0", "2.5", "17", "\"4\""] {
+      let bad = try #require(throws: SoundMapError.self) {
+        try SoundMapTests.map(
+          """
+          { "version": 1, "music": { "tracks": { "g": { "file": "groove.wav", "tempo": { "bpm": 120, "grid": \(grid) } } } } }
+          """, in: folder, engine: audio.engine)
+      }
+      #expect(
+        bad.errors.contains { $0.contains(".grid: must be a whole number of steps to the beat, 1…16") },
+        "\(bad)")
+    }
   }
 }

@@ -290,7 +290,7 @@ scene.run(.sequence([.wait(forDuration: 2), .playMusic(bossTrack, tween: 1.5), .
 var combat = Track(named: "Music/combat.ogg", loopCount: -1)
 combat.tempo = try TempoMap(bpm: 140, meter: .init(4, 4), offset: 0.25, cues: ["drop": 27.68])
 music.prepare([combat])                                    // checked ahead: no waiting at the bar line
-try music.transition(to: combat, at: .nextBar, tween: 0.5)  // or .nextBeat, .cue("drop"), .end, .now
+try music.transition(to: combat, at: .nextBar, tween: 0.5)  // or .nextGrid, .nextBeat, .cue("drop"), .end, .now
 try music.playStinger(fanfare, at: .nextBeat)              // a one-shot that lands on the beat
 music.observe { event in
   if case .beat(let beat) = event, beat.isDownbeat { hud.flash(bar: beat.time.bar) }   // .cue, .momentMoved too
