@@ -37,7 +37,7 @@ struct SoundMapMusicTests {
       #"music.tracks["odd"].tempo.changes[0].bar: must be a whole bar number from 2"#,
       #"music.tracks["odd"].tempo.cues["drop"]: -1 is outside 0...86400"#,
       #"music.states["explore"].track: no track "clam" in music.tracks (did you mean calm?)"#,
-      #"music.states["fight"].at: must be now, beat, bar, end or cue:NAME"#,
+      #"music.states["fight"].at: must be now, grid, beat, bar, end or cue:NAME"#,
     ]
     for message in expected { #expect(error.errors.contains(message), "missing: \(message)\n\(error)") }
     // The files are checked once the structure is right.
