@@ -31,6 +31,13 @@ struct MusicClock: Sendable {
     anchor.mix + Int((Double(ring - anchor.ring) / rate).rounded())
   }
 
+  /// The ring frame heard on mix frame `mix`, by where the stream is now; nil before it plays.
+  func ringFrame(ofMix mix: Int) -> Int? { anchor.map { ringFrame(ofMix: mix, anchor: $0) } }
+
+  /// The mix frame ring frame `ring` is heard on, by where the stream is now (a paused stream's
+  /// from the frame about to be mixed); nil before it plays.
+  func mixFrame(ofRing ring: Int) -> Int? { anchor.map { mixFrame(ofRing: ring, anchor: $0) } }
+
   /// The ring frame heard on mix frame `mix`.
   private func ringFrame(ofMix mix: Int, anchor: (ring: Int, mix: Int)) -> Int {
     anchor.ring + Int((Double(mix - anchor.mix) * rate).rounded(.up))

@@ -125,6 +125,7 @@ extension MusicPlayer {
       throw moment == .end ? .noKnownEnd : .noTempo
     }
     let mailbox = self.mailbox
+    let scheduledRing = clock.ringFrame(ofMix: frame)
     return ScheduledStart(
       frame: UInt64(frame),
       whenLate: { [weak self] reached in
@@ -134,6 +135,21 @@ extension MusicPlayer {
           self?.deliverEvents()
         }
         return UInt64(moved)
+      },
+      whenHeld: { due in
+        // Held by a pause: after the resume it starts where the music then has that moment. The
+        // moment's place in the stream is read now, while the music plays (by the time a start
+        // reaches a paused session, the music's own pause has moved its clock).
+        guard
+          let ring = due == UInt64(frame)
+            ? scheduledRing : clock.ringFrame(ofMix: Int(truncatingIfNeeded: due))
+        else { return nil }
+        return { reached in
+          guard let frame = clock.mixFrame(ofRing: ring), frame >= Int(truncatingIfNeeded: reached) else {
+            return nil
+          }
+          return UInt64(frame)
+        }
       })
   }
 

@@ -46,13 +46,19 @@ package struct ScheduledStart: Sendable {
   /// Called on the audio queue with the frame right before the voice is put on it (again with
   /// the new frame if that one was late): a transition's outgoing music fades from there.
   package var willStart: (@Sendable (UInt64) -> Void)?
+  /// Given the start frame a pause held the voice before, what to ask when it resumes; that,
+  /// given the frame the mix has reached, gives its new start (a musical moment's place in the
+  /// music after the resume); nil moves it on by the pause's length. Called on the audio queue.
+  package var whenHeld: (@Sendable (UInt64) -> (@Sendable (UInt64) -> UInt64?)?)?
 
   package init(
     frame: UInt64, whenLate: (@Sendable (UInt64) -> UInt64?)? = nil,
-    willStart: (@Sendable (UInt64) -> Void)? = nil
+    willStart: (@Sendable (UInt64) -> Void)? = nil,
+    whenHeld: (@Sendable (UInt64) -> (@Sendable (UInt64) -> UInt64?)?)? = nil
   ) {
     self.frame = frame
     self.whenLate = whenLate
     self.willStart = willStart
+    self.whenHeld = whenHeld
   }
 }

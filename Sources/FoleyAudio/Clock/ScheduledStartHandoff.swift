@@ -27,6 +27,13 @@ package struct ScheduledStartHandoff: ~Copyable {
     release(boxed.exchange(new, ordering: .acquiringAndReleasing))
   }
 
+  /// The frame the schedule starts on, left in place; nil when there is none. Read on the queue,
+  /// the one place a schedule is taken (the game sets it once, before the voice's request).
+  package var frame: UInt64? {
+    guard let pointer = UnsafeRawPointer(bitPattern: boxed.load(ordering: .acquiring)) else { return nil }
+    return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().schedule.frame
+  }
+
   /// The schedule, taken: the next take finds none.
   package func take() -> ScheduledStart? {
     guard boxed.load(ordering: .relaxed) != 0 else { return nil }

@@ -65,10 +65,15 @@ extension MixerCore {
 
   func rampToPause(_ channel: Int) {
     if let held = backend.holdingAudioLock({ mixer.holdWaiting(channel) }) {
-      // A start still waiting for its frame: nothing of it heard, so held at once, and moved on by
-      // the pause's length when it resumes.
+      // A start still waiting for its frame: nothing of it heard, so held at once; when it resumes,
+      // put where its schedule says (a musical moment where the music has it then), or moved on
+      // by the pause's length.
       setChannelPaused(channel, true)
-      table.update(channel) { $0.waitingHeldAt = held }
+      let after = table[channel]?.whenHeld?(held.startFrame)
+      table.update(channel) {
+        $0.waitingHeldAt = held.clock
+        $0.startAfterHold = after
+      }
       return
     }
     stopFollowing(channel)
@@ -80,8 +85,13 @@ extension MixerCore {
   func rampToResume(_ channel: Int) {
     guard let slot = table[channel] else { return }
     if let heldAt = slot.waitingHeldAt {
-      table.update(channel) { $0.waitingHeldAt = nil }
-      if let begins = backend.holdingAudioLock({ mixer.releaseWaiting(channel, heldAt: heldAt) }) {
+      let placed = slot.startAfterHold?(mixer.framesMixed.load(ordering: .acquiring))
+      table.update(channel) {
+        $0.waitingHeldAt = nil
+        $0.startAfterHold = nil
+      }
+      if let begins = backend.holdingAudioLock({ mixer.releaseWaiting(channel, heldAt: heldAt, at: placed) })
+      {
         slot.voice.moveStart(toFrame: begins)
       }
       setChannelPaused(channel, false)

@@ -47,6 +47,9 @@ extension MixerCore {
     allGainsChanged(category: nil)
     guard state.hasDevice else { return }
     processFinishedChannels()
+    // Starts held while waiting go after the rest: a musical one is placed by the music's clock,
+    // which counts from the music's own resume.
+    var heldStarts: [Int] = []
     for channel in table.occupiedChannels {
       guard let slot = table[channel], !slot.isReleasing else { continue }
       if !resumingPausedVoices, slot.sessionMode == .paused {
@@ -62,11 +65,12 @@ extension MixerCore {
       if target == .paused {
         rampToPause(channel)
       } else if wasPaused {
-        rampToResume(channel)
+        if slot.waitingHeldAt != nil { heldStarts.append(channel) } else { rampToResume(channel) }
       } else {
         retarget(channel, table[channel]!)
       }
     }
+    for channel in heldStarts { rampToResume(channel) }
     rebalanceVoices()
     scheduleFallbackWake()
   }

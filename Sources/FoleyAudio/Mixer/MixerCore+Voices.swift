@@ -4,8 +4,12 @@ import Dispatch
 extension MixerCore {
   /// Gate two, then the sound's limits and the channel cap.
   func admit(_ voice: Voice, loops: Int, playing sound: Sound) {
-    // The session may have gone inactive since the action ran.
-    guard state.hasDevice, session.isActive || mayStartWhileInactive(sound.settings.category) else {
+    // The session may have gone inactive since the action ran. A start scheduled for a frame
+    // still to come is let on and held with the rest, to start after the resume.
+    guard state.hasDevice,
+      session.isActive || mayStartWhileInactive(sound.settings.category)
+        || (voice.schedule.frame ?? 0) > mixer.framesMixed.load(ordering: .acquiring)
+    else {
       finish(voice, counting: .suppressed)
       return
     }
@@ -70,6 +74,8 @@ extension MixerCore {
     voice.setState(.playing)
     counters.bump(.started)
     counters.voiceStarted()
+    // Let on while the session holds its category: held before its frame comes.
+    if let slot = table[channel], slot.sessionMode == .paused { rampToPause(channel) }
   }
 
   /// Puts `slot` on `channel` with its gain stage in front; false (logged) when the mixer refuses.
@@ -86,6 +92,7 @@ extension MixerCore {
     }
     if slot.stream != nil || slot.voice.needsShaper.load(ordering: .relaxed) { ensureShaper(on: channel) }
     let scheduled = slot.voice.schedule.take()
+    slot.whenHeld = scheduled?.whenHeld
     var start = LaneStart(
       chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
       bus: queueBus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0,

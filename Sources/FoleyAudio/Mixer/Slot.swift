@@ -16,6 +16,10 @@ package struct Slot {
   /// The mix clock a session pause held this voice on while it still waited for its start frame
   /// (nil: not held so).
   var waitingHeldAt: UInt64?
+  /// Its schedule's rule for a start held by a pause (``ScheduledStart/whenHeld``).
+  var whenHeld: (@Sendable (UInt64) -> (@Sendable (UInt64) -> UInt64?)?)?
+  /// What that rule gave when the pause held it: its start after the resume.
+  var startAfterHold: (@Sendable (UInt64) -> UInt64?)?
   /// The frame of the sound its first pass starts from: non-zero for a voice that continues
   /// mid-sound (restored on a new device, or back from virtual). Later passes start at 0.
   package var position = 0

@@ -280,18 +280,19 @@ package final class VoiceMixer: @unchecked Sendable {
   /// Holds `channel` if it still waits for its start frame (nothing of it heard yet): paused at
   /// once, no ramp; returns the clock it was held on, nil (and nothing changed) otherwise.
   /// Called with the audio lock held.
-  func holdWaiting(_ channel: Int) -> UInt64? {
+  func holdWaiting(_ channel: Int) -> (clock: UInt64, startFrame: UInt64)? {
     guard channel < laneCount, lanes[channel].isArmed, lanes[channel].startFrame > clock else { return nil }
     lanes[channel].isPaused = true
-    return clock
+    return (clock, lanes[channel].startFrame)
   }
 
-  /// Lets a lane held by ``holdWaiting(_:)`` on `heldAt` go: its start frame moves on by the
-  /// frames mixed since, so it starts as far after the resume as it was due after the hold.
-  /// Returns its new start frame. Called with the audio lock held.
-  func releaseWaiting(_ channel: Int, heldAt: UInt64) -> UInt64? {
+  /// Lets a lane held by ``holdWaiting(_:)`` on `heldAt` go: it starts on `frame` when given
+  /// (not before the frame about to be mixed), else its start frame moves on by the frames mixed
+  /// since, so it starts as far after the resume as it was due after the hold. Returns its new
+  /// start frame. Called with the audio lock held.
+  func releaseWaiting(_ channel: Int, heldAt: UInt64, at frame: UInt64? = nil) -> UInt64? {
     guard channel < laneCount, lanes[channel].isArmed, lanes[channel].startFrame != 0 else { return nil }
-    let begins = lanes[channel].startFrame &+ (clock &- min(heldAt, clock))
+    let begins = frame.map { max($0, clock) } ?? lanes[channel].startFrame &+ (clock &- min(heldAt, clock))
     lanes[channel].startFrame = begins
     lanes[channel].isPaused = false
     if let voice = lanes[channel].voice?.takeUnretainedValue() {
