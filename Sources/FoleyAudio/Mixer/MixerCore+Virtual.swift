@@ -14,6 +14,10 @@ struct VirtualVoice {
   /// A stream whose released channel may still be mixing it (its ramp out): until the channel
   /// is collected the mixing thread reads the stream, and the queue must not.
   var awaitsLaneEnd = false
+  /// The frames its modulators started on when it left its channel (``ChannelGain/modulatorOrigins``):
+  /// back on one, an envelope or an oscillator goes on where its clock has reached, not from
+  /// its start.
+  var modulatorOrigins: ModulatorOrigins?
 }
 
 /// The virtual voices and what the next pass must look at (queue-owned).

@@ -153,15 +153,25 @@ extension MixerCore {
       scheduleFallbackWake()
       return
     }
-    guard let slot = table[channel], mayGoVirtual(slot),
-      let progress = backend.withAudioLock({ mixer.progress(of: channel) }), progress.hasStarted,
-      progress.frame < slot.sound.buffer.frames || progress.loops != 0
+    guard let slot = table[channel], mayGoVirtual(slot) else { return }
+    // A seek the mix has not taken yet is where the voice goes on from; its modulators keep
+    // the frame they started on, so an envelope or an LFO goes on where it was on its return.
+    let gain = table.gains[channel]
+    let (read, seek, origins) = backend.withAudioLock {
+      (mixer.progress(of: channel), slot.voice.seekRequest.load(ordering: .relaxed), gain.modulatorOrigins)
+    }
+    let last = slot.sound.buffer.frames - 1
+    guard let progress = read, progress.hasStarted,
+      (seek >= 0 && last >= 0) || progress.frame < slot.sound.buffer.frames || progress.loops != 0
     else { return }
     var kept = slot
-    kept.position = progress.frame
+    kept.position = seek >= 0 ? min(seek, last) : progress.frame
     kept.loops = progress.loops
+    if seek >= 0 {
+      _ = slot.voice.seekRequest.compareExchange(expected: seek, desired: -1, ordering: .relaxed)
+    }
     release(channel: channel, fadeOut: 0, voiceGoesOn: true)
-    keepVirtual(VirtualVoice(slot: kept, anchor: progress.clock))
+    keepVirtual(VirtualVoice(slot: kept, anchor: progress.clock, modulatorOrigins: origins))
     scheduleFallbackWake()
   }
 
@@ -216,6 +226,7 @@ extension MixerCore {
       placed.isChannelPaused = start.paused
       // Before the lane is armed (the mix reads it): its volume, or a tween's, from where it got to.
       startLevel(of: slot.voice, on: gain)
+      if let origins = state.virtual.voices[id]?.modulatorOrigins { gain.restoreModulatorOrigins(origins) }
       do {
         // Nil: the mix reached `target` before the lane was armed; pick a later frame.
         if try backend.play(start, on: channel) != nil { break }

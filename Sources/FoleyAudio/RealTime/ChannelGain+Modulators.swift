@@ -1,6 +1,14 @@
 import FoleyCore
 import Foundation
 
+/// Where a channel's modulators started (at most ``ChannelGain/modulatorCapacity``), kept while
+/// its voice is virtual.
+struct ModulatorOrigins: Sendable {
+  var count = 0
+  var frames = SIMD4<UInt64>(repeating: .max)
+  var kinds = SIMD4<UInt8>(repeating: 0)
+}
+
 /// A modulator as the mixing thread runs it: a parameter's curve (up to eight points, in
 /// decibels), an oscillator (its wave, cycles per frame, depth in decibels, the frame it
 /// started on and the seed of its sample-and-hold), an envelope (its stages in frames from the
@@ -116,6 +124,29 @@ extension ChannelGain {
       modulators[index].origin = .max
     }
     modulatorCount = count
+    modulationFrame = .max
+  }
+
+  /// The frames the modulators started on, in order, with their kinds (`UInt64.max`: not run
+  /// yet). Under the audio lock.
+  var modulatorOrigins: ModulatorOrigins {
+    var origins = ModulatorOrigins()
+    origins.count = modulatorCount
+    for index in 0..<modulatorCount {
+      origins.frames[index] = modulators[index].origin
+      origins.kinds[index] = modulators[index].kind.rawValue
+    }
+    return origins
+  }
+
+  /// Gives the modulators the frames they started on before (a voice back from virtual), when
+  /// they are the same kinds in the same order; changed meanwhile, they start afresh. Queue, while
+  /// the lane is not mixed.
+  func restoreModulatorOrigins(_ origins: ModulatorOrigins) {
+    guard origins.count == modulatorCount,
+      (0..<modulatorCount).allSatisfy({ origins.kinds[$0] == modulators[$0].kind.rawValue })
+    else { return }
+    for index in 0..<modulatorCount { modulators[index].origin = origins.frames[index] }
     modulationFrame = .max
   }
 
