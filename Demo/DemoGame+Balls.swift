@@ -33,23 +33,31 @@ extension DemoGame {
     let radius = 11.0
     for index in balls.indices {
       var (ball, velocity) = balls[index]
-      ball.position = ball.position + velocity * deltaTime
       var hit = false
-      if ball.position.x < radius || ball.position.x > fieldWidth - radius {
-        velocity.dx = -velocity.dx
-        hit = true
-      }
-      if ball.position.y < radius || ball.position.y > fieldTop - radius {
-        velocity.dy = -velocity.dy
-        hit = true
-      }
-      ball.position.x = min(max(ball.position.x, radius), fieldWidth - radius)
-      ball.position.y = min(max(ball.position.y, radius), fieldTop - radius)
-      for normal in WallContact.pushOut(&ball.position, radius: radius, segments: levelSegments) {
-        let along = velocity.dx * normal.dx + velocity.dy * normal.dy
-        if along < 0 {
-          velocity = Vector(dx: velocity.dx - 2 * along * normal.dx, dy: velocity.dy - 2 * along * normal.dy)
+      // Swept: in sub-steps no longer than half its radius, each bouncing off what it meets, so
+      // a long frame cannot carry a ball through a wall.
+      let distance = (velocity.dx * velocity.dx + velocity.dy * velocity.dy).squareRoot() * deltaTime
+      let steps = WallContact.substeps(distance: distance, radius: radius)
+      let part = deltaTime / Double(steps)
+      for _ in 0..<steps {
+        ball.position = ball.position + velocity * part
+        if ball.position.x < radius || ball.position.x > fieldWidth - radius {
+          velocity.dx = -velocity.dx
           hit = true
+        }
+        if ball.position.y < radius || ball.position.y > fieldTop - radius {
+          velocity.dy = -velocity.dy
+          hit = true
+        }
+        ball.position.x = min(max(ball.position.x, radius), fieldWidth - radius)
+        ball.position.y = min(max(ball.position.y, radius), fieldTop - radius)
+        for normal in WallContact.pushOut(&ball.position, radius: radius, segments: levelSegments) {
+          let along = velocity.dx * normal.dx + velocity.dy * normal.dy
+          if along < 0 {
+            velocity = Vector(
+              dx: velocity.dx - 2 * along * normal.dx, dy: velocity.dy - 2 * along * normal.dy)
+            hit = true
+          }
         }
       }
       // The player bats balls away.

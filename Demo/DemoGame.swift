@@ -147,12 +147,16 @@ final class DemoGame {
     if let problem = bestScores?.problem { report.errors.append(problem) }
     loadSounds()
     loadSoundMap(mapURL ?? engine.assetRoot.appendingPathComponent("sounds.json"))
+    // The game fades in from silence as it opens (the master at 0 before its first sound, eased
+    // up over half a second): its first sample cannot click, whatever sound starts first.
+    engine.setMasterVolume(0)
     startAmbience()
     scatterEmbers()
     startLevel(showsTitle ? 1 : startingLevel)
     startMusic()
     startSpeech()
     startAccessibility()
+    engine.setMasterVolume(1, tween: Tween(duration: 0.5, easing: .easeIn))
     // The title is said as well as shown: a player in the dark hears where to begin.
     if showsTitle {
       applyTitleMix()
@@ -306,17 +310,19 @@ final class DemoGame {
       return
     }
     let speed = 280.0 * deltaTime
-    if heldKeys.contains(.left) { player.position.x -= speed }
-    if heldKeys.contains(.right) { player.position.x += speed }
-    if heldKeys.contains(.up) { player.position.y += speed }
-    if heldKeys.contains(.down) { player.position.y -= speed }
+    var move = Vector(dx: 0, dy: 0)
+    if heldKeys.contains(.left) { move.dx -= speed }
+    if heldKeys.contains(.right) { move.dx += speed }
+    if heldKeys.contains(.up) { move.dy += speed }
+    if heldKeys.contains(.down) { move.dy -= speed }
     // Footsteps while moving: posted every frame, spaced out by the map's cooldown.
     if !heldKeys.isDisjoint(with: [.left, .right, .up, .down]) {
       scene.events.post("player.move", from: player)
     }
-    player.position.x = min(max(player.position.x, 18), fieldWidth - 18)
-    player.position.y = min(max(player.position.y, 18), fieldTop - 18)
-    _ = WallContact.pushOut(&player.position, radius: 18, segments: levelSegments)
+    // Swept: a long frame moves the player in short sub-steps, so no wall is stepped over.
+    _ = WallContact.sweep(
+      &player.position, by: move, radius: 18, segments: levelSegments, bounds: 18...(fieldWidth - 18),
+      18...(fieldTop - 18))
     moveBalls(deltaTime)
     updateRound(deltaTime)
     updateCave()

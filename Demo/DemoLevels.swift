@@ -135,6 +135,36 @@ enum WallContact {
     return Point(x: a.x + ab.dx * t, y: a.y + ab.dy * t)
   }
 
+  /// The most sub-steps one move is cut into (a second's move of the fastest ball is 60).
+  static let maximumSubsteps = 1_000
+
+  /// How many sub-steps a move of `distance` takes for a circle of `radius`: none longer than
+  /// half the radius, so the circle can never pass a wall between two of them.
+  static func substeps(distance: Double, radius: Double) -> Int {
+    guard distance.isFinite, distance > 0 else { return 1 }
+    return max(1, min(maximumSubsteps, Int((distance / (radius / 2)).rounded(.up))))
+  }
+
+  /// Moves a circle of `radius` from `position` by `move`, in sub-steps no longer than half its
+  /// radius, held inside `bounds` and pushed out of every segment at each: however long the
+  /// step, it cannot be carried through a wall. Returns the normals it was pushed along.
+  static func sweep(
+    _ position: inout Point, by move: Vector, radius: Double, segments: [(Point, Point)],
+    bounds: ClosedRange<Double>, _ yBounds: ClosedRange<Double>
+  ) -> [Vector] {
+    let length = (move.dx * move.dx + move.dy * move.dy).squareRoot()
+    let steps = substeps(distance: length, radius: radius)
+    let part = steps > 1 ? move * (1 / Double(steps)) : move
+    var normals: [Vector] = []
+    for _ in 0..<steps {
+      position = position + part
+      position.x = min(max(position.x, bounds.lowerBound), bounds.upperBound)
+      position.y = min(max(position.y, yBounds.lowerBound), yBounds.upperBound)
+      normals += pushOut(&position, radius: radius, segments: segments)
+    }
+    return normals
+  }
+
   /// Moves a circle of `radius` at `position` out of every segment it overlaps; returns the
   /// normals it was pushed along (empty when it touched none).
   static func pushOut(_ position: inout Point, radius: Double, segments: [(Point, Point)]) -> [Vector] {

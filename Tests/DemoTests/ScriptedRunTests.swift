@@ -246,6 +246,46 @@ struct ScriptedRunTests {
       "\(blocked.report?["playerAt"] ?? "none")")
   }
 
+  @Test("the game's first sound rises from silence: no step over 0.005 in its first 5 ms, either ear")
+  func launchFadesIn() throws {
+    let output = temporaryFile("launch.raw")
+    defer { try? FileManager.default.removeItem(at: output) }
+    let run = try runDemo(
+      script: ["duration": 1.5, "events": []],
+      environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": output.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let capture = try DiskCapture(contentsOf: output, format: .float32)
+    for side in [capture.left.samples, capture.right.samples] {
+      let first = try #require(side.firstIndex { $0 != 0 }, "the game made no sound")
+      let edge = max(1, first)..<min(side.count, first + 240)
+      let steps = edge.map { abs(side[$0] - side[$0 - 1]) }
+      #expect((steps.max() ?? 1) <= 0.005, "first sample at \(first): steps up to \(steps.max() ?? 1)")
+      // And it is the game's sound, not a trickle: it reaches an audible level within the second.
+      #expect(side[first...].prefix(48_000).contains { abs($0) > 0.01 })
+    }
+  }
+
+  @Test(
+    "level 2 stepped 0.1 s or a whole second a frame: the player stops at the wall, not past it",
+    arguments: [0.1, 1.0])
+  func longStepsStopAtTheWall(step: Double) throws {
+    // From (200, 250) down out of the door's height (y 210…300), then right into the wall at x 420
+    // for two seconds: 28 or 280 points a frame, more than the player's radius (18).
+    let run = try runDemo(
+      script: [
+        "duration": 4.0, "step": step,
+        "events": [
+          ["at": 0.0, "event": "key", "key": "down"],
+          ["at": step < 1 ? 0.4 : 1.0, "event": "key", "key": "down", "up": true],
+          ["at": step < 1 ? 0.6 : 1.0, "event": "key", "key": "right"],
+          ["at": 3.5, "event": "key", "key": "right", "up": true],
+        ],
+      ], arguments: ["--fast", "--level", "2"])
+    #expect(run.status == 0, "\(run.errors)")
+    let at = run.report?["playerAt"] as? [Double]
+    #expect(at.map { abs($0[0] - 402) < 1 && $0[1] < 192 } == true, "\(at.map { "\($0)" } ?? "none")")
+  }
+
   @Test(
     "`render --tour` writes the tour's sound to a WAV, the same bytes every run, speech and music included")
   func renderTour() throws {
