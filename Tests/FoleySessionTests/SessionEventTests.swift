@@ -51,6 +51,44 @@ struct SessionEventTests {
     #expect(capture.left.largestStep(in: (segments[0].upperBound - 400)..<segments[0].upperBound) < 0.004)
   }
 
+  @Test("a quiet sound's pause and resume fades last the whole 5 ms, as a loud one's do")
+  func quietFadesTakeTheDeclickTime() throws {
+    // A constant 0.5 at the sound's volume 0.3 (0.15 heard): focus lost and gained.
+    let session = AudioSession()
+    var settings = SoundSettings()
+    settings.volume = 0.3
+    let capture = try captureDiskOutput(session: session) { engine, output in
+      let pump = EventPump(sceneHeight: 100, session: session)
+      let level = try Sound(
+        data: makeFloatWAV(samples: [Float](repeating: 0.5, count: 24_000), sampleRate: 48_000, channels: 1),
+        name: "level.wav", engine: engine, settings: settings)
+      let voice = engine.play(level, loops: -1)
+      #expect(waitUntil { voice.state == .playing })
+      #expect(output.waitForMore(seconds: 0.2))
+      try send(.windowFocusLost, through: pump)
+      #expect(output.waitForMore(seconds: 0.2))
+      try send(.windowFocusGained, through: pump)
+      #expect(output.waitForMore(seconds: 0.2))
+      voice.stop()
+    }
+    let left = capture.left.samples
+    let heard: Float = 0.15
+    let segments = capture.left.segments(minimumGap: 4_800)
+    try #require(segments.count >= 2, "expected a gap, got \(segments)")
+    // The fade out: from the last sample at the full level to silence.
+    let out = segments[0]
+    let lastFull = try #require(out.last { abs(left[$0] - heard) < 1e-5 })
+    #expect(out.upperBound - lastFull >= 236, "faded out over \(out.upperBound - lastFull) frames")
+    // The fade in: from the first sound to the first sample at the full level.
+    let back = segments[1]
+    let firstFull = try #require(back.first { abs(left[$0] - heard) < 1e-5 })
+    #expect(firstFull - back.lowerBound >= 236, "faded in over \(firstFull - back.lowerBound) frames")
+    #expect(capture.left.largestStep(in: out.lowerBound..<(firstFull + 1)) < heard / 200)
+    // The stop at the end fades over the whole 5 ms too.
+    let lastHeard = try #require(back.last { abs(left[$0] - heard) < 1e-5 })
+    #expect(back.upperBound - lastHeard >= 236, "stopped over \(back.upperBound - lastHeard) frames")
+  }
+
   @Test("minimise, background and focus events nest; observers see each transition in order")
   func nestedReasonsFromEvents() throws {
     let session = AudioSession()

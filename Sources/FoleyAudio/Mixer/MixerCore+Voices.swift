@@ -188,9 +188,14 @@ extension MixerCore {
       backend.halt(channel)
       return
     }
-    let step = fadeOut > 0 ? min(declickStep, Float(1 / (fadeOut * Double(format.sampleRate)))) : declickStep
+    let fullScale =
+      fadeOut > 0 ? min(declickStep, Float(1 / (fadeOut * Double(format.sampleRate)))) : declickStep
     stopFollowing(channel)
-    table.gains[channel].setTarget(left: 0, right: 0, step: step)
+    // The fade lasts its whole time from whatever level the channel is at (a step sized for full
+    // scale took a voice at 0.3 to silence in under a third of it).
+    let current = table.gains[channel].current
+    table.gains[channel].setTarget(
+      left: 0, right: 0, step: step(fullScale, across: max(current.left, current.right)))
     state.releases.schedule(
       .halt, on: channel, deadline: deadline(after: fadeOut), endFrame: endFrame(after: fadeOut))
   }
