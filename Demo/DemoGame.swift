@@ -190,6 +190,13 @@ final class DemoGame {
         self?.report.soundMap.played += 1
         self?.report.soundMap.playedByEvent[played.event, default: 0] += 1
       }
+      // A reload that fails is counted as it happens (a later good one does not hide it) and
+      // shown on screen: the previous map plays on meanwhile.
+      map.observeReloads { [weak self] reload in
+        guard let self, reload.outcome == .failed else { return }
+        self.report.errors += reload.errors.map { "sound map reload: \($0)" }
+        self.showNotice("sound map not reloaded: " + (reload.errors.first ?? "see the log"))
+      }
       engine.use(map, for: scene)
       soundMap = map
     } catch {
@@ -365,9 +372,6 @@ final class DemoGame {
     if let soundMap {
       report.soundMap.posted = soundMap.statistics.posted
       report.soundMap.unknown = soundMap.statistics.unknown
-      if !soundMap.lastErrors.isEmpty {
-        report.errors += soundMap.lastErrors.map { "sound map reload: \($0)" }
-      }
     }
     return report
   }

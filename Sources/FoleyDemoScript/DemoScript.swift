@@ -71,7 +71,8 @@ package struct DemoScript {
     do {
       root = try JSONSerialization.jsonObject(with: data)
     } catch {
-      throw ScriptError(description: "script \(path) is not valid JSON: \(error.localizedDescription)")
+      throw ScriptError(
+        description: "script \(path) is not valid JSON: \(JSONSyntax.describe(error, in: data))")
     }
     guard let object = root as? [String: Any] else {
       throw ScriptError(description: "script \(path): the top level must be an object")

@@ -1,6 +1,7 @@
 internal import CFoleySDL2
 import FoleyCore
 public import FoleySession
+import Synchronization
 
 /// Drains SDL's event queue and translates what Foley and games care about into
 /// ``PlatformEvent`` values. Call ``poll()`` once per frame on the main thread.
@@ -161,10 +162,34 @@ extension Key {
 /// SDL's millisecond ticks (`SDL_GetTicks`, which stamps every event) on the host clock. SDL 2
 /// counts them on `CLOCK_MONOTONIC_RAW` from an origin it keeps to itself: the origin is found
 /// once, from the instant the tick count is seen to change, and a stamp becomes the middle of the
-/// millisecond SDL's arithmetic gives it.
-enum SDLTicks {
-  /// SDL's tick origin, in nanoseconds of the host clock.
-  static let origin: UInt64 = findOrigin()
+/// millisecond SDL's arithmetic gives it. SDL starts its ticks again when it is quit and
+/// initialised anew (the last of its users shut down, then another opened it), so the origin is
+/// checked against a reading of the ticks at each use and found again when they disagree.
+package enum SDLTicks {
+  /// The origin last found (0: none yet).
+  private static let knownOrigin = Atomic<UInt64>(0)
+
+  /// SDL's tick origin, in nanoseconds of the host clock: the one last found while the ticks
+  /// read now agree with it, else found again.
+  static var origin: UInt64 {
+    let before = HostTime.now.nanoseconds
+    let ticks = SDL_GetTicks64()
+    let after = HostTime.now.nanoseconds
+    let known = knownOrigin.load(ordering: .relaxed)
+    if known != 0, agrees(origin: known, ticks: ticks, between: before, and: after) { return known }
+    let found = findOrigin()
+    knownOrigin.store(found, ordering: .relaxed)
+    return found
+  }
+
+  /// Whether tick count `ticks`, read between host instants `before` and `after`, is what
+  /// `origin` gives there (a millisecond either way for the rounding at the edges).
+  package static func agrees(origin: UInt64, ticks: UInt64, between before: UInt64, and after: UInt64) -> Bool
+  {
+    let low = Self.ticks(at: before, origin: origin)
+    let high = Self.ticks(at: after, origin: origin)
+    return ticks &+ 1 >= low && ticks <= high &+ 1
+  }
 
   /// The host instant of event stamp `stamp` (32-bit milliseconds, as `SDL_Event` carries it,
   /// unwrapped against the ticks now).

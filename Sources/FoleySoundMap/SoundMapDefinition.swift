@@ -136,7 +136,7 @@ package struct SoundMapParser {
     do {
       json = try JSONSerialization.jsonObject(with: data)
     } catch {
-      errors.append("not valid JSON: \(Self.describe(error))")
+      errors.append("not valid JSON: \(JSONSyntax.describe(error, in: data))")
       return nil
     }
     guard let root = json as? [String: Any] else {

@@ -802,6 +802,40 @@ struct ScriptedRunTests {
   }
 
   @Test(
+    "a reload that fails while the game runs is counted with its line and column, though a good one follows"
+  )
+  func failedReloadIsCounted() throws {
+    let assets = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "foley-assets-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: assets) }
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Assets")
+    for file in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+      try FileManager.default.copyItem(
+        at: source.appendingPathComponent(file), to: assets.appendingPathComponent(file))
+    }
+    let map = assets.appendingPathComponent("sounds.json")
+    let good = try Data(contentsOf: map)
+    // A designer's slip on line 2 (a bare word for a value), fixed a second later.
+    let broken = Data("{\n  \"version\": one,\n  \"events\": {}\n}\n".utf8)
+    let run = try runDemo(
+      script: ["duration": 3, "events": []], arguments: ["--assets", assets.path],
+      whenOutput: (
+        "running ",
+        {
+          try broken.write(to: map)
+          DispatchQueue.global().asyncAfter(deadline: .now() + 1.2) { try? good.write(to: map) }
+        }
+      ))
+    #expect(run.status == 0, "\(run.errors)")
+    let reloads = run.reportErrors.filter { $0.hasPrefix("sound map reload: ") }
+    #expect(reloads.count == 1, "\(run.reportErrors)")
+    #expect(reloads.first?.contains("not valid JSON: 2:14 (line 2, column 14)") == true, "\(reloads)")
+    #expect(run.output.contains("1 errors"), "\(run.output)")
+  }
+
+  @Test(
     "`soundmap check`: exit 0 for the demo's map, 2 with JSON paths for a bad one; `post` prints what played")
   func soundMapCommands() throws {
     let good = try runDemoCommand(["soundmap", "check", "Assets/sounds.json"], in: Self.packageRoot)

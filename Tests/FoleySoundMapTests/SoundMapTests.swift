@@ -91,6 +91,32 @@ struct SoundMapTests {
       })
   }
 
+  @Test("a syntax error on line 12 is refused with its line and column, counted in characters")
+  func syntaxErrorHasItsPlace() throws {
+    let audio = try EmbeddedAudio()
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // Line 12's value is a bare word: the parser stops on its first letter, column 19; the
+    // captions above hold two-byte letters, which shift the byte offset but not the place.
+    let lines = [
+      "{", "  \"version\": 1,", "  \"events\": {", "    \"a\": {", "      \"play\": \"a.wav\",",
+      "      \"caption\": \"café\"", "    },", "    \"b\": {", "      \"play\": \"b.wav\",",
+      "      \"volumeDb\": -3,", "      \"caption\": \"é\",", "      \"priority\": high,",
+      "      \"loop\": true",
+      "    }", "  }", "}",
+    ]
+    let error = try #require(throws: SoundMapError.self) {
+      try Self.map(lines.joined(separator: "\n"), in: folder, engine: audio.engine)
+    }
+    let message = try #require(error.errors.first)
+    #expect(error.errors.count == 1, "\(error)")
+    #expect(message.hasPrefix("not valid JSON: 12:19 (line 12, column 19)"), "\(message)")
+    // The place is worked out from the byte offset Foundation gives, whatever the letters before.
+    #expect(JSONSyntax.place(ofByte: 3, in: Data("ab\ncd".utf8)).map { [$0.line, $0.column] } == [2, 1])
+    #expect(JSONSyntax.place(ofByte: 4, in: Data("é\nxé".utf8)).map { [$0.line, $0.column] } == [2, 2])
+    #expect(JSONSyntax.place(ofByte: 99, in: Data("{}".utf8)) == nil)
+  }
+
   @Test("random with avoidRepeat never repeats in 1,000 posts; shuffle plays each once per round")
   func randomContainers() throws {
     let audio = try EmbeddedAudio()
