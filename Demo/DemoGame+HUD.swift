@@ -37,10 +37,12 @@ extension DemoGame {
     line(roundLine, 0, gold)
     let state = session.state
     let census = engine.voiceCensus()
-    let sessionText = state.isActive ? "SOUND ON" : "PAUSED: " + shortPauseReason
+    let sessionText = state.isActive ? modeWords.joined(separator: " ") : "PAUSED: " + shortPauseReason
     canvas.drawText(
       sessionText, x: 10, y: 25,
-      color: state.isActive ? Color(red: 0.4, green: 1, blue: 0.5) : Color(red: 1, green: 0.5, blue: 0.4))
+      color: !state.isActive
+        ? Color(red: 1, green: 0.5, blue: 0.4)
+        : engine.isMuted ? Color(red: 1, green: 0.75, blue: 0.3) : Color(red: 0.4, green: 1, blue: 0.5))
     let voices =
       "VOICES \(census.audible) + \(census.virtual) VIRTUAL"
       + (census.pausedBySession > 0 ? ", \(census.pausedBySession) HELD" : "")
@@ -114,13 +116,34 @@ extension DemoGame {
     if showsInspector {
       drawInspector(on: canvas)
     } else {
-      drawRadar(on: canvas)
+      if showsPointers { drawRadar(on: canvas) }
       if showsHelp {
         for (index, line) in Self.helpLines.enumerated() {
           canvas.drawText(line, x: Self.panelLeft, y: 192 + Int32(index) * 19, color: dim)
         }
       }
     }
+  }
+
+  /// How the game is heard and seen, as the HUD says it: `SOUND ON` or `MUTED`, then each
+  /// setting away from its default (mono, the balance, the range, dark).
+  var modeWords: [String] {
+    var words = [engine.isMuted ? "MUTED" : "SOUND ON"]
+    if engine.isMono { words.append("MONO") }
+    let balance = engine.balance
+    if balance != 0 { words.append(String(format: "BAL %@%.1f", balance < 0 ? "L" : "R", abs(balance))) }
+    let range = engine.dynamicRange
+    if range != .full { words.append("RANGE " + range.rawValue.uppercased()) }
+    if isDark { words.append(showsPointers ? "DARK+RADAR" : "DARK") }
+    return words
+  }
+
+  /// The title's line on how to play, as the modes have it.
+  var howToPlay: String {
+    if engine.isMuted { return "MUTED: FOLLOW THE CAPTIONS AND THE RADAR." }
+    if isDark && !showsPointers { return "DARK: BY EAR ALONE. HEADPHONES HELP." }
+    if engine.isMono { return "MONO: FOLLOW HOW LOUD THEY RING." }
+    return "HEADPHONES HELP."
   }
 
   /// The keys, in the side panel (each at most `panelColumns` characters).

@@ -316,7 +316,7 @@ extension DemoGame {
       lines =
         [
           "CHIMES IN THE DARK", "FIND THE CHIMES BY EAR. DODGE THE HUMMING BALLS.",
-          "HEADPHONES HELP. RETURN: START",
+          howToPlay + " RETURN: START",
         ]
         + (bestScores.map { scores in
           DemoLevel.all.map { "LEVEL \($0.number) BEST \(scores.best(forLevel: $0.number) ?? 0)" }

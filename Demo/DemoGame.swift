@@ -33,6 +33,8 @@ final class DemoGame {
   let startingLevel: Int
   /// `--dark`: nothing of the field is drawn but the player and the chimes found.
   let isDark: Bool
+  /// The radar and the captions' arrows: off in `--dark` unless asked for.
+  let showsPointers: Bool
   /// The best score of each level (nil: not kept, as in scripted runs without `--scores`).
   let bestScores: DemoBestScores?
   /// Whether the player was in the cave at the last frame.
@@ -93,6 +95,9 @@ final class DemoGame {
     var showsTitle = false
     var level = 1
     var isDark = false
+    /// Whether the sound radar and the captions' arrows are shown (not in `--dark` unless
+    /// `--radar`).
+    var showsPointers = true
     var scores: URL?
   }
 
@@ -112,6 +117,7 @@ final class DemoGame {
     showsTitle = options.showsTitle
     startingLevel = max(1, min(DemoLevel.all.count, options.level))
     isDark = options.isDark
+    showsPointers = options.showsPointers
     bestScores = options.scores.map { DemoBestScores(url: $0) }
     self.engine = engine
     self.session = engine.session
@@ -169,6 +175,7 @@ final class DemoGame {
   private func startAccessibility() {
     let box = CaptionBox(engine: engine)
     box.placement = .area(x: Int32(Self.fieldWidth) + 8, width: DemoGame.panelWidth)  // the side panel's foot
+    box.showsDirections = showsPointers
     captionBox = box
     engine.captions.observe { [weak self] event in
       if event.phase == .began { self?.report.captions[event.text, default: 0] += 1 }
@@ -363,6 +370,7 @@ final class DemoGame {
     report.sounds = DemoReport.Sounds(statistics)
     report.round = round
     report.playerAt = [player.position.x, player.position.y]
+    report.modes = modeWords
     report.peakVoices = statistics.peakVoices
     report.virtualVoices = engine.voiceCensus().virtual
     report.device = DemoReport.Device(engine.deviceFormat)

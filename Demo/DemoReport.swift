@@ -102,6 +102,8 @@ struct DemoReport: Codable {
   var captions: [String: Int] = [:]
   /// The most sources the sound radar showed at once.
   var radarPeak = 0
+  /// The modes the HUD showed last (`SOUND ON` or `MUTED`, `MONO`, the balance, the range, `DARK`).
+  var modes: [String] = []
   struct Cave: Codable {
     /// Times the player walked into the cave (level 3's ringing room).
     var entries = 0

@@ -48,6 +48,9 @@ struct RunScene: AsyncParsableCommand {
   @Flag(help: "Nothing of the field is drawn but the player and the chimes found: play by ear alone.")
   var dark = false
 
+  @Flag(help: "With --dark, still show the sound radar and the captions' arrows.")
+  var radar = false
+
   @Option(help: "The level to start at (1…\(DemoLevel.all.count)).")
   var level = 1
 
@@ -135,13 +138,17 @@ struct RunScene: AsyncParsableCommand {
     engine.captions.ignoresMasterVolume = muted
     // A player at a window starts at the title and keeps best scores; a script starts playing.
     let options = DemoGame.Options(
-      showsTitle: windowed || title, level: level, isDark: dark,
+      showsTitle: windowed || title, level: level, isDark: dark, showsPointers: !dark || radar,
       scores: scores.map { URL(fileURLWithPath: $0) } ?? (windowed ? DemoBestScores.defaultURL : nil))
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
       recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true),
       soundMap: soundMap.map { URL(fileURLWithPath: $0) }, options: options, logger: logger)
-    if dark { print("foley-demo: dark: nothing of the field is drawn; play by ear") }
+    if dark {
+      print(
+        "foley-demo: dark: nothing of the field is drawn; play by ear"
+          + (radar ? " (the radar and the captions' arrows still shown)" : " alone"))
+    }
     if muted { print("foley-demo: muted: play by the captions and the sound radar") }
     // The demo is the game that enables the page's controls and saving: its whole point is to be
     // played with, and a designer tuning its sounds keeps what they hear (Assets/sounds.json).

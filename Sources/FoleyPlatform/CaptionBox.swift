@@ -35,9 +35,20 @@ public final class CaptionBox {
     /// The text drawn: the arrow towards the sound (none when it is not placed), the words and
     /// the count.
     public var text: String {
-      (event.direction.map { "\($0.arrow) " } ?? "") + event.label
+      (showsDirection ? event.direction.map { "\($0.arrow) " } ?? "" : "") + event.label
     }
+    /// Whether ``text`` starts with the arrow (the box's ``CaptionBox/showsDirections``).
+    public var showsDirection = true
   }
+
+  /// Whether each caption starts with an arrow towards its sound (on by default). A game played
+  /// by ear alone turns the arrows off and keeps the words:
+  ///
+  /// ```swift
+  /// let box = CaptionBox(engine: engine)
+  /// box.showsDirections = false   // by ear alone: the words, no arrows
+  /// ```
+  public var showsDirections = true
 
   public var placement = Placement.bottom
   /// Pixels from the window's edge to the panel.
@@ -77,9 +88,12 @@ public final class CaptionBox {
   /// The lines shown at `time`, oldest first.
   public func lines(at time: Double) -> [Line] {
     shown.compactMap { entry in
-      guard let ended = entry.endedAt else { return Line(event: entry.event, opacity: 1) }
+      guard let ended = entry.endedAt else {
+        return Line(event: entry.event, opacity: 1, showsDirection: showsDirections)
+      }
       let opacity = fadeTime > 0 ? 1 - (time - ended) / fadeTime : 0
-      return opacity > 0 ? Line(event: entry.event, opacity: min(1, opacity)) : nil
+      return opacity > 0
+        ? Line(event: entry.event, opacity: min(1, opacity), showsDirection: showsDirections) : nil
     }
   }
 

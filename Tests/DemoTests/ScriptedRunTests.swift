@@ -467,6 +467,45 @@ struct ScriptedRunTests {
     #expect(bad.status == 64 && bad.errors.contains("--wall"))
   }
 
+  @Test("the HUD says the modes; `--dark` shows no radar and no captions' arrows unless `--radar` asks")
+  func modesAndDark() throws {
+    let shot = temporaryFile("modes.bmp")
+    defer { try? FileManager.default.removeItem(at: shot) }
+    let dark = try runDemo(
+      script: ["duration": 3],
+      arguments: [
+        "--fast", "--muted", "--mono", "--balance", "0.5", "--range", "night", "--dark", "--screenshot",
+        shot.path,
+      ])
+    #expect(dark.status == 0, "\(dark.errors)")
+    // On screen: the modes in amber on the HUD's second line, and no radar ring in the panel.
+    let pixels = try screenshotPixels(shot)
+    let width = Self.screenWidth
+    try #require(pixels.count == width * 600)
+    let hud = (25..<43).flatMap { row in (10..<400).map { pixels[(599 - row) * width + $0] } }
+    let amber = hud.filter {
+      ($0 >> 16 & 0xFF) > 245 && abs(Int($0 >> 8 & 0xFF) - 191) < 12 && ($0 & 0xFF) < 100
+    }
+    #expect(amber.count > 100, "\(amber.count) amber pixels on the HUD's mode line")
+    let panel = (95..<185).flatMap { row in (925..<1_015).map { pixels[(599 - row) * width + $0] } }
+    let ring = panel.filter { abs(Int($0 >> 16 & 0xFF) - 105) < 12 && abs(Int($0 & 0xFF) - 147) < 12 }.count
+    #expect(ring == 0, "\(ring) pixels of a radar ring in the dark")
+    #expect(dark.output.contains("play by ear alone"), "\(dark.output)")
+    #expect(
+      dark.report?["modes"] as? [String] == ["MUTED", "MONO", "BAL R0.5", "RANGE NIGHT", "DARK"],
+      "\(dark.report?["modes"] ?? "none")")
+    // Captioned (the chime and the balls), yet nothing on the radar.
+    let captions = dark.report?["captions"] as? [String: Int] ?? [:]
+    #expect(captions.count >= 1, "\(captions)")
+    #expect(dark.report?["radarPeak"] as? Int == 0, "\(dark.report ?? [:])")
+    let radar = try runDemo(script: ["duration": 3], arguments: ["--fast", "--muted", "--dark", "--radar"])
+    #expect(radar.status == 0, "\(radar.errors)")
+    #expect(radar.report?["modes"] as? [String] == ["MUTED", "DARK+RADAR"])
+    #expect((radar.report?["radarPeak"] as? Int ?? 0) >= 1, "\(radar.report ?? [:])")
+    let plain = try runDemo(script: ["duration": 1])
+    #expect(plain.report?["modes"] as? [String] == ["SOUND ON"])
+  }
+
   @Test(
     "`--muted`: nothing reaches the output, yet the chimes and the balls are captioned, and the radar shows them"
   )

@@ -54,6 +54,10 @@ struct CaptionBoxTests {
         direction: CaptionDirection(degrees: 180)), at: 10)
     box.show(CaptionEvent(id: 2, phase: .began, text: "Alarm", category: .critical), at: 10)
     #expect(box.lines(at: 10).map(\.text) == ["← Ball whistles ×3", "Alarm"])
+    // By ear alone: the words without the arrows.
+    box.showsDirections = false
+    #expect(box.lines(at: 10).map(\.text) == ["Ball whistles ×3", "Alarm"])
+    box.showsDirections = true
     canvas.draw(scene) { box.draw(on: $0, at: 10.1) }
     var pixels = try Self.pixels(of: canvas)
     // The panel and its text are in the bottom band; the top of the field is untouched.
