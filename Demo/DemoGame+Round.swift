@@ -288,13 +288,20 @@ extension DemoGame {
     return (0..<words.count).contains(number) ? words[number] : String(number)
   }
 
-  /// Return: from the title, level 1; after a level, the next (after the last, level 1 again);
-  /// during a level, it starts again.
+  /// From the title, level `number` (its key at the title).
+  func chooseLevel(_ number: Int) {
+    showsTitle = false
+    releaseTitleMix()
+    startLevel(number)
+    announce("Level \(round.number), \(round.name). Find \(Self.spelled(round.chimes)) chimes by ear.")
+  }
+
+  /// Return: from the title, the starting level (`--level`, 1 by default); after a level, the
+  /// next (after the last, level 1 again); during a level, it starts again.
   func pressReturn() {
     if showsTitle {
-      showsTitle = false
-      releaseTitleMix()
-      startLevel(startingLevel)
+      chooseLevel(startingLevel)
+      return
     } else if round.outcome == "won" {
       startLevel(round.number % DemoLevel.all.count + 1)
     } else {
@@ -316,7 +323,8 @@ extension DemoGame {
       lines =
         [
           "CHIMES IN THE DARK", "FIND THE CHIMES BY EAR. DODGE THE HUMMING BALLS.",
-          howToPlay + " RETURN: START",
+          howToPlay,
+          "RETURN: LEVEL \(startingLevel)  OR 1-\(DemoLevel.all.count): THAT LEVEL",
         ]
         + (bestScores.map { scores in
           DemoLevel.all.map { "LEVEL \($0.number) BEST \(scores.best(forLevel: $0.number) ?? 0)" }

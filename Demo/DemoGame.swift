@@ -167,7 +167,8 @@ final class DemoGame {
     if showsTitle {
       applyTitleMix()
       announce(
-        "Chimes in the dark. Find the chimes by ear, and dodge the humming balls. Press Return to start.")
+        "Chimes in the dark. Find the chimes by ear, and dodge the humming balls. Press Return to start, or a level's number."
+      )
     }
   }
 
@@ -267,6 +268,11 @@ final class DemoGame {
       case "h": showsHelp.toggle()
       case "tab": togglePause()
       case "return": pressReturn()
+      case "1", "2", "3", "4", "5", "6", "7", "8", "9":
+        // At the title, a level's number starts it.
+        if showsTitle, let number = Int(key.name), DemoLevel.all.indices.contains(number - 1) {
+          chooseLevel(number)
+        }
       case "i":
         showsInspector.toggle()
         if !showsInspector { inspectorSnapshot = nil }

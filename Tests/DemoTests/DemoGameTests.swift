@@ -171,6 +171,25 @@ struct DemoGameTests {
     }
   }
 
+  @Test(
+    "at the title a level's number starts that level; Return starts the one `--level` names",
+    arguments: [
+      (["--level", "1"], "3", 3), (["--level", "2"], "return", 2),
+    ])
+  func levelChosenAtTheTitle(arguments: [String], key: String, level: Int) throws {
+    let run = try runDemo(
+      script: [
+        "duration": 1,
+        "events": [
+          ["at": 0.3, "event": "key", "key": key], ["at": 0.35, "event": "key", "key": key, "up": true],
+        ],
+      ], arguments: ["--fast", "--title"] + arguments)
+    #expect(run.status == 0, "\(run.errors)")
+    let round = run.report?["round"] as? [String: Any]
+    #expect(round?["number"] as? Int == level, "\(String(describing: round))")
+    #expect(run.output.contains("level \(level):"), "\(run.output)")
+  }
+
   @Test("focus loss pauses the round: its clock waits while the game has no sound, and says PAUSED")
   func focusLossPausesTheClock() throws {
     let shot = temporaryFile("paused.bmp")
