@@ -78,7 +78,7 @@ extension DemoGame {
         at: ball.position, index: index,
         velocity: Vector(dx: cos(ball.heading) * ball.speed, dy: sin(ball.heading) * ball.speed))
     }
-    for place in level.chimes {
+    for place in level.chimePlaces(seed: chimeSeed, fieldWidth: fieldWidth, fieldTop: fieldTop) {
       let chime = SpriteNode(color: Self.brightChime, size: Size(width: 14, height: 14))
       chime.name = "chime"
       chime.position = place
@@ -335,7 +335,7 @@ extension DemoGame {
           ? "LEVEL \(round.number) CLEARED!" : "TIME'S UP: \(round.found)/\(round.chimes) CHIMES",
         "SCORE \(round.score)"
           + (round.isNewBest ? "  NEW BEST!" : round.previousBest.map { "  BEST \($0)" } ?? ""),
-        "HITS \(round.hits)  BEST STREAK \(round.bestStreak)",
+        "HITS \(round.hits)  BEST STREAK \(round.bestStreak)" + (chimeSeed.map { "  SEED \($0)" } ?? ""),
         outcome == "won" && round.number < DemoLevel.all.count
           ? "RETURN: LEVEL \(round.number + 1)" : "RETURN: PLAY AGAIN",
       ]

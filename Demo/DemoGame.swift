@@ -35,6 +35,8 @@ final class DemoGame {
   let isDark: Bool
   /// The radar and the captions' arrows: off in `--dark` unless asked for.
   let showsPointers: Bool
+  /// The seed the chimes are placed by (nil: as designed), in the report and the results.
+  let chimeSeed: UInt64?
   /// The best score of each level (nil: not kept, as in scripted runs without `--scores`).
   let bestScores: DemoBestScores?
   /// Whether the player was in the cave at the last frame.
@@ -99,6 +101,8 @@ final class DemoGame {
     /// `--radar`).
     var showsPointers = true
     var scores: URL?
+    /// The seed the chimes are placed by (nil: as each level was designed).
+    var chimeSeed: UInt64?
   }
 
   /// The balls' hums' bus.
@@ -118,6 +122,7 @@ final class DemoGame {
     startingLevel = max(1, min(DemoLevel.all.count, options.level))
     isDark = options.isDark
     showsPointers = options.showsPointers
+    chimeSeed = options.chimeSeed
     bestScores = options.scores.map { DemoBestScores(url: $0) }
     self.engine = engine
     self.session = engine.session
@@ -377,6 +382,8 @@ final class DemoGame {
     report.round = round
     report.playerAt = [player.position.x, player.position.y]
     report.modes = modeWords
+    report.seed = chimeSeed
+    report.chimes = chimes.map { [$0.position.x, $0.position.y] }
     report.peakVoices = statistics.peakVoices
     report.virtualVoices = engine.voiceCensus().virtual
     report.device = DemoReport.Device(engine.deviceFormat)

@@ -58,6 +58,54 @@ struct DemoLevel: Sendable {
 
   static let all: [DemoLevel] = [openField, twoRooms, cave]
 
+  /// The chimes' places for a round: as designed with no seed; with one, each moved up to
+  /// ``seededReach`` points from its design in a direction the seed picks, staying in its room
+  /// (the move crosses no wall and no door), clear of walls and the field's edges, and no nearer
+  /// the player's start than its design less 30 points (a seed makes no level easier). The
+  /// drifting chime keeps its place, so its path stays clear.
+  func chimePlaces(seed: UInt64?, fieldWidth: Double, fieldTop: Double) -> [Point] {
+    guard let seed else { return chimes }
+    var state = seed &+ UInt64(number) &* 0x9E37_79B9_7F4A_7C15
+    func next() -> Double {
+      // SplitMix64: the same places for the same seed on every machine.
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+    let barriers = segments + doors.map { ($0.from, $0.to) }
+    return chimes.enumerated().map { index, designed in
+      guard index != driftingChime else { return designed }
+      let reach = Self.length(designed - playerStart)
+      for _ in 0..<32 {
+        let angle = next() * 2 * .pi
+        let distance = (0.3 + 0.7 * next()) * Self.seededReach
+        let place = Point(x: designed.x + cos(angle) * distance, y: designed.y + sin(angle) * distance)
+        guard (30...(fieldWidth - 30)).contains(place.x), (30...(fieldTop - 30)).contains(place.y),
+          Self.length(place - playerStart) >= reach - 30,
+          segments.allSatisfy({ Self.length(place - WallContact.nearest(place, $0.0, $0.1)) >= 30 }),
+          !barriers.contains(where: { Self.crosses(designed, place, $0.0, $0.1) })
+        else { continue }
+        return place
+      }
+      return designed
+    }
+  }
+
+  static func length(_ v: Vector) -> Double { (v.dx * v.dx + v.dy * v.dy).squareRoot() }
+
+  /// How far a seed may move a chime from its design, in points.
+  static let seededReach = 80.0
+
+  /// Whether segment `a`–`b` crosses segment `c`–`d`.
+  static func crosses(_ a: Point, _ b: Point, _ c: Point, _ d: Point) -> Bool {
+    func side(_ p: Point, _ q: Point, _ r: Point) -> Double {
+      (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
+    }
+    return side(a, b, c) * side(a, b, d) <= 0 && side(c, d, a) * side(c, d, b) <= 0
+  }
+
   static func numbered(_ number: Int) -> DemoLevel {
     all[max(0, min(all.count - 1, number - 1))]
   }

@@ -104,6 +104,10 @@ struct DemoReport: Codable {
   var radarPeak = 0
   /// The modes the HUD showed last (`SOUND ON` or `MUTED`, `MONO`, the balance, the range, `DARK`).
   var modes: [String] = []
+  /// The seed the chimes were placed by (none: as each level was designed); `--seed` repeats it.
+  var seed: UInt64?
+  /// Where the level's chimes were placed, as [x, y].
+  var chimes: [[Double]] = []
   struct Cave: Codable {
     /// Times the player walked into the cave (level 3's ringing room).
     var entries = 0

@@ -39,6 +39,9 @@ struct RenderCommand: AsyncParsableCommand {
       valueName: "bot"))
   var bot: BotArgument?
 
+  @Option(help: "Place the chimes by this seed (the designed places without one).")
+  var seed: UInt64?
+
   @Option(help: "The level to play (1…\(DemoLevel.all.count)).")
   var level = 1
 
@@ -116,7 +119,7 @@ struct RenderCommand: AsyncParsableCommand {
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: renderer.engine,
       recordingsFolder: FileManager.default.temporaryDirectory, soundMapSeed: 2026,
-      options: DemoGame.Options(level: level, isDark: dark), logger: logger)
+      options: DemoGame.Options(level: level, isDark: dark, chimeSeed: seed), logger: logger)
     let player: (any DemoBot)? =
       switch bot {
       case .ear: EarBot()

@@ -51,6 +51,12 @@ struct RunScene: AsyncParsableCommand {
   @Flag(help: "With --dark, still show the sound radar and the captions' arrows.")
   var radar = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Place the chimes by this seed (a windowed game picks a new one each run; a script keeps the designed places).",
+      valueName: "n"))
+  var seed: UInt64?
+
   @Option(help: "The level to start at (1…\(DemoLevel.all.count)).")
   var level = 1
 
@@ -139,7 +145,8 @@ struct RunScene: AsyncParsableCommand {
     // A player at a window starts at the title and keeps best scores; a script starts playing.
     let options = DemoGame.Options(
       showsTitle: windowed || title, level: level, isDark: dark, showsPointers: !dark || radar,
-      scores: scores.map { URL(fileURLWithPath: $0) } ?? (windowed ? DemoBestScores.defaultURL : nil))
+      scores: scores.map { URL(fileURLWithPath: $0) } ?? (windowed ? DemoBestScores.defaultURL : nil),
+      chimeSeed: seed ?? (windowed ? UInt64.random(in: 1...999_999) : nil))
     let game = DemoGame(
       size: Size(width: 800, height: 600), engine: engine,
       recordingsFolder: URL(fileURLWithPath: recordings, isDirectory: true),
@@ -150,6 +157,9 @@ struct RunScene: AsyncParsableCommand {
           + (radar ? " (the radar and the captions' arrows still shown)" : " alone"))
     }
     if muted { print("foley-demo: muted: play by the captions and the sound radar") }
+    if let chimeSeed = options.chimeSeed {
+      print("foley-demo: chimes placed by seed \(chimeSeed) (--seed \(chimeSeed) repeats them)")
+    }
     // The demo is the game that enables the page's controls and saving: its whole point is to be
     // played with, and a designer tuning its sounds keeps what they hear (Assets/sounds.json).
     let server = inspector.map {

@@ -190,6 +190,33 @@ struct DemoGameTests {
     #expect(run.output.contains("level \(level):"), "\(run.output)")
   }
 
+  @Test("a seed places the chimes: the same seed the same places, another elsewhere, each in its room")
+  func seededChimes() throws {
+    func places(_ arguments: [String]) throws -> [[Double]] {
+      let run = try runDemo(script: ["duration": 0.3], arguments: ["--fast", "--level", "2"] + arguments)
+      #expect(run.status == 0, "\(run.errors)")
+      return try #require(run.report?["chimes"] as? [[Double]], "\(run.report ?? [:])")
+    }
+    let designed = try places([])
+    #expect(
+      designed == [[660, 420], [120, 380], [560, 80], [260, 100]], "level 2 as designed: \(designed)")
+    let seven = try places(["--seed", "7"])
+    #expect(try places(["--seed", "7"]) == seven)
+    let eight = try places(["--seed", "8"])
+    #expect(seven != designed && eight != seven, "\(seven) \(eight)")
+    for placed in [seven, eight] {
+      for (place, design) in zip(placed, designed) {
+        let moved =
+          ((place[0] - design[0]) * (place[0] - design[0]) + (place[1] - design[1]) * (place[1] - design[1]))
+          .squareRoot()
+        #expect(moved <= 80, "moved \(moved) from \(design)")
+        // Level 2's wall is at x 420: a chime stays on its side, 30 points clear of it.
+        #expect(
+          (place[0] - 420) * (design[0] - 420) > 0 && abs(place[0] - 420) >= 30, "\(place) from \(design)")
+      }
+    }
+  }
+
   @Test("focus loss pauses the round: its clock waits while the game has no sound, and says PAUSED")
   func focusLossPausesTheClock() throws {
     let shot = temporaryFile("paused.bmp")
