@@ -162,9 +162,25 @@ extension SceneAudioLink: ScenePlacing {
   }
 
   func placement(of anchor: Unmanaged<AnyObject>) -> ScenePlacement {
+    placement(of: anchor, heardThrough: -1)
+  }
+
+  func placement(of anchor: Unmanaged<AnyObject>, heardThrough portal: Int) -> ScenePlacement {
     // Only `anchor(of:)` makes anchors, and it gives nodes; borrowed, the caller holds it.
     let position = anchor.borrow { unsafeDowncast($0, to: Node.self).positionInScene }
-    let offset = position - accessibilityListener
+    let listener = accessibilityListener
+    if portal >= 0, let middle = geometry?.middle(ofPortal: portal) {
+      // Heard through a door: from the door's middle, over the way through it (the path the
+      // acoustics took as loudest), so a caption leads to the door, not into the wall.
+      let toDoor: Vector = middle - listener
+      let beyond: Vector = position - middle
+      let near: Double = (toDoor.dx * toDoor.dx + toDoor.dy * toDoor.dy).squareRoot()
+      let far: Double = (beyond.dx * beyond.dx + beyond.dy * beyond.dy).squareRoot()
+      let distance = near + far
+      return ScenePlacement(
+        dx: toDoor.dx, dy: toDoor.dy, distance: distance, gain: spatial.gain(atDistance: distance))
+    }
+    let offset = position - listener
     let distance = (offset.dx * offset.dx + offset.dy * offset.dy).squareRoot()
     return ScenePlacement(
       dx: offset.dx, dy: offset.dy, distance: distance, gain: spatial.gain(atDistance: distance))

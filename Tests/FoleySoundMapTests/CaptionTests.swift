@@ -64,6 +64,42 @@ struct CaptionTests {
           .utf8), relativeTo: folder, engine: audio.engine)
   }
 
+  @Test("a sound behind a wall heard through its door is captioned from the door, over the way through it")
+  func captionLeadsThroughTheDoor() throws {
+    let folder = try makeToneFolder(["chime.wav": 660])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var seen: [CaptionedSource] = []
+    var captions: [CaptionEvent] = []
+    _ = try captureDiskOutput { engine, _ in
+      var spatial = SpatialAudio()
+      spatial.distanceModel = .none
+      let scene = try Self.scene(
+        #"{ "version": 1, "events": { "chime": { "play": "chime.wav", "positional": true, "loop": true, "caption": "Chime rings" } } }"#,
+        engine: engine, folder: folder, spatial: spatial)
+      let listener = Self.node(at: Point(x: 400, y: 300), in: scene)
+      scene.listener = listener
+      // A wall along y = 400 with a door from x = 300 to 400; the chime beyond it up and right,
+      // where the straight line crosses the wall.
+      scene.addChild(Wall(points: [Point(x: 0, y: 400), Point(x: 300, y: 400)]))
+      scene.addChild(Wall(points: [Point(x: 400, y: 400), Point(x: 800, y: 400)]))
+      scene.addChild(Portal(from: Point(x: 300, y: 400), to: Point(x: 400, y: 400)))
+      engine.captions.observe { captions.append($0) }
+      scene.events.post("chime", from: Self.node(at: Point(x: 550, y: 500), in: scene))
+      #expect(
+        waitUntil(stepping: scene) {
+          seen = engine.captions.radar(limit: 6)
+          return seen.first?.direction.map { $0.degrees > 90 } == true
+        }, "the radar points along the straight line: \(seen)")
+    }
+    // From the door's middle (350, 400): up and a little left, 116.6°, not the straight line's
+    // 53.1°; over 111.8 points to the door and 223.6 beyond it.
+    let source = try #require(seen.first)
+    let degrees = try #require(source.direction?.degrees)
+    #expect(abs(degrees - 116.57) < 0.5, "\(degrees)°")
+    #expect(abs((source.distance ?? 0) - 335.41) < 0.5, "\(source.distance ?? 0)")
+    #expect(captions.contains { $0.direction.map { abs($0.degrees - 116.57) < 0.5 } == true }, "\(captions)")
+  }
+
   @Test("a caption says where the sound is and how loud; one nobody can hear gets none")
   func directionDistanceAndInaudible() throws {
     let folder = try makeToneFolder(["chime.wav": 660, "far.wav": 440])

@@ -25,6 +25,16 @@ package protocol ScenePlacing: AnyObject {
   func anchor(of voice: Voice) -> AnyObject?
   /// Where `anchor` (one ``anchor(of:)`` gave, held by the caller) is heard from now.
   func placement(of anchor: Unmanaged<AnyObject>) -> ScenePlacement
+  /// Where `anchor` is heard from when its loudest path goes through `portal` (its index in the
+  /// acoustic geometry; negative: the straight line): from the opening's direction, over the
+  /// path's length. By default, the straight line.
+  func placement(of anchor: Unmanaged<AnyObject>, heardThrough portal: Int) -> ScenePlacement
+}
+
+extension ScenePlacing {
+  package func placement(of anchor: Unmanaged<AnyObject>, heardThrough portal: Int) -> ScenePlacement {
+    placement(of: anchor)
+  }
 }
 
 /// One heard source of a caption, for a "sound radar" (``CaptionCenter/radar(limit:)``).
@@ -210,7 +220,10 @@ public final class CaptionCenter {
       let voice = tracked[slot].play.voice
       guard voice.startFrame != nil, voice.state == .playing else { continue }
       var place: ScenePlacement?
-      if let anchor = tracked[slot].anchorReference, let placing { place = placing.placement(of: anchor) }
+      if let anchor = tracked[slot].anchorReference, let placing {
+        // From where it is heard: through a door, the door's way, not the straight line.
+        place = placing.placement(of: anchor, heardThrough: voice.acousticPortal.load(ordering: .relaxed))
+      }
       let gain =
         voice.volume * voice.groupVolume * voice.normalization * tracked[slot].play.volume
         * (place?.gain ?? voice.initialPlacement?.gain ?? 1)

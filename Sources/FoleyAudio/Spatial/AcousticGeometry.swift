@@ -110,6 +110,12 @@ package struct AcousticGeometry {
 
   package private(set) var segments: [Segment] = []
   private(set) var portals: [Opening] = []
+
+  /// The middle of portal `index`'s opening (nil for no such portal): where a sound heard
+  /// through it comes from.
+  package func middle(ofPortal index: Int) -> Point? {
+    portals.indices.contains(index) ? portals[index].middle : nil
+  }
   package private(set) var rooms: [Area] = []
   private var origin = Point(x: 0, y: 0)
   private var cellSize = 64.0
