@@ -43,12 +43,12 @@ struct DemoByEarTests {
   }
 
   @Test(
-    "a bot that reads only the captions' direction and distance wins level 1 with no sound at all",
+    "a bot that reads only the captions' direction and distance wins levels 1 and 2 with no sound at all (led through level 2's door)",
     .disabled(
       if: isThreadSanitized,
       "minutes of offline rendering under ThreadSanitizer starve the suite's real-time tests; it runs in the plain suite"
-    ))
-  func captionBotWinsMuted() throws {
+    ), arguments: [(1, 3), (2, 4)])
+  func captionBotWinsMuted(level: Int, chimes: Int) throws {
     let wav = temporaryFile("captions-bot.wav")
     let reportFile = temporaryFile("captions-bot-report.json")
     defer {
@@ -57,13 +57,13 @@ struct DemoByEarTests {
     }
     let run = try runDemoCommand(
       [
-        "render", "--bot", "captions", "--muted", "--level", "1", wav.path, "--report", reportFile.path,
-        "--seconds", "30",
+        "render", "--bot", "captions", "--muted", "--level", String(level), wav.path, "--report",
+        reportFile.path, "--seconds", "30",
       ], in: ScriptedRunTests.packageRoot, report: reportFile)
     #expect(run.status == 0, "\(run.errors)")
     let rounds = run.report?["rounds"] as? [[String: Any]] ?? []
     try #require(rounds.count == 1, "\(run.output)")
-    #expect(rounds[0]["outcome"] as? String == "won" && rounds[0]["found"] as? Int == 3, "\(rounds[0])")
+    #expect(rounds[0]["outcome"] as? String == "won" && rounds[0]["found"] as? Int == chimes, "\(rounds[0])")
     // Nothing was heard: the rendered output is silent from start to end (under -120 dBFS).
     let samples = try DemoGameTests.monoSamples(ofWAV: wav)
     #expect(samples.count > 48_000 * 20 && Signal(samples).peak < 1e-6, "peak \(Signal(samples).peak)")
