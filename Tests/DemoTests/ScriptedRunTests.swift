@@ -802,18 +802,24 @@ struct ScriptedRunTests {
     #expect(figures?["unknown"] as? [String: Int] == ["no.such.event": 1])
   }
 
-  @Test("edit the sound map while the game runs: the next post plays the new entry")
-  func soundMapHotReload() throws {
+  /// A copy of the demo's assets in a new temporary folder, to edit while the game runs.
+  static func copyOfAssets(from path: String = #filePath) throws -> URL {
     let assets = FileManager.default.temporaryDirectory.appendingPathComponent(
       "foley-assets-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: assets) }
-    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let source = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("Assets")
     for file in try FileManager.default.contentsOfDirectory(atPath: source.path) {
       try FileManager.default.copyItem(
         at: source.appendingPathComponent(file), to: assets.appendingPathComponent(file))
     }
+    return assets
+  }
+
+  @Test("edit the sound map while the game runs: the next post plays the new entry")
+  func soundMapHotReload() throws {
+    let assets = try Self.copyOfAssets()
+    defer { try? FileManager.default.removeItem(at: assets) }
     let map = assets.appendingPathComponent("sounds.json")
     // Once the game runs (its map loaded), the map gains an event the script posts at 2.5 s.
     var edited = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: map)) as? [String: Any])
@@ -844,16 +850,8 @@ struct ScriptedRunTests {
     "a reload that fails while the game runs is counted with its line and column, though a good one follows"
   )
   func failedReloadIsCounted() throws {
-    let assets = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "foley-assets-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+    let assets = try Self.copyOfAssets()
     defer { try? FileManager.default.removeItem(at: assets) }
-    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Assets")
-    for file in try FileManager.default.contentsOfDirectory(atPath: source.path) {
-      try FileManager.default.copyItem(
-        at: source.appendingPathComponent(file), to: assets.appendingPathComponent(file))
-    }
     let map = assets.appendingPathComponent("sounds.json")
     let good = try Data(contentsOf: map)
     // A designer's slip on line 2 (a bare word for a value), fixed a second later.
