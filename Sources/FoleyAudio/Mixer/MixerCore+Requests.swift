@@ -103,7 +103,7 @@ extension MixerCore {
       case .success(let sound): return .ready(sound)
       case .failure: return .failed
       case nil:
-        waitForDecode(request, key: .data(ObjectIdentifier(reference))) { library in
+        waitForDecode(request, key: .data(ObjectIdentifier(reference)), holding: reference) { library in
           let result = Result { () throws(SoundError) in try library.sound(for: reference) }
           if case .failure(let error) = result { library.logFailure(error) }
           return result
@@ -119,10 +119,13 @@ extension MixerCore {
     }
   }
 
-  /// A play waiting for its sound's decode: its voice (retained) and loop count.
+  /// A play waiting for its sound's decode: its voice (retained), loop count, and the bytes'
+  /// reference its key names (held until the decode is handled: freed earlier, another play's
+  /// new reference could take its address, and so its key, and be given this sound).
   struct WaitingPlay {
     let voice: Voice
     let loops: Int
+    let holding: AnyObject?
   }
 
   enum DecodeKey: Hashable {
@@ -131,11 +134,12 @@ extension MixerCore {
   }
 
   func waitForDecode(
-    _ request: PlayRequest, key: DecodeKey,
+    _ request: PlayRequest, key: DecodeKey, holding reference: AnyObject? = nil,
     decode: @escaping @Sendable (SoundLibrary) -> Result<Sound, SoundError>
   ) {
     let first = state.awaitingDecode[key] == nil
-    state.awaitingDecode[key, default: []].append(WaitingPlay(voice: request.voice, loops: request.loops))
+    state.awaitingDecode[key, default: []].append(
+      WaitingPlay(voice: request.voice, loops: request.loops, holding: reference))
     guard first else { return }
     let library = self.library
     library.decodeQueue.async {
