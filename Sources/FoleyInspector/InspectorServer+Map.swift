@@ -18,7 +18,8 @@ public struct InspectorMapState: Sendable, Codable, Hashable {
   public var hasUnsavedEdits: Bool
   /// Each event's entry, as the map's text has it.
   public var events: [String: String]
-  /// The buses an event may play on: the categories with a bus, and the engine's own four.
+  /// The buses an event may play on: the engine's own four, those the map's `mix.buses` declares
+  /// (listed before anything plays on them), and any other category with a bus now.
   public var buses: [String]
   /// The files the map may name: the sounds in its folder and below it.
   public var files: [String]
@@ -46,7 +47,7 @@ extension InspectorServer {
     // The categories with a bus now, and the engine's own four (a lock read: no wait on the audio
     // queue from the server's shared threads).
     let known = engine.core.busIndices.withLock { Array($0.keys) } + [.effects, .music, .ambience, .speech]
-    let buses = Set(known.map(\.name)).sorted()
+    let buses = Set(known.map(\.name))
     // The game thread only takes the map's text and its small facts; the entries are listed here,
     // on the server's threads, once per version of the map.
     let taken = await onGameThread {
@@ -54,7 +55,8 @@ extension InspectorServer {
         soundMap.listing,
         InspectorMapState(
           file: soundMap.url?.lastPathComponent, version: soundMap.version,
-          hasUnsavedEdits: soundMap.hasUnsavedEdits, events: [:], buses: buses, files: [],
+          hasUnsavedEdits: soundMap.hasUnsavedEdits, events: [:],
+          buses: buses.union(soundMap.declaredBuses).sorted(), files: [],
           musicStates: soundMap.musicStates, musicState: soundMap.musicState,
           intensities: soundMap.intensityParameters, switches: soundMap.switchParameters,
           editingAllowed: editing, savingAllowed: saving),

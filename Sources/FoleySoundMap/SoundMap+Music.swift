@@ -24,6 +24,10 @@ extension SoundMap {
   /// audition may pass (`surface`: `grass`, `stone`, …).
   public var switchParameters: [String: [String]] { switchesFound }
 
+  /// The buses the map's events, snapshots and effects may name: the engine's four and those its
+  /// `mix.buses` declares.
+  package var declaredBuses: Set<String> { definition.declaredBuses }
+
   /// Handles `music.state` (parameter `state`) and `music.intensity` (the piece's intensity
   /// parameter, 0…1); false for any other event.
   func handleMusic(_ event: GameEvent) -> Bool {

@@ -111,6 +111,7 @@ extension SoundMapParser {
     if let parent = object["parent"] {
       if let name = parent as? String, Self.isCategoryBus(name) {
         bus.parent = SoundCategory(name)
+        busReferences.append((name, "\(path).parent"))
       } else {
         errors.append("\(path).parent: must be a category's name")
       }
@@ -194,6 +195,7 @@ extension SoundMapParser {
           return nil
         }
         sidechain = SoundCategory(name)
+        busReferences.append((name, "\(path).sidechain"))
       }
       return .compressor(
         threshold: threshold, ratio: ratio, attack: attack, release: release, range: range, makeUp: makeUp,
@@ -211,5 +213,32 @@ extension SoundMapParser {
       return nil
     }
     return preset
+  }
+}
+
+extension SoundMapParser {
+  /// The buses every map may name: the engine's own four.
+  static let engineBuses: Set<String> = [
+    SoundCategory.effects, SoundCategory.music, SoundCategory.ambience, SoundCategory.speech,
+  ].reduce(into: []) { $0.insert($1.name) }
+
+  /// Every bus a name in the map refers to is the engine's or one the map's `mix.buses` declares
+  /// (`"ui": {}` declares a bus with nothing set): a misspelt bus would otherwise be made anew,
+  /// silently, and the sound would leave the bus its mix, ducking and snapshots act on.
+  mutating func checkBusReferences() {
+    let declared = definition.declaredBuses
+    for (name, path) in busReferences where !declared.contains(name) {
+      let hint = Self.nearest(to: name, among: declared).map { " (did you mean \($0)?)" } ?? ""
+      errors.append(
+        "\(path): no bus \"\(name)\"\(hint); a map names the engine's buses (effects, music, ambience, "
+          + "speech) or those its mix.buses declares")
+    }
+  }
+}
+
+extension SoundMapDefinition {
+  /// The buses the map may name: the engine's four and those its `mix.buses` declares.
+  package var declaredBuses: Set<String> {
+    SoundMapParser.engineBuses.union((mix?.buses.keys).map { $0.map(\.name) } ?? [])
   }
 }

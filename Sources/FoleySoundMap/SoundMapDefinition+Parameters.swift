@@ -128,6 +128,7 @@ extension SoundMapParser {
         errors.append("\(here): must be a category's bus, as an object")
         continue
       }
+      busReferences.append((name, here))
       unknownKeys(in: bus, allowed: ["volumeDb", "effects"], at: here)
       var change = MixSnapshot.BusChange()
       change.volumeDecibels = number(bus["volumeDb"], at: "\(here).volumeDb", in: -96...24) ?? 0

@@ -116,6 +116,9 @@ package struct SoundMapParser {
   /// The parameters curves and snapshots name, where, and a snapshot's value, checked once the
   /// whole map is read.
   var parameterReferences: [(name: String, path: String, value: Double?)] = []
+  /// The buses events, snapshots, sidechains, followers and parents name, and where, checked once
+  /// the whole map is read against the buses it declares.
+  var busReferences: [(name: String, path: String)] = []
 
   package init() {}
 
@@ -190,6 +193,7 @@ package struct SoundMapParser {
       }
     }
     checkParameterReferences()
+    checkBusReferences()
     // What parsed, even with errors elsewhere: its files are checked too, so one look at a map
     // reports every problem it has.
     return definition
@@ -245,9 +249,11 @@ package struct SoundMapParser {
     if let category = object["category"] {
       if let name = category as? String, !name.isEmpty {
         entry.category = SoundCategory(name)
+        busReferences.append((name, "\(path).category"))
       } else {
         errors.append(
-          "\(path).category: must be a category name (effects, music, ambience, speech, or your own)")
+          "\(path).category: must be a bus name (effects, music, ambience, speech, or one mix.buses declares)"
+        )
       }
     }
     entry.positional = flag(object["positional"], at: "\(path).positional") ?? false

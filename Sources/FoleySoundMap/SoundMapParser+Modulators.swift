@@ -121,9 +121,11 @@ extension SoundMapParser {
     }
     unknownKeys(in: object, allowed: ["bus", "curve", "interpolation", "attack", "release"], at: path)
     guard let bus = object["bus"] as? String, !bus.isEmpty else {
-      errors.append("\(path).bus: must be a category name (effects, music, ambience, speech, or your own)")
+      errors.append(
+        "\(path).bus: must be a bus name (effects, music, ambience, speech, or one mix.buses declares)")
       return nil
     }
+    busReferences.append((bus, "\(path).bus"))
     guard
       let curve = curve(object, at: path, inputs: -100...0, values: -96...24, input: "dBFS", unit: "dB")
     else { return nil }

@@ -175,4 +175,24 @@ struct SoundMapRunTests {
         #"events["wobble"].modulators[0].lfo.wave: must be one of sampleAndHold, sine, square, triangle (did you mean sine?)"#
       ), "\(run.errors)")
   }
+
+  @Test("the demo's map with a misspelt bus is refused by soundmap check with the path and the bus it meant")
+  func misspeltBusInTheDemoMap() throws {
+    let assets = try ScriptedRunTests.copyOfAssets()
+    defer { try? FileManager.default.removeItem(at: assets) }
+    let map = assets.appendingPathComponent("sounds.json")
+    let good = try runDemoCommand(["soundmap", "check", map.path])
+    #expect(good.status == 0, "\(good.errors)")
+    let text = try String(contentsOf: map, encoding: .utf8)
+    let misspelt = #""maxInstances": 10, "category": "cuse""#
+    let edited = text.replacingOccurrences(of: #""maxInstances": 10, "category": "cues""#, with: misspelt)
+    try #require(edited.contains(misspelt))
+    try Data(edited.utf8).write(to: map)
+    let run = try runDemoCommand(["soundmap", "check", map.path])
+    #expect(run.status == 2)
+    #expect(
+      run.errors.contains(
+        #"events["chime.call"].category: no bus "cuse" (did you mean cues?); a map names the engine's buses (effects, music, ambience, speech) or those its mix.buses declares"#
+      ), "\(run.errors)")
+  }
 }

@@ -268,8 +268,12 @@ struct InspectorSoundMapTests {
               ("POST", "/map/mix?\(token)&version=3", #"{"mu\u0007sic": -6}"#),
               ("POST", "/map/event?\(token)&name=%07bell&version=3", entry),
               ("POST", "/map/event?\(token)&name=ping", entry),
+              ("POST", "/map/event?\(token)&name=ping&version=3", #"{"play":"a.wav","category":"cuse"}"#),
             ])
-          #expect(mix.map(\.status) == [200, 400, 400, 400, 400, 400], "\(mix)")
+          #expect(mix.map(\.status) == [200, 400, 400, 400, 400, 400, 400], "\(mix)")
+          // A misspelt bus is refused, not made.
+          #expect(mix.last?.body.contains(#"no bus \"cuse\""#) == true, "\(mix.last.map(\.body) ?? "")")
+          #expect(map.version == 3 && engine.core.busIndices.withLock { $0[SoundCategory("cuse")] == nil })
           #expect(map.text.contains(#""mix": { "buses": { "music": { "volumeDb": -6 } } }"#), "\(map.text)")
           #expect(abs(engine.bus("music").volume - 0.501) < 0.001)
         }

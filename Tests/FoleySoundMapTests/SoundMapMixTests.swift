@@ -45,6 +45,51 @@ struct SoundMapMixTests {
     for message in expected { #expect(error.errors.contains(message), "missing: \(message)\n\(error)") }
   }
 
+  @Test(
+    "every bus a map names is the engine's or declared: events, snapshots, sidechains, followers and parents")
+  func busNamesChecked() throws {
+    let audio = try EmbeddedAudio()
+    let folder = try SoundMapTests.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let json = """
+      { "version": 1,
+        "events": { "x": { "play": "a.wav", "category": "cuse" },
+                    "y": { "play": "a.wav", "modulators": [{ "follower": { "bus": "speach", "curve": [[-40, 0], [-10, -6]] } }] },
+                    "z": { "play": "a.wav", "category": "cues" } },
+        "snapshots": { "quiet": { "mix": { "buses": { "muzic": { "volumeDb": -6 } } } } },
+        "mix": { "buses": { "cues": {},
+                            "music": { "effects": [{ "type": "compressor", "threshold": -40, "ratio": 4, "sidechain": "cuess" }] },
+                            "radio": { "parent": "wrld" } } } }
+      """
+    let error = try #require(throws: SoundMapError.self) {
+      try SoundMapTests.map(json, in: folder, engine: audio.engine)
+    }
+    let tail =
+      "; a map names the engine's buses (effects, music, ambience, speech) or those its mix.buses declares"
+    for message in [
+      #"events["x"].category: no bus "cuse" (did you mean cues?)"#,
+      #"events["y"].modulators[0].follower.bus: no bus "speach" (did you mean speech?)"#,
+      #"snapshots["quiet"].mix.buses["muzic"]: no bus "muzic" (did you mean music?)"#,
+      #"mix.buses["music"].effects[0].sidechain: no bus "cuess" (did you mean cues?)"#,
+      #"mix.buses["radio"].parent: no bus "wrld""#,
+    ] {
+      #expect(error.errors.contains(message + tail), "missing: \(message)\n\(error)")
+    }
+    #expect(!error.errors.contains { $0.hasPrefix(#"events["z"]"#) }, "\(error)")
+    // Declared, the same names load, and a declared bus is there before anything plays on it.
+    var fixed = json
+    for (wrong, right) in [
+      ("cuse", "cues"), ("speach", "speech"), ("muzic", "music"), ("cuess", "cues"),
+      (#""radio": { "parent": "wrld" }"#, #""radio": { "parent": "world" }, "world": {}"#),
+    ] {
+      fixed = fixed.replacingOccurrences(of: wrong, with: right)
+    }
+    let map = try SoundMapTests.map(fixed, in: folder, engine: audio.engine)
+    #expect(map.declaredBuses == ["effects", "music", "ambience", "speech", "cues", "radio", "world"])
+    let buses = audio.engine.core.busIndices.withLock { Set($0.keys.map(\.name)) }
+    #expect(buses.isSuperset(of: ["cues", "radio", "world"]), "\(buses)")
+  }
+
   @Test("a map's mix puts a high-pass on a category's bus and sets its volume: its low tone goes")
   func applied() throws {
     let folder = try SoundMapTests.folder(["low.wav": 150])

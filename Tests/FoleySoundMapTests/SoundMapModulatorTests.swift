@@ -63,7 +63,7 @@ struct SoundMapModulatorTests {
     for message in [
       #"events["a"].modulators[0].envelope.attack: must be a number"#,
       #"events["b"].modulators[0].follower.curve: must be a list of [dBFS, dB] points"#,
-      #"events["c"].modulators[0].follower.bus: must be a category name (effects, music, ambience, speech, or your own)"#,
+      #"events["c"].modulators[0].follower.bus: must be a bus name (effects, music, ambience, speech, or one mix.buses declares)"#,
       #"events["d"].modulators[0].follower.release: 0 is outside 0.001...10"#,
       #"events["f"].modulators[0]: needs "lfo", "parameter", "envelope" or "follower""#,
       #"events["e"].modulators[0].envelope.atack: unknown key (did you mean attack?)"#,
