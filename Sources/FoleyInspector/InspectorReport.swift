@@ -152,6 +152,8 @@ private struct CommandFields: Decodable {
 public enum InspectorError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A command that does not parse, or names no bus.
   case badCommand(String)
+  /// A post of an event the inspected map does not have (HTTP 404), with the nearest name.
+  case notFound(String)
   /// The game did not enable the page's controls.
   case controlsDisabled
   /// The server could not start (the port is taken, say).
@@ -160,6 +162,7 @@ public enum InspectorError: Error, Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .badCommand(let why): "bad command: \(why)"
+    case .notFound(let why): "not found: \(why)"
     case .controlsDisabled: "the game has not enabled the inspector's controls"
     case .cannotStart(let why): "the inspector cannot start: \(why)"
     }

@@ -1,5 +1,6 @@
 import FlyingFox
 import FoleyAudio
+import FoleySoundMap
 import Foundation
 
 // The page's commands: bus volumes, mutes and solos, mix snapshots, and posts to the sound map.
@@ -10,13 +11,16 @@ extension InspectorServer {
       let reply = try perform(try InspectorCommand(json: body.prefix(InspectorCommand.maximumSize + 1)))
       return HTTPResponse(statusCode: .ok, body: Data((reply + "\n").utf8))
     } catch {
-      return HTTPResponse(statusCode: .badRequest, body: Data((error.description + "\n").utf8))
+      let status: HTTPStatusCode = if case .notFound = error { .notFound } else { .badRequest }
+      return HTTPResponse(statusCode: status, body: Data((error.description + "\n").utf8))
     }
   }
 
   /// Carries out `command`; returns what it did.
   /// - Throws: ``InspectorError/controlsDisabled`` unless the game allows control,
-  ///   ``InspectorError/badCommand(_:)`` for a bus that does not exist.
+  ///   ``InspectorError/badCommand(_:)`` for a bus that does not exist or a post naming a
+  ///   parameter or value its event does not read, ``InspectorError/notFound(_:)`` for a post of
+  ///   an event the map does not have (each with the nearest name).
   @discardableResult
   public func perform(_ command: InspectorCommand) throws(InspectorError) -> String {
     guard options.allowsControl else { throw .controlsDisabled }
@@ -42,7 +46,15 @@ extension InspectorServer {
       guard let soundMap else {
         throw .badCommand("no sound map is inspected: nothing to post \"\(event)\" to")
       }
-      engine.session.mailbox.post { soundMap.audition(event, parameters: parameters, at: position) }
+      // Checked here, so the reply tells the truth: an unknown event, parameter or value is
+      // refused with the nearest name rather than posted to play nothing or a default.
+      do throws(SoundMapAuditionError) {
+        try soundMap.checkAudition(event, parameters: parameters)
+      } catch {
+        if case .unknownEvent = error { throw .notFound(error.description) }
+        throw .badCommand(error.description)
+      }
+      engine.session.mailbox.post { _ = try? soundMap.audition(event, parameters: parameters, at: position) }
       let given = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       return "posted \(event)" + (given.isEmpty ? "" : " (\(given.joined(separator: ", ")))")
         + (position.map { " at \($0)" } ?? "")

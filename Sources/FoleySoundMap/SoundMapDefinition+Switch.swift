@@ -1,3 +1,4 @@
+import FoleyScene
 import Foundation
 
 /// The map's switch containers: one case of items per value of a game parameter the post names.
@@ -33,17 +34,74 @@ extension SoundMapParser {
 }
 
 extension SoundMapDefinition {
+  /// What a post of each event reads: its name, and the parameters its switches read, each with
+  /// the values their cases name (the music's two events: the states, and the intensity
+  /// parameters, which take any number).
+  var auditionFacts: AuditionFacts {
+    var facts = AuditionFacts()
+    for (name, entry) in events {
+      var reads: [String: Set<String>] = [:]
+      if case .play(let item) = entry.effect {
+        item.forEachItem {
+          if case .switchOn(let parameter, let cases, _) = $0.kind {
+            reads[parameter, default: []].formUnion(cases.keys)
+          }
+        }
+      }
+      facts.events[name] = reads
+    }
+    if let music {
+      facts.events["music.state"] = ["state": Set(music.states.keys)]
+      facts.events["music.intensity"] = Dictionary(
+        music.tracks.values.compactMap(\.intensity).map { ($0, AuditionFacts.anyNumber) },
+        uniquingKeysWith: { first, _ in first })
+    }
+    return facts
+  }
+}
+
+/// What an audition is checked against, kept where any thread may read it: each event the map
+/// posts, with the parameters a post of it reads and the values it tells apart.
+package struct AuditionFacts: Sendable {
+  /// The values of a parameter that takes any number (the music's intensity).
+  static let anyNumber: Set<String> = []
+  /// The events the music answers, whatever the map's events are.
+  static let musicEvents: Set<String> = ["music.state", "music.intensity"]
+  var events: [String: [String: Set<String>]] = [:]
+
   /// The game parameters the switches read, each with the values its cases name (sorted).
   var switchParameters: [String: [String]] {
     var found: [String: Set<String>] = [:]
-    for entry in events.values {
-      guard case .play(let item) = entry.effect else { continue }
-      item.forEachItem {
-        if case .switchOn(let parameter, let cases, _) = $0.kind {
-          found[parameter, default: []].formUnion(cases.keys)
-        }
-      }
+    for (name, reads) in events where !Self.musicEvents.contains(name) {
+      for (parameter, values) in reads { found[parameter, default: []].formUnion(values) }
     }
     return found.mapValues { $0.sorted() }
+  }
+
+  /// Why posting `name` with `parameters` would not play what was asked, or nil.
+  func problem(_ name: String, parameters: [String: EventValue]) -> SoundMapAuditionError? {
+    guard let reads = events[name] else {
+      return .unknownEvent(name, suggestion: SoundMapParser.nearest(to: name, among: Set(events.keys)))
+    }
+    for (parameter, value) in parameters.sorted(by: { $0.key < $1.key }) {
+      guard let values = reads[parameter] else {
+        return .unknownParameter(
+          parameter, event: name, reads: reads.keys.sorted(),
+          suggestion: SoundMapParser.nearest(to: parameter, among: Set(reads.keys)))
+      }
+      let text = value.description
+      if values == Self.anyNumber {
+        guard let number = value.number, number.isFinite else {
+          return .unknownValue(text, parameter: parameter, event: name, cases: [], suggestion: nil)
+        }
+        continue
+      }
+      if !values.contains(text) {
+        return .unknownValue(
+          text, parameter: parameter, event: name, cases: values.sorted(),
+          suggestion: SoundMapParser.nearest(to: text, among: values))
+      }
+    }
+    return nil
   }
 }

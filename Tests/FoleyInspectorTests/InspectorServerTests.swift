@@ -76,7 +76,7 @@ struct InspectorServerTests {
         let reply = try #require(
           RawConnection.request(port: port, method: "POST", path: control, body: Array(body.utf8)))
         #expect(reply.status == 400, "\(body.prefix(40)) → \(reply.status) \(reply.body)")
-        #expect(reply.body.hasPrefix("bad command"))
+        #expect(reply.body.hasPrefix("bad command"), "\(body.prefix(40)) → \(reply.body)")
       }
       #expect(engine.bus("music").volume == 1)
       // Junk that is not HTTP, then a WebSocket that sends a malformed command and then a frame

@@ -269,13 +269,19 @@ struct InspectorSoundMapTests {
               ("POST", "/map/event?\(token)&name=%07bell&version=3", entry),
               ("POST", "/map/event?\(token)&name=ping", entry),
               ("POST", "/map/event?\(token)&name=ping&version=3", #"{"play":"a.wav","category":"cuse"}"#),
+              ("POST", "/control?\(token)", #"{"type":"post","event":"pnig"}"#),
+              ("POST", "/control?\(token)", #"{"type":"post","event":"ping","parameters":{"surface":"x"}}"#),
             ])
-          #expect(mix.map(\.status) == [200, 400, 400, 400, 400, 400, 400], "\(mix)")
+          #expect(mix.map(\.status) == [200, 400, 400, 400, 400, 400, 400, 404, 400], "\(mix)")
+          // An audition of a name the map lacks is not answered "posted": 404, with the name it meant.
+          #expect(mix[7].body.contains(#"no event "pnig" in the map (did you mean ping?)"#), "\(mix[7])")
+          #expect(mix[8].body.contains(#"ping reads no parameter "surface"; it reads none"#), "\(mix[8])")
           // A misspelt bus is refused, not made.
-          #expect(mix.last?.body.contains(#"no bus \"cuse\""#) == true, "\(mix.last.map(\.body) ?? "")")
+          #expect(mix[6].body.contains(#"no bus \"cuse\""#), "\(mix[6])")
           #expect(map.version == 3 && engine.core.busIndices.withLock { $0[SoundCategory("cuse")] == nil })
           #expect(map.text.contains(#""mix": { "buses": { "music": { "volumeDb": -6 } } }"#), "\(map.text)")
           #expect(abs(engine.bus("music").volume - 0.501) < 0.001)
+          #expect(map.statistics.unknown.isEmpty, "\(map.statistics)")
         }
         if saving {
           #expect(answers[7].status == 200, "\(answers[7])")
