@@ -117,7 +117,7 @@ public final class SoundMap {
   }
   /// What ``checkAudition(_:parameters:)`` checks against, found when the definition changes and
   /// read from any thread (the inspector's server checks a post before it reaches the game).
-  package nonisolated let auditionFacts = Locked(AuditionFacts())
+  nonisolated let auditionFacts = Locked(AuditionFacts())
   /// ``switchParameters``, found when the definition changes (a pass over every event, beside the
   /// parse that made it), so that the inspector's page costs the game thread no such pass.
   var switchesFound: [String: [String]] = [:]

@@ -62,7 +62,7 @@ extension SoundMapDefinition {
 
 /// What an audition is checked against, kept where any thread may read it: each event the map
 /// posts, with the parameters a post of it reads and the values it tells apart.
-package struct AuditionFacts: Sendable {
+struct AuditionFacts: Sendable {
   /// The values of a parameter that takes any number (the music's intensity).
   static let anyNumber: Set<String> = []
   /// The events the music answers, whatever the map's events are.
