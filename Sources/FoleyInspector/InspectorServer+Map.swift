@@ -44,10 +44,9 @@ extension InspectorServer {
     guard let soundMap else { return Self.reply(404, ["error": "no sound map is inspected"]) }
     let editing = options.allowsControl
     let saving = options.allowsSaving
-    // The categories with a bus now, and the engine's own four (a lock read: no wait on the audio
-    // queue from the server's shared threads).
-    let known = engine.core.busIndices.withLock { Array($0.keys) } + [.effects, .music, .ambience, .speech]
-    let buses = Set(known.map(\.name))
+    // The categories with a bus now (a lock read: no wait on the audio queue from the server's
+    // shared threads); the engine's own four come with the map's declared buses.
+    let buses = engine.core.busIndices.withLock { Set($0.keys.map(\.name)) }
     // The game thread only takes the map's text and its small facts; the entries are listed here,
     // on the server's threads, once per version of the map.
     let taken = await onGameThread {

@@ -218,9 +218,7 @@ extension SoundMapParser {
 
 extension SoundMapParser {
   /// The buses every map may name: the engine's own four.
-  static let engineBuses: Set<String> = [
-    SoundCategory.effects, SoundCategory.music, SoundCategory.ambience, SoundCategory.speech,
-  ].reduce(into: []) { $0.insert($1.name) }
+  static let engineBuses = Set([SoundCategory.effects, .music, .ambience, .speech].map(\.name))
 
   /// Every bus a name in the map refers to is the engine's or one the map's `mix.buses` declares
   /// (`"ui": {}` declares a bus with nothing set): a misspelt bus would otherwise be made anew,
