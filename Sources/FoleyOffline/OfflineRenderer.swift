@@ -53,20 +53,26 @@ public final class OfflineRenderer {
     public var speed: Double
   }
 
-  /// Opens an engine on an embedded mixer at `sampleRate` (8,000…192,000 Hz), float32 stereo.
+  /// Opens an engine on an embedded mixer at `sampleRate` (8,000…192,000 Hz), float32 stereo,
+  /// mixing `bufferFrames` frames at a time (64…16,384; a live device's buffer, to mix as it did).
   /// - Throws: `AudioEngineError` when the engine cannot open (a configuration out of range).
   public init(
-    sampleRate: Int = 48_000, configuration: AudioConfiguration = AudioConfiguration(),
+    sampleRate: Int = 48_000, bufferFrames: Int = 512, configuration: AudioConfiguration = AudioConfiguration(),
     assetRoots: [URL] = AudioEngine.defaultAssetRoots, logger: Logger = .foley("foley.offline")
   ) throws(AudioEngineError) {
     guard (8_000...192_000).contains(sampleRate) else {
       throw .invalidConfiguration("sampleRate \(sampleRate) is not in 8000...192000")
     }
+    guard (64...16_384).contains(bufferFrames) else {
+      throw .invalidConfiguration("bufferFrames \(bufferFrames) is not in 64...16384")
+    }
     var configuration = configuration
     configuration.sampleRate = sampleRate
     configuration.sampleFormat = .float32
     configuration.channels = 2
-    mixer = EmbeddedMixer(sampleRate: sampleRate, sampleFormat: .float32, channels: 2, bufferFrames: 512)
+    configuration.bufferFrames = bufferFrames
+    mixer = EmbeddedMixer(
+      sampleRate: sampleRate, sampleFormat: .float32, channels: 2, bufferFrames: bufferFrames)
     engine = try AudioEngine(
       embedded: mixer, configuration: configuration, session: AudioSession(), assetRoots: assetRoots,
       logger: logger)
@@ -85,6 +91,20 @@ public final class OfflineRenderer {
     seconds: Double, step: Double = 1.0 / 60, to url: URL, update: (Double) -> Void,
     consume: (UnsafeBufferPointer<Float>) -> Void = { _ in }
   ) throws(OfflineRenderError) -> Result {
+    try writingWAV(to: url) { sink throws(OfflineRenderError) in
+      try mix(seconds: seconds, step: step, update: update, digest: nil) { samples in
+        consume(samples)
+        sink(samples)
+      }
+    }
+  }
+
+  /// Writes what `produce` hands its sink to a 32-bit float stereo WAV at `url` (replaced), and
+  /// returns its result with the finished file's hash.
+  func writingWAV(
+    to url: URL,
+    _ produce: ((UnsafeBufferPointer<Float>) -> Void) throws(OfflineRenderError) -> Result
+  ) throws(OfflineRenderError) -> Result {
     let format = RecordingFormat(sampleRate: sampleRate, channels: 2, sampleFormat: .float32)
     let header = WAVHeader(format: format, frames: 0).bytes
     guard FileManager.default.createFile(atPath: url.path, contents: Data(header)),
@@ -101,8 +121,7 @@ public final class OfflineRenderer {
       throw OfflineRenderError.cannotWrite(url, error.localizedDescription)
     }
     // The samples are not hashed on the way: the hash is the finished file's, read back below.
-    let result = try mix(seconds: seconds, step: step, update: update, digest: nil) { samples in
-      consume(samples)
+    let result = try produce { samples in
       guard failure == nil else { return }
       let bytes = Data(buffer: samples)
       do { try handle.write(contentsOf: bytes) } catch { failure = error.localizedDescription }

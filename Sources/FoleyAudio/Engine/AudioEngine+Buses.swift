@@ -118,7 +118,11 @@ extension AudioEngine {
     let settings = core.buses.withLock { $0 }
     core.master.setChannelMix(mono: settings.isMono, balance: Float(settings.balance))
     core.master.setDynamicRange(settings.dynamicRange)
-    core.queue.async { [core] in core.applyBuses(settings, tween: tween) }
+    core.queue.async { [core] in
+      core.capturing({ .mix(MixerCore.capturedMix(settings), tween: core.captured(tween)) }) {
+        core.applyBuses(settings, tween: tween)
+      }
+    }
   }
 }
 

@@ -16,6 +16,7 @@ extension MixerCore {
   package func shutDown() {
     dispatchPrecondition(condition: .onQueue(queue))
     guard state.isOpen else { return }
+    _ = stopCapture(reason: "engine closed")
     state.isOpen = false
     backend.scheduleService(at: nil)
     if state.hasDevice {

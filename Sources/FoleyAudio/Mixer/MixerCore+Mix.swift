@@ -47,6 +47,7 @@ extension MixerCore {
   /// its compressors.
   package func setEffects(_ effects: [AudioEffect], onBus bus: Int, keys: [(CompressorEffect, Int)] = []) {
     let keys = UncheckedKeys(keys: keys)
+    noteUncaptured("bus effects")
     queue.async { [self] in
       guard state.isOpen else { return }
       backend.withAudioLock {
@@ -58,6 +59,7 @@ extension MixerCore {
 
   /// Routes `bus` into `parent` (0: the master).
   func setParent(_ parent: Int, of bus: Int) {
+    noteUncaptured("bus routing")
     queue.async { [self] in
       guard state.isOpen else { return }
       backend.withAudioLock { mixer.setParent(parent, of: bus) }
@@ -69,6 +71,7 @@ extension MixerCore {
     let request = RampRequest(
       target: Float(level.clamped(to: 0...1, or: 0)), tween: tween, sampleRate: format.sampleRate,
       minimumFrames: declickFrames)
+    noteUncaptured("bus reverb send")
     queue.async { [self] in
       guard state.isOpen else { return }
       backend.withAudioLock { mixer.setSend(request, on: bus) }

@@ -76,6 +76,7 @@ extension MixerCore {
   /// Moves track `index` to `value` along `tween`.
   func moveTrack(_ index: Int, to value: Double, tween: Tween) {
     let (frames, easing, start) = frames(of: tween)
+    noteUncaptured("parameters and snapshots")
     queue.async { [self] in
       guard state.isOpen else { return }
       backend.withAudioLock {

@@ -7,7 +7,7 @@ extension MixerCore {
   package func pause(_ voice: Voice) {
     queue.async { [self] in
       guard state.isOpen, voice.state == .playing else { return }
-      pauseOnQueue(voice)
+      capturing({ .pause(voice: voice.id) }) { pauseOnQueue(voice) }
       scheduleFallbackWake()
     }
   }
@@ -36,7 +36,7 @@ extension MixerCore {
   package func resume(_ voice: Voice) {
     queue.async { [self] in
       guard state.isOpen, voice.state == .paused else { return }
-      resumeOnQueue(voice)
+      capturing({ .resume(voice: voice.id) }) { resumeOnQueue(voice) }
     }
   }
 

@@ -15,6 +15,7 @@ extension MixerCore {
   /// Voices the game paused are left alone, so they stay paused across the transition.
   func applySession(_ transition: AudioSession.Transition) {
     dispatchPrecondition(condition: .onQueue(queue))
+    state.capture?.noteUnsupported("session", at: mixer.framesMixed.load(ordering: .acquiring))
     state.sessionState = transition.new
     reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
   }

@@ -13,6 +13,10 @@ extension MixerCore {
   }
 
   private func stopOnQueue(_ voice: Voice, tween: Tween) {
+    capturing({ .stop(voice: voice.id, tween: captured(tween)) }) { stopVoiceOnQueue(voice, tween: tween) }
+  }
+
+  private func stopVoiceOnQueue(_ voice: Voice, tween: Tween) {
     // A stop that starts on a later frame lets a play asked for before it start first.
     if voice.state == .pending, tween.startFrame != .max,
       tween.startFrame > mixer.framesMixed.load(ordering: .acquiring)
@@ -62,7 +66,7 @@ extension MixerCore {
         table.occupiedChannels.compactMap { table[$0] }.map(\.voice) + state.orphans.map(\.voice)
         + state.virtual.voices.values.map(\.slot.voice)
       for voice in voices where voice.state == .paused && (category == nil || matches(voice, category!)) {
-        resumeOnQueue(voice)
+        capturing({ .resume(voice: voice.id) }) { resumeOnQueue(voice) }
       }
     }
   }
@@ -76,17 +80,23 @@ extension MixerCore {
   func updateGain(of voice: Voice) {
     queue.async { [self] in
       guard state.isOpen, voice.state == .playing else { return }
-      if voice.isVirtual {
-        gainChanged(voice, channel: nil)
-      } else {
-        guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing,
-          slot.sessionMode != .paused
-        else { return }
-        retarget(channel, slot)
-        gainChanged(voice, channel: channel)
+      capturing({ .gain(voice: voice.id, pan: voice.pan, groupVolume: voice.groupVolume) }) {
+        updateGainOnQueue(of: voice)
       }
-      rebalanceVoices()
     }
+  }
+
+  private func updateGainOnQueue(of voice: Voice) {
+    if voice.isVirtual {
+      gainChanged(voice, channel: nil)
+    } else {
+      guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing,
+        slot.sessionMode != .paused
+      else { return }
+      retarget(channel, slot)
+      gainChanged(voice, channel: channel)
+    }
+    rebalanceVoices()
   }
 
   /// Moves `voice`'s level (its volume) from `from` to `target`, along `tween`; a
@@ -119,20 +129,22 @@ extension MixerCore {
       case .finished: return
       case .playing, .paused: break
       }
-      if voice.isVirtual {
-        // Kept for when it comes back on a channel: the tween goes on from where it got to.
-        voice.keepLevelTween(
-          from: from, frames: frames, easing: easing,
-          start: start == .max ? mixer.framesMixed.load(ordering: .acquiring) : start)
-        gainChanged(voice, channel: nil)
-      } else {
-        guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else {
-          return
+      capturing({ .volume(voice: voice.id, to: target, tween: captured(tween)) }) {
+        if voice.isVirtual {
+          // Kept for when it comes back on a channel: the tween goes on from where it got to.
+          voice.keepLevelTween(
+            from: from, frames: frames, easing: easing,
+            start: start == .max ? mixer.framesMixed.load(ordering: .acquiring) : start)
+          gainChanged(voice, channel: nil)
+        } else {
+          guard let channel = table.channel(of: voice), let slot = table[channel], !slot.isReleasing else {
+            return
+          }
+          let gain = table.gains[channel]
+          gain.setLevel(
+            Float(target), frames: frames > 0 ? frames : gain.declickFrames, easing: easing, start: start)
+          gainChanged(voice, channel: channel)
         }
-        let gain = table.gains[channel]
-        gain.setLevel(
-          Float(target), frames: frames > 0 ? frames : gain.declickFrames, easing: easing, start: start)
-        gainChanged(voice, channel: channel)
       }
       rebalanceVoices()
     }

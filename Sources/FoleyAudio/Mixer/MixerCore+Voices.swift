@@ -13,7 +13,13 @@ extension MixerCore {
       finish(voice, counting: .suppressed)
       return
     }
-    start(voice, playing: sound, loops: loops)
+    guard state.capture != nil else { return start(voice, playing: sound, loops: loops) }
+    // Captured: started and recorded under the audio lock, on the frame the mix starts it from.
+    backend.holdingAudioLock {
+      let admitted = AdmittedPlay(voice)
+      start(voice, playing: sound, loops: loops)
+      recordPlay(voice, of: sound, loops: loops, admitted: admitted)
+    }
   }
 
   private func start(_ voice: Voice, playing sound: Sound, loops: Int) {

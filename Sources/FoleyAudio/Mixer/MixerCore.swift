@@ -69,6 +69,9 @@ package final class MixerCore: @unchecked Sendable {
   let requests = Locked(PendingRequests())
   /// The game parameters and mix snapshots defined (`MixerCore+Parameters.swift`).
   let parameterRegistry = Locked(ParameterRegistry())
+  /// Whether a capture runs: what the game thread reads before noting a command the capture
+  /// does not record.
+  let isCapturing = Atomic<Bool>(false)
 
   /// Everything only the queue touches but the channel table, as one value: ``state``.
   package struct QueueState {
@@ -102,6 +105,8 @@ package final class MixerCore: @unchecked Sendable {
     /// While a batch of plays is served, the backend's clock is read at most once (on SDL it is
     /// a system call, and a burst of steals would read it per voice); nil outside a batch.
     var batchClock: UInt64?? = nil
+    /// The capture being written, if one runs (``CommandCapture``).
+    var capture: CommandCapture?
   }
   // In debug builds the state is in a ``QueueBound`` box that checks the queue on every access,
   // and so is the channel table (a reference that never changes, kept apart from the state

@@ -185,6 +185,7 @@ package final class StreamFiller: @unchecked Sendable {
 
   /// Fills `stream` and starts its voice; from any thread.
   package func start(_ stream: PCMStream) {
+    core.noteUncaptured("streams")
     queue.async { [self] in
       guard !isShutDown, !stream.isCancelled.load(ordering: .acquiring) else {
         stream.voice.stop()

@@ -19,6 +19,7 @@ extension Voice {
     guard let core else { return }
     store(try core.modulatorSlots(for: modulators))
     core.updateModulators(of: self)
+    core.noteUncaptured("voice modulators")
   }
 
   /// Keeps `slots` as the voice's modulators, for its next start (and its channel's update).

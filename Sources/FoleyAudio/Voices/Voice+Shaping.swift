@@ -41,6 +41,7 @@ extension Voice {
     let value = rate.clamped(to: VoiceShaping.rates, or: 1)
     rateRequest.store(request(Float(value), tween: tween, core: core, minimumFrames: 0))
     if value != 1 { requestShaper(core) }
+    core.noteUncaptured("voice rate")
   }
 
   /// The low-pass cutoff last asked for, in hertz (20,000: open). Walls between the voice and the
@@ -54,6 +55,7 @@ extension Voice {
     guard core != nil, !hertz.isNaN else { return }
     ownCutoff.store(hertz.clamped(to: VoiceShaping.cutoffs, or: 20_000).bitPattern, ordering: .relaxed)
     applyCutoff(tween: tween)
+    core?.noteUncaptured("voice filter")
   }
 
   /// What the scene's walls and rooms do to the voice: a low-pass cutoff (hertz) and a reverb
@@ -97,6 +99,7 @@ extension Voice {
     guard core != nil, !level.isNaN else { return }
     ownSend.store(level.clamped(to: 0...1, or: 0).bitPattern, ordering: .relaxed)
     applySend(tween: tween)
+    core?.noteUncaptured("voice reverb send")
   }
 
   private func applySend(tween: Tween) {
@@ -119,6 +122,7 @@ extension Voice {
       )
       .packed)
     if factor != 1 { requestShaper(core) }
+    core.noteUncaptured("doppler")
   }
 
   /// The rate a voice starts at, set before it is on a channel (its lane gets a shaper then).

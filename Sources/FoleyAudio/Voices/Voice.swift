@@ -224,6 +224,7 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     guard let core, !seconds.isNaN else { return }
     let frame = Int((seconds.clamped(to: 0...1e7, or: 0) * Double(core.format.sampleRate)).rounded())
     core.seek(self, toFrame: frame)
+    core.noteUncaptured("voice seek")
   }
 
   /// Keeps a level tween for the voice's next channel (its start, or its return from virtual):

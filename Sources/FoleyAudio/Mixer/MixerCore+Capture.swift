@@ -1,0 +1,158 @@
+import Dispatch
+import FoleyCore
+import Foundation
+
+// Capturing what the engine is told: each command recorded on the queue as it is applied, with
+// the frame the mix applies it from. While a capture runs, a command's work on the queue runs
+// under the audio lock, so that no buffer is mixed between reading the frame and the command
+// taking effect (SDL mixes on its own thread; the embedded mixer only when advanced).
+extension MixerCore {
+  /// Starts a capture on the queue: its frame 0 is the next frame the mix makes.
+  func startCapture(to url: URL, replacing: Bool, limit: Int) throws(CaptureError) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard state.isOpen else { throw .engineClosed }
+    guard state.capture == nil else { throw .alreadyCapturing }
+    let result = backend.holdingAudioLock { () -> Result<CommandCapture, CaptureError> in
+      let frame = mixer.framesMixed.load(ordering: .acquiring)
+      let header = CaptureHeader(
+        format: "foley-capture", version: CaptureHeader.currentVersion, sampleRate: format.sampleRate,
+        channels: format.channels, bufferFrames: format.bufferFrames, startFrame: frame,
+        engine: capturedEngineSettings, mix: Self.capturedMix(buses.withLock { $0 }),
+        voicesAtStart: table.countedVoices + state.virtual.voices.count + state.orphans.count)
+      let mixer = mixer
+      do throws(CaptureError) {
+        return .success(
+          try CommandCapture(
+            url: url, replacing: replacing, limit: limit, header: header,
+            frameNow: { mixer.framesMixed.load(ordering: .acquiring) }))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let capture = try result.get()
+    state.capture = capture
+    isCapturing.store(true, ordering: .releasing)
+    let settings = buses.withLock { $0 }
+    let frame = capture.startFrame
+    if settings.effects.values.contains(where: { !$0.isEmpty }) { capture.noteUnsupported("bus effects", at: frame) }
+    if !settings.parents.isEmpty { capture.noteUnsupported("bus routing", at: frame) }
+  }
+
+  /// Ends the capture that runs, if one does, and says what it holds.
+  func stopCapture(reason: String) -> CaptureSummary? {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard let capture = state.capture else { return nil }
+    state.capture = nil
+    isCapturing.store(false, ordering: .releasing)
+    return capture.finish(reason: reason, at: mixer.framesMixed.load(ordering: .acquiring))
+  }
+
+  /// Runs `body`, a command's work on the queue; while a capture runs, under the audio lock, and
+  /// then records what `command` says, stamped with the frame the next buffer starts on: the
+  /// first frame the command shapes.
+  func capturing(_ command: () -> CaptureCommand?, _ body: () -> Void) {
+    guard let capture = state.capture else { return body() }
+    backend.holdingAudioLock {
+      let frame = mixer.framesMixed.load(ordering: .acquiring)
+      body()
+      if let command = command() { capture.record(command, at: frame) }
+    }
+  }
+
+  /// Records a play the queue has just started (or left waiting for its scheduled frame), from
+  /// what its voice held when it was admitted.
+  func recordPlay(_ voice: Voice, of sound: Sound, loops: Int, admitted: AdmittedPlay) {
+    guard let capture = state.capture, voice.state != .finished else { return }
+    let frame = mixer.framesMixed.load(ordering: .acquiring)
+    let id = capture.soundID(for: sound, at: frame)
+    let play = CapturedPlay(
+      voice: voice.id, sound: id, volume: voice.volume, pan: voice.pan, groupVolume: voice.groupVolume,
+      loops: loops, rate: admitted.rate, start: admitted.schedule.map(capture.relative),
+      level: admitted.level.map { level in
+        CapturedLevel(
+          from: level.from, frames: level.frames, easing: level.easing.captureName,
+          start: capture.relativeStart(level.start))
+      }, normalization: voice.normalization, placementGain: admitted.placement?.gain,
+      placementPan: admitted.placement?.pan)
+    capture.record(.play(play), at: frame)
+    if admitted.hasModulators { capture.noteUnsupported("voice modulators", at: frame) }
+  }
+
+  /// What a play's voice holds for its start, read before the start uses it up.
+  struct AdmittedPlay {
+    var rate: Double
+    var schedule: UInt64?
+    var level: (from: Double, frames: Int, easing: Easing, start: UInt64)?
+    var placement: SpatialPlacement?
+    var hasModulators: Bool
+
+    init(_ voice: Voice) {
+      rate = voice.playbackRate
+      schedule = voice.schedule.frame
+      let from = Double(bitPattern: voice.pendingLevelFrom.load(ordering: .relaxed))
+      level =
+        from.isNaN
+        ? nil
+        : (
+          from, voice.pendingLevelFrames.load(ordering: .relaxed),
+          Easing.decoded(voice.pendingLevelShape.load(ordering: .relaxed)),
+          voice.pendingLevelStart.load(ordering: .relaxed)
+        )
+      placement = voice.initialPlacement
+      hasModulators = voice.hasModulators.load(ordering: .relaxed)
+    }
+  }
+
+  /// Notes, from any thread, a command of a kind the capture does not record, so that a replay
+  /// names it (one atomic load when no capture runs).
+  package func noteUncaptured(_ kind: String) {
+    guard isCapturing.load(ordering: .relaxed) else { return }
+    queue.async { [self] in
+      state.capture?.noteUnsupported(kind, at: mixer.framesMixed.load(ordering: .acquiring))
+    }
+  }
+
+  /// A tween as a capture writes it.
+  func captured(_ tween: Tween) -> CapturedTween {
+    CapturedTween(
+      duration: tween.duration, easing: tween.easing.captureName,
+      start: state.capture?.relativeStart(tween.startFrame))
+  }
+
+  static func capturedMix(_ settings: BusSettings) -> CapturedMix {
+    CapturedMix(
+      volumes: Dictionary(uniqueKeysWithValues: settings.volumes.map { ($0.key.name, $0.value) }),
+      muted: settings.muted.map(\.name).sorted(), soloed: settings.soloed.map(\.name).sorted(),
+      critical: settings.critical.map(\.name).sorted(),
+      ducks: settings.ducks.mapValues { CapturedDuck(buses: $0.categories.map(\.name).sorted(), gain: $0.gain) },
+      masterVolume: settings.masterVolume, isMasterMuted: settings.isMasterMuted, isMono: settings.isMono,
+      balance: settings.balance, dynamicRange: settings.dynamicRange)
+  }
+
+  private var capturedEngineSettings: CapturedEngineSettings {
+    CapturedEngineSettings(
+      maximumChannels: configuration.maximumChannels, maximumAudibleVoices: configuration.maximumAudibleVoices,
+      virtualizesInaudibleVoices: configuration.virtualizesInaudibleVoices,
+      declickDuration: configuration.declickDuration, closeFadeDuration: configuration.closeFadeDuration,
+      limiterCeilingDecibels: configuration.limiter?.ceilingDecibels,
+      limiterLookAhead: configuration.limiter?.lookAhead, limiterRelease: configuration.limiter?.release)
+  }
+}
+
+extension BusSettings {
+  /// The settings a captured mix describes, over `self`'s effects, routing and player settings.
+  package func applying(_ mix: CapturedMix) -> BusSettings {
+    var settings = self
+    settings.volumes = Dictionary(uniqueKeysWithValues: mix.volumes.map { (SoundCategory($0.key), $0.value) })
+    settings.muted = Set(mix.muted.map { SoundCategory($0) })
+    settings.soloed = Set(mix.soloed.map { SoundCategory($0) })
+    settings.critical = Set(mix.critical.map { SoundCategory($0) })
+    settings.ducks = mix.ducks.mapValues { (Set($0.buses.map { SoundCategory($0) }), $0.gain) }
+    settings.masterVolume = mix.masterVolume
+    settings.isMasterMuted = mix.isMasterMuted
+    settings.isMono = mix.isMono
+    settings.balance = mix.balance
+    settings.dynamicRange = mix.dynamicRange
+    return settings
+  }
+}

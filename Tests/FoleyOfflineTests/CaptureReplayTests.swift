@@ -1,0 +1,123 @@
+import FoleyAudio
+import FoleyOffline
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Capture and replay: what a live engine on SDL's disk driver was told, captured with the frames
+/// it took effect on, replays offline to the samples the device wrote.
+@MainActor
+@Suite("Capture and replay", .serialized)
+struct CaptureReplayTests {
+  /// A folder of tones of 0.4 s: different pitches, so that a play on the wrong sound shows.
+  static func soundFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("foley-capture-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (name, frequency) in [("low.wav", 220.0), ("mid.wav", 330.0), ("high.wav", 660.0)] {
+      try makeToneWAV(frequency: frequency, duration: 0.4, amplitude: 0.3).write(
+        to: folder.appendingPathComponent(name))
+    }
+    return folder
+  }
+
+  /// A live run on the disk driver, captured: plays (looped, panned, faded in, scheduled), volume
+  /// tweens, a pause and resume, a bus and the master moved, stops with fades. Returns the
+  /// device's output and the capture's summary.
+  static func liveRun(folder: URL, capture url: URL) throws -> (output: [Float], summary: CaptureSummary) {
+    var summary: CaptureSummary?
+    let output = try captureDiskOutput { engine, output in
+      let low = try Sound(contentsOf: folder.appendingPathComponent("low.wav"), engine: engine)
+      var quiet = SoundSettings()
+      quiet.volume = 0.6
+      quiet.category = .ambience
+      let mid = try Sound(contentsOf: folder.appendingPathComponent("mid.wav"), engine: engine, settings: quiet)
+      let high = try Sound(contentsOf: folder.appendingPathComponent("high.wav"), engine: engine)
+      output.waitForMore(seconds: 0.05)
+      try engine.startCapture(to: url, replacing: true)
+      let drone = engine.play(low, volume: 0.5, loops: -1)
+      output.waitForMore(seconds: 0.1)
+      let pad = engine.play(mid, pan: -0.5, loops: -1, fadeIn: Tween(duration: 0.3, easing: .easeOut))
+      output.waitForMore(seconds: 0.1)
+      drone.setVolume(0.2, tween: Tween(duration: 0.25, easing: .easeInEaseOut))
+      let soon = engine.audioFrame + engine.frames(forSeconds: 0.15)
+      engine.play(high, volume: 0.4, pan: 0.7, start: .frame(soon))
+      output.waitForMore(seconds: 0.2)
+      engine.bus(.ambience).setVolume(0.5, tween: Tween(duration: 0.2))
+      pad.pause()
+      output.waitForMore(seconds: 0.1)
+      pad.resume()
+      pad.pan = 0.3
+      engine.setMasterVolume(0.8, tween: 0.1)
+      output.waitForMore(seconds: 0.15)
+      for _ in 0..<3 {
+        engine.play(high, volume: 0.3)
+        output.waitForMore(seconds: 0.03)
+      }
+      drone.stop(tween: Tween(duration: 0.2, easing: .easeIn))
+      output.waitForMore(seconds: 0.1)
+      pad.stop(tween: 0.1)
+      output.waitForMore(seconds: 0.3)
+      summary = engine.stopCapture()
+      output.waitForMore(seconds: 0.05)
+    }
+    var interleaved: [Float] = []
+    interleaved.reserveCapacity(output.left.samples.count * 2)
+    for (left, right) in zip(output.left.samples, output.right.samples) {
+      interleaved.append(left)
+      interleaved.append(right)
+    }
+    return (interleaved, try #require(summary))
+  }
+
+  /// A float WAV's samples (what the offline renderer writes).
+  static func floatSamples(ofWAV url: URL) throws -> [Float] {
+    let bytes = try Data(contentsOf: url)
+    var offset = 12
+    while offset + 8 <= bytes.count {
+      let size = bytes[(offset + 4)..<(offset + 8)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+      if bytes[offset..<(offset + 4)].elementsEqual("data".utf8) {
+        return bytes[(offset + 8)..<min(bytes.count, offset + 8 + size)].withUnsafeBytes {
+          Array($0.bindMemory(to: Float.self))
+        }
+      }
+      offset += 8 + size + (size & 1)
+    }
+    return []
+  }
+
+  @Test("a capture of a live run on the disk driver replays offline to the same samples, in three runs")
+  func replayEqualsLive() throws {
+    let folder = try Self.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for run in 1...3 {
+      let url = folder.appendingPathComponent("run\(run).foleycapture")
+      let (live, summary) = try Self.liveRun(folder: folder, capture: url)
+      #expect(summary.endedBy == "stopped")
+      #expect(summary.records > 15)
+      let capture = try CaptureFile(contentsOf: url)
+      #expect(capture.isComplete)
+      #expect(capture.sounds.values.map(\.name).sorted() == ["high.wav", "low.wav", "mid.wav"])
+      let wav = folder.appendingPathComponent("run\(run).wav")
+      let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+      #expect(replay.warnings == [])
+      let replayed = try Self.floatSamples(ofWAV: wav)
+      #expect(replayed.count == Int(capture.frames) * 2)
+      // The device's fixed latency: where the replay's first sound is in the live output.
+      let firstReplayed = try #require(replayed.firstIndex { $0 != 0 })
+      let firstLive = try #require(live.firstIndex { $0 != 0 })
+      let offset = firstLive - firstReplayed
+      #expect(offset >= 0 && offset % 2 == 0)
+      let compared = min(replayed.count, live.count - offset)
+      #expect(compared > 48_000 * 2)
+      var differing = 0
+      var largest: Float = 0
+      for index in 0..<compared where live[offset + index] != replayed[index] {
+        differing += 1
+        largest = max(largest, abs(live[offset + index] - replayed[index]))
+      }
+      #expect(differing == 0, "run \(run): \(differing) of \(compared) samples differ, by up to \(largest)")
+      // Not silence: the tones are there, at the levels they were played at.
+      #expect((replayed.map(abs).max() ?? 0) > 0.1)
+    }
+  }
+}
