@@ -65,7 +65,9 @@ extension OfflineRenderer {
       engine: renderer.engine, capture: capture, allowingChangedSounds: allowingChangedSounds)
     let result: Result
     do {
-      result = try renderer.writingWAV(to: url) { sink in renderer.mix(capture, replayer: replayer, consume: sink) }
+      result = try renderer.writingWAV(to: url) { sink in
+        renderer.mix(capture, replayer: replayer, consume: sink)
+      }
     } catch {
       if case .cannotWrite(let url, let why) = error { throw .cannotWrite(url, why) }
       throw .invalid("\(error)")

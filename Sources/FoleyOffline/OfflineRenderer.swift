@@ -57,7 +57,8 @@ public final class OfflineRenderer {
   /// mixing `bufferFrames` frames at a time (64…16,384; a live device's buffer, to mix as it did).
   /// - Throws: `AudioEngineError` when the engine cannot open (a configuration out of range).
   public init(
-    sampleRate: Int = 48_000, bufferFrames: Int = 512, configuration: AudioConfiguration = AudioConfiguration(),
+    sampleRate: Int = 48_000, bufferFrames: Int = 512,
+    configuration: AudioConfiguration = AudioConfiguration(),
     assetRoots: [URL] = AudioEngine.defaultAssetRoots, logger: Logger = .foley("foley.offline")
   ) throws(AudioEngineError) {
     guard (8_000...192_000).contains(sampleRate) else {

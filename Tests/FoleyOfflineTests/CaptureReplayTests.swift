@@ -11,7 +11,8 @@ import Testing
 struct CaptureReplayTests {
   /// A folder of tones of 0.4 s: different pitches, so that a play on the wrong sound shows.
   static func soundFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("foley-capture-\(UUID().uuidString)")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "foley-capture-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for (name, frequency) in [("low.wav", 220.0), ("mid.wav", 330.0), ("high.wav", 660.0)] {
       try makeToneWAV(frequency: frequency, duration: 0.4, amplitude: 0.3).write(
@@ -30,7 +31,8 @@ struct CaptureReplayTests {
       var quiet = SoundSettings()
       quiet.volume = 0.6
       quiet.category = .ambience
-      let mid = try Sound(contentsOf: folder.appendingPathComponent("mid.wav"), engine: engine, settings: quiet)
+      let mid = try Sound(
+        contentsOf: folder.appendingPathComponent("mid.wav"), engine: engine, settings: quiet)
       let high = try Sound(contentsOf: folder.appendingPathComponent("high.wav"), engine: engine)
       output.waitForMore(seconds: 0.05)
       try engine.startCapture(to: url, replacing: true)
@@ -74,7 +76,9 @@ struct CaptureReplayTests {
     let bytes = try Data(contentsOf: url)
     var offset = 12
     while offset + 8 <= bytes.count {
-      let size = bytes[(offset + 4)..<(offset + 8)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+      let size = bytes[(offset + 4)..<(offset + 8)].enumerated().reduce(0) {
+        $0 | Int($1.element) << (8 * $1.offset)
+      }
       if bytes[offset..<(offset + 4)].elementsEqual("data".utf8) {
         return bytes[(offset + 8)..<min(bytes.count, offset + 8 + size)].withUnsafeBytes {
           Array($0.bindMemory(to: Float.self))

@@ -43,7 +43,8 @@ public struct CaptureFile: Sendable {
     if !lines.isEmpty { lines.removeLast() }
     guard let first = lines.first else { throw .invalid("\(name) is empty") }
     let decoder = JSONDecoder()
-    guard let header = try? decoder.decode(CaptureHeader.self, from: Data(first)), header.format == "foley-capture"
+    guard let header = try? decoder.decode(CaptureHeader.self, from: Data(first)),
+      header.format == "foley-capture"
     else { throw .invalid("\(name), line 1: not a Foley capture header") }
     guard header.version == CaptureHeader.currentVersion else {
       throw .invalid(
@@ -71,8 +72,10 @@ public struct CaptureFile: Sendable {
     }
     self.header = header
     // Stable: within a frame, the order the queue applied the commands in.
-    self.records = records.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
-      .map(\.element)
+    self.records = records.enumerated().sorted {
+      ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset)
+    }
+    .map(\.element)
     isComplete = endedBy != nil
     self.endedBy = endedBy
   }

@@ -199,7 +199,8 @@ extension Easing {
       self = named
       return
     }
-    guard let power = Int(parts[1]), (1...8).contains(power), named.shape != .linear, named.shape != .smoothstep
+    guard let power = Int(parts[1]), (1...8).contains(power), named.shape != .linear,
+      named.shape != .smoothstep
     else { return nil }
     self.init(named.shape, power: power)
   }

@@ -45,7 +45,8 @@ package final class CaptureReplayer {
     }
     if capture.header.voicesAtStart > 0 {
       warnings.append(
-        "\(capture.header.voicesAtStart) voices were already sounding when the capture began: they are not in it")
+        "\(capture.header.voicesAtStart) voices were already sounding when the capture began: they are not in it"
+      )
     }
     for (kind, count) in capture.unsupported.sorted(by: { $0.key < $1.key }) {
       warnings.append("the capture holds \(kind) it cannot replay (noted in \(count) seconds)")
@@ -77,7 +78,9 @@ package final class CaptureReplayer {
 
   /// Adds what the replay met on its way to ``warnings``; call once, at its end.
   package func finish() {
-    if missingPlays > 0 { warnings.append("\(missingPlays) plays of sounds the replay does not have were left out") }
+    if missingPlays > 0 {
+      warnings.append("\(missingPlays) plays of sounds the replay does not have were left out")
+    }
     if unknownVoices > 0 {
       warnings.append("\(unknownVoices) commands were for voices that started before the capture")
     }

@@ -223,7 +223,9 @@ package final class CommandCapture: Sendable {
       flush()
       var data = Data()
       let ended = state.withLock { $0.ended }
-      if ended == nil { end(reason, at: max(relative(frame), state.withLock { $0.lastFrame }), pending: &data) }
+      if ended == nil {
+        end(reason, at: max(relative(frame), state.withLock { $0.lastFrame }), pending: &data)
+      }
       fsync(descriptor)
     }
     return state.withLock { state in

@@ -34,7 +34,9 @@ extension MixerCore {
     isCapturing.store(true, ordering: .releasing)
     let settings = buses.withLock { $0 }
     let frame = capture.startFrame
-    if settings.effects.values.contains(where: { !$0.isEmpty }) { capture.noteUnsupported("bus effects", at: frame) }
+    if settings.effects.values.contains(where: { !$0.isEmpty }) {
+      capture.noteUnsupported("bus effects", at: frame)
+    }
     if !settings.parents.isEmpty { capture.noteUnsupported("bus routing", at: frame) }
   }
 
@@ -124,14 +126,17 @@ extension MixerCore {
       volumes: Dictionary(uniqueKeysWithValues: settings.volumes.map { ($0.key.name, $0.value) }),
       muted: settings.muted.map(\.name).sorted(), soloed: settings.soloed.map(\.name).sorted(),
       critical: settings.critical.map(\.name).sorted(),
-      ducks: settings.ducks.mapValues { CapturedDuck(buses: $0.categories.map(\.name).sorted(), gain: $0.gain) },
+      ducks: settings.ducks.mapValues {
+        CapturedDuck(buses: $0.categories.map(\.name).sorted(), gain: $0.gain)
+      },
       masterVolume: settings.masterVolume, isMasterMuted: settings.isMasterMuted, isMono: settings.isMono,
       balance: settings.balance, dynamicRange: settings.dynamicRange)
   }
 
   private var capturedEngineSettings: CapturedEngineSettings {
     CapturedEngineSettings(
-      maximumChannels: configuration.maximumChannels, maximumAudibleVoices: configuration.maximumAudibleVoices,
+      maximumChannels: configuration.maximumChannels,
+      maximumAudibleVoices: configuration.maximumAudibleVoices,
       virtualizesInaudibleVoices: configuration.virtualizesInaudibleVoices,
       declickDuration: configuration.declickDuration, closeFadeDuration: configuration.closeFadeDuration,
       limiterCeilingDecibels: configuration.limiter?.ceilingDecibels,

@@ -1,0 +1,147 @@
+import FoleyAudio
+import FoleyOffline
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// Capture files: what a replay refuses (a changed or missing sound, a file that is not a
+/// capture), what it names (commands it cannot replay), and a capture cut short.
+@MainActor
+@Suite("Capture files", .serialized)
+struct CaptureFileTests {
+  /// Captures a short run on an embedded engine: two sounds, a volume tween, a stop; `during`
+  /// runs in the middle.
+  static func capture(
+    folder: URL, to url: URL, limit: Int = 1 << 20, during: (AudioEngine, Voice) -> Void = { _, _ in }
+  ) throws -> CaptureSummary {
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, assetRoots: [folder])
+    defer { engine.close() }
+    let low = try engine.sound(named: "low.wav")
+    let high = try engine.sound(named: "high.wav")
+    try engine.startCapture(to: url, replacing: true, limit: limit)
+    let drone = engine.play(low, loops: -1)
+    mixer.advance(seconds: 0.1)
+    engine.play(high, volume: 0.5)
+    during(engine, drone)
+    mixer.advance(seconds: 0.1)
+    drone.setVolume(0.3, tween: 0.2)
+    mixer.advance(seconds: 1.2)
+    drone.stop(tween: 0.1)
+    mixer.advance(seconds: 0.2)
+    return try #require(engine.stopCapture())
+  }
+
+  @Test("a sound whose file changed is refused by name, or replayed with a warning that names it")
+  func changedSound() throws {
+    let folder = try CaptureReplayTests.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("run.foleycapture")
+    _ = try Self.capture(folder: folder, to: url)
+    let capture = try CaptureFile(contentsOf: url)
+    let wav = folder.appendingPathComponent("out.wav")
+    // As captured: no warning.
+    #expect(try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder]).warnings == [])
+    try makeToneWAV(frequency: 700, duration: 0.4, amplitude: 0.3).write(
+      to: folder.appendingPathComponent("high.wav"))
+    #expect(throws: CaptureError.changedSound("high.wav")) {
+      try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+    }
+    let allowed = try OfflineRenderer.replay(
+      capture, to: wav, assetRoots: [folder], allowingChangedSounds: true)
+    #expect(allowed.warnings.contains { $0.contains("\"high.wav\" has changed") })
+    try FileManager.default.removeItem(at: folder.appendingPathComponent("low.wav"))
+    #expect(throws: CaptureError.missingSound("low.wav")) {
+      try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+    }
+    let without = try OfflineRenderer.replay(
+      capture, to: wav, assetRoots: [folder], allowingChangedSounds: true)
+    #expect(without.warnings.contains { $0.contains("\"low.wav\" is not in the asset roots") })
+    #expect(without.warnings.contains { $0.contains("1 plays of sounds the replay does not have") })
+  }
+
+  @Test("a capture cut short mid-line replays up to its last whole line, the same samples as the whole")
+  func cutShort() throws {
+    let folder = try CaptureReplayTests.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("run.foleycapture")
+    _ = try Self.capture(folder: folder, to: url)
+    let whole = try CaptureFile(contentsOf: url)
+    let bytes = try Data(contentsOf: url)
+    // Cut inside the line of the voice's stop: what a kill -9 leaves.
+    let stopLine = try #require(bytes.range(of: Data(#""stop":"#.utf8)))
+    let cut = bytes.prefix(stopLine.lowerBound + 3)
+    let partial = try CaptureFile(data: cut, name: "cut")
+    #expect(!partial.isComplete && whole.isComplete)
+    #expect(partial.records.count < whole.records.count)
+    #expect(partial.frames == partial.records.last?.frame && partial.frames >= 9_600)
+    let wholeWAV = folder.appendingPathComponent("whole.wav")
+    let partialWAV = folder.appendingPathComponent("partial.wav")
+    _ = try OfflineRenderer.replay(whole, to: wholeWAV, assetRoots: [folder])
+    _ = try OfflineRenderer.replay(partial, to: partialWAV, assetRoots: [folder])
+    let wholeSamples = try CaptureReplayTests.floatSamples(ofWAV: wholeWAV)
+    let partialSamples = try CaptureReplayTests.floatSamples(ofWAV: partialWAV)
+    #expect(partialSamples.count == Int(partial.frames) * 2)
+    #expect(Array(wholeSamples.prefix(partialSamples.count)) == partialSamples)
+  }
+
+  @Test("commands the format does not record are named in the capture and in the replay's warnings")
+  func unsupportedNamed() throws {
+    let folder = try CaptureReplayTests.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("run.foleycapture")
+    _ = try Self.capture(folder: folder, to: url) { _, drone in drone.setPlaybackRate(1.5) }
+    let capture = try CaptureFile(contentsOf: url)
+    #expect(capture.unsupported["voice rate"] == 1)
+    let replay = try OfflineRenderer.replay(
+      capture, to: folder.appendingPathComponent("out.wav"), assetRoots: [folder])
+    #expect(replay.warnings.contains { $0.contains("voice rate") })
+  }
+
+  @Test("a capture stops at its size limit and says so; an existing file is not replaced unless asked")
+  func limitAndExisting() throws {
+    let folder = try CaptureReplayTests.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("run.foleycapture")
+    let summary = try Self.capture(folder: folder, to: url, limit: 4_096) { engine, _ in
+      let high = try? engine.sound(named: "high.wav")
+      for _ in 0..<200 { if let high { engine.play(high, volume: 0.01) } }
+    }
+    #expect(summary.endedBy == "size limit")
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+    #expect(size <= 4_096)
+    #expect(try CaptureFile(contentsOf: url).endedBy == "size limit")
+    // Not replaced without `replacing`, and left as it was.
+    let before = try Data(contentsOf: url)
+    let engine = try AudioEngine(embedded: EmbeddedMixer(), assetRoots: [folder])
+    defer { engine.close() }
+    #expect(throws: CaptureError.exists(url)) { try engine.startCapture(to: url) }
+    #expect(try Data(contentsOf: url) == before)
+    #expect(!engine.isCapturing)
+  }
+
+  @Test("a file that is not a capture, of another version, or with a bad line is refused with its line")
+  func badFiles() throws {
+    func reason(_ text: String) -> String {
+      do {
+        _ = try CaptureFile(data: Data(text.utf8), name: "f")
+        return "read"
+      } catch {
+        return error.description
+      }
+    }
+    let header =
+      #"{"channels":2,"bufferFrames":512,"engine":{"closeFadeDuration":0.01,"declickDuration":0.005,"maximumChannels":256,"virtualizesInaudibleVoices":true},"format":"foley-capture","mix":{"balance":0,"critical":[],"ducks":{},"dynamicRange":"full","isMasterMuted":false,"isMono":false,"masterVolume":1,"muted":[],"soloed":[],"volumes":{}},"sampleRate":48000,"startFrame":0,"version":1,"voicesAtStart":0}"#
+    #expect(reason(header + "\n") == "read")
+    #expect(reason("") == "not a capture Foley can read: f is empty")
+    #expect(reason("{\"hello\": 1}\n").contains("line 1: not a Foley capture header"))
+    #expect(
+      reason(header.replacingOccurrences(of: #""version":1"#, with: #""version":2"#) + "\n").contains(
+        "version 2"))
+    #expect(reason(header.replacingOccurrences(of: "48000", with: "5") + "\n").contains("5 Hz"))
+    #expect(
+      reason(header + "\n{\"frame\":0,\"mark\":{}}\n{\"frame\":512,\"play\":{\"voice\":1}}\n").contains(
+        "line 3"))
+    #expect(reason(header + "\n{\"mark\":{}}\n").contains("line 2: no \"frame\""))
+  }
+}
