@@ -11,7 +11,7 @@ struct FoleyDemo: AsyncParsableCommand {
     subcommands: [
       RunScene.self, PlayCommand.self, MusicCommand.self, SayCommand.self, SoundMapCommand.self,
       RecordCommand.self, RenderCommand.self, DevicesCommand.self, LoudnessCommand.self,
-      CalibrateCommand.self, RhythmCommand.self,
+      CalibrateCommand.self, RhythmCommand.self, CaptureTool.self,
     ],
     defaultSubcommand: RunScene.self
   )

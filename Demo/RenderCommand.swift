@@ -25,6 +25,15 @@ struct RenderCommand: AsyncParsableCommand {
   @Flag(help: "Render the built-in tour instead of a script (give only the output file).")
   var tour = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Replay a capture (`foley-demo --capture`) instead of a script (give only the output file).",
+      valueName: "capture"))
+  var replay: String?
+
+  @Flag(help: "With --replay: replay even when a captured sound is missing or changed, naming each.")
+  var allowChangedSounds = false
+
   /// Who plays a render without a script.
   enum BotArgument: String, ExpressibleByArgument, CaseIterable {
     /// Steers by the mixed stereo output alone.
@@ -58,7 +67,7 @@ struct RenderCommand: AsyncParsableCommand {
   var dark = false
 
   /// Whether only the output file is given.
-  private var takesOneFile: Bool { tour || bot != nil }
+  private var takesOneFile: Bool { tour || bot != nil || replay != nil }
 
   @Option(help: "Seconds to render (the script's duration by default).")
   var seconds: Double?
@@ -73,10 +82,13 @@ struct RenderCommand: AsyncParsableCommand {
   var report: String?
 
   func validate() throws {
-    guard !(tour && bot != nil) else { throw ValidationError("give --tour or --bot, not both") }
+    guard [tour, bot != nil, replay != nil].filter({ $0 }).count <= 1 else {
+      throw ValidationError("give one of --tour, --bot and --replay")
+    }
     guard files.count == (takesOneFile ? 1 : 2) else {
       throw ValidationError(
-        takesOneFile ? "give the output file only with --tour or --bot" : "give a script and an output file")
+        takesOneFile
+          ? "give the output file only with --tour, --bot or --replay" : "give a script and an output file")
     }
     guard (1...DemoLevel.all.count).contains(level) else {
       throw ValidationError("--level must be 1…\(DemoLevel.all.count)")
@@ -92,6 +104,7 @@ struct RenderCommand: AsyncParsableCommand {
 
   @MainActor
   func run() async throws {
+    if let replay { return try runReplay(replay) }
     let plan: DemoScript
     let assetFolder: URL
     let output = URL(fileURLWithPath: files.last!)
@@ -153,6 +166,41 @@ struct RenderCommand: AsyncParsableCommand {
       print("foley-demo: wrote the report to \(report)")
     }
     print("foley-demo: \(finished.summary)")
+  }
+
+  /// Replays a capture to the output file: the same samples the captured run made.
+  @MainActor
+  private func runReplay(_ path: String) throws {
+    let output = URL(fileURLWithPath: files.last!)
+    let capture: CaptureFile
+    let assetFolder: URL
+    do {
+      capture = try CaptureFile(contentsOf: URL(fileURLWithPath: path))
+      assetFolder = try DemoAssets.locate(assets)
+      try DemoEnvironment.checkWritable(output.path, what: "the output")
+    } catch {
+      FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    var logger = Logger(label: "foley.render")
+    logger.logLevel = .warning
+    let result: OfflineRenderer.ReplayResult
+    do {
+      result = try OfflineRenderer.replay(
+        capture, to: output, assetRoots: [assetFolder], allowingChangedSounds: allowChangedSounds,
+        logger: logger)
+    } catch {
+      FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))
+      throw ExitCode(1)
+    }
+    if !capture.isComplete {
+      print("foley-demo: the capture was cut short: replayed up to its last line")
+    }
+    for warning in result.warnings { print("foley-demo: warning: \(warning)") }
+    print(
+      "foley-demo: replayed \(result.commands) commands, \(String(format: "%.2f", result.render.seconds)) s of audio, "
+        + "to \(output.path) " + String(format: "at %.1f× real time", result.render.speed))
+    print("foley-demo: sha256 \(result.render.sha256)")
   }
 
   /// Applies a script event to the game directly (no SDL event queue offline); returns the name

@@ -27,6 +27,12 @@ struct RunScene: AsyncParsableCommand {
   @Option(help: "Write the run's report (JSON) here.")
   var report: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Capture every command the game gives its sound to this file (replaced), for `render --replay`.",
+      valueName: "file"))
+  var capture: String?
+
   @Option(help: "Write the last frame to this BMP file.")
   var screenshot: String?
 
@@ -93,6 +99,7 @@ struct RunScene: AsyncParsableCommand {
       plan = try script.map { try DemoScript(contentsOf: $0) }
       try DemoEnvironment.checkWritable(report, what: "--report")
       try DemoEnvironment.checkWritable(screenshot, what: "--screenshot")
+      try DemoEnvironment.checkWritable(capture, what: "--capture")
       if let screenshot, !screenshot.lowercased().hasSuffix(".bmp") {
         throw DemoScript.ScriptError(
           description: "--screenshot writes a BMP image: give a name ending in .bmp")
@@ -142,6 +149,14 @@ struct RunScene: AsyncParsableCommand {
     engine.dynamicRange = range.mode
     engine.isMuted = muted
     engine.captions.ignoresMasterVolume = muted
+    if let capture {
+      do {
+        try engine.startCapture(to: URL(fileURLWithPath: capture), replacing: true)
+      } catch {
+        FileHandle.standardError.write(Data("foley-demo: --capture: \(error)\n".utf8))
+        throw ExitCode(1)
+      }
+    }
     // A player at a window starts at the title and keeps best scores; a script starts playing.
     let options = DemoGame.Options(
       showsTitle: windowed || title, level: level, isDark: dark, showsPointers: !dark || radar,
@@ -195,6 +210,11 @@ struct RunScene: AsyncParsableCommand {
     if let screenshot {
       try canvas.saveScreenshot(to: screenshot)
       print("foley-demo: wrote \(screenshot)")
+    }
+    if let summary = engine.stopCapture() {
+      print(
+        "foley-demo: captured \(summary.records) commands over \(String(format: "%.1f", summary.seconds)) s "
+          + "(\(summary.bytes) bytes) to \(summary.url.path)")
     }
     let result = game.finishReport()
     if let report {
