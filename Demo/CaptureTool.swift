@@ -53,6 +53,7 @@ struct CaptureTool: ParsableCommand {
         case .pause: kind = "pause"
         case .resume: kind = "resume"
         case .mix: kind = "mix"
+        case .session: kind = "session"
         case .unsupported(let what):
           unsupported[second, default: []].insert(what)
           continue

@@ -82,18 +82,20 @@ extension OfflineRenderer {
   ) -> Result {
     let started = ContinuousClock.now
     var written: UInt64 = 0
+    var records = capture.records[...]
     engine.waitUntilIdle()
-    func mix(to frame: UInt64) {
-      guard frame > written else { return }
-      mixer.advance(frames: Int(frame - written))
-      mixer.takeOutput().withUnsafeBufferPointer { consume($0) }
-      written = frame
-    }
-    for record in capture.records {
-      mix(to: record.frame)
+    while true {
+      // Mixed up to the next command's frame (the capture's last frame after the last one).
+      let frame = records.first?.frame ?? capture.frames
+      if frame > written {
+        mixer.advance(frames: Int(frame - written))
+        let output = mixer.takeOutput()
+        output.withUnsafeBufferPointer { consume($0) }
+        written = frame
+      }
+      guard let record = records.popFirst() else { break }
       replayer.apply(record.command)
     }
-    mix(to: capture.frames)
     let elapsed = (ContinuousClock.now - started).components
     let wall = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     let seconds = Double(written) / Double(sampleRate)

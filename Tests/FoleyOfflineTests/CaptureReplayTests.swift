@@ -1,5 +1,6 @@
 import FoleyAudio
 import FoleyOffline
+import FoleySession
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -22,11 +23,12 @@ struct CaptureReplayTests {
   }
 
   /// A live run on the disk driver, captured: plays (looped, panned, faded in, scheduled), volume
-  /// tweens, a pause and resume, a bus and the master moved, stops with fades. Returns the
-  /// device's output and the capture's summary.
+  /// tweens, a pause and resume, a bus and the master moved, the window's focus lost and found,
+  /// stops with fades. Returns the device's output and the capture's summary.
   static func liveRun(folder: URL, capture url: URL) throws -> (output: [Float], summary: CaptureSummary) {
     var summary: CaptureSummary?
-    let output = try captureDiskOutput { engine, output in
+    let session = AudioSession()
+    let output = try captureDiskOutput(session: session) { engine, output in
       let low = try Sound(contentsOf: folder.appendingPathComponent("low.wav"), engine: engine)
       var quiet = SoundSettings()
       quiet.volume = 0.6
@@ -51,6 +53,10 @@ struct CaptureReplayTests {
       pad.pan = 0.3
       engine.setMasterVolume(0.8, tween: 0.1)
       output.waitForMore(seconds: 0.15)
+      session.deactivate(reason: .focusLost)
+      output.waitForMore(seconds: 0.1)
+      session.activate(reason: .focusLost)
+      output.waitForMore(seconds: 0.1)
       for _ in 0..<3 {
         engine.play(high, volume: 0.3)
         output.waitForMore(seconds: 0.03)
@@ -101,6 +107,11 @@ struct CaptureReplayTests {
       let capture = try CaptureFile(contentsOf: url)
       #expect(capture.isComplete)
       #expect(capture.sounds.values.map(\.name).sorted() == ["high.wav", "low.wav", "mid.wav"])
+      let sessions = capture.records.compactMap { record -> [String]? in
+        if case .session(let reasons, _) = record.command { return reasons }
+        return nil
+      }
+      #expect(sessions == [["focusLost"], []])
       let wav = folder.appendingPathComponent("run\(run).wav")
       let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
       #expect(replay.warnings == [])

@@ -569,3 +569,20 @@ acoustics.portals[0].openness = 0
 space.acoustics = acoustics
 // BLOCK-END
 }
+
+@MainActor func guideCapturing(engine: AudioEngine, assets: URL) throws {
+// DOCC-BLOCK Foley/Capturing.md 1
+let file = FileManager.default.temporaryDirectory.appendingPathComponent("last-round.foleycapture")
+try engine.startCapture(to: file, replacing: true)
+// …the round plays…
+if let summary = engine.stopCapture() {
+  print("captured \(summary.records) commands, \(summary.bytes) bytes, \(summary.seconds) s")
+}
+// BLOCK-END
+// DOCC-BLOCK Foley/Capturing.md 2
+let capture = try CaptureFile(contentsOf: URL(fileURLWithPath: "last-round.foleycapture"))
+let replay = try OfflineRenderer.replay(
+  capture, to: URL(fileURLWithPath: "last-round.wav"), assetRoots: [assets])
+for warning in replay.warnings { print("warning:", warning) }
+// BLOCK-END
+}

@@ -91,6 +91,10 @@ public enum CaptureCommand: Sendable, Hashable, Codable {
   case resume(voice: UInt64)
   /// The buses' and the master's settings, moved to along `tween`.
   case mix(CapturedMix, tween: CapturedTween)
+  /// The audio session's state changed: the reasons that hold it inactive ("focusLost",
+  /// "minimized", "background", "interruption", "deviceLost" or the host's own; none: active),
+  /// and whether what it paused resumes (false only when an interruption ended without resuming).
+  case session(inactive: [String], resumesPausedVoices: Bool)
   /// A command this version of the format does not record, by kind ("voice rate", "placement",
   /// "bus effects", …): a replay names it instead of guessing. Written at most once per kind
   /// between two marks.

@@ -72,6 +72,8 @@ package final class CaptureReplayer {
     case .mix(let mix, let tween):
       engine.core.buses.withLock { $0 = $0.applying(mix) }
       engine.applyBuses(tween: Self.tween(tween))
+    case .session(let reasons, let resumes):
+      engine.core.replaySession(inactive: reasons, resumesPausedVoices: resumes)
     }
     engine.waitUntilIdle()
   }

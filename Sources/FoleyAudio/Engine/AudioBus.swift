@@ -291,6 +291,7 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
     get { core.policies.withLock { $0.byCategory[category] } }
     nonmutating set {
       core.policies.withLock { $0.byCategory[category] = newValue }
+      core.noteUncaptured("session policies")
       core.queue.async { [core] in core.reapplySessionModes() }
     }
   }

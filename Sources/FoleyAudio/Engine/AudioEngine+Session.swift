@@ -7,6 +7,7 @@ extension AudioEngine {
     get { core.policies.withLock { $0.standard } }
     set {
       core.policies.withLock { $0.standard = newValue }
+      core.noteUncaptured("session policies")
       core.queue.async { [core] in core.reapplySessionModes() }
     }
   }

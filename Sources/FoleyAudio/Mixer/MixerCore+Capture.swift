@@ -38,6 +38,10 @@ extension MixerCore {
       capture.noteUnsupported("bus effects", at: frame)
     }
     if !settings.parents.isEmpty { capture.noteUnsupported("bus routing", at: frame) }
+    if !state.sessionState.isActive { capture.noteUnsupported("session at start", at: frame) }
+    if policies.withLock({ !$0.byCategory.isEmpty || $0.standard != PolicyTable().standard }) {
+      capture.noteUnsupported("session policies", at: frame)
+    }
   }
 
   /// Ends the capture that runs, if one does, and says what it holds.

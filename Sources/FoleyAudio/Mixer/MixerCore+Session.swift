@@ -15,9 +15,24 @@ extension MixerCore {
   /// Voices the game paused are left alone, so they stay paused across the transition.
   func applySession(_ transition: AudioSession.Transition) {
     dispatchPrecondition(condition: .onQueue(queue))
-    state.capture?.noteUnsupported("session", at: mixer.framesMixed.load(ordering: .acquiring))
-    state.sessionState = transition.new
-    reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
+    capturing({
+      .session(
+        inactive: transition.new.inactiveReasons.map(\.description).sorted(),
+        resumesPausedVoices: transition.resumesPausedVoices)
+    }) {
+      state.sessionState = transition.new
+      reapplySessionModes(resumingPausedVoices: transition.resumesPausedVoices)
+    }
+  }
+
+  /// A captured session state, applied as the live engine's queue applied it (a replay's own
+  /// session stays active: only the voices' modes follow the captured one).
+  package func replaySession(inactive reasons: [String], resumesPausedVoices: Bool) {
+    let state = AudioSession.State(inactiveReasons: Set(reasons.map(AudioSession.Reason.init(captured:))))
+    queue.async { [self] in
+      self.state.sessionState = state
+      reapplySessionModes(resumingPausedVoices: resumesPausedVoices)
+    }
   }
 
   /// Re-evaluates each voice's session mode, after a transition or a policy change.
@@ -148,5 +163,19 @@ extension MixerCore {
       }
     }
     return census
+  }
+}
+
+extension AudioSession.Reason {
+  /// The reason a capture names (its description).
+  init(captured name: String) {
+    switch name {
+    case "focusLost": self = .focusLost
+    case "minimized": self = .minimized
+    case "background": self = .background
+    case "interruption": self = .interruption
+    case "deviceLost": self = .deviceLost
+    default: self = .host(name)
+    }
   }
 }
