@@ -44,6 +44,24 @@ struct BenchTable {
       "trigger_process_cpu_us ÷ raw_c_trigger_cpu_us", ratio(process, rawProcess), nil,
       "reference: Foley's process CPU per trigger over C's", nil)
     row("raw_c_trigger_cpu_us", rawProcess, nil, "baseline (C, process CPU, 256 channels)", nil)
+    // A capture running: the game thread does what it does without one (the queue stamps and
+    // hands the lines on; a writer of its own encodes and writes them).
+    let captured = number("capture_trigger_cpu_us")
+    let plain = number("trigger_cpu_us")
+    row(
+      "capture_trigger_cpu_us", captured, minimum("capture_trigger_cpu_us"),
+      "≤ trigger_cpu_us × 1.1 (game-thread CPU per trigger, every trigger captured)",
+      captured.flatMap { c in plain.map { c <= $0 * 1.1 } })
+    let capturedProcess = number("capture_trigger_process_cpu_us")
+    row(
+      "capture_trigger_process_cpu_us", capturedProcess, minimum("capture_trigger_process_cpu_us"),
+      "reference: process CPU per trigger with its line encoded and written", nil)
+    row(
+      "capture_trigger_process_cpu_us ÷ trigger_process_cpu_us", ratio(capturedProcess, process), nil,
+      "reference: what capturing every trigger costs the process", nil)
+    row(
+      "capture_start_stop_us", number("capture_start_stop_us"), minimum("capture_start_stop_us"),
+      "reference: game-thread CPU to start and stop a capture (file opened, header, flush, fsync)", nil)
     // The baseline above pays for a failing Mix_PlayChannel(-1) (an error string) and two scans of
     // the channels; SDL_mixer itself can do less. Beside it, so no row flatters Foley.
     let floor = number("raw_c_trigger_floor_cpu_us")

@@ -28,9 +28,10 @@ enum TriggerBenchmarks {
   }
 
   /// `nodes` nodes each run `.playSound(data:)` once a frame until `triggers` have run, on an
-  /// engine with `channels` channels (steal-oldest at the cap), the scene updating at 60 Hz.
+  /// engine with `channels` channels (steal-oldest at the cap), the scene updating at 60 Hz;
+  /// with a capture of every command to `capture` running through the measured frames, if given.
   static func measure(
-    _ sound: Data, triggers: Int, nodes count: Int, channels: Int, logger: Logger
+    _ sound: Data, triggers: Int, nodes count: Int, channels: Int, capture: URL? = nil, logger: Logger
   ) throws -> Cost {
     let engine = try AudioEngine(
       configuration: configuration(channels: channels), session: AudioSession(), logger: logger)
@@ -47,6 +48,7 @@ enum TriggerBenchmarks {
       scene.update(deltaTime: 1.0 / 60.0)
     }
     engine.waitUntilIdle()
+    if let capture { try engine.startCapture(to: capture, replacing: true, limit: 1 << 30) }
     let frames = max(1, triggers / count)
     var cost = Cost()
     let gameAllocationsStart = foley_thread_allocations()
@@ -65,6 +67,10 @@ enum TriggerBenchmarks {
     }
     let gameAllocationsEnd = foley_thread_allocations()
     engine.waitUntilIdle()
+    // The capture's lines written: its writer's work is part of the process's.
+    if capture != nil {
+      precondition(engine.stopCapture()?.endedBy == "stopped", "the capture must hold it all")
+    }
     let processAllocationsEnd = foley_total_allocations()
     let total = Double(frames * count)
     cost.gameAllocations =
@@ -159,6 +165,29 @@ enum TriggerBenchmarks {
         .gameCPUMicroseconds
     }
     figures["trigger_cpu_us_by_nodes"] = byNodes
+    // The same triggers with a capture writing every one of them.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "foley-bench-\(getpid()).foleycapture")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let captured = try measure(
+      short, triggers: triggers, nodes: 100, channels: 256, capture: file, logger: logger)
+    figures["capture_trigger_cpu_us"] = captured.gameCPUMicroseconds
+    figures["capture_trigger_process_cpu_us"] = captured.processCPUMicroseconds
+    figures["capture_start_stop_us"] = try startStopCost(file: file, logger: logger)
     return figures
+  }
+
+  /// Game-thread CPU to start a capture and stop it (the file opened, its header written, its
+  /// lines flushed and synced), averaged over 50 captures of a running engine.
+  static func startStopCost(file: URL, logger: Logger) throws -> Double {
+    let engine = try AudioEngine(session: AudioSession(), logger: logger)
+    defer { engine.close() }
+    let cycles = 50
+    let start = Clocks.threadCPUNanoseconds
+    for _ in 0..<cycles {
+      try engine.startCapture(to: file, replacing: true)
+      engine.stopCapture()
+    }
+    return Double(Clocks.threadCPUNanoseconds - start) / Double(cycles) / 1_000
   }
 }
