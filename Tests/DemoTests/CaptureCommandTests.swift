@@ -29,7 +29,7 @@ struct CaptureCommandTests {
     // Three marks: three seconds of the round are in the file.
     let marked = waitUntil(timeout: 120) {
       let text = (try? String(contentsOf: capture, encoding: .utf8)) ?? ""
-      return text.components(separatedBy: #""mark":{}"#).count > 3
+      return text.components(separatedBy: #""mark":true"#).count > 3
     }
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()

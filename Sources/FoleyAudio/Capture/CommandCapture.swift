@@ -175,7 +175,7 @@ package final class CommandCapture: Sendable {
         identity.contentHash = Self.contentHash(of: buffer)
         record = CaptureRecord(frame: frame, command: .sound(identity))
       }
-      guard var line = try? encoder.encode(record) else { continue }
+      guard var line = record.line(using: encoder) else { continue }
       line.append(0x0A)
       let room = state.withLock { state -> Bool in
         // The end line's room is kept: a full capture still says why it ended.
