@@ -49,6 +49,8 @@ struct CaptureTool: ParsableCommand {
         case .play: kind = "play"
         case .volume: kind = "volume"
         case .gain: kind = "gain"
+        case .place: kind = "place"
+        case .shape: kind = "shape"
         case .stop: kind = "stop"
         case .pause: kind = "pause"
         case .resume: kind = "resume"

@@ -88,6 +88,7 @@ extension OfflineRenderer {
       // Mixed up to the next command's frame (the capture's last frame after the last one).
       let frame = records.first?.frame ?? capture.frames
       if frame > written {
+        replayer.settle()
         mixer.advance(frames: Int(frame - written))
         let output = mixer.takeOutput()
         output.withUnsafeBufferPointer { consume($0) }

@@ -57,7 +57,7 @@ struct CaptureFileTests {
     let without = try OfflineRenderer.replay(
       capture, to: wav, assetRoots: [folder], allowingChangedSounds: true)
     #expect(without.warnings.contains { $0.contains("\"low.wav\" is not in the asset roots") })
-    #expect(without.warnings.contains { $0.contains("1 plays of sounds the replay does not have") })
+    #expect(without.warnings.contains { $0.contains("1 plays of sounds the replay does not have were left out, and 2 commands for them") })
   }
 
   @Test("a capture cut short mid-line replays up to its last whole line, the same samples as the whole")
@@ -90,12 +90,12 @@ struct CaptureFileTests {
     let folder = try CaptureReplayTests.soundFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let url = folder.appendingPathComponent("run.foleycapture")
-    _ = try Self.capture(folder: folder, to: url) { _, drone in drone.setPlaybackRate(1.5) }
+    _ = try Self.capture(folder: folder, to: url) { _, drone in drone.seek(to: 0.05) }
     let capture = try CaptureFile(contentsOf: url)
-    #expect(capture.unsupported["voice rate"] == 1)
+    #expect(capture.unsupported["voice seek"] == 1)
     let replay = try OfflineRenderer.replay(
       capture, to: folder.appendingPathComponent("out.wav"), assetRoots: [folder])
-    #expect(replay.warnings.contains { $0.contains("voice rate") })
+    #expect(replay.warnings.contains { $0.contains("voice seek") })
   }
 
   @Test("a capture stops at its size limit and says so; an existing file is not replaced unless asked")

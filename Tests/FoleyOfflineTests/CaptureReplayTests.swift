@@ -1,5 +1,7 @@
 import FoleyAudio
 import FoleyOffline
+import FoleyScene
+import FoleySceneAudio
 import FoleySession
 import FoleyTestSupport
 import Foundation
@@ -133,6 +135,101 @@ struct CaptureReplayTests {
       #expect(differing == 0, "run \(run): \(differing) of \(compared) samples differ, by up to \(largest)")
       // Not silence: the tones are there, at the levels they were played at.
       #expect((replayed.map(abs).max() ?? 0) > 0.1)
+    }
+  }
+
+  /// Compares a live run's output with its capture's replay: the same samples after the device's
+  /// latency, and not silence.
+  static func expectSameSamples(live: [Float], capture url: URL, folder: URL, run: Int) throws {
+    let capture = try CaptureFile(contentsOf: url)
+    let wav = folder.appendingPathComponent("replay\(run).wav")
+    let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+    #expect(replay.warnings == [])
+    let replayed = try floatSamples(ofWAV: wav)
+    let firstReplayed = try #require(replayed.firstIndex { $0 != 0 })
+    let firstLive = try #require(live.firstIndex { $0 != 0 })
+    let offset = firstLive - firstReplayed
+    #expect(offset >= 0 && offset % 2 == 0)
+    let compared = min(replayed.count, live.count - offset)
+    #expect(compared > 48_000 * 2)
+    var differing = 0
+    var largest: Float = 0
+    var first: Int?
+    for index in 0..<compared where live[offset + index] != replayed[index] {
+      differing += 1
+      first = first ?? index
+      largest = max(largest, abs(live[offset + index] - replayed[index]))
+    }
+    #expect(
+      differing == 0,
+      "run \(run): \(differing) of \(compared) samples differ, by up to \(largest), from sample \(first ?? -1) (offset \(offset))"
+    )
+    #expect((replayed.map(abs).max() ?? 0) > 0.05)
+  }
+
+  @Test("a scene's moving, pitched, filtered positional voices replay to the same samples, in three runs")
+  func positionalSceneReplays() throws {
+    let folder = try Self.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for run in 1...3 {
+      let url = folder.appendingPathComponent("scene\(run).foleycapture")
+      var summary: CaptureSummary?
+      let output = try captureDiskOutput { engine, output in
+        let scene = Scene(size: Size(width: 800, height: 600))
+        var spatial = SpatialAudio()
+        spatial.speedOfSound = 3_430
+        engine.attach(to: scene, positional: true, spatial: spatial)
+        SceneView().presentScene(scene)
+        let listener = Node()
+        listener.position = Point(x: 400, y: 300)
+        scene.addChild(listener)
+        scene.listener = listener
+        let hum = AudioNode(
+          sound: try Sound(contentsOf: folder.appendingPathComponent("low.wav"), engine: engine))
+        hum.position = Point(x: 0, y: 300)
+        let high = try Data(contentsOf: folder.appendingPathComponent("high.wav"))
+        let ticker = Node()
+        ticker.position = Point(x: 700, y: 100)
+        output.waitForMore(seconds: 0.05)
+        try engine.startCapture(to: url, replacing: true)
+        scene.addChild(hum)
+        scene.addChild(ticker)
+        hum.run(
+          .group([
+            .move(to: Point(x: 800, y: 300), duration: 1.2), .changePlaybackRate(to: 1.5, duration: 1),
+            .changeReverb(to: 0.4, duration: 0.5),
+          ]))
+        ticker.run(
+          .repeatForever(.sequence([.playSound(data: high, name: "high.wav"), .wait(forDuration: 0.3)])))
+        let direct = engine.play(
+          try Sound(contentsOf: folder.appendingPathComponent("mid.wav"), engine: engine), loops: -1)
+        for step in 0..<90 {
+          if step == 30 { direct.setLowPassCutoff(600, tween: 0.2) }
+          if step == 45 { direct.setPlaybackRate(0.8, tween: 0.3) }
+          if step == 60 { direct.stop(tween: 0.2) }
+          scene.update(deltaTime: 1.0 / 60)
+          output.waitForMore(seconds: 1.0 / 60)
+        }
+        summary = engine.stopCapture()
+        output.waitForMore(seconds: 0.05)
+      }
+      #expect(summary?.endedBy == "stopped")
+      let capture = try CaptureFile(contentsOf: url)
+      let kinds = Set(
+        capture.records.map { record -> String in
+          switch record.command {
+          case .place: "place"
+          case .shape(_, let kind, _, _, _, _): kind
+          default: ""
+          }
+        })
+      #expect(kinds.isSuperset(of: ["place", "rate", "doppler", "cutoff", "send"]))
+      var interleaved: [Float] = []
+      for (left, right) in zip(output.left.samples, output.right.samples) {
+        interleaved.append(left)
+        interleaved.append(right)
+      }
+      try Self.expectSameSamples(live: interleaved, capture: url, folder: folder, run: run)
     }
   }
 }

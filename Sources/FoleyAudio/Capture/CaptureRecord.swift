@@ -86,6 +86,13 @@ public enum CaptureCommand: Sendable, Hashable {
   case volume(voice: UInt64, to: Double, tween: CapturedTween)
   /// A voice's play pan and its node's group volume, as its gain was recomputed.
   case gain(voice: UInt64, pan: Double, groupVolume: Double)
+  /// A positional voice moved to a placement (its gain and pan from the listener), gliding
+  /// there over `glide` frames.
+  case place(voice: UInt64, gain: Double, pan: Double, glide: Int)
+  /// One of a voice's shaping requests: its playback `rate`, the scene's `doppler` factor, its
+  /// low-pass `cutoff` (log2 of hertz) or its reverb `send`, to `target` over `frames` frames
+  /// along `easing`, from frame `start`.
+  case shape(voice: UInt64, kind: String, target: Double, frames: Int, easing: String, start: UInt64)
   /// A voice stopped, fading along `tween`.
   case stop(voice: UInt64, tween: CapturedTween)
   case pause(voice: UInt64)
@@ -111,7 +118,7 @@ public enum CaptureCommand: Sendable, Hashable {
 // `end`, `true` for `mark`): {"frame":F,"stop":{"voice":7,"tween":{"duration":0.2,"easing":"easeIn"}}}.
 extension CaptureCommand: Codable {
   private enum Key: String, CodingKey {
-    case sound, play, volume, gain, stop, pause, resume, mix, session, unsupported, mark, end
+    case sound, play, volume, gain, place, shape, stop, pause, resume, mix, session, unsupported, mark, end
   }
 
   private struct VoiceChange: Codable {
@@ -119,7 +126,14 @@ extension CaptureCommand: Codable {
     var to: Double?
     var pan: Double?
     var groupVolume: Double?
+    var gain: Double?
+    var glide: Int?
     var tween: CapturedTween?
+    var kind: String?
+    var target: Double?
+    var frames: Int?
+    var easing: String?
+    var start: UInt64?
   }
 
   private struct MixMove: Codable {
@@ -156,6 +170,19 @@ extension CaptureCommand: Codable {
       let change = try change()
       guard let pan = change.pan, let groupVolume = change.groupVolume else { throw missing("pan") }
       self = .gain(voice: change.voice, pan: pan, groupVolume: groupVolume)
+    case .place:
+      let change = try change()
+      guard let gain = change.gain, let pan = change.pan, let glide = change.glide else {
+        throw missing("gain")
+      }
+      self = .place(voice: change.voice, gain: gain, pan: pan, glide: glide)
+    case .shape:
+      let change = try change()
+      guard let kind = change.kind, let target = change.target, let frames = change.frames,
+        let easing = change.easing, let start = change.start
+      else { throw missing("kind") }
+      self = .shape(
+        voice: change.voice, kind: kind, target: target, frames: frames, easing: easing, start: start)
     case .stop:
       let change = try change()
       guard let tween = change.tween else { throw missing("tween") }
@@ -183,6 +210,12 @@ extension CaptureCommand: Codable {
       try container.encode(VoiceChange(voice: voice, to: to, tween: tween), forKey: .volume)
     case .gain(let voice, let pan, let groupVolume):
       try container.encode(VoiceChange(voice: voice, pan: pan, groupVolume: groupVolume), forKey: .gain)
+    case .place(let voice, let gain, let pan, let glide):
+      try container.encode(VoiceChange(voice: voice, pan: pan, gain: gain, glide: glide), forKey: .place)
+    case .shape(let voice, let kind, let target, let frames, let easing, let start):
+      try container.encode(
+        VoiceChange(voice: voice, kind: kind, target: target, frames: frames, easing: easing, start: start),
+        forKey: .shape)
     case .stop(let voice, let tween):
       try container.encode(VoiceChange(voice: voice, tween: tween), forKey: .stop)
     case .pause(let voice): try container.encode(VoiceChange(voice: voice), forKey: .pause)
@@ -236,6 +269,13 @@ extension CaptureRecord {
       body = "\"volume\":{\"to\":\(number(to)),\"tween\":\(tween(given)),\"voice\":\(voice)}"
     case .gain(let voice, let pan, let groupVolume):
       body = "\"gain\":{\"groupVolume\":\(number(groupVolume)),\"pan\":\(number(pan)),\"voice\":\(voice)}"
+    case .place(let voice, let gain, let pan, let glide):
+      body =
+        "\"place\":{\"gain\":\(number(gain)),\"glide\":\(glide),\"pan\":\(number(pan)),\"voice\":\(voice)}"
+    case .shape(let voice, let kind, let target, let frames, let easing, let start):
+      body =
+        "\"shape\":{\"easing\":\"\(easing)\",\"frames\":\(frames),\"kind\":\"\(kind)\",\"start\":\(start),"
+        + "\"target\":\(number(target)),\"voice\":\(voice)}"
     case .stop(let voice, let given): body = "\"stop\":{\"tween\":\(tween(given)),\"voice\":\(voice)}"
     case .pause(let voice): body = "\"pause\":{\"voice\":\(voice)}"
     case .resume(let voice): body = "\"resume\":{\"voice\":\(voice)}"

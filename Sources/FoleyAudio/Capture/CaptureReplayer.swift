@@ -12,7 +12,13 @@ package final class CaptureReplayer {
   package private(set) var warnings: [String] = []
   package private(set) var commands = 0
   private var unknownVoices = 0
+  /// Shaping requests made of a voice before the queue started it (a scene sets a new voice's
+  /// doppler in the update that asks for it): its start takes them, as it did live.
+  private var earlyShapes: [UInt64: [(ShapingKind, RampRequest)]] = [:]
   private var missingPlays = 0
+  /// The voices whose plays were left out (their sound is missing), and the commands for them.
+  private var leftOut: Set<UInt64> = []
+  private var leftOutCommands = 0
 
   /// Loads every sound `capture` names from the engine's asset roots and checks its samples.
   /// - Throws: ``CaptureError/missingSound(_:)`` or ``CaptureError/changedSound(_:)`` unless
@@ -20,6 +26,7 @@ package final class CaptureReplayer {
   ///   naming each in ``warnings``.
   package init(engine: AudioEngine, capture: CaptureFile, allowingChangedSounds: Bool) throws(CaptureError) {
     self.engine = engine
+    engine.core.beginReplay()
     for identity in capture.sounds.values.sorted(by: { $0.id < $1.id }) {
       let loaded: Sound
       do {
@@ -48,6 +55,9 @@ package final class CaptureReplayer {
         "\(capture.header.voicesAtStart) voices were already sounding when the capture began: they are not in it"
       )
     }
+    // One warning per sound, however many of its variants (a map's pitched copies) the capture names.
+    var seen: Set<String> = []
+    warnings = warnings.filter { seen.insert($0).inserted }
     for (kind, count) in capture.unsupported.sorted(by: { $0.key < $1.key }) {
       warnings.append("the capture holds \(kind) it cannot replay (noted in \(count) seconds)")
     }
@@ -66,6 +76,23 @@ package final class CaptureReplayer {
       guard let voice = voice(id) else { return }
       if voice.pan != pan { voice.pan = pan }
       if voice.groupVolume != groupVolume { voice.groupVolume = groupVolume }
+    case .place(let id, let gain, let pan, let glide):
+      guard let voice = voice(id) else { return }
+      engine.core.replayPlacement(of: voice, at: SpatialPlacement(gain: gain, pan: pan), glide: glide)
+    case .shape(let id, let kind, let target, let frames, let easing, let start):
+      guard let kind = ShapingKind(rawValue: kind) else {
+        warnings.append("a shaping request of an unknown kind (\"\(kind)\") was left out")
+        return
+      }
+      let request = RampRequest(
+        target: Float(target), frames: UInt32(clamping: frames),
+        easing: Easing(captureName: easing) ?? .linear,
+        start: start)
+      guard let voice = voices[id] else {
+        earlyShapes[id, default: []].append((kind, request))
+        return
+      }
+      engine.core.replayShaping(kind, request, of: voice)
     case .stop(let id, let tween): voice(id)?.stop(tween: Self.tween(tween))
     case .pause(let id): voice(id)?.pause()
     case .resume(let id): voice(id)?.resume()
@@ -75,13 +102,17 @@ package final class CaptureReplayer {
     case .session(let reasons, let resumes):
       engine.core.replaySession(inactive: reasons, resumesPausedVoices: resumes)
     }
-    engine.waitUntilIdle()
   }
+
+  /// Waits until the engine has applied what was given it: before the mixer moves on.
+  package func settle() { engine.waitUntilIdle() }
 
   /// Adds what the replay met on its way to ``warnings``; call once, at its end.
   package func finish() {
     if missingPlays > 0 {
-      warnings.append("\(missingPlays) plays of sounds the replay does not have were left out")
+      warnings.append(
+        "\(missingPlays) plays of sounds the replay does not have were left out, and \(leftOutCommands) commands for them"
+      )
     }
     if unknownVoices > 0 {
       warnings.append("\(unknownVoices) commands were for voices that started before the capture")
@@ -91,6 +122,7 @@ package final class CaptureReplayer {
   private func start(_ play: CapturedPlay) {
     guard let sound = sounds[play.sound] else {
       missingPlays += 1
+      leftOut.insert(play.voice)
       return
     }
     let placement = play.placementGain.map { SpatialPlacement(gain: $0, pan: play.placementPan ?? 0) }
@@ -105,14 +137,20 @@ package final class CaptureReplayer {
           start: level.start ?? .max)
       }
       if play.normalization != 1 { voice.normalization = play.normalization }
+      for (kind, request) in earlyShapes.removeValue(forKey: play.voice) ?? [] {
+        voice.store(kind, request)
+        if MixerCore.needsShaper(kind, request.target) { voice.needsShaper.store(true, ordering: .relaxed) }
+      }
       return voice
     }
     voices[play.voice] = voice
+    // Admitted now, on this frame, before the commands after it (which may be for this voice).
+    engine.waitUntilIdle()
   }
 
   private func voice(_ id: UInt64) -> Voice? {
     guard let voice = voices[id] else {
-      unknownVoices += 1
+      if leftOut.contains(id) { leftOutCommands += 1 } else { unknownVoices += 1 }
       return nil
     }
     return voice

@@ -13,6 +13,9 @@ extension MixerCore {
     guard state.isOpen else { throw .engineClosed }
     guard state.capture == nil else { throw .alreadyCapturing }
     let result = backend.holdingAudioLock { () -> Result<CommandCapture, CaptureError> in
+      // Moves reach the mix through the queue while a capture runs: the voices it follows are
+      // taken back first.
+      stopFollowingAll()
       let frame = mixer.framesMixed.load(ordering: .acquiring)
       let header = CaptureHeader(
         format: "foley-capture", version: CaptureHeader.currentVersion, sampleRate: format.sampleRate,
@@ -107,6 +110,62 @@ extension MixerCore {
       placement = voice.initialPlacement
       hasModulators = voice.hasModulators.load(ordering: .relaxed)
     }
+  }
+
+  /// A voice's shaping request while a capture runs: stored on the queue under the audio lock,
+  /// stamped with the frame the next buffer starts on when it asks for none, its shaper given
+  /// there and then, and recorded.
+  func shapeCaptured(_ kind: ShapingKind, _ request: RampRequest, needsShaper: Bool, of voice: Voice) {
+    queue.async { [self] in
+      guard let capture = state.capture else {
+        applyShaping(kind, request, needsShaper: needsShaper, of: voice)
+        return
+      }
+      // A play asked for before this request is started (and recorded) first.
+      if voice.state == .pending { servePlayRequests() }
+      backend.holdingAudioLock {
+        let frame = mixer.framesMixed.load(ordering: .acquiring)
+        var stamped = request
+        if stamped.start == 0 { stamped.start = frame }
+        applyShaping(kind, stamped, needsShaper: needsShaper, of: voice)
+        capture.record(
+          .shape(
+            voice: voice.id, kind: kind.rawValue, target: Double(stamped.target), frames: Int(stamped.frames),
+            easing: stamped.easing.captureName, start: capture.relative(stamped.start)), at: frame)
+      }
+    }
+  }
+
+  /// Makes this engine one that replays a capture: its voices' moves stay with the queue.
+  package func beginReplay() {
+    queue.sync { state.isReplaying = true }
+  }
+
+  /// A captured shaping request, applied as the live engine's queue applied it.
+  func replayShaping(_ kind: ShapingKind, _ request: RampRequest, of voice: Voice) {
+    let needsShaper = Self.needsShaper(kind, request.target)
+    queue.async { [self] in
+      if voice.state == .pending { servePlayRequests() }
+      applyShaping(kind, request, needsShaper: needsShaper, of: voice)
+    }
+  }
+
+  /// Whether a voice shaped so needs a shaper on its lane (as the voice's setters decide).
+  static func needsShaper(_ kind: ShapingKind, _ target: Float) -> Bool {
+    switch kind {
+    case .rate, .doppler: target != 1
+    case .cutoff: target < VoiceShaping.openCutoffLog2
+    case .send: false
+    }
+  }
+
+  /// Stores the request and, if the voice now needs one, puts a shaper on its channel at once.
+  private func applyShaping(_ kind: ShapingKind, _ request: RampRequest, needsShaper: Bool, of voice: Voice) {
+    voice.store(kind, request)
+    guard needsShaper, !voice.needsShaper.exchange(true, ordering: .relaxed), state.isOpen, state.hasDevice,
+      let channel = table.channel(of: voice)
+    else { return }
+    ensureShaper(on: channel)
   }
 
   /// Notes, from any thread, a command of a kind the capture does not record, so that a replay

@@ -16,7 +16,10 @@ extension MixerCore {
   /// stream, and no budget ranking the voices.
   func startFollowing(_ channel: Int) {
     guard let slot = table[channel], slot.placement != nil, slot.stream == nil, !slot.isReleasing,
-      slot.sessionMode != .paused, !slot.isChannelPaused, slot.voice.state == .playing, !ranksVoices
+      slot.sessionMode != .paused, !slot.isChannelPaused, slot.voice.state == .playing, !ranksVoices,
+      // While a capture runs, every move goes through the queue, where it is stamped; a replay
+      // makes its moves there too.
+      state.capture == nil, !state.isReplaying
     else { return }
     let voice = slot.voice
     voice.followVolume.store(volume(of: slot, withVoiceVolume: false).bitPattern, ordering: .relaxed)

@@ -173,7 +173,6 @@ extension MixerCore {
   package func updatePlacements(
     _ moves: inout [PlacementMove], releasing: inout [Unmanaged<Voice>], overFrames frames: Int
   ) {
-    if !moves.isEmpty { noteUncaptured("placements") }
     let hop = requests.withLock { pending -> Int? in
       pending.add(moves: &moves, releasing: &releasing, overFrames: frames)
       return pending.hasWork ? pending.scheduleHop() : nil

@@ -274,53 +274,77 @@ extension MixerCore {
   /// The moves' voices are unretained (``PlacementMove``): their sender keeps them alive until
   /// the queue is past these moves.
   func applyPlacements(_ moves: [PlacementMove], overFrames frames: Int) {
+    // Captured: under the audio lock, each move recorded with the glide it was given.
+    guard let capture = state.capture else { return placeAll(moves, overFrames: frames, capture: nil) }
+    backend.holdingAudioLock { placeAll(moves, overFrames: frames, capture: capture) }
+  }
+
+  private func placeAll(_ moves: [PlacementMove], overFrames frames: Int, capture: CommandCapture?) {
     // At most a tenth of a second however late the queue ran: the voice follows, a little behind.
+    let mixed = mixer.framesMixed.load(ordering: .acquiring)
     let glide = state.placementGlide.next(
-      updateFrames: frames, mixed: mixer.framesMixed.load(ordering: .acquiring),
-      bufferFrames: format.bufferFrames, sampleRate: format.sampleRate)
+      updateFrames: frames, mixed: mixed, bufferFrames: format.bufferFrames, sampleRate: format.sampleRate)
     for move in moves {
       let voice = move.voice.takeUnretainedValue()
       // The newest placement the game gave the voice: this move's, or a later one it handed the
       // mix while the mix still followed the voice.
       let placement = voice.newestPlacement ?? move.placement
-      if voice.isVirtual, state.virtual.voices[ObjectIdentifier(voice)] != nil {
-        state.virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
-        gainChanged(voice, channel: nil)
-        continue
+      place(voice, at: placement, glide: glide)
+      // A move of a voice not started yet does nothing (its start takes the newest placement).
+      if let capture, voice.state != .pending {
+        capture.record(
+          .place(voice: voice.id, gain: placement.gain, pan: placement.pan, glide: glide), at: mixed)
       }
-      if !state.orphans.isEmpty, let orphan = state.orphans.firstIndex(where: { $0.voice === voice }) {
-        state.orphans[orphan].placement = placement
-        continue
-      }
-      // The slot is changed and read where it lies: copying it out retained and released each
-      // of its references, for every moving voice every update.
-      guard let channel = table.channel(of: voice) else { continue }
-      // A voice the mix follows is taken back first: this move is one the game sent the queue
-      // (the mix did not follow it then, or it may have left the voice inaudible).
-      if voice.follows.load(ordering: .relaxed) {
-        voice.follows.store(false, ordering: .sequentiallyConsistent)
-      }
-      guard
-        let (left, right) = table.update(
-          channel,
-          { slot -> (Float, Float)? in
-            guard slot.placement != nil else { return nil }
-            slot.placement = placement
-            guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else {
-              return nil
-            }
-            return channelGains(for: slot)
-          }) ?? nil
-      else { continue }
-      table.gains[channel].setTarget(
-        left: left, right: right, step: glideStep(channel, to: (left, right), over: glide))
-      gainChanged(voice, channel: channel)
-      // Its next moves go straight to the mix, unless they must come here.
-      if !(configuration.virtualizesInaudibleVoices
-        && max(left, right) * Float(voice.volume) < Self.silentGain)
-      {
-        startFollowing(channel)
-      }
+    }
+  }
+
+  /// A captured move, applied as the live engine's queue applied it.
+  package func replayPlacement(of voice: Voice, at placement: SpatialPlacement, glide: Int) {
+    queue.async { [self] in
+      if voice.state == .pending { servePlayRequests() }
+      place(voice, at: placement, glide: glide)
+    }
+  }
+
+  /// Moves `voice` to `placement`, its gains gliding there over `glide` frames.
+  private func place(_ voice: Voice, at placement: SpatialPlacement, glide: Int) {
+    if voice.isVirtual, state.virtual.voices[ObjectIdentifier(voice)] != nil {
+      state.virtual.voices[ObjectIdentifier(voice)]?.slot.placement = placement
+      gainChanged(voice, channel: nil)
+      return
+    }
+    if !state.orphans.isEmpty, let orphan = state.orphans.firstIndex(where: { $0.voice === voice }) {
+      state.orphans[orphan].placement = placement
+      return
+    }
+    // The slot is changed and read where it lies: copying it out retained and released each
+    // of its references, for every moving voice every update.
+    guard let channel = table.channel(of: voice) else { return }
+    // A voice the mix follows is taken back first: this move is one the game sent the queue
+    // (the mix did not follow it then, or it may have left the voice inaudible).
+    if voice.follows.load(ordering: .relaxed) {
+      voice.follows.store(false, ordering: .sequentiallyConsistent)
+    }
+    guard
+      let (left, right) = table.update(
+        channel,
+        { slot -> (Float, Float)? in
+          guard slot.placement != nil else { return nil }
+          slot.placement = placement
+          guard voice.state == .playing, !slot.isReleasing, slot.sessionMode != .paused else {
+            return nil
+          }
+          return channelGains(for: slot)
+        }) ?? nil
+    else { return }
+    table.gains[channel].setTarget(
+      left: left, right: right, step: glideStep(channel, to: (left, right), over: glide))
+    gainChanged(voice, channel: channel)
+    // Its next moves go straight to the mix, unless they must come here.
+    if !(configuration.virtualizesInaudibleVoices
+      && max(left, right) * Float(voice.volume) < Self.silentGain)
+    {
+      startFollowing(channel)
     }
   }
 }

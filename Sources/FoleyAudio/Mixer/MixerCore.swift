@@ -107,6 +107,8 @@ package final class MixerCore: @unchecked Sendable {
     var batchClock: UInt64?? = nil
     /// The capture being written, if one runs (``CommandCapture``).
     var capture: CommandCapture?
+    /// Whether this engine replays a capture: its moves, as a capture's, go through the queue.
+    var isReplaying = false
   }
   // In debug builds the state is in a ``QueueBound`` box that checks the queue on every access,
   // and so is the channel table (a reference that never changes, kept apart from the state

@@ -39,9 +39,9 @@ extension Voice {
   public func setPlaybackRate(_ rate: Double, tween: Tween = .immediate) {
     guard let core, !rate.isNaN else { return }
     let value = rate.clamped(to: VoiceShaping.rates, or: 1)
-    rateRequest.store(request(Float(value), tween: tween, core: core, minimumFrames: 0))
-    if value != 1 { requestShaper(core) }
-    core.noteUncaptured("voice rate")
+    shape(
+      .rate, request(Float(value), tween: tween, core: core, minimumFrames: 0), needsShaper: value != 1,
+      core: core)
   }
 
   /// The low-pass cutoff last asked for, in hertz (20,000: open). Walls between the voice and the
@@ -55,7 +55,6 @@ extension Voice {
     guard core != nil, !hertz.isNaN else { return }
     ownCutoff.store(hertz.clamped(to: VoiceShaping.cutoffs, or: 20_000).bitPattern, ordering: .relaxed)
     applyCutoff(tween: tween)
-    core?.noteUncaptured("voice filter")
   }
 
   /// What the scene's walls and rooms do to the voice: a low-pass cutoff (hertz) and a reverb
@@ -84,9 +83,9 @@ extension Voice {
       Double(bitPattern: acousticCutoff.load(ordering: .relaxed)))
     let value = log2(hertz)
     let frames = core.declickFrames
-    cutoffRequest.store(
-      request(Float(value), tween: tween, core: core, minimumFrames: frames))
-    if Float(value) < VoiceShaping.openCutoffLog2 { requestShaper(core) }
+    shape(
+      .cutoff, request(Float(value), tween: tween, core: core, minimumFrames: frames),
+      needsShaper: Float(value) < VoiceShaping.openCutoffLog2, core: core)
   }
 
   /// The share of the voice sent to the engine's reverb last asked for (0…1). A room the voice is
@@ -99,7 +98,6 @@ extension Voice {
     guard core != nil, !level.isNaN else { return }
     ownSend.store(level.clamped(to: 0...1, or: 0).bitPattern, ordering: .relaxed)
     applySend(tween: tween)
-    core?.noteUncaptured("voice reverb send")
   }
 
   private func applySend(tween: Tween) {
@@ -108,21 +106,21 @@ extension Voice {
       max(
         Double(bitPattern: ownSend.load(ordering: .relaxed)),
         Double(bitPattern: acousticSend.load(ordering: .relaxed))))
-    sendRequest.store(
-      request(value, tween: tween, core: core, minimumFrames: core.declickFrames))
+    shape(
+      .send, request(value, tween: tween, core: core, minimumFrames: core.declickFrames), needsShaper: false,
+      core: core)
   }
 
   /// Sets the doppler factor (0.5…2 in practice), reached over `frames` frames: the scene calls it
   /// for positional voices each update when its ``SpatialAudio/speedOfSound`` is set.
   package func setDoppler(_ factor: Double, overFrames frames: Int) {
     guard let core, factor.isFinite, factor > 0 else { return }
-    dopplerRequest.store(
+    shape(
+      .doppler,
       RampRequest(
         target: Float(factor.clamped(to: VoiceShaping.rates, or: 1)), frames: UInt32(clamping: max(0, frames))
-      )
-      .packed)
-    if factor != 1 { requestShaper(core) }
-    core.noteUncaptured("doppler")
+      ),
+      needsShaper: factor != 1, core: core)
   }
 
   /// The rate a voice starts at, set before it is on a channel (its lane gets a shaper then).
@@ -133,13 +131,39 @@ extension Voice {
     if value != 1 { needsShaper.store(true, ordering: .relaxed) }
   }
 
-  private func request(_ value: Float, tween: Tween, core: MixerCore, minimumFrames: Int) -> WordPair {
+  private func request(_ value: Float, tween: Tween, core: MixerCore, minimumFrames: Int) -> RampRequest {
     RampRequest(target: value, tween: tween, sampleRate: core.format.sampleRate, minimumFrames: minimumFrames)
-      .packed
+  }
+
+  /// Hands a shaping request to the mix, and asks for the voice's shaper when it needs one. While a
+  /// capture runs it goes through the audio queue instead, which stamps it with the frame it takes
+  /// effect on and records it (``MixerCore/shapeCaptured(_:_:needsShaper:of:)``).
+  private func shape(_ kind: ShapingKind, _ request: RampRequest, needsShaper: Bool, core: MixerCore) {
+    guard !core.isCapturing.load(ordering: .relaxed) else {
+      return core.shapeCaptured(kind, request, needsShaper: needsShaper, of: self)
+    }
+    store(kind, request)
+    if needsShaper { requestShaper(core) }
+  }
+
+  /// Stores a shaping request where the mixing thread reads it.
+  func store(_ kind: ShapingKind, _ request: RampRequest) {
+    switch kind {
+    case .rate: rateRequest.store(request.packed)
+    case .doppler: dopplerRequest.store(request.packed)
+    case .cutoff: cutoffRequest.store(request.packed)
+    case .send: sendRequest.store(request.packed)
+    }
   }
 
   private func requestShaper(_ core: MixerCore) {
     guard !needsShaper.exchange(true, ordering: .relaxed) else { return }
     core.giveShaper(to: self)
   }
+}
+
+/// The shaping requests a voice's mix reads without the audio queue: its playback rate, the
+/// scene's doppler factor, its low-pass cutoff (log2 of hertz) and its reverb send.
+package enum ShapingKind: String, Sendable, Hashable, Codable {
+  case rate, doppler, cutoff, send
 }
