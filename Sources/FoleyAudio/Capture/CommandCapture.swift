@@ -6,13 +6,13 @@ public import Foundation
 /// the frame it took effect on; a writer queue of its own encodes the lines and writes them, so
 /// neither the game thread nor the audio queue waits for the disk. Each line reaches the file with
 /// one `write`, so what was written survives a crash of the process.
-package final class CommandCapture: Sendable {
-  package let url: URL
+final class CommandCapture: Sendable {
+  let url: URL
   private let descriptor: Int32
   private let limit: Int
   private let sampleRate: Int
   /// The engine frame the capture's frame 0 is.
-  package let startFrame: UInt64
+  let startFrame: UInt64
   private let writer = DispatchQueue(label: "foley.capture")
   private let state = Locked(State())
   private let frameNow: @Sendable () -> UInt64
@@ -46,7 +46,7 @@ package final class CommandCapture: Sendable {
 
   /// Opens `url` for a capture (a new file, or replacing one when `replacing`) and writes its
   /// header.
-  package init(
+  init(
     url: URL, replacing: Bool, limit: Int, header: CaptureHeader, frameNow: @escaping @Sendable () -> UInt64
   ) throws(CaptureError) {
     self.url = url
@@ -93,12 +93,12 @@ package final class CommandCapture: Sendable {
   // MARK: - Recording (on the audio queue)
 
   /// Records `command`, which took effect on engine frame `frame`.
-  package func record(_ command: CaptureCommand, at frame: UInt64) {
+  func record(_ command: CaptureCommand, at frame: UInt64) {
     enqueue(.record(CaptureRecord(frame: relative(frame), command: command)))
   }
 
   /// The number plays of `sound` name it by; a new sound's identity is written first.
-  package func soundID(for sound: Sound, at frame: UInt64) -> Int {
+  func soundID(for sound: Sound, at frame: UInt64) -> Int {
     let key = ObjectIdentifier(sound)
     let (id, isNew) = state.withLock { state -> (Int, Bool) in
       if let known = state.sounds[key], known.sound.sound === sound { return (known.id, false) }
@@ -120,17 +120,17 @@ package final class CommandCapture: Sendable {
   }
 
   /// Notes a command of a kind the format does not record, once per kind between marks.
-  package func noteUnsupported(_ kind: String, at frame: UInt64) {
+  func noteUnsupported(_ kind: String, at frame: UInt64) {
     let isNew = state.withLock { $0.unsupportedSinceMark.insert(kind).inserted }
     if isNew { record(.unsupported(kind), at: frame) }
   }
 
   /// A frame of the engine's, counted from the capture's start.
-  package func relative(_ frame: UInt64) -> UInt64 { frame >= startFrame ? frame - startFrame : 0 }
+  func relative(_ frame: UInt64) -> UInt64 { frame >= startFrame ? frame - startFrame : 0 }
 
   /// A frame a command names (a scheduled start, a tween's start; `UInt64.max`: none), counted from
   /// the capture's start.
-  package func relativeStart(_ frame: UInt64) -> UInt64? { frame == .max ? nil : relative(frame) }
+  func relativeStart(_ frame: UInt64) -> UInt64? { frame == .max ? nil : relative(frame) }
 
   private func enqueue(_ entry: Entry) {
     let schedule = state.withLock { state -> Bool in
@@ -218,7 +218,7 @@ package final class CommandCapture: Sendable {
   }
 
   /// Writes what is waiting and an end line, then closes the capture.
-  package func finish(reason: String, at frame: UInt64) -> CaptureSummary {
+  func finish(reason: String, at frame: UInt64) -> CaptureSummary {
     writer.sync {
       flush()
       var data = Data()
@@ -251,7 +251,7 @@ package final class CommandCapture: Sendable {
   }
 
   /// The 64-bit FNV-1a hash of a sound's decoded samples, in hexadecimal.
-  package static func contentHash(of buffer: SoundBuffer) -> String {
+  static func contentHash(of buffer: SoundBuffer) -> String {
     let bytes = UnsafeRawBufferPointer(start: buffer.chunk.samples, count: buffer.chunk.byteCount)
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes {
@@ -262,7 +262,7 @@ package final class CommandCapture: Sendable {
 }
 
 extension ChannelPolicy {
-  package var captureName: String {
+  var captureName: String {
     switch self {
     case .stealOldest: "stealOldest"
     case .stealLowestPriority: "stealLowestPriority"
@@ -270,7 +270,7 @@ extension ChannelPolicy {
     }
   }
 
-  package init?(captureName: String) {
+  init?(captureName: String) {
     switch captureName {
     case "stealOldest": self = .stealOldest
     case "stealLowestPriority": self = .stealLowestPriority

@@ -137,7 +137,7 @@ extension MixerCore {
   }
 
   /// Makes this engine one that replays a capture: its voices' moves stay with the queue.
-  package func beginReplay() {
+  func beginReplay() {
     queue.sync { state.isReplaying = true }
   }
 
@@ -170,7 +170,7 @@ extension MixerCore {
 
   /// Notes, from any thread, a command of a kind the capture does not record, so that a replay
   /// names it (one atomic load when no capture runs).
-  package func noteUncaptured(_ kind: String) {
+  func noteUncaptured(_ kind: String) {
     guard isCapturing.load(ordering: .relaxed) else { return }
     queue.async { [self] in
       state.capture?.noteUnsupported(kind, at: mixer.framesMixed.load(ordering: .acquiring))
@@ -209,7 +209,7 @@ extension MixerCore {
 
 extension BusSettings {
   /// The settings a captured mix describes, over `self`'s effects, routing and player settings.
-  package func applying(_ mix: CapturedMix) -> BusSettings {
+  func applying(_ mix: CapturedMix) -> BusSettings {
     var settings = self
     settings.volumes = Dictionary(uniqueKeysWithValues: mix.volumes.map { (SoundCategory($0.key), $0.value) })
     settings.muted = Set(mix.muted.map { SoundCategory($0) })

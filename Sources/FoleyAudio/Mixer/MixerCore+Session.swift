@@ -27,7 +27,7 @@ extension MixerCore {
 
   /// A captured session state, applied as the live engine's queue applied it (a replay's own
   /// session stays active: only the voices' modes follow the captured one).
-  package func replaySession(inactive reasons: [String], resumesPausedVoices: Bool) {
+  func replaySession(inactive reasons: [String], resumesPausedVoices: Bool) {
     let state = AudioSession.State(inactiveReasons: Set(reasons.map(AudioSession.Reason.init(captured:))))
     queue.async { [self] in
       self.state.sessionState = state

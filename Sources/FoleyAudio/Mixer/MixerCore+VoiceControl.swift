@@ -299,7 +299,7 @@ extension MixerCore {
   }
 
   /// A captured move, applied as the live engine's queue applied it.
-  package func replayPlacement(of voice: Voice, at placement: SpatialPlacement, glide: Int) {
+  func replayPlacement(of voice: Voice, at placement: SpatialPlacement, glide: Int) {
     queue.async { [self] in
       if voice.state == .pending { servePlayRequests() }
       place(voice, at: placement, glide: glide)

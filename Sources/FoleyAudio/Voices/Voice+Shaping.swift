@@ -164,6 +164,6 @@ extension Voice {
 
 /// The shaping requests a voice's mix reads without the audio queue: its playback rate, the
 /// scene's doppler factor, its low-pass cutoff (log2 of hertz) and its reverb send.
-package enum ShapingKind: String, Sendable, Hashable, Codable {
+enum ShapingKind: String, Sendable, Hashable, Codable {
   case rate, doppler, cutoff, send
 }
