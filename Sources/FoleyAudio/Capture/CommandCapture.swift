@@ -20,9 +20,10 @@ final class CommandCapture: Sendable {
   private struct State {
     var entries: [Entry] = []
     var flushScheduled = false
-    /// Sounds named so far, by the sound object (weakly: a sound freed and another made at its
-    /// address gets a number of its own).
-    var sounds: [ObjectIdentifier: (sound: WeakSound, id: Int)] = [:]
+    /// Sounds named so far, by their samples (weakly: samples freed and others made at their
+    /// address get a number of their own), with the settings each number was written with: a
+    /// sound made anew for each play of the same samples (a sound map's variants) is named once.
+    var sounds: [ObjectIdentifier: [(buffer: WeakBuffer, identity: CapturedSound)]] = [:]
     var nextSoundID = 1
     /// Kinds of unrecorded command noted since the last mark.
     var unsupportedSinceMark: Set<String> = []
@@ -40,8 +41,8 @@ final class CommandCapture: Sendable {
     case sound(CapturedSound, SoundBuffer, frame: UInt64)
   }
 
-  private struct WeakSound: @unchecked Sendable {
-    weak var sound: Sound?
+  private struct WeakBuffer: @unchecked Sendable {
+    weak var buffer: SoundBuffer?
   }
 
   /// Opens `url` for a capture (a new file, or replacing one when `replacing`) and writes its
@@ -99,23 +100,29 @@ final class CommandCapture: Sendable {
 
   /// The number plays of `sound` name it by; a new sound's identity is written first.
   func soundID(for sound: Sound, at frame: UInt64) -> Int {
-    let key = ObjectIdentifier(sound)
+    let key = ObjectIdentifier(sound.buffer)
+    let settings = sound.settings
+    var identity = CapturedSound(
+      id: 0, name: sound.name, frames: sound.buffer.frames, contentHash: "", volume: settings.volume,
+      pan: settings.pan, priority: settings.priority, category: settings.category.name,
+      maximumInstances: settings.maximumInstances, policy: settings.policy.captureName,
+      isCritical: settings.isCritical)
     let (id, isNew) = state.withLock { state -> (Int, Bool) in
-      if let known = state.sounds[key], known.sound.sound === sound { return (known.id, false) }
-      let id = state.nextSoundID
+      var known = state.sounds[key, default: []].filter { $0.buffer.buffer === sound.buffer }
+      if let same = known.first(where: { entry in
+        var given = identity
+        given.id = entry.identity.id
+        return entry.identity == given
+      }) {
+        return (same.identity.id, false)
+      }
+      identity.id = state.nextSoundID
       state.nextSoundID += 1
-      state.sounds[key] = (WeakSound(sound: sound), id)
-      return (id, true)
+      known.append((WeakBuffer(buffer: sound.buffer), identity))
+      state.sounds[key] = known
+      return (identity.id, true)
     }
-    if isNew {
-      let settings = sound.settings
-      let identity = CapturedSound(
-        id: id, name: sound.name, frames: sound.buffer.frames, contentHash: "", volume: settings.volume,
-        pan: settings.pan, priority: settings.priority, category: settings.category.name,
-        maximumInstances: settings.maximumInstances, policy: settings.policy.captureName,
-        isCritical: settings.isCritical)
-      enqueue(.sound(identity, sound.buffer, frame: relative(frame)))
-    }
+    if isNew { enqueue(.sound(identity, sound.buffer, frame: relative(frame))) }
     return id
   }
 

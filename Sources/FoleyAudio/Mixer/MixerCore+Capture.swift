@@ -123,6 +123,14 @@ extension MixerCore {
       }
       // A play asked for before this request is started (and recorded) first.
       if voice.state == .pending { servePlayRequests() }
+      // The same request again (a scene sets every voice's doppler and send each update) changes
+      // nothing the mix hears but the pace of a ramp already on its way there: while capturing
+      // it is left out, so that a capture holds what changed.
+      let last = RampRequest(packed: voice.request(kind))
+      guard
+        request.start != 0 || last.target != request.target || last.frames != request.frames
+          || last.easing != request.easing
+      else { return }
       backend.holdingAudioLock {
         let frame = mixer.framesMixed.load(ordering: .acquiring)
         var stamped = request

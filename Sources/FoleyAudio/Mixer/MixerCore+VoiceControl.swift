@@ -289,6 +289,10 @@ extension MixerCore {
       // The newest placement the game gave the voice: this move's, or a later one it handed the
       // mix while the mix still followed the voice.
       let placement = voice.newestPlacement ?? move.placement
+      // While capturing, a move to where the voice is placed already is left out (a scene moves
+      // every positional voice each update, most of them to where they were): a capture holds
+      // what changed.
+      if capture != nil, voice.state != .pending, placement == currentPlacement(of: voice) { continue }
       place(voice, at: placement, glide: glide)
       // A move of a voice not started yet does nothing (its start takes the newest placement).
       if let capture, voice.state != .pending {
@@ -296,6 +300,15 @@ extension MixerCore {
           .place(voice: voice.id, gain: placement.gain, pan: placement.pan, glide: glide), at: mixed)
       }
     }
+  }
+
+  /// Where the queue has placed `voice` (nil: nowhere, or not positional).
+  private func currentPlacement(of voice: Voice) -> SpatialPlacement? {
+    if voice.isVirtual, let entry = state.virtual.voices[ObjectIdentifier(voice)] {
+      return entry.slot.placement
+    }
+    if let channel = table.channel(of: voice) { return table[channel]?.placement }
+    return state.orphans.first { $0.voice === voice }?.placement
   }
 
   /// A captured move, applied as the live engine's queue applied it.

@@ -146,6 +146,16 @@ extension Voice {
     if needsShaper { requestShaper(core) }
   }
 
+  /// The shaping request of `kind` stored last.
+  func request(_ kind: ShapingKind) -> WordPair {
+    switch kind {
+    case .rate: rateRequest.value
+    case .doppler: dopplerRequest.value
+    case .cutoff: cutoffRequest.value
+    case .send: sendRequest.value
+    }
+  }
+
   /// Stores a shaping request where the mixing thread reads it.
   func store(_ kind: ShapingKind, _ request: RampRequest) {
     switch kind {
