@@ -26,10 +26,13 @@ extension OfflineRenderer {
   /// for warning in replay.warnings { print("warning:", warning) }
   /// ```
   /// - Parameters:
+  ///   - capture: the capture, as `CaptureFile` read it.
+  ///   - url: the WAV file to write (replaced).
   ///   - assetRoots: where the captured sounds are found by name.
   ///   - allowingChangedSounds: replay anyway when a sound is missing (its plays left out) or its
   ///     samples changed (played as they are now), each named in the warnings.
-  /// - Throws: ``CaptureError``: `.missingSound` or `.changedSound` naming the sound (unless
+  ///   - logger: the replay engine's logger.
+  /// - Throws: `CaptureError`: `.missingSound` or `.changedSound` naming the sound (unless
   ///   allowed), `.invalid` for a capture the renderer cannot open, `.cannotWrite` for the WAV.
   public static func replay(
     _ capture: CaptureFile, to url: URL, assetRoots: [URL] = AudioEngine.defaultAssetRoots,
