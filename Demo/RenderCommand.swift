@@ -186,8 +186,14 @@ struct RenderCommand: AsyncParsableCommand {
     logger.logLevel = .warning
     let result: OfflineRenderer.ReplayResult
     do {
+      // The embers' crackles are made by the game, not read from its assets: made again here.
+      let embers = Dictionary(
+        uniqueKeysWithValues: (0..<4).map {
+          ("ember-\($0).wav", DemoGame.crackle(seed: UInt64($0 + 1), rate: capture.header.sampleRate))
+        })
       result = try OfflineRenderer.replay(
-        capture, to: output, assetRoots: [assetFolder], allowingChangedSounds: allowChangedSounds,
+        capture, to: output, assetRoots: [assetFolder], sounds: embers,
+        allowingChangedSounds: allowChangedSounds,
         logger: logger)
     } catch {
       FileHandle.standardError.write(Data("foley-demo: \(error)\n".utf8))

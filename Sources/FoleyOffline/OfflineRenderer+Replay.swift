@@ -29,6 +29,8 @@ extension OfflineRenderer {
   ///   - capture: the capture, as `CaptureFile` read it.
   ///   - url: the WAV file to write (replaced).
   ///   - assetRoots: where the captured sounds are found by name.
+  ///   - sounds: the bytes of sounds the game made in code rather than read from its assets, by
+  ///     the name it gave them (a generated effect, a synthesised texture).
   ///   - allowingChangedSounds: replay anyway when a sound is missing (its plays left out) or its
   ///     samples changed (played as they are now), each named in the warnings.
   ///   - logger: the replay engine's logger.
@@ -36,7 +38,7 @@ extension OfflineRenderer {
   ///   allowed), `.invalid` for a capture the renderer cannot open, `.cannotWrite` for the WAV.
   public static func replay(
     _ capture: CaptureFile, to url: URL, assetRoots: [URL] = AudioEngine.defaultAssetRoots,
-    allowingChangedSounds: Bool = false, logger: Logger = .foley("foley.offline")
+    sounds: [String: Data] = [:], allowingChangedSounds: Bool = false, logger: Logger = .foley("foley.offline")
   ) throws(CaptureError) -> ReplayResult {
     let header = capture.header
     var configuration = AudioConfiguration()
@@ -65,7 +67,7 @@ extension OfflineRenderer {
     }
     defer { renderer.close() }
     let replayer = try CaptureReplayer(
-      engine: renderer.engine, capture: capture, allowingChangedSounds: allowingChangedSounds)
+      engine: renderer.engine, capture: capture, sounds: sounds, allowingChangedSounds: allowingChangedSounds)
     let result: Result
     do {
       result = try renderer.writingWAV(to: url) { sink in

@@ -61,6 +61,40 @@ struct CaptureFileTests {
     #expect(without.warnings.contains { $0.contains(leftOut) })
   }
 
+  @Test(
+    "a sound the game made in code replays from the bytes given for its name, to the samples the engine made")
+  func soundMadeInCode() throws {
+    let folder = try CaptureReplayTests.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("run.foleycapture")
+    let made = makeToneWAV(frequency: 1_234, duration: 0.3, amplitude: 0.4)
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, assetRoots: [folder])
+    try engine.startCapture(to: url)
+    let low = try engine.sound(named: "low.wav")
+    engine.play(low, volume: 0.5, loops: -1)
+    mixer.advance(seconds: 0.05)
+    engine.play(data: made, name: "made.wav", pan: 0.4)
+    mixer.advance(seconds: 0.5)
+    let summary = try #require(engine.stopCapture())
+    let live = mixer.takeOutput()
+    engine.close()
+    let capture = try CaptureFile(contentsOf: url)
+    #expect(capture.frames == summary.frames)
+    let wav = folder.appendingPathComponent("out.wav")
+    #expect(throws: CaptureError.missingSound("made.wav")) {
+      try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+    }
+    let replay = try OfflineRenderer.replay(
+      capture, to: wav, assetRoots: [folder], sounds: ["made.wav": made])
+    #expect(replay.warnings == [])
+    let replayed = try CaptureReplayTests.floatSamples(ofWAV: wav)
+    // The embedded engine's capture starts on its first frame: no latency between the two.
+    #expect(replayed.count == Int(capture.frames) * 2)
+    #expect(Array(live.prefix(replayed.count)) == replayed)
+    #expect((replayed.map(abs).max() ?? 0) > 0.2)
+  }
+
   @Test("a capture cut short mid-line replays up to its last whole line, the same samples as the whole")
   func cutShort() throws {
     let folder = try CaptureReplayTests.soundFolder()

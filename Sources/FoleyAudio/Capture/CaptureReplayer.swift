@@ -1,5 +1,5 @@
 import FoleyCore
-import Foundation
+package import Foundation
 
 /// Applies a capture's commands to an engine on an embedded mixer, each when the mixer has made
 /// the frames before it: what `OfflineRenderer.replay` drives.
@@ -24,13 +24,17 @@ package final class CaptureReplayer {
   /// - Throws: ``CaptureError/missingSound(_:)`` or ``CaptureError/changedSound(_:)`` unless
   ///   `allowingChangedSounds`, which replays without a missing sound and with a changed one,
   ///   naming each in ``warnings``.
-  package init(engine: AudioEngine, capture: CaptureFile, allowingChangedSounds: Bool) throws(CaptureError) {
+  package init(
+    engine: AudioEngine, capture: CaptureFile, sounds given: [String: Data], allowingChangedSounds: Bool
+  ) throws(CaptureError) {
     self.engine = engine
     engine.core.beginReplay()
     for identity in capture.sounds.values.sorted(by: { $0.id < $1.id }) {
       let loaded: Sound
       do {
-        loaded = try engine.sound(named: identity.name)
+        // A sound the game made in code comes from the bytes the replay is given for its name.
+        loaded = try given[identity.name].map { try engine.sound(data: $0, name: identity.name) }
+          ?? engine.sound(named: identity.name)
       } catch {
         guard allowingChangedSounds else { throw .missingSound(identity.name) }
         warnings.append("\"\(identity.name)\" is not in the asset roots: its plays are left out")
