@@ -38,7 +38,8 @@ extension OfflineRenderer {
   ///   allowed), `.invalid` for a capture the renderer cannot open, `.cannotWrite` for the WAV.
   public static func replay(
     _ capture: CaptureFile, to url: URL, assetRoots: [URL] = AudioEngine.defaultAssetRoots,
-    sounds: [String: Data] = [:], allowingChangedSounds: Bool = false, logger: Logger = .foley("foley.offline")
+    sounds: [String: Data] = [:], allowingChangedSounds: Bool = false,
+    logger: Logger = .foley("foley.offline")
   ) throws(CaptureError) -> ReplayResult {
     let header = capture.header
     var configuration = AudioConfiguration()

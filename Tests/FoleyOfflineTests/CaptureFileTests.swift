@@ -1,5 +1,6 @@
 import FoleyAudio
 import FoleyOffline
+import FoleySoundMap
 import FoleyTestSupport
 import Foundation
 import Testing
@@ -93,6 +94,36 @@ struct CaptureFileTests {
     #expect(replayed.count == Int(capture.frames) * 2)
     #expect(Array(live.prefix(replayed.count)) == replayed)
     #expect((replayed.map(abs).max() ?? 0) > 0.2)
+  }
+
+  @Test("a sound map's pitched copies are named by their source and pitch, and made again by the replay")
+  func pitchedCopies() throws {
+    let folder = try CaptureReplayTests.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("run.foleycapture")
+    let mixer = EmbeddedMixer()
+    let engine = try AudioEngine(embedded: mixer, assetRoots: [folder])
+    let map = try SoundMap(
+      json: Data(#"{"version": 1, "events": {"hit": {"play": "high.wav", "pitchSemitones": [-3, 3]}}}"#.utf8),
+      relativeTo: folder, engine: engine, seed: 5)
+    try engine.startCapture(to: url)
+    for _ in 0..<8 {
+      map.post("hit")
+      engine.waitUntilIdle()
+      mixer.advance(seconds: 0.1)
+    }
+    mixer.advance(seconds: 0.4)
+    _ = try #require(engine.stopCapture())
+    let live = mixer.takeOutput()
+    engine.close()
+    let capture = try CaptureFile(contentsOf: url)
+    #expect(capture.sounds.values.filter { $0.semitones != nil }.count >= 3)
+    let wav = folder.appendingPathComponent("out.wav")
+    let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+    #expect(replay.warnings == [])
+    let replayed = try CaptureReplayTests.floatSamples(ofWAV: wav)
+    #expect(replayed.count == Int(capture.frames) * 2)
+    #expect(Array(live.prefix(replayed.count)) == replayed)
   }
 
   @Test("a capture cut short mid-line replays up to its last whole line, the same samples as the whole")

@@ -293,6 +293,9 @@ public struct CapturedSound: Sendable, Hashable, Codable {
   public var id: Int
   /// Its asset name (what ``AudioEngine/sound(named:)`` is given to find it again).
   public var name: String
+  /// For a sound map's pitched copy of the named sound, the semitones it was moved by (nil: the
+  /// named sound's own samples).
+  public var semitones: Double?
   /// Its length in frames, decoded for the mix.
   public var frames: Int
   /// The 64-bit FNV-1a hash of its decoded samples, in hexadecimal: a replay refuses a sound

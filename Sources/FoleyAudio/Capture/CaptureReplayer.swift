@@ -33,8 +33,12 @@ package final class CaptureReplayer {
       let loaded: Sound
       do {
         // A sound the game made in code comes from the bytes the replay is given for its name.
-        loaded = try given[identity.name].map { try engine.sound(data: $0, name: identity.name) }
+        let named =
+          try given[identity.name].map { try engine.sound(data: $0, name: identity.name) }
           ?? engine.sound(named: identity.name)
+        // A pitched copy is made again from its source, as the live engine made it (when that
+        // fails, the source plays, and its samples are found changed below).
+        loaded = identity.semitones.flatMap { engine.library.pitched(named, semitones: $0) } ?? named
       } catch {
         guard allowingChangedSounds else { throw .missingSound(identity.name) }
         warnings.append("\"\(identity.name)\" is not in the asset roots: its plays are left out")

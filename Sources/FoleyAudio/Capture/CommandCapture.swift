@@ -103,7 +103,9 @@ final class CommandCapture: Sendable {
     let key = ObjectIdentifier(sound.buffer)
     let settings = sound.settings
     var identity = CapturedSound(
-      id: 0, name: sound.name, frames: sound.buffer.frames, contentHash: "", volume: settings.volume,
+      id: 0, name: sound.name, semitones: sound.buffer.semitones, frames: sound.buffer.frames,
+      contentHash: "",
+      volume: settings.volume,
       pan: settings.pan, priority: settings.priority, category: settings.category.name,
       maximumInstances: settings.maximumInstances, policy: settings.policy.captureName,
       isCritical: settings.isCritical)

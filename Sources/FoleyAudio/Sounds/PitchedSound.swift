@@ -37,7 +37,8 @@ extension SoundLibrary {
       return nil
     }
     let variant = SoundBuffer(
-      chunk: chunk, frames: max(1, frames), format: format, source: buffer.source, releaser: releaser)
+      chunk: chunk, frames: max(1, frames), format: format, source: buffer.source, releaser: releaser,
+      semitones: semitones)
     return Sound(
       name: "\(sound.name) (\(semitones > 0 ? "+" : "")\(semitones) st)", settings: sound.settings,
       buffer: variant)

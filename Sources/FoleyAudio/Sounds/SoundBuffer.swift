@@ -14,6 +14,9 @@ package final class SoundBuffer: Sendable {
   /// The format the samples are in.
   package let format: AudioDeviceFormat
   package let source: SourceDescription
+  /// For a pitched copy of another sound's samples (``SoundLibrary/pitched(_:semitones:)``), the
+  /// semitones it was moved by: what a capture names it by, beside its source's name.
+  package let semitones: Double?
   /// Voices playing from these samples right now; a cache keeps buffers with live voices.
   package let liveVoices = Atomic<Int>(0)
   /// The loudness, once measured (see `loudness`).
@@ -23,12 +26,13 @@ package final class SoundBuffer: Sendable {
 
   package init(
     chunk: MixChunk, frames: Int, format: AudioDeviceFormat, source: SourceDescription,
-    releaser: ChunkReleaser
+    releaser: ChunkReleaser, semitones: Double? = nil
   ) {
     self.chunk = chunk
     self.frames = frames
     self.format = format
     self.source = source
+    self.semitones = semitones
     self.releaser = releaser
   }
 
