@@ -275,6 +275,7 @@ public struct AudioBus: Sendable, Hashable, CustomStringConvertible {
       throw .outOfRange("maximumAudibleVoices \(count) is outside 1…4096")
     }
     core.audibleLimits.withLock { $0[category] = count }
+    core.noteUncaptured("voice budgets")
     core.queue.async { [core] in
       guard core.state.isOpen else { return }
       // A budget ranks the voices by how loud they are: their moves must reach the queue.

@@ -41,6 +41,8 @@ extension MixerCore {
       capture.noteUnsupported("bus effects", at: frame)
     }
     if !settings.parents.isEmpty { capture.noteUnsupported("bus routing", at: frame) }
+    // Which voices a budget keeps audible is decided on the queue's own time.
+    if ranksVoices { capture.noteUnsupported("voice budgets", at: frame) }
     if !state.sessionState.isActive { capture.noteUnsupported("session at start", at: frame) }
     if policies.withLock({ !$0.byCategory.isEmpty || $0.standard != PolicyTable().standard }) {
       capture.noteUnsupported("session policies", at: frame)
