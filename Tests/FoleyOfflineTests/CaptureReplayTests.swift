@@ -70,13 +70,18 @@ struct CaptureReplayTests {
       summary = engine.stopCapture()
       output.waitForMore(seconds: 0.05)
     }
-    var interleaved: [Float] = []
-    interleaved.reserveCapacity(output.left.samples.count * 2)
+    return (interleaved(output), try #require(summary))
+  }
+
+  /// The device's output as the renderer writes it: left and right in turn.
+  static func interleaved(_ output: DiskCapture) -> [Float] {
+    var samples: [Float] = []
+    samples.reserveCapacity(output.left.samples.count * 2)
     for (left, right) in zip(output.left.samples, output.right.samples) {
-      interleaved.append(left)
-      interleaved.append(right)
+      samples.append(left)
+      samples.append(right)
     }
-    return (interleaved, try #require(summary))
+    return samples
   }
 
   /// A float WAV's samples (what the offline renderer writes).
@@ -114,27 +119,7 @@ struct CaptureReplayTests {
         return nil
       }
       #expect(sessions == [["focusLost"], []])
-      let wav = folder.appendingPathComponent("run\(run).wav")
-      let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
-      #expect(replay.warnings == [])
-      let replayed = try Self.floatSamples(ofWAV: wav)
-      #expect(replayed.count == Int(capture.frames) * 2)
-      // The device's fixed latency: where the replay's first sound is in the live output.
-      let firstReplayed = try #require(replayed.firstIndex { $0 != 0 })
-      let firstLive = try #require(live.firstIndex { $0 != 0 })
-      let offset = firstLive - firstReplayed
-      #expect(offset >= 0 && offset % 2 == 0)
-      let compared = min(replayed.count, live.count - offset)
-      #expect(compared > 48_000 * 2)
-      var differing = 0
-      var largest: Float = 0
-      for index in 0..<compared where live[offset + index] != replayed[index] {
-        differing += 1
-        largest = max(largest, abs(live[offset + index] - replayed[index]))
-      }
-      #expect(differing == 0, "run \(run): \(differing) of \(compared) samples differ, by up to \(largest)")
-      // Not silence: the tones are there, at the levels they were played at.
-      #expect((replayed.map(abs).max() ?? 0) > 0.1)
+      try Self.expectSameSamples(live: live, capture: url, folder: folder, run: run)
     }
   }
 
@@ -146,6 +131,8 @@ struct CaptureReplayTests {
     let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
     #expect(replay.warnings == [])
     let replayed = try floatSamples(ofWAV: wav)
+    #expect(replayed.count == Int(capture.frames) * 2)
+    // The device's fixed latency: where the replay's first sound is in the live output.
     let firstReplayed = try #require(replayed.firstIndex { $0 != 0 })
     let firstLive = try #require(live.firstIndex { $0 != 0 })
     let offset = firstLive - firstReplayed
@@ -224,12 +211,7 @@ struct CaptureReplayTests {
           }
         })
       #expect(kinds.isSuperset(of: ["place", "rate", "doppler", "cutoff", "send"]))
-      var interleaved: [Float] = []
-      for (left, right) in zip(output.left.samples, output.right.samples) {
-        interleaved.append(left)
-        interleaved.append(right)
-      }
-      try Self.expectSameSamples(live: interleaved, capture: url, folder: folder, run: run)
+      try Self.expectSameSamples(live: Self.interleaved(output), capture: url, folder: folder, run: run)
     }
   }
 }
