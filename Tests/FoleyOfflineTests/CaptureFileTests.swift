@@ -236,5 +236,16 @@ struct CaptureFileTests {
       reason(header + "\n{\"frame\":0,\"mark\":true}\n{\"frame\":512,\"play\":{\"voice\":1}}\n").contains(
         "line 3"))
     #expect(reason(header + "\n{\"mark\":true}\n").contains("line 2: no \"frame\""))
+    // A frame past a day of audio would have the replay mix for ever.
+    #expect(
+      reason(header + "\n{\"frame\":99999999999999,\"mark\":true}\n")
+        == "not a capture Foley can read: f, line 2: frame 99999999999999 is past 86400 s of audio, the most a capture covers"
+    )
+    #expect(
+      reason(
+        header
+          + "\n{\"frame\":0,\"stop\":{\"tween\":{\"duration\":1,\"easing\":\"linear\",\"start\":99999999999999},\"voice\":1}}\n"
+      )
+      .contains("line 2: frame 99999999999999 is past"))
   }
 }

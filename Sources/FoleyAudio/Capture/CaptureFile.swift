@@ -22,6 +22,9 @@ public struct CaptureFile: Sendable {
   /// The largest capture file read: 256 MiB.
   public static let maximumBytes = 256 << 20
 
+  /// The most audio a capture covers: a day, as an offline render.
+  public static let maximumSeconds = 86_400
+
   /// Reads the capture at `url`.
   /// - Throws: ``CaptureError/invalid(_:)`` for a file that is missing, too large, not a
   ///   capture, of another version, or with a line that is not a capture's (with its number).
@@ -61,14 +64,23 @@ public struct CaptureFile: Sendable {
     var records: [CaptureRecord] = []
     records.reserveCapacity(lines.count)
     var endedBy: String?
+    // A capture covers at most a day of audio, as a render does: a frame past it is not one a
+    // capture can hold, and replaying up to it would not end.
+    let lastFrame = UInt64(Self.maximumSeconds) * UInt64(header.sampleRate)
     for (index, line) in lines.enumerated().dropFirst() where !line.isEmpty {
+      let record: CaptureRecord
       do {
-        let record = try decoder.decode(CaptureRecord.self, from: Data(line))
-        if case .end(let reason) = record.command { endedBy = reason }
-        records.append(record)
+        record = try decoder.decode(CaptureRecord.self, from: Data(line))
       } catch {
         throw .invalid("\(name), line \(index + 1): \(Self.reason(error))")
       }
+      if let frame = record.frames.first(where: { $0 > lastFrame }) {
+        throw .invalid(
+          "\(name), line \(index + 1): frame \(frame) is past \(Self.maximumSeconds) s of audio, the most a capture covers"
+        )
+      }
+      if case .end(let reason) = record.command { endedBy = reason }
+      records.append(record)
     }
     self.header = header
     // Stable: within a frame, the order the queue applied the commands in.

@@ -63,6 +63,17 @@ public struct CaptureRecord: Sendable, Hashable, Codable {
 
   private enum Key: String, CodingKey { case frame }
 
+  /// Every frame the record names: its own, and a scheduled start's or a tween's.
+  var frames: [UInt64] {
+    switch command {
+    case .play(let play): [frame] + [play.start, play.level?.start].compactMap { $0 }
+    case .volume(_, _, let tween), .stop(_, let tween), .mix(_, let tween):
+      [frame] + [tween.start].compactMap { $0 }
+    case .shape(_, _, _, _, _, let start): [frame, start]
+    case .sound, .gain, .place, .pause, .resume, .session, .unsupported, .mark, .end: [frame]
+    }
+  }
+
   public init(from decoder: any Decoder) throws {
     frame = try decoder.container(keyedBy: Key.self).decode(UInt64.self, forKey: .frame)
     command = try CaptureCommand(from: decoder)

@@ -218,18 +218,22 @@ extension MixerCore {
 }
 
 extension BusSettings {
-  /// The settings a captured mix describes, over `self`'s effects, routing and player settings.
+  /// The settings a captured mix describes, over `self`'s effects, routing and player settings,
+  /// each number held to the range the game's own setters hold it to.
   func applying(_ mix: CapturedMix) -> BusSettings {
     var settings = self
-    settings.volumes = Dictionary(uniqueKeysWithValues: mix.volumes.map { (SoundCategory($0.key), $0.value) })
+    settings.volumes = Dictionary(
+      uniqueKeysWithValues: mix.volumes.map { (SoundCategory($0.key), $0.value.clamped(to: 0...1, or: 1)) })
     settings.muted = Set(mix.muted.map { SoundCategory($0) })
     settings.soloed = Set(mix.soloed.map { SoundCategory($0) })
     settings.critical = Set(mix.critical.map { SoundCategory($0) })
-    settings.ducks = mix.ducks.mapValues { (Set($0.buses.map { SoundCategory($0) }), $0.gain) }
-    settings.masterVolume = mix.masterVolume
+    settings.ducks = mix.ducks.mapValues {
+      (Set($0.buses.map { SoundCategory($0) }), $0.gain.clamped(to: 0...1, or: 1))
+    }
+    settings.masterVolume = mix.masterVolume.clamped(to: 0...1, or: 1)
     settings.isMasterMuted = mix.isMasterMuted
     settings.isMono = mix.isMono
-    settings.balance = mix.balance
+    settings.balance = mix.balance.clamped(to: -1...1, or: 0)
     settings.dynamicRange = mix.dynamicRange
     return settings
   }
