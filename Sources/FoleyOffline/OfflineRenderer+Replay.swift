@@ -103,10 +103,6 @@ extension OfflineRenderer {
       guard let record = records.popFirst() else { break }
       replayer.apply(record.command)
     }
-    let elapsed = (ContinuousClock.now - started).components
-    let wall = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    let seconds = Double(written) / Double(sampleRate)
-    return Result(
-      frames: Int(written), seconds: seconds, sha256: "", speed: wall > 0 ? seconds / wall : .infinity)
+    return result(frames: Int(written), since: started)
   }
 }

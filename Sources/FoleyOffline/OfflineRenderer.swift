@@ -197,11 +197,16 @@ public final class OfflineRenderer {
       }
       written = end
     }
+    return result(frames: written, since: started)
+  }
+
+  /// What a render of `frames` frames begun at `started` made, its hash left empty (the callers
+  /// hash what they deliver).
+  func result(frames: Int, since started: ContinuousClock.Instant) -> Result {
     let elapsed = (ContinuousClock.now - started).components
     let wall = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    return Result(
-      frames: written, seconds: Double(written) / Double(sampleRate), sha256: "",
-      speed: wall > 0 ? Double(written) / Double(sampleRate) / wall : .infinity)
+    let seconds = Double(frames) / Double(sampleRate)
+    return Result(frames: frames, seconds: seconds, sha256: "", speed: wall > 0 ? seconds / wall : .infinity)
   }
 }
 
