@@ -82,18 +82,27 @@ struct CaptureFileTests {
     engine.close()
     let capture = try CaptureFile(contentsOf: url)
     #expect(capture.frames == summary.frames)
-    let wav = folder.appendingPathComponent("out.wav")
     #expect(throws: CaptureError.missingSound("made.wav")) {
-      try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
+      try OfflineRenderer.replay(capture, to: folder.appendingPathComponent("out.wav"), assetRoots: [folder])
     }
-    let replay = try OfflineRenderer.replay(
-      capture, to: wav, assetRoots: [folder], sounds: ["made.wav": made])
+    let replayed = try Self.expectReplayIsLive(
+      capture, live: live, folder: folder, sounds: ["made.wav": made])
+    #expect((replayed.map(abs).max() ?? 0) > 0.2)
+  }
+
+  /// Replays `capture` and expects an embedded engine's own output, `live`: its capture starts on
+  /// its first frame, so there is no latency between the two. Returns the replayed samples.
+  @discardableResult
+  static func expectReplayIsLive(
+    _ capture: CaptureFile, live: [Float], folder: URL, sounds: [String: Data] = [:]
+  ) throws -> [Float] {
+    let wav = folder.appendingPathComponent("out.wav")
+    let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder], sounds: sounds)
     #expect(replay.warnings == [])
     let replayed = try CaptureReplayTests.floatSamples(ofWAV: wav)
-    // The embedded engine's capture starts on its first frame: no latency between the two.
     #expect(replayed.count == Int(capture.frames) * 2)
     #expect(Array(live.prefix(replayed.count)) == replayed)
-    #expect((replayed.map(abs).max() ?? 0) > 0.2)
+    return replayed
   }
 
   @Test("a sound map's pitched copies are named by their source and pitch, and made again by the replay")
@@ -118,12 +127,7 @@ struct CaptureFileTests {
     engine.close()
     let capture = try CaptureFile(contentsOf: url)
     #expect(capture.sounds.values.filter { $0.semitones != nil }.count >= 3)
-    let wav = folder.appendingPathComponent("out.wav")
-    let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder])
-    #expect(replay.warnings == [])
-    let replayed = try CaptureReplayTests.floatSamples(ofWAV: wav)
-    #expect(replayed.count == Int(capture.frames) * 2)
-    #expect(Array(live.prefix(replayed.count)) == replayed)
+    try Self.expectReplayIsLive(capture, live: live, folder: folder)
   }
 
   @Test("a capture cut short mid-line replays up to its last whole line, the same samples as the whole")
