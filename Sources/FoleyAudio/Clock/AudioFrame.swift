@@ -50,6 +50,9 @@ package struct ScheduledStart: Sendable {
   /// given the frame the mix has reached, gives its new start (a musical moment's place in the
   /// music after the resume); nil moves it on by the pause's length. Called on the audio queue.
   package var whenHeld: (@Sendable (UInt64) -> (@Sendable (UInt64) -> UInt64?)?)?
+  /// Whether a start the mix has already passed joins the sound at the sample it would have
+  /// reached (a rollback timeline's late start) instead of starting late from its beginning.
+  package var joinsLate = false
 
   package init(
     frame: UInt64, whenLate: (@Sendable (UInt64) -> UInt64?)? = nil,

@@ -46,7 +46,11 @@ extension MixerCore {
         id: play.id, core: self, state: .pending, volume: play.volume, pan: play.pan, placement: placement)
     setUp(
       voice, for: source, normalizes: normalizes, groupVolume: groupVolume, rate: rate, schedule: schedule)
-    if let fadeIn { prepareStart(of: voice, schedule: nil, fadeIn: fadeIn, startingOn: schedule?.frame) }
+    if let fadeIn {
+      // A start that joins late fades in from where it joins, not from its passed frame.
+      let from = schedule?.joinsLate == true ? nil : schedule?.frame
+      prepareStart(of: voice, schedule: nil, fadeIn: fadeIn, startingOn: from)
+    }
     if !modulators.isEmpty { presetModulators(modulators, on: voice) }
     let hop = requests.withLock { pending -> Int? in
       pending.append(source, voice: voice, loops: play.loops)

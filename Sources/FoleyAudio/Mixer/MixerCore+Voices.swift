@@ -102,7 +102,7 @@ extension MixerCore {
     var start = LaneStart(
       chunk: chunk, loops: loops, gain: gain, stream: slot.stream, voice: slot.voice,
       bus: queueBus(for: slot.category), paused: paused, startFrame: scheduled?.frame ?? 0,
-      position: slot.position)
+      position: slot.position, joinsLate: scheduled?.joinsLate == true)
     do {
       var attempts = 0
       while true {

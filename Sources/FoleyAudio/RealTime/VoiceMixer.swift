@@ -22,10 +22,13 @@ package struct LaneStart {
   /// The frame of the chunk its first pass starts from (a virtual voice coming back mid-sound);
   /// later passes start from the beginning.
   package var position: Int
+  /// Whether a start frame the mix has already passed joins the sound part-way through, at the
+  /// sample it would have reached (a rollback's late start), rather than refusing the start.
+  package var joinsLate: Bool
 
   package init(
     chunk: MixChunk, loops: Int, gain: ChannelGain, stream: StreamEffect?, voice: Voice, bus: Int,
-    paused: Bool, startFrame: UInt64 = 0, position: Int = 0
+    paused: Bool, startFrame: UInt64 = 0, position: Int = 0, joinsLate: Bool = false
   ) {
     self.chunk = chunk
     self.loops = loops
@@ -36,6 +39,33 @@ package struct LaneStart {
     self.paused = paused
     self.startFrame = startFrame
     self.position = position
+    self.joinsLate = joinsLate
+  }
+
+  /// This start moved to `clock` when its frame has passed and it joins late: its first pass
+  /// starts as far in as the frames since its frame carry it (at the rate it starts at), whole
+  /// passes counted off its loops; past its last pass it starts at its end, and finishes at once.
+  func joined(at clock: UInt64, framesPerChunk: Int) -> LaneStart {
+    guard joinsLate, startFrame != 0, startFrame < clock, framesPerChunk > 0 else { return self }
+    var moved = self
+    let rate = Double(RampRequest(packed: voice.rateRequest.value).target)
+    let elapsed = Double(clock - startFrame) * (rate.isFinite && rate > 0 ? rate : 1)
+    var reached = position + Int(min(elapsed.rounded(), Double(Int.max / 2)))
+    if reached >= framesPerChunk {
+      let passes = reached / framesPerChunk
+      if loops < 0 {
+        reached %= framesPerChunk
+      } else if passes > loops {
+        reached = framesPerChunk
+        moved.loops = 0
+      } else {
+        moved.loops = loops - passes
+        reached %= framesPerChunk
+      }
+    }
+    moved.position = reached
+    moved.startFrame = clock
+    return moved
   }
 }
 
@@ -213,6 +243,7 @@ package final class VoiceMixer: @unchecked Sendable {
   @discardableResult
   package func arm(_ channel: Int, _ start: LaneStart) -> UInt64? {
     guard channel < laneCount else { return clock }
+    let start = start.joined(at: clock, framesPerChunk: start.chunk.byteCount / max(1, bytesPerFrame))
     guard start.startFrame == 0 || start.startFrame >= clock else { return nil }
     var lane = lanes[channel]
     if !lane.isArmed { armedLanes += 1 }

@@ -1,0 +1,56 @@
+/// The game's own name for one sound of its simulation, stable across re-simulations: the event,
+/// the entity and the frame that caused it, as GGPO-style games key their effects. Two requests
+/// with the same key are the same sound; a re-simulation that asks for it again keeps it.
+///
+/// ```swift
+/// let key = RollbackKey(event: "punch", entity: player, frame: frame)
+/// timeline.play(punch, key: key, frame: frame)
+/// let custom = RollbackKey(MyEffectID(fighter: 1, move: .uppercut, frame: frame))
+/// ```
+public struct RollbackKey: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+  /// Any Sendable value: the key holds it only to compare and hash it.
+  private struct Value: Hashable, @unchecked Sendable {
+    let base: AnyHashable
+  }
+
+  private let value: Value
+
+  /// A key made of any Hashable, Sendable value of the game's (a struct of its own, a tuple's
+  /// fields in one, an integer id).
+  public init(_ value: some Hashable & Sendable) {
+    self.value = Value(base: AnyHashable(value))
+  }
+
+  /// The usual key: what happened, to whom, on which simulation frame.
+  public init(event: String, entity: Int, frame: Int) {
+    self.init(EventKey(event: event, entity: entity, frame: frame))
+  }
+
+  public init(stringLiteral value: String) { self.init(value) }
+
+  public var description: String { "\(value.base)" }
+
+  private struct EventKey: Hashable, Sendable, CustomStringConvertible {
+    let event: String
+    let entity: Int
+    let frame: Int
+    var description: String { "\(event)/\(entity)@\(frame)" }
+  }
+}
+
+/// Why a rollback timeline refused a request.
+public enum RollbackError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A simulation rate outside 1…1,000 frames per second.
+  case invalidRate(Int)
+  /// A rollback to a frame the netcode has confirmed (or that fell out of the timeline's window):
+  /// what sounded there is final.
+  case confirmed(frame: Int, confirmedThrough: Int)
+
+  public var description: String {
+    switch self {
+    case .invalidRate(let rate): "a rollback timeline runs at 1…1000 frames per second, not \(rate)"
+    case .confirmed(let frame, let through):
+      "cannot roll back to frame \(frame): frames through \(through) are confirmed"
+    }
+  }
+}

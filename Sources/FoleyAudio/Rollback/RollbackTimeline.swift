@@ -1,0 +1,362 @@
+import FoleyCore
+
+/// Sound for a game with rollback netcode: requests carry the simulation frame that made them and
+/// a key of the game's, so a re-simulation neither doubles a sound nor leaves a mispredicted one
+/// ringing, and a sound the new timeline started in the past joins at the sample it would have
+/// reached.
+///
+/// Simulation frame `f` sounds on engine frame ``engineFrame(of:)``: the timeline's origin plus
+/// `f` frames of the simulation's rate, to the sample. While the game simulates forward, each
+/// request plays at once (scheduled on its frame). When a remote input proves a prediction wrong,
+/// the game calls ``rollback(to:)``, re-issues what its re-simulation asks for, and calls
+/// ``endResimulation()``, which reconciles:
+///
+/// - a request whose key already sounds, with the same sound on the same frame, is kept as it is
+///   (its volume and pan follow the new request from the next buffer);
+/// - a sound from the rolled-back frames that the new timeline does not ask for again fades out
+///   over ``Settings/fadeOut`` (or rings on, if it was played with `ifMispredicted: .ring`);
+/// - a new request whose frame has already been mixed joins part-way through, at the sample it
+///   would have reached, after a de-click of ``Settings/lateFadeIn`` (or does not start at all,
+///   when it would already have ended, or was played with `late: .skip`).
+///
+/// ``confirm(through:)`` makes frames final; the timeline then forgets them, so it holds only the
+/// unconfirmed window however long the match.
+///
+/// ```swift
+/// let timeline = try engine.rollbackTimeline(framesPerSecond: 60)
+/// // each simulated frame, forward or re-simulated:
+/// timeline.play(punch, key: RollbackKey(event: "punch", entity: 1, frame: frame), frame: frame)
+/// // a late remote input changed frame 412:
+/// try timeline.rollback(to: 412)
+/// for frame in 412...current { simulate(frame) }       // re-issues its sounds
+/// timeline.endResimulation()
+/// timeline.confirm(through: confirmedFrame)           // from the netcode
+/// ```
+///
+/// Safe to call from any thread; calls are meant to come from the game's simulation, in order.
+public final class RollbackTimeline: Sendable {
+  /// How a timeline treats what the new timeline no longer wants and what it wants late.
+  public struct Settings: Sendable, Equatable {
+    /// The fade of a mispredicted sound (click-free, short: 30 ms by default).
+    public var fadeOut: Tween
+    /// The de-click ramp, in seconds, at the start of a sound that joins part-way through (2 ms
+    /// by default; 0 joins at full level, for a sound that starts silent).
+    public var lateFadeIn: Double
+    /// How many frames the timeline keeps unconfirmed at most (two seconds by default): frames
+    /// further back than this are confirmed as the simulation moves on, so a game whose netcode
+    /// never confirms still holds a bounded window.
+    public var window: Int?
+
+    public init(fadeOut: Tween = Tween(duration: 0.03), lateFadeIn: Double = 0.002, window: Int? = nil) {
+      self.fadeOut = fadeOut
+      self.lateFadeIn = lateFadeIn
+      self.window = window
+    }
+  }
+
+  /// What a request whose frame has already been mixed does.
+  public enum LateStart: Sendable, Hashable {
+    /// Joins at the sample it would have reached (the default).
+    case join
+    /// Does not start (a sound not worth starting late: a footstep, an onset-only click).
+    case skip
+  }
+
+  /// What a sound does when the new timeline no longer asks for it.
+  public enum Misprediction: Sendable, Hashable {
+    /// Fades out over ``Settings/fadeOut`` (the default).
+    case fadeOut
+    /// Rings on to its end (a crowd cheer, music-like tails where a cut would be heard more than
+    /// the mistake).
+    case ring
+  }
+
+  /// What one ``endResimulation()`` did.
+  public struct Reconciliation: Sendable, Equatable {
+    /// Requests that matched a sound already sounding, left untouched.
+    public var kept = 0
+    /// Mispredicted sounds faded out.
+    public var fadedOut = 0
+    /// Mispredicted sounds let ring.
+    public var letRing = 0
+    /// New requests started on their frame (it had not been mixed yet).
+    public var started = 0
+    /// New requests whose frame had been mixed, joined part-way through.
+    public var startedLate = 0
+    /// New requests not started: they would have ended already, or were marked `late: .skip`.
+    public var skipped = 0
+
+    public init() {}
+  }
+
+  /// The simulation's rate.
+  public let framesPerSecond: Int
+  /// The engine frame simulation frame 0 sounds on.
+  public let origin: AudioFrame
+  public let settings: Settings
+  private let core: MixerCore
+  private let sampleRate: Int
+  private let state = Locked(TimelineState())
+
+  package init(core: MixerCore, framesPerSecond: Int, origin: AudioFrame, settings: Settings) {
+    self.core = core
+    self.framesPerSecond = framesPerSecond
+    self.origin = origin
+    self.settings = settings
+    sampleRate = core.format.sampleRate
+  }
+
+  /// The engine frame simulation frame `frame` sounds on (frames before 0 on the origin).
+  public func engineFrame(of frame: Int) -> AudioFrame {
+    let offset = Double(max(0, frame)) * Double(sampleRate) / Double(framesPerSecond)
+    return origin + Int(min(offset, Double(Int.max / 2)).rounded(.down))
+  }
+
+  /// Plays `sound` as simulation frame `frame` asked for it, under the game's `key`. Forward,
+  /// it starts at once, scheduled on its frame (a frame already mixed joins late); a key already
+  /// sounding is not played twice. Between ``rollback(to:)`` and ``endResimulation()`` it is
+  /// held, and the reconciliation decides.
+  /// - Parameters:
+  ///   - volume, pan, loops, rate: as ``AudioEngine/play(_:volume:pan:loops:rate:start:fadeIn:)``.
+  ///   - late: what it does when its frame has already been mixed.
+  ///   - ifMispredicted: what it does when a re-simulation no longer asks for it.
+  public func play(
+    _ sound: Sound, key: RollbackKey, frame: Int, volume: Double = 1, pan: Double = 0, loops: Int = 0,
+    rate: Double = 1, late: LateStart = .join, ifMispredicted: Misprediction = .fadeOut
+  ) {
+    let request = RollbackRequest(
+      sound: sound, frame: max(0, frame), volume: volume, pan: pan, loops: loops, rate: rate,
+      late: late, ifMispredicted: ifMispredicted)
+    state.withLock { state in
+      state.noteFrame(request.frame)
+      if let from = state.resimulatingFrom, request.frame >= from {
+        state.resimulated[key] = request
+        state.resimulatedOrder.append(key)
+        return
+      }
+      if let entry = state.entries[key] {
+        // The same sound asked for again (an action re-run, a duplicate event): kept.
+        if entry.request.matches(request) {
+          state.entries[key] = follow(entry, to: request)
+          return
+        }
+        replace(entry, under: key, with: request, in: &state)
+        return
+      }
+      state.entries[key] = RollbackEntry(request: request, voice: start(request))
+      confine(&state)
+    }
+  }
+
+  /// Begins a re-simulation from simulation frame `frame`: what the game asks for from here
+  /// until ``endResimulation()`` replaces what the rolled-back frames asked for. A second
+  /// rollback before the end goes back to the earlier of the two frames.
+  /// - Throws: ``RollbackError/confirmed(frame:confirmedThrough:)`` for a confirmed frame.
+  public func rollback(to frame: Int) throws(RollbackError) {
+    try state.withLock { state throws(RollbackError) in
+      guard frame > state.confirmedThrough else {
+        throw .confirmed(frame: frame, confirmedThrough: state.confirmedThrough)
+      }
+      if let from = state.resimulatingFrom, from <= frame { return }
+      if state.resimulatingFrom != nil {
+        // Further back than the re-simulation under way: its requests are redone from here too.
+        state.resimulated = state.resimulated.filter { $0.value.frame < frame }
+        state.resimulatedOrder.removeAll { state.resimulated[$0] == nil }
+      }
+      state.resimulatingFrom = frame
+      state.rollbacks += 1
+    }
+  }
+
+  /// Ends the re-simulation and reconciles the sound with it (see the overview); does nothing
+  /// when no rollback is under way.
+  @discardableResult
+  public func endResimulation() -> Reconciliation {
+    state.withLock { state in
+      guard let from = state.resimulatingFrom else { return Reconciliation() }
+      var report = Reconciliation()
+      // What the rolled-back frames started: kept when asked for again, else mispredicted.
+      for (key, entry) in state.entries where entry.request.frame >= from {
+        if let request = state.resimulated[key] {
+          if entry.request.matches(request) {
+            state.entries[key] = follow(entry, to: request)
+            report.kept += 1
+          } else {
+            replace(entry, under: key, with: request, in: &state, counting: &report)
+          }
+          state.resimulated[key] = nil
+          continue
+        }
+        state.entries[key] = nil
+        switch entry.request.ifMispredicted {
+        case .fadeOut:
+          if let voice = entry.voice, !voice.isFinished { voice.stop(tween: settings.fadeOut) }
+          report.fadedOut += 1
+        case .ring: report.letRing += 1
+        }
+      }
+      // What the re-simulation asks for that nothing sounds for yet, in the order it asked.
+      for key in state.resimulatedOrder {
+        guard let request = state.resimulated.removeValue(forKey: key) else { continue }
+        if let entry = state.entries[key], entry.request.matches(request) {
+          report.kept += 1
+          continue
+        }
+        state.entries[key] = RollbackEntry(request: request, voice: start(request, counting: &report))
+      }
+      state.resimulatingFrom = nil
+      state.resimulated = [:]
+      state.resimulatedOrder = []
+      confine(&state)
+      return report
+    }
+  }
+
+  /// Makes simulation frames through `frame` final: no rollback reaches them, and the timeline
+  /// forgets their requests (a sound still sounding stays known by its key, so a re-run of its
+  /// request does not double it).
+  public func confirm(through frame: Int) {
+    state.withLock { state in
+      guard frame > state.confirmedThrough else { return }
+      state.confirmedThrough = frame
+      forgetConfirmed(&state)
+    }
+  }
+
+  /// The voice sounding under `key`, if one does (nil while a re-simulation holds its request).
+  public func voice(for key: RollbackKey) -> Voice? {
+    state.withLock { $0.entries[key]?.voice }
+  }
+
+  /// How many requests the timeline holds (the unconfirmed window and what still sounds).
+  public var heldRequests: Int { state.withLock { $0.entries.count } }
+
+  /// The newest frame confirmed.
+  public var confirmedThrough: Int { state.withLock { $0.confirmedThrough } }
+
+  /// Rollbacks begun so far.
+  public var rollbacks: Int { state.withLock { $0.rollbacks } }
+
+  // MARK: - Playing
+
+  private func start(_ request: RollbackRequest) -> Voice? {
+    var report = Reconciliation()
+    return start(request, counting: &report)
+  }
+
+  /// Starts `request` on its frame, joining late if that frame has been mixed; nil when it is
+  /// not started.
+  private func start(_ request: RollbackRequest, counting report: inout Reconciliation) -> Voice? {
+    let at = engineFrame(of: request.frame)
+    let now = AudioFrame(Int(clamping: core.mixer.framesMixed.load(ordering: .acquiring)))
+    let isLate = at < now
+    if isLate {
+      let passes = request.loops < 0 ? Double.infinity : Double(request.loops + 1)
+      let rate = request.rate.isFinite && request.rate > 0 ? request.rate : 1
+      let length = Double(request.sound.buffer.frames) / rate * passes
+      if request.late == .skip || Double(now - at) >= length {
+        report.skipped += 1
+        return nil
+      }
+      report.startedLate += 1
+    } else {
+      report.started += 1
+    }
+    var schedule = ScheduledStart(frame: UInt64(at.index))
+    schedule.joinsLate = true
+    let fadeIn = isLate && settings.lateFadeIn > 0 ? Tween(duration: settings.lateFadeIn) : nil
+    let voice = core.requestPlay(
+      .sound(request.sound), volume: request.volume, pan: request.pan, groupVolume: 1, loops: request.loops,
+      rate: request.rate, schedule: schedule, fadeIn: fadeIn)
+    return voice
+  }
+
+  /// `entry` left sounding, its level and pan those of `request` from the next buffer.
+  private func follow(_ entry: RollbackEntry, to request: RollbackRequest) -> RollbackEntry {
+    var followed = entry
+    if let voice = entry.voice {
+      if request.volume != entry.request.volume { voice.volume = request.volume }
+      if request.pan != entry.request.pan { voice.pan = request.pan }
+    }
+    followed.request = request
+    return followed
+  }
+
+  private func replace(
+    _ entry: RollbackEntry, under key: RollbackKey, with request: RollbackRequest,
+    in state: inout TimelineState
+  ) {
+    var report = Reconciliation()
+    replace(entry, under: key, with: request, in: &state, counting: &report)
+  }
+
+  /// `entry`'s sound faded out and `request` started in its place.
+  private func replace(
+    _ entry: RollbackEntry, under key: RollbackKey, with request: RollbackRequest,
+    in state: inout TimelineState,
+    counting report: inout Reconciliation
+  ) {
+    if let voice = entry.voice, !voice.isFinished { voice.stop(tween: settings.fadeOut) }
+    report.fadedOut += 1
+    state.entries[key] = RollbackEntry(request: request, voice: start(request, counting: &report))
+  }
+
+  // MARK: - Memory
+
+  /// Confirms what has fallen out of the window.
+  private func confine(_ state: inout TimelineState) {
+    let window = max(1, settings.window ?? framesPerSecond * 2)
+    let oldest = state.newestFrame - window
+    if oldest > state.confirmedThrough, state.resimulatingFrom == nil {
+      state.confirmedThrough = oldest
+      forgetConfirmed(&state)
+    }
+  }
+
+  /// Drops the requests of confirmed frames whose sound has ended or can no longer be reached.
+  private func forgetConfirmed(_ state: inout TimelineState) {
+    let through = state.confirmedThrough
+    state.entries = state.entries.filter { _, entry in
+      guard entry.request.frame <= through, let voice = entry.voice else {
+        return entry.request.frame > through
+      }
+      return !voice.isFinished
+    }
+  }
+}
+
+/// One request of a timeline's, as it asked.
+struct RollbackRequest: Sendable {
+  var sound: Sound
+  var frame: Int
+  var volume: Double
+  var pan: Double
+  var loops: Int
+  var rate: Double
+  var late: RollbackTimeline.LateStart
+  var ifMispredicted: RollbackTimeline.Misprediction
+
+  /// The same sound on the same frame, played the same way: kept, not restarted.
+  func matches(_ other: RollbackRequest) -> Bool {
+    sound === other.sound && frame == other.frame && loops == other.loops && rate == other.rate
+  }
+}
+
+/// A request and the voice it sounds on (nil when it was not started).
+struct RollbackEntry: Sendable {
+  var request: RollbackRequest
+  var voice: Voice?
+}
+
+/// A timeline's requests, behind its lock.
+struct TimelineState: Sendable {
+  var entries: [RollbackKey: RollbackEntry] = [:]
+  var confirmedThrough = -1
+  var newestFrame = -1
+  var resimulatingFrom: Int?
+  var resimulated: [RollbackKey: RollbackRequest] = [:]
+  var resimulatedOrder: [RollbackKey] = []
+  var rollbacks = 0
+
+  mutating func noteFrame(_ frame: Int) { newestFrame = max(newestFrame, frame) }
+}

@@ -1,0 +1,235 @@
+import FoleyAudio
+import FoleyTestSupport
+import Foundation
+import Testing
+
+/// The rollback timeline's reconciliation, rule by rule, on the embedded mixer: each run against
+/// the truth (the same requests with no misprediction), to the sample.
+@MainActor
+@Suite("A rollback timeline reconciles a re-simulation (embedded mixer)")
+struct RollbackTimelineTests {
+  /// A second of a ramp from 0.1 to 0.9: every sample says where in the sound it is.
+  static let ramp = makeFloatWAV(
+    samples: (0..<48_000).map { 0.1 + 0.8 * Float($0) / 48_000 }, sampleRate: 48_000, channels: 1)
+  /// 50 ms of a constant level.
+  static let blip = makeFloatWAV(
+    samples: Array(repeating: 0.5, count: 2_400), sampleRate: 48_000, channels: 1)
+
+  /// Simulation frame `f` sounds on 400 + 800 f: half a frame after the step that asks for it.
+  static let origin = AudioFrame(400)
+  static func onset(_ frame: Int) -> Int { 400 + 800 * frame }
+
+  /// A run of `frames` simulation frames at 60 Hz: `step` is called at the start of each, with the
+  /// mix exactly on that frame's first sample.
+  func run(
+    frames: Int, settings: RollbackTimeline.Settings = .init(),
+    _ step: (RollbackTimeline, Sound, Sound, Int) throws -> Void
+  ) throws -> (left: Signal, timeline: RollbackTimeline) {
+    let audio = try EmbeddedAudio(limiter: false)
+    let ramp = try audio.engine.sound(data: Self.ramp, name: "ramp")
+    let blip = try audio.engine.sound(data: Self.blip, name: "blip")
+    let timeline = try audio.engine.rollbackTimeline(
+      framesPerSecond: 60, origin: Self.origin, settings: settings)
+    for frame in 0..<frames {
+      try step(timeline, ramp, blip, frame)
+      audio.advance(frames: 800)
+    }
+    return (audio.left, timeline)
+  }
+
+  /// The largest difference between two outputs from `start` on.
+  func difference(_ heard: Signal, _ truth: Signal, from start: Int) -> Float {
+    zip(heard.samples[start...], truth.samples[start...]).map { abs($0 - $1) }.max() ?? 0
+  }
+
+  @Test("a forward request starts on its frame's first sample")
+  func forwardOnItsFrame() throws {
+    let (left, _) = try run(frames: 12) { timeline, ramp, _, frame in
+      if frame == 3 { timeline.play(ramp, key: "a", frame: 6) }
+    }
+    let first = try #require(left.audibleRange(threshold: 1e-4)?.lowerBound)
+    #expect(first == Self.onset(6))
+  }
+
+  @Test("a request the re-simulation asks for again is kept: no restart, no double")
+  func keptWhenAskedAgain() throws {
+    let truth = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+    }
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+      if frame == 10 {
+        try timeline.rollback(to: 5)
+        for _ in 5...10 { timeline.play(ramp, key: "a", frame: 6) }
+        report = timeline.endResimulation()
+      }
+      if frame == 12 { timeline.play(ramp, key: "a", frame: 6) }  // a duplicate forward request
+    }
+    #expect(report.kept == 1 && report.startedLate == 0 && report.fadedOut == 0, "\(report)")
+    #expect(heard.left.samples == truth.left.samples)
+  }
+
+  @Test("a sound the new timeline does not ask for fades out over the fade, and is gone after it")
+  func mispredictedFadesOut() throws {
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+      if frame == 10 {
+        try timeline.rollback(to: 6)
+        report = timeline.endResimulation()
+      }
+    }
+    #expect(report.fadedOut == 1, "\(report)")
+    let rollback = 800 * 10
+    // Still sounding at the rollback, falling smoothly over the 30 ms fade, silent after.
+    #expect(heard.left.peak(in: rollback - 100..<rollback) > 0.1)
+    #expect(heard.left.largestStep(in: rollback - 10..<rollback + 2_000) < 0.01)
+    #expect(heard.left.peak(in: rollback + 1_600..<heard.left.count) == 0)
+  }
+
+  @Test("a sound marked to ring rings on when the new timeline does not ask for it")
+  func mispredictedRings() throws {
+    let truth = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6, ifMispredicted: .ring) }
+    }
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6, ifMispredicted: .ring) }
+      if frame == 10 {
+        try timeline.rollback(to: 6)
+        report = timeline.endResimulation()
+      }
+    }
+    #expect(report.letRing == 1 && report.fadedOut == 0, "\(report)")
+    #expect(heard.left.samples == truth.left.samples)
+  }
+
+  @Test("a request from the past joins at the sample it would have reached, after a click-free ramp")
+  func lateJoinsAtItsSample() throws {
+    let truth = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "b", frame: 6) }
+    }
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 10 {
+        try timeline.rollback(to: 5)
+        timeline.play(ramp, key: "b", frame: 6)
+        report = timeline.endResimulation()
+      }
+    }
+    #expect(report.startedLate == 1, "\(report)")
+    let join = 800 * 10
+    #expect(heard.left.peak(in: 0..<join) == 0)
+    // From 2 ms after the join on, the very samples of the truth.
+    #expect(difference(heard.left, truth.left, from: join + 96) < 1e-6)
+    // The ramp in: no step larger than the truth's own.
+    #expect(heard.left.largestStep(in: join - 1..<join + 200) <= truth.left.largestStep + 1e-6)
+  }
+
+  @Test("a late request marked not worth starting late, or already over, does not start")
+  func lateSkipped() throws {
+    var reports: [RollbackTimeline.Reconciliation] = []
+    let heard = try run(frames: 30) { timeline, ramp, blip, frame in
+      if frame == 10 {
+        try timeline.rollback(to: 5)
+        timeline.play(ramp, key: "skip", frame: 6, late: .skip)
+        timeline.play(blip, key: "over", frame: 6)  // 50 ms long, due 67 ms ago
+        reports.append(timeline.endResimulation())
+      }
+    }
+    #expect(reports.first?.skipped == 2, "\(reports)")
+    #expect(heard.left.peak == 0)
+  }
+
+  @Test("a request on the same key with another sound or frame replaces the mispredicted one")
+  func replacedWhenDifferent() throws {
+    let truth = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 7 { timeline.play(ramp, key: "hit", frame: 7) }
+    }
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 40) { timeline, ramp, blip, frame in
+      if frame == 6 { timeline.play(blip, key: "hit", frame: 6) }
+      if frame == 10 {
+        try timeline.rollback(to: 6)
+        timeline.play(ramp, key: "hit", frame: 7)
+        report = timeline.endResimulation()
+      }
+    }
+    #expect(report.fadedOut == 1 && report.startedLate == 1, "\(report)")
+    // Once the fade and the de-click are over, the truth.
+    #expect(difference(heard.left, truth.left, from: 800 * 10 + 1_600) < 1e-6)
+  }
+
+  @Test("a kept request's level follows the new timeline from the next buffer")
+  func keptLevelFollows() throws {
+    let heard = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6, volume: 1) }
+      if frame == 10 {
+        try timeline.rollback(to: 6)
+        timeline.play(ramp, key: "a", frame: 6, volume: 0.5)
+        timeline.endResimulation()
+      }
+    }
+    let truth = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6, volume: 0.5) }
+    }
+    #expect(heard.left.samples[Self.onset(9)] > truth.left.samples[Self.onset(9)] * 1.5)
+    #expect(difference(heard.left, truth.left, from: 800 * 11) < 1e-6)
+  }
+
+  @Test("a second rollback before the first ends goes back to the earlier frame")
+  func nestedRollback() throws {
+    let truth = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 7 { timeline.play(ramp, key: "b", frame: 7) }
+    }
+    let heard = try run(frames: 40) { timeline, ramp, blip, frame in
+      if frame == 5 { timeline.play(blip, key: "a", frame: 5) }
+      if frame == 10 {
+        try timeline.rollback(to: 8)
+        timeline.play(blip, key: "c", frame: 9)
+        try timeline.rollback(to: 4)  // a later input, further back: the first re-simulation is redone
+        timeline.play(ramp, key: "b", frame: 7)
+        timeline.endResimulation()
+      }
+    }
+    #expect(difference(heard.left, truth.left, from: 800 * 10 + 1_600) < 1e-6)
+  }
+
+  @Test("confirmed frames are final, and the timeline holds only the unconfirmed window")
+  func confirmationBoundsMemory() throws {
+    var errors: [RollbackError] = []
+    var held: [Int] = []
+    _ = try run(frames: 600) { timeline, _, blip, frame in
+      timeline.play(blip, key: RollbackKey(event: "step", entity: 0, frame: frame), frame: frame)
+      if frame >= 8 { timeline.confirm(through: frame - 8) }
+      if frame == 100 {
+        do { try timeline.rollback(to: 90) } catch let error as RollbackError { errors.append(error) }
+      }
+      if frame % 100 == 99 { held.append(timeline.heldRequests) }
+    }
+    #expect(errors == [.confirmed(frame: 90, confirmedThrough: 92)])
+    // Eight unconfirmed frames and the few blips still sounding: the same at every sample.
+    #expect(held.allSatisfy { $0 <= 12 }, "\(held)")
+    #expect(Set(held).count == 1, "\(held)")
+  }
+
+  @Test("a timeline that is never confirmed still holds only its window")
+  func windowBoundsMemory() throws {
+    var held: [Int] = []
+    _ = try run(frames: 400, settings: .init(window: 30)) { timeline, _, blip, frame in
+      timeline.play(blip, key: RollbackKey(event: "step", entity: 0, frame: frame), frame: frame)
+      if frame % 100 == 99 { held.append(timeline.heldRequests) }
+    }
+    #expect(held.allSatisfy { $0 <= 31 }, "\(held)")
+  }
+
+  @Test("a rate outside 1…1000 is refused")
+  func badRate() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    #expect(throws: RollbackError.invalidRate(0)) { try audio.engine.rollbackTimeline(framesPerSecond: 0) }
+    #expect(throws: RollbackError.invalidRate(5_000)) {
+      try audio.engine.rollbackTimeline(framesPerSecond: 5_000)
+    }
+  }
+}
