@@ -34,6 +34,18 @@ struct RenderCommand: AsyncParsableCommand {
   @Flag(help: "With --replay: replay even when a captured sound is missing or changed, naming each.")
   var allowChangedSounds = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Render a two-player match through a simulated rollback netcode (inputs 1–8 frames late), heard as its player hears it; a JSON line per rollback (give only the output file).",
+      valueName: "seed"))
+  var rollbackTest: UInt64?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --rollback-test: also render the match as the confirmed timeline alone sounds (every input on time).",
+      valueName: "truth.wav"))
+  var truth: String?
+
   /// Who plays a render without a script.
   enum BotArgument: String, ExpressibleByArgument, CaseIterable {
     /// Steers by the mixed stereo output alone.
@@ -67,7 +79,7 @@ struct RenderCommand: AsyncParsableCommand {
   var dark = false
 
   /// Whether only the output file is given.
-  private var takesOneFile: Bool { tour || bot != nil || replay != nil }
+  private var takesOneFile: Bool { tour || bot != nil || replay != nil || rollbackTest != nil }
 
   @Option(help: "Seconds to render (the script's duration by default).")
   var seconds: Double?
@@ -82,13 +94,18 @@ struct RenderCommand: AsyncParsableCommand {
   var report: String?
 
   func validate() throws {
-    guard [tour, bot != nil, replay != nil].filter({ $0 }).count <= 1 else {
-      throw ValidationError("give one of --tour, --bot and --replay")
+    guard [tour, bot != nil, replay != nil, rollbackTest != nil].filter({ $0 }).count <= 1 else {
+      throw ValidationError("give one of --tour, --bot, --replay and --rollback-test")
     }
     guard files.count == (takesOneFile ? 1 : 2) else {
       throw ValidationError(
         takesOneFile
-          ? "give the output file only with --tour, --bot or --replay" : "give a script and an output file")
+          ? "give the output file only with --tour, --bot, --replay or --rollback-test"
+          : "give a script and an output file")
+    }
+    if let truth {
+      guard rollbackTest != nil else { throw ValidationError("--truth goes with --rollback-test") }
+      guard truth.lowercased().hasSuffix(".wav") else { throw ValidationError("--truth must be a .wav file") }
     }
     guard (1...DemoLevel.all.count).contains(level) else {
       throw ValidationError("--level must be 1…\(DemoLevel.all.count)")
@@ -105,6 +122,7 @@ struct RenderCommand: AsyncParsableCommand {
   @MainActor
   func run() async throws {
     if let replay { return try runReplay(replay) }
+    if let rollbackTest { return try runRollbackTest(seed: rollbackTest) }
     let plan: DemoScript
     let assetFolder: URL
     let output = URL(fileURLWithPath: files.last!)

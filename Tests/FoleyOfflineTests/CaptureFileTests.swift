@@ -99,7 +99,7 @@ struct CaptureFileTests {
     let wav = folder.appendingPathComponent("out.wav")
     let replay = try OfflineRenderer.replay(capture, to: wav, assetRoots: [folder], sounds: sounds)
     #expect(replay.warnings == [])
-    let replayed = try CaptureReplayTests.floatSamples(ofWAV: wav)
+    let replayed = try floatSamples(ofWAV: wav)
     #expect(replayed.count == Int(capture.frames) * 2)
     #expect(Array(live.prefix(replayed.count)) == replayed)
     return replayed
@@ -149,8 +149,8 @@ struct CaptureFileTests {
     let partialWAV = folder.appendingPathComponent("partial.wav")
     _ = try OfflineRenderer.replay(whole, to: wholeWAV, assetRoots: [folder])
     _ = try OfflineRenderer.replay(partial, to: partialWAV, assetRoots: [folder])
-    let wholeSamples = try CaptureReplayTests.floatSamples(ofWAV: wholeWAV)
-    let partialSamples = try CaptureReplayTests.floatSamples(ofWAV: partialWAV)
+    let wholeSamples = try floatSamples(ofWAV: wholeWAV)
+    let partialSamples = try floatSamples(ofWAV: partialWAV)
     #expect(partialSamples.count == Int(partial.frames) * 2)
     #expect(Array(wholeSamples.prefix(partialSamples.count)) == partialSamples)
   }
