@@ -194,7 +194,7 @@ struct CaptureFileTests {
   func linesRoundTrip() throws {
     // One line of each kind, as the Capturing article describes them.
     let lines = [
-      #"{"frame":0,"play":{"groupVolume":1,"level":{"easing":"easeOut","frames":480,"from":0},"loops":-1,"normalization":0.7,"pan":-0.25,"placementGain":0.3,"placementPan":0.1,"rate":1.5,"sound":2,"start":9000,"voice":7,"volume":0.5}}"#,
+      #"{"frame":0,"play":{"groupVolume":1,"joinsLate":true,"level":{"easing":"easeOut","frames":480,"from":0},"loops":-1,"normalization":0.7,"pan":-0.25,"placementGain":0.3,"placementPan":0.1,"rate":1.5,"sound":2,"start":9000,"voice":7,"volume":0.5}}"#,
       #"{"frame":512,"play":{"groupVolume":0.5,"loops":0,"normalization":1,"pan":0,"rate":1,"sound":1,"voice":8,"volume":1}}"#,
       #"{"frame":1024,"volume":{"to":0.125,"tween":{"duration":0.25,"easing":"easeIn:3","start":4096},"voice":7}}"#,
       #"{"frame":1536,"gain":{"groupVolume":0.25,"pan":0.5,"voice":7}}"#,

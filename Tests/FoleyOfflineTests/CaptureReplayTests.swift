@@ -196,4 +196,45 @@ struct CaptureReplayTests {
       try Self.expectSameSamples(live: Self.interleaved(output), capture: url, folder: folder, run: run)
     }
   }
+
+  @Test(
+    "a rollback timeline's fade of a mispredicted sound and its late join replay to the same samples, in three runs"
+  )
+  func rollbackReplays() throws {
+    let folder = try Self.soundFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for run in 1...3 {
+      let url = folder.appendingPathComponent("rollback\(run).foleycapture")
+      var outcome = RollbackTimeline.Reconciliation()
+      let output = try captureDiskOutput { engine, output in
+        let low = try Sound(contentsOf: folder.appendingPathComponent("low.wav"), engine: engine)
+        let mid = try Sound(contentsOf: folder.appendingPathComponent("mid.wav"), engine: engine)
+        let high = try Sound(contentsOf: folder.appendingPathComponent("high.wav"), engine: engine)
+        output.waitForMore(seconds: 0.05)
+        try engine.startCapture(to: url, replacing: true)
+        let timeline = try engine.rollbackTimeline(framesPerSecond: 60)
+        timeline.play(low, key: RollbackKey(event: "low", entity: 0, frame: 0), frame: 0, volume: 0.5)
+        timeline.play(mid, key: RollbackKey(event: "mid", entity: 1, frame: 3), frame: 3, volume: 0.5)
+        // Frames 3 and 4 are mixed by now: the remote input that arrives says frame 4 played the
+        // high tone, not frame 3 the middle one.
+        output.waitForMore(seconds: 0.25)
+        try timeline.rollback(to: 2)
+        timeline.play(high, key: RollbackKey(event: "high", entity: 1, frame: 4), frame: 4, volume: 0.4)
+        outcome = timeline.endResimulation()
+        output.waitForMore(seconds: 1.0)
+        #expect(engine.stopCapture()?.endedBy == "stopped")
+        output.waitForMore(seconds: 0.05)
+      }
+      #expect(outcome.fadedOut == 1 && outcome.startedLate == 1, "\(outcome)")
+      let capture = try CaptureFile(contentsOf: url)
+      // Every play of the timeline may join late; one did (its start was already mixed).
+      let plays = capture.records.compactMap { record -> (frame: UInt64, play: CapturedPlay)? in
+        if case .play(let play) = record.command { return (record.frame, play) }
+        return nil
+      }
+      #expect(plays.count == 3 && plays.allSatisfy { $0.play.joinsLate == true })
+      #expect(plays.filter { ($0.play.start ?? .max) < $0.frame }.count == 1)
+      try Self.expectSameSamples(live: Self.interleaved(output), capture: url, folder: folder, run: run)
+    }
+  }
 }

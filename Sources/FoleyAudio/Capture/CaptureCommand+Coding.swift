@@ -135,6 +135,7 @@ extension CaptureRecord {
     switch command {
     case .play(let play):
       var fields = ["\"groupVolume\":\(number(play.groupVolume))"]
+      if play.joinsLate == true { fields.append("\"joinsLate\":true") }
       if let level = play.level {
         fields.append(
           "\"level\":{\"easing\":\"\(level.easing)\",\"frames\":\(level.frames),\"from\":\(number(level.from))"

@@ -159,6 +159,9 @@ public struct CapturedPlay: Sendable, Hashable, Codable {
   public var rate: Double
   /// The frame it was scheduled to start on (nil: at once).
   public var start: UInt64?
+  /// True when a start the mix had already passed joins the sound at the sample it would have
+  /// reached (a rollback timeline's late start); nil: a late start plays from the beginning.
+  public var joinsLate: Bool?
   /// A volume tween it starts along (a fade-in, or a change asked for while it waited).
   public var level: CapturedLevel?
   /// The gain that brings it to its bus's loudness target (1: none).

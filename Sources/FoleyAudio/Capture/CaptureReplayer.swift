@@ -138,7 +138,12 @@ package final class CaptureReplayer {
     let voice = engine.holdingRequests {
       let voice = engine.core.requestPlay(
         .sound(sound), volume: play.volume, pan: play.pan, groupVolume: play.groupVolume, loops: play.loops,
-        placement: placement, rate: play.rate, schedule: play.start.map { ScheduledStart(frame: $0) })
+        placement: placement, rate: play.rate,
+        schedule: play.start.map { frame in
+          var schedule = ScheduledStart(frame: frame)
+          schedule.joinsLate = play.joinsLate == true
+          return schedule
+        })
       if let level = play.level {
         voice.keepLevelTween(
           from: level.from, frames: level.frames, easing: Easing(captureName: level.easing) ?? .linear,

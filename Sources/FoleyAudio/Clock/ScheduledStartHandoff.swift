@@ -34,6 +34,13 @@ package struct ScheduledStartHandoff: ~Copyable {
     return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().schedule.frame
   }
 
+  /// Whether the schedule joins late at the sample it would have reached (false when there is
+  /// none). Read on the queue, as ``frame`` is.
+  package var joinsLate: Bool {
+    guard let pointer = UnsafeRawPointer(bitPattern: boxed.load(ordering: .acquiring)) else { return false }
+    return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().schedule.joinsLate
+  }
+
   /// The schedule, taken: the next take finds none.
   package func take() -> ScheduledStart? {
     guard boxed.load(ordering: .relaxed) != 0 else { return nil }

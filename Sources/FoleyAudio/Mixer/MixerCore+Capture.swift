@@ -79,6 +79,7 @@ extension MixerCore {
     let play = CapturedPlay(
       voice: voice.id, sound: id, volume: voice.volume, pan: voice.pan, groupVolume: voice.groupVolume,
       loops: loops, rate: admitted.rate, start: admitted.schedule.map(capture.relative),
+      joinsLate: admitted.joinsLate ? true : nil,
       level: admitted.level.map { level in
         CapturedLevel(
           from: level.from, frames: level.frames, easing: level.easing.captureName,
@@ -93,6 +94,7 @@ extension MixerCore {
   struct AdmittedPlay {
     var rate: Double
     var schedule: UInt64?
+    var joinsLate: Bool
     var level: (from: Double, frames: Int, easing: Easing, start: UInt64)?
     var placement: SpatialPlacement?
     var hasModulators: Bool
@@ -100,6 +102,7 @@ extension MixerCore {
     init(_ voice: Voice) {
       rate = voice.playbackRate
       schedule = voice.schedule.frame
+      joinsLate = voice.schedule.joinsLate
       let from = Double(bitPattern: voice.pendingLevelFrom.load(ordering: .relaxed))
       level =
         from.isNaN
