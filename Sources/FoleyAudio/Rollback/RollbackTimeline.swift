@@ -117,7 +117,13 @@ public final class RollbackTimeline: Sendable {
   /// sounding is not played twice. Between ``rollback(to:)`` and ``endResimulation()`` it is
   /// held, and the reconciliation decides.
   /// - Parameters:
-  ///   - volume, pan, loops, rate: as ``AudioEngine/play(_:volume:pan:loops:rate:start:fadeIn:)``.
+  ///   - sound: the sound to play.
+  ///   - key: the game's own identity for this sound (its event, entity and frame).
+  ///   - frame: the simulation frame that asked for it.
+  ///   - volume: its volume, as ``AudioEngine/play(_:volume:pan:loops:rate:start:fadeIn:)`` takes it.
+  ///   - pan: its pan, −1 (left) to 1 (right).
+  ///   - loops: how many times it repeats after the first play.
+  ///   - rate: its playback rate (1 is as recorded).
   ///   - late: what it does when its frame has already been mixed.
   ///   - ifMispredicted: what it does when a re-simulation no longer asks for it.
   public func play(
