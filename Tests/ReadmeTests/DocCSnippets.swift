@@ -586,3 +586,41 @@ let replay = try OfflineRenderer.replay(
 for warning in replay.warnings { print("warning:", warning) }
 // BLOCK-END
 }
+
+/// What the rollback article's game loop takes as given: a fighter's input and its netcode.
+struct FighterInput { var punch = false }
+struct Netcode {
+  var firstMispredictedFrame: Int?
+  var confirmedFrame = 0
+  func inputs(at frame: Int) -> [FighterInput] { [FighterInput(), FighterInput(punch: true)] }
+}
+
+@MainActor func guideRollback(
+  engine: AudioEngine, punch: Sound, step: Sound, cheer: Sound, netcode: Netcode, currentFrame: Int
+) throws {
+// DOCC-BLOCK Foley/Rollback.md 1
+let timeline = try engine.rollbackTimeline(framesPerSecond: 60)
+
+func simulate(_ frame: Int, inputs: [FighterInput]) {
+  for (player, input) in inputs.enumerated() where input.punch {
+    timeline.play(punch, key: RollbackKey(event: "punch", entity: player, frame: frame), frame: frame)
+  }
+}
+
+// Each frame of the game: a late remote input proved frame `changed` wrong.
+if let changed = netcode.firstMispredictedFrame {
+  try timeline.rollback(to: changed)
+  for frame in changed..<currentFrame { simulate(frame, inputs: netcode.inputs(at: frame)) }
+  let outcome = timeline.endResimulation()
+  if outcome.fadedOut > 0 { print("\(outcome.fadedOut) sounds were mispredicted") }
+}
+simulate(currentFrame, inputs: netcode.inputs(at: currentFrame))
+timeline.confirm(through: netcode.confirmedFrame)
+// BLOCK-END
+// DOCC-BLOCK Foley/Rollback.md 2
+let settings = RollbackTimeline.Settings(fadeOut: Tween(duration: 0.05, easing: .easeOut), lateFadeIn: 0.004)
+let arena = try engine.rollbackTimeline(framesPerSecond: 60, settings: settings)
+arena.play(step, key: RollbackKey(event: "step", entity: 0, frame: 90), frame: 90, late: .skip)
+arena.play(cheer, key: "cheer-round-1", frame: 120, ifMispredicted: .ring)
+// BLOCK-END
+}
