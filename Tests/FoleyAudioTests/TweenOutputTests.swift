@@ -99,6 +99,38 @@ struct TweenLogicTests {
     let both = audio.left.samples[before + 2_400]
     #expect(abs(both - level * 0.25 - Float(Int16(0.4 * 32_767)) / 32_768 * 0.5) < 1e-4, "\(both)")
   }
+
+  @Test(
+    "a voice tweened to silence is heard through its whole tween, and one scheduled later until its frame")
+  func tweenToSilenceIsHeard() throws {
+    let audio = try EmbeddedAudio()
+    let level = TweenOutputTests.level
+    let sound = try audio.engine.sound(data: makeToneWAV(frequency: 0, duration: 1, amplitude: 0.5))
+    let fading = audio.engine.play(sound, loops: -1)
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.1)
+    let before = audio.frames
+    fading.setVolume(0, tween: Tween(duration: 0.2))
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.4)
+    var samples = audio.left.samples
+    // Half way down, at half its level: the voice is not let go (made virtual) while it fades.
+    #expect(abs(samples[before + 4_800] - level * 0.5) < 0.02, "\(samples[before + 4_800])")
+    #expect(samples[before + 9_000] > 0)
+    #expect(samples[before + 9_700..<audio.frames].allSatisfy { $0 == 0 })
+    // A tween to silence that starts on a later frame: the level holds until that frame.
+    let later = audio.engine.play(sound, loops: -1)
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.1)
+    let start = audio.frames + 4_800
+    later.setVolume(0, tween: Tween(duration: 0.1, start: .frame(AudioFrame(start))))
+    audio.engine.waitUntilIdle()
+    audio.advance(seconds: 0.4)
+    samples = audio.left.samples
+    #expect(abs(samples[start - 1] - level) < 1e-4, "\(samples[start - 1])")
+    #expect(abs(samples[start + 2_400] - level * 0.5) < 0.02, "\(samples[start + 2_400])")
+    #expect(samples[start + 4_900..<audio.frames].allSatisfy { $0 == 0 })
+  }
 }
 
 /// A voice's place in its sound, as the game reads it without waiting for the mix.

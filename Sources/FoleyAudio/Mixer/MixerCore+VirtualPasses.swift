@@ -50,8 +50,14 @@ extension MixerCore {
         guard mayGoVirtual(slot) else { return (false, nil) }
         let loudness = audibility(of: slot)
         if silenceCounts, loudness < Self.silentGain {
-          if fadesToZero { stillFading.append(channel) }
-          return (!fadesToZero, nil)
+          // A voice whose own volume is tweened to zero is heard to the end of its tween (one
+          // scheduled for a later frame, until that frame and through it).
+          let levelFades =
+            slot.voice.volume < Double(Self.silentGain) && table.gains.indices.contains(channel)
+            && !table.gains[channel].isLevelSilent
+          let waits = fadesToZero || levelFades
+          if waits { stillFading.append(channel) }
+          return (!waits, nil)
         }
         guard budgeted, slot.isCounted else { return (false, nil) }
         return (

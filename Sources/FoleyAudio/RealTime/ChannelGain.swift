@@ -54,6 +54,10 @@ package final class ChannelGain: @unchecked Sendable {
   let levelCommands = UnsafeMutablePointer<LevelCommand>.allocate(capacity: ChannelGain.levelRingCapacity)
   let levelWritten = Atomic<Int>(0)
   let levelRead = Atomic<Int>(0)
+  /// The count of level commands taken when the mix last found the level held at zero, nothing
+  /// waiting (-1: not since the last reset): the voice's own volume has faded out once this
+  /// equals ``levelWritten``. Written by the mixing thread only.
+  let levelSilentAt = Atomic<Int>(-1)
   let upcoming = UnsafeMutablePointer<LevelCommand>.allocate(capacity: ChannelGain.upcomingCapacity)
   var upcomingCount = 0
   var levelFrom: Float = 1
@@ -104,6 +108,12 @@ package final class ChannelGain: @unchecked Sendable {
   /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.
   package var isSilent: Bool { silent.load(ordering: .acquiring) }
 
+  /// Whether the voice's own volume (the level) has reached zero and holds there, with every
+  /// command the queue gave it taken: a voice tweened to silence is heard until then. Queue.
+  package var isLevelSilent: Bool {
+    levelSilentAt.load(ordering: .acquiring) == levelWritten.load(ordering: .relaxed)
+  }
+
   /// Sample frames this channel has mixed since the last ``reset(left:right:)``: where the play
   /// has got to, so a voice can be restored at the same place after the device is reopened.
   var playedFrames: Int { played.load(ordering: .acquiring) }
@@ -144,6 +154,7 @@ package final class ChannelGain: @unchecked Sendable {
   /// ``reset(left:right:)``, only while the channel is not playing.
   func resetLevel(_ value: Float) {
     levelRead.store(levelWritten.load(ordering: .acquiring), ordering: .releasing)
+    levelSilentAt.store(value == 0 ? levelWritten.load(ordering: .relaxed) : -1, ordering: .releasing)
     upcomingCount = 0
     levelFrom = value
     levelTo = value
@@ -239,6 +250,17 @@ package final class ChannelGain: @unchecked Sendable {
       !silent.exchange(true, ordering: .acquiringAndReleasing)
     {
       wake.signal()
+    }
+    // The voice's volume faded out (its tween, modulated or not, has reached zero and nothing
+    // waits): the queue may now let it go virtual.
+    if upcomingCount == 0, levelTo == 0,
+      levelFrom == 0 || levelStart &+ UInt64(levelFrames) <= blockClock &+ UInt64(frames)
+    {
+      let taken = levelRead.load(ordering: .relaxed)
+      if levelSilentAt.load(ordering: .relaxed) != taken {
+        levelSilentAt.store(taken, ordering: .releasing)
+        wake.signal()
+      }
     }
   }
 
