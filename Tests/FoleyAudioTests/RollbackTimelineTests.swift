@@ -178,6 +178,94 @@ struct RollbackTimelineTests {
     #expect(difference(heard.left, truth.left, from: 800 * 11) < 1e-6)
   }
 
+  @Test("a stop fades its sound from the stop frame's first sample, and the sound is silent after the fade")
+  func stopFadesFromItsFrame() throws {
+    let truth = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+    }
+    let heard = try run(frames: 30) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+      if frame == 9 { timeline.stop(key: "a", frame: 9) }
+    }
+    let stop = Self.onset(9)
+    let firstDifference = heard.left.samples.indices.first {
+      heard.left.samples[$0] != truth.left.samples[$0]
+    }
+    #expect(firstDifference == stop + 1, "from \(firstDifference ?? -1), the stop on \(stop)")
+    #expect(heard.left.samples[stop + 720] < truth.left.samples[stop + 720] * 0.75)
+    #expect(heard.left.largestStep(in: stop - 10..<stop + 2_000) <= truth.left.largestStep + 1e-6)
+    #expect(heard.left.peak(in: stop + 1_440..<heard.left.count) == 0)
+  }
+
+  @Test(
+    "a stop the re-simulation does not ask for is taken back: the sound returns at the sample it has reached")
+  func stopTakenBack() throws {
+    let truth = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+    }
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+      if frame == 9 { timeline.stop(key: "a", frame: 9) }
+      if frame == 12 {
+        try timeline.rollback(to: 8)
+        report = timeline.endResimulation()
+      }
+    }
+    #expect(report.unstopped == 1 && report.kept == 0 && report.startedLate == 0, "\(report)")
+    let back = 800 * 12
+    #expect(heard.left.peak(in: Self.onset(9) + 1_440..<back) == 0)
+    // Silent beneath its fade, the voice went virtual; it comes back on the next buffer at the
+    // sample it has reached, ramped in, and is the truth from there on.
+    #expect(difference(heard.left, truth.left, from: back + 1_600) < 1e-6)
+    #expect(heard.left.largestStep(in: back - 1..<back + 2_000) <= truth.left.largestStep + 1e-6)
+  }
+
+  @Test("a stop only the re-simulation asks for, or asks for on another frame, is heard as the truth has it")
+  func stopFromTheResimulation() throws {
+    let truth = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+      if frame == 9 { timeline.stop(key: "a", frame: 9) }
+      if frame == 5 { timeline.play(ramp, key: "b", frame: 5, volume: 0.5) }
+      if frame == 10 { timeline.stop(key: "b", frame: 10) }
+    }
+    var report = RollbackTimeline.Reconciliation()
+    let heard = try run(frames: 40) { timeline, ramp, _, frame in
+      if frame == 6 { timeline.play(ramp, key: "a", frame: 6) }
+      if frame == 5 { timeline.play(ramp, key: "b", frame: 5, volume: 0.5) }
+      if frame == 8 { timeline.stop(key: "b", frame: 8) }
+      if frame == 12 {
+        try timeline.rollback(to: 7)
+        timeline.play(ramp, key: "a", frame: 6)  // before the rollback: left as it is
+        timeline.stop(key: "a", frame: 9)
+        timeline.stop(key: "b", frame: 10)
+        report = timeline.endResimulation()
+      }
+    }
+    #expect(report.stopped == 2 && report.unstopped == 0, "\(report)")
+    // Both silent once the fades from the rollback are over, as in the truth.
+    #expect(difference(heard.left, truth.left, from: 800 * 12 + 1_440) == 0)
+    #expect(truth.left.peak(in: Self.onset(10) + 1_440..<truth.left.count) == 0)
+    #expect(heard.left.peak(in: Self.onset(8) - 100..<Self.onset(8)) > 0.1)
+  }
+
+  @Test("a confirmed stop lets its voice go, and the timeline forgets it")
+  func confirmedStopReleases() throws {
+    var voice: Voice?
+    var held: [Int] = []
+    _ = try run(frames: 60) { timeline, ramp, _, frame in
+      if frame == 6 {
+        timeline.play(ramp, key: "a", frame: 6, loops: -1)
+        voice = timeline.voice(for: "a")
+      }
+      if frame == 9 { timeline.stop(key: "a", frame: 9) }
+      if frame >= 4 { timeline.confirm(through: frame - 4) }
+      if frame == 12 || frame == 40 { held.append(timeline.heldRequests) }
+    }
+    #expect(held == [1, 0], "\(held)")
+    #expect(voice?.isFinished == true)
+  }
+
   @Test("a second rollback before the first ends goes back to the earlier frame")
   func nestedRollback() throws {
     let truth = try run(frames: 40) { timeline, ramp, _, frame in

@@ -596,7 +596,8 @@ struct Netcode {
 }
 
 @MainActor func guideRollback(
-  engine: AudioEngine, punch: Sound, step: Sound, cheer: Sound, netcode: Netcode, currentFrame: Int
+  engine: AudioEngine, punch: Sound, chargeLoop: Sound, step: Sound, cheer: Sound, netcode: Netcode,
+  currentFrame: Int
 ) throws {
 // DOCC-BLOCK Foley/Rollback.md 1
 let timeline = try engine.rollbackTimeline(framesPerSecond: 60)
@@ -618,6 +619,12 @@ simulate(currentFrame, inputs: netcode.inputs(at: currentFrame))
 timeline.confirm(through: netcode.confirmedFrame)
 // BLOCK-END
 // DOCC-BLOCK Foley/Rollback.md 2
+let charge = RollbackKey(event: "charge", entity: 1, frame: 200)
+timeline.play(chargeLoop, key: charge, frame: 200, loops: -1)
+// …the player releases the button on frame 260:
+timeline.stop(key: charge, frame: 260)
+// BLOCK-END
+// DOCC-BLOCK Foley/Rollback.md 3
 let settings = RollbackTimeline.Settings(fadeOut: Tween(duration: 0.05, easing: .easeOut), lateFadeIn: 0.004)
 let arena = try engine.rollbackTimeline(framesPerSecond: 60, settings: settings)
 arena.play(step, key: RollbackKey(event: "step", entity: 0, frame: 90), frame: 90, late: .skip)

@@ -17,7 +17,9 @@ import FoleyCore
 ///   over ``Settings/fadeOut`` (or rings on, if it was played with `ifMispredicted: .ring`);
 /// - a new request whose frame has already been mixed joins part-way through, at the sample it
 ///   would have reached, after a de-click of ``Settings/lateFadeIn`` (or does not start at all,
-///   when it would already have ended, or was played with `late: .skip`).
+///   when it would already have ended, or was played with `late: .skip`);
+/// - a ``stop(key:frame:)`` the re-simulation does not ask for again is taken back: the sound,
+///   silent beneath its fade until the stop is confirmed, comes back where it has got to.
 ///
 /// ``confirm(through:)`` makes frames final; the timeline then forgets them, so it holds only the
 /// unconfirmed window however long the match.
@@ -85,6 +87,10 @@ public final class RollbackTimeline: Sendable {
     public var startedLate = 0
     /// New requests not started: they would have ended already, or were marked `late: .skip`.
     public var skipped = 0
+    /// Stops the re-simulation asked for that the first timeline did not make on that frame.
+    public var stopped = 0
+    /// Stops the first timeline made that the re-simulation did not ask for: the sound comes back.
+    public var unstopped = 0
 
     public init() {}
   }
@@ -154,6 +160,37 @@ public final class RollbackTimeline: Sendable {
     }
   }
 
+  /// Stops the sound sounding under `key` as simulation frame `frame` asked: it fades over
+  /// ``Settings/fadeOut`` from that frame's first sample (at once, when the frame has been
+  /// mixed). Until the frame is confirmed the voice goes on silently beneath the fade, so that a
+  /// re-simulation that no longer stops it brings it back at the very sample it has reached;
+  /// between ``rollback(to:)`` and ``endResimulation()`` the stop is held, as a play is. A key
+  /// with no sound, or one already stopping on an earlier frame, is left as it is.
+  ///
+  /// ```swift
+  /// timeline.play(charge, key: RollbackKey(event: "charge", entity: 1, frame: 200), frame: 200, loops: -1)
+  /// // the charge is released on frame 260:
+  /// timeline.stop(key: RollbackKey(event: "charge", entity: 1, frame: 200), frame: 260)
+  /// ```
+  /// - Parameters:
+  ///   - key: the key the sound was played under.
+  ///   - frame: the simulation frame that stops it.
+  public func stop(key: RollbackKey, frame: Int) {
+    let frame = max(0, frame)
+    state.withLock { state in
+      state.noteFrame(frame)
+      if let from = state.resimulatingFrom, frame >= from {
+        state.resimulatedStops[key] = min(frame, state.resimulatedStops[key] ?? .max)
+        return
+      }
+      guard var entry = state.entries[key], entry.stoppedAt.map({ frame < $0 }) ?? true else { return }
+      entry.stoppedAt = frame
+      silence(entry, from: frame)
+      state.entries[key] = entry
+      confine(&state)
+    }
+  }
+
   /// Begins a re-simulation from simulation frame `frame`: what the game asks for from here
   /// until ``endResimulation()`` replaces what the rolled-back frames asked for. A second
   /// rollback before the end goes back to the earlier of the two frames.
@@ -168,6 +205,7 @@ public final class RollbackTimeline: Sendable {
         // Further back than the re-simulation under way: its requests are redone from here too.
         state.resimulated = state.resimulated.filter { $0.value.frame < frame }
         state.resimulatedOrder.removeAll { state.resimulated[$0] == nil }
+        state.resimulatedStops = state.resimulatedStops.filter { $0.value < frame }
       }
       state.resimulatingFrom = frame
       state.rollbacks += 1
@@ -210,9 +248,11 @@ public final class RollbackTimeline: Sendable {
         }
         state.entries[key] = RollbackEntry(request: request, voice: start(request, counting: &report))
       }
+      reconcileStops(from: from, in: &state, counting: &report)
       state.resimulatingFrom = nil
       state.resimulated = [:]
       state.resimulatedOrder = []
+      state.resimulatedStops = [:]
       confine(&state)
       return report
     }
@@ -281,7 +321,8 @@ public final class RollbackTimeline: Sendable {
   private func follow(_ entry: RollbackEntry, to request: RollbackRequest) -> RollbackEntry {
     var followed = entry
     if let voice = entry.voice {
-      if request.volume != entry.request.volume { voice.volume = request.volume }
+      // A stopping voice stays silent; its level comes back if a re-simulation takes the stop back.
+      if request.volume != entry.request.volume, entry.stoppedAt == nil { voice.volume = request.volume }
       if request.pan != entry.request.pan { voice.pan = request.pan }
     }
     followed.request = request
@@ -307,6 +348,41 @@ public final class RollbackTimeline: Sendable {
     state.entries[key] = RollbackEntry(request: request, voice: start(request, counting: &report))
   }
 
+  /// The stops of the re-simulated frames against what the first timeline stopped: a stop asked
+  /// for again on its frame stays; one on another frame moves there; one no longer asked for is
+  /// taken back (the voice, silent beneath its fade, comes back where it has got to); a stop of a
+  /// sound the re-simulation has just started applies to it.
+  private func reconcileStops(
+    from: Int, in state: inout TimelineState, counting report: inout Reconciliation
+  ) {
+    for (key, var entry) in state.entries {
+      let asked = state.resimulatedStops[key]
+      let stopped = entry.stoppedAt.flatMap { $0 >= from ? $0 : nil }
+      guard asked != nil || stopped != nil, asked != stopped else { continue }
+      if entry.stoppedAt.map({ $0 < from }) == true { continue }  // stopped before the rollback: final
+      if let asked {
+        entry.stoppedAt = asked
+        silence(entry, from: asked)
+        report.stopped += 1
+      } else {
+        entry.stoppedAt = nil
+        if let voice = entry.voice, !voice.isFinished {
+          voice.setVolume(entry.request.volume, tween: Tween(duration: settings.lateFadeIn))
+        }
+        report.unstopped += 1
+      }
+      state.entries[key] = entry
+    }
+  }
+
+  /// Fades `entry`'s voice to silence from simulation frame `frame`, leaving it running.
+  private func silence(_ entry: RollbackEntry, from frame: Int) {
+    guard let voice = entry.voice, !voice.isFinished else { return }
+    var fade = settings.fadeOut
+    fade.start = .frame(engineFrame(of: frame))
+    voice.setVolume(0, tween: fade)
+  }
+
   // MARK: - Memory
 
   /// Confirms what has fallen out of the window.
@@ -322,6 +398,12 @@ public final class RollbackTimeline: Sendable {
   /// Drops the requests of confirmed frames whose sound has ended or can no longer be reached.
   private func forgetConfirmed(_ state: inout TimelineState) {
     let through = state.confirmedThrough
+    // A stop made final: the voice, silent or falling silent, is let go.
+    for (key, entry) in state.entries
+    where !entry.released && (entry.stoppedAt.map { $0 <= through } ?? false) {
+      entry.voice?.stop(tween: settings.fadeOut)
+      state.entries[key]?.released = true
+    }
     state.entries = state.entries.filter { _, entry in
       guard entry.request.frame <= through, let voice = entry.voice else {
         return entry.request.frame > through
@@ -352,6 +434,10 @@ struct RollbackRequest: Sendable {
 struct RollbackEntry: Sendable {
   var request: RollbackRequest
   var voice: Voice?
+  /// The simulation frame a stop silences it from.
+  var stoppedAt: Int?
+  /// Whether its confirmed stop has let the voice go.
+  var released = false
 }
 
 /// A timeline's requests, behind its lock.
@@ -362,6 +448,7 @@ struct TimelineState: Sendable {
   var resimulatingFrom: Int?
   var resimulated: [RollbackKey: RollbackRequest] = [:]
   var resimulatedOrder: [RollbackKey] = []
+  var resimulatedStops: [RollbackKey: Int] = [:]
   var rollbacks = 0
 
   mutating func noteFrame(_ frame: Int) { newestFrame = max(newestFrame, frame) }
