@@ -266,6 +266,38 @@ struct RollbackTimelineTests {
     #expect(voice?.isFinished == true)
   }
 
+  @Test("a mispredicted sound's caption is withdrawn at once and uncounted; a kept one's stays")
+  func mispredictedCaptionWithdrawn() throws {
+    let audio = try EmbeddedAudio(limiter: false)
+    var settings = SoundSettings()
+    settings.caption = Caption("Punch")
+    let punch = try Sound(
+      data: makeToneWAV(frequency: 220, duration: 0.5), name: "punch.wav", engine: audio.engine,
+      settings: settings)
+    let timeline = try audio.engine.rollbackTimeline(framesPerSecond: 60, origin: Self.origin)
+    var events: [CaptionEvent] = []
+    audio.engine.captions.observe { events.append($0) }
+    func frame() {
+      audio.advance(frames: 800)
+      audio.engine.captions.update()
+    }
+    // Two punches, one caption counted ×2; the re-simulation keeps the first only.
+    timeline.play(punch, key: "first", frame: 1)
+    timeline.play(punch, key: "second", frame: 2)
+    for _ in 0..<4 { frame() }
+    #expect(events.last?.phase != .ended && events.last?.count == 2, "\(events)")
+    try timeline.rollback(to: 2)
+    #expect(timeline.endResimulation().fadedOut == 1)
+    frame()
+    #expect(events.last?.phase == .changed && events.last?.count == 1, "\(events)")
+    // Then the first is mispredicted too: the caption ends now, not a hold time after.
+    try timeline.rollback(to: 1)
+    timeline.endResimulation()
+    frame()
+    #expect(events.last?.phase == .ended, "\(events)")
+    #expect(audio.engine.captions.holdTime == 1)
+  }
+
   @Test("a second rollback before the first ends goes back to the earlier frame")
   func nestedRollback() throws {
     let truth = try run(frames: 40) { timeline, ramp, _, frame in

@@ -215,6 +215,14 @@ public final class CaptionCenter {
     // dropped in place, the live ones moving down over them.
     var tracked: [Tracked] = []
     swap(&tracked, &self.tracked)
+    // A sound a rollback withdrew never happened: it leaves its caption's count, and a caption
+    // with nothing else behind it ends at once.
+    for slot in tracked.indices where tracked[slot].play.voice.isWithdrawn.load(ordering: .acquiring) {
+      if tracked[slot].wasCounted, let id = tracked[slot].group, let group = groupIndex(id: id) {
+        groups[group].count -= 1
+      }
+      tracked[slot].wasCounted = false
+    }
     let live = Self.keepUnfinished(&tracked)
     for slot in 0..<live {
       let voice = tracked[slot].play.voice
@@ -269,7 +277,7 @@ public final class CaptionCenter {
       if groups[index].live == 0 {
         let quiet = groups[index].quietSince ?? now
         groups[index].quietSince = quiet
-        if now - quiet >= holdTime {
+        if now - quiet >= holdTime || groups[index].count <= 0 {
           if var last = groups[index].shown {
             last.phase = .ended
             send(last)

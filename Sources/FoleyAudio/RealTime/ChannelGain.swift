@@ -110,7 +110,7 @@ package final class ChannelGain: @unchecked Sendable {
 
   /// Whether the voice's own volume (the level) has reached zero and holds there, with every
   /// command the queue gave it taken: a voice tweened to silence is heard until then. Queue.
-  package var isLevelSilent: Bool {
+  var isLevelSilent: Bool {
     levelSilentAt.load(ordering: .acquiring) == levelWritten.load(ordering: .relaxed)
   }
 

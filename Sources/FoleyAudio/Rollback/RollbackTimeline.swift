@@ -234,7 +234,7 @@ public final class RollbackTimeline: Sendable {
         state.entries[key] = nil
         switch entry.request.ifMispredicted {
         case .fadeOut:
-          if let voice = entry.voice, !voice.isFinished { voice.stop(tween: settings.fadeOut) }
+          withdraw(entry.voice)
           report.fadedOut += 1
         case .ring: report.letRing += 1
         }
@@ -343,7 +343,7 @@ public final class RollbackTimeline: Sendable {
     in state: inout TimelineState,
     counting report: inout Reconciliation
   ) {
-    if let voice = entry.voice, !voice.isFinished { voice.stop(tween: settings.fadeOut) }
+    withdraw(entry.voice)
     report.fadedOut += 1
     state.entries[key] = RollbackEntry(request: request, voice: start(request, counting: &report))
   }
@@ -373,6 +373,13 @@ public final class RollbackTimeline: Sendable {
       }
       state.entries[key] = entry
     }
+  }
+
+  /// Fades out a mispredicted sound, and withdraws its caption: it never happened.
+  private func withdraw(_ voice: Voice?) {
+    guard let voice, !voice.isFinished else { return }
+    voice.isWithdrawn.store(true, ordering: .releasing)
+    voice.stop(tween: settings.fadeOut)
   }
 
   /// Fades `entry`'s voice to silence from simulation frame `frame`, leaving it running.

@@ -105,6 +105,9 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   let pendingLevelShape = Atomic<UInt16>(0)
   let pendingLevelStart = Atomic<UInt64>(0)
   private let rawVirtual = Atomic<Bool>(false)
+  /// Set when a rollback finds the voice never happened (a mispredicted sound): its caption is
+  /// withdrawn, uncounted, at the next update, with no hold.
+  let isWithdrawn = Atomic<Bool>(false)
   /// Volume changes the game asked for that the audio queue has not handled yet, and the volume
   /// the first of them moved from: a start that falls between the two (the sound's decode ends
   /// just then) starts there, and the queue's handling moves it on.
