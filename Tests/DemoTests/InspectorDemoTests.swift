@@ -14,7 +14,7 @@ struct InspectorDemoTests {
     // the demo gone: "disconnected"). Once the page is read, SIGTERM ends it: SDL makes the
     // signal a quit event, and the demo ends its run as a player's quit does.
     // Level 3: walls and doors between the player and the wind, the balls and the chimes.
-    let (process, out, address, printed) = try startInspectedDemo(seconds: 300, arguments: ["--level", "3"])
+    let (process, out, address, printed) = try startInspectedDemo(seconds: 900, arguments: ["--level", "3"])
     defer { if process.isRunning { process.terminate() } }
     let url = address.absoluteString
     #expect(url.contains("?token=") && url.count > 60)
