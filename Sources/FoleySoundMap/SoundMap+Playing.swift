@@ -204,29 +204,31 @@ extension SoundMap {
     (sounds[plan.file]?.duration ?? 0) / pow(2, plan.semitones / 12)
   }
 
-  package func start(_ plan: Plan, entry: EventEntry, event: String, node: Node?, record: PlayedSound) {
-    guard !engine.isClosed else { return }
+  /// The sound `plan` plays: its file at its pitch (the nearest rendered while the variant is on
+  /// its way), with the entry's settings; nil when the file is not loaded.
+  package func sound(for plan: Plan, entry: EventEntry) -> Sound? {
     let steps = Int((plan.semitones * PitchVariants.stepsPerSemitone).rounded())
-    let sound: Sound
-    if steps == 0, let prepared = plan.item.preparedSound {
-      sound = prepared
-    } else {
-      guard let base = sounds[plan.file] else { return }
-      let pitched = variants.variant(of: base, steps: steps).nearest
-      var settings = SoundSettings()
-      settings.category = entry.category
-      settings.priority = entry.priority
-      settings.normalizesLoudness = entry.normalize
-      settings.caption = entry.caption
-      settings.isCritical = entry.isCritical
-      settings.rumble = entry.rumble
-      // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
-      if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
-      sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)
-      // At its own pitch the sound is the same every post: kept on the item (a variant may still
-      // be on its way, and then the nearest plays meanwhile: those are made each time).
-      if steps == 0 { plan.item.preparedSound = sound }
-    }
+    if steps == 0, let prepared = plan.item.preparedSound { return prepared }
+    guard let base = sounds[plan.file] else { return nil }
+    let pitched = variants.variant(of: base, steps: steps).nearest
+    var settings = SoundSettings()
+    settings.category = entry.category
+    settings.priority = entry.priority
+    settings.normalizesLoudness = entry.normalize
+    settings.caption = entry.caption
+    settings.isCritical = entry.isCritical
+    settings.rumble = entry.rumble
+    // The file's loudness stands for its pitch variants' (the same to within a fraction of a dB).
+    if entry.normalize { pitched.buffer.assumeLoudness(base.loudness) }
+    let sound = Sound(name: base.name, settings: settings, buffer: pitched.buffer)
+    // At its own pitch the sound is the same every post: kept on the item (a variant may still
+    // be on its way, and then the nearest plays meanwhile: those are made each time).
+    if steps == 0 { plan.item.preparedSound = sound }
+    return sound
+  }
+
+  package func start(_ plan: Plan, entry: EventEntry, event: String, node: Node?, record: PlayedSound) {
+    guard !engine.isClosed, let sound = sound(for: plan, entry: entry) else { return }
     // The event's modulators ride with the play, so its voice starts under them (an envelope's
     // attack from its first frame); a list the engine refuses is logged by it.
     var options = postOptions

@@ -132,6 +132,8 @@ public final class SoundMap {
   @exclusivity(unchecked) package var random: SeededRandomGenerator
   package let variants: PitchVariants
   @exclusivity(unchecked) var runtime = Runtime()
+  /// What posts through a rollback timeline resolved, by key.
+  var rollbackPosts = RollbackPosts()
   package var observers = ObserverList<PlayedSound>()
   /// The latest posts, for ``recentEvents``.
   @exclusivity(unchecked) package var log = EventLog()

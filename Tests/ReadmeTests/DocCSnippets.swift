@@ -596,8 +596,8 @@ struct Netcode {
 }
 
 @MainActor func guideRollback(
-  engine: AudioEngine, punch: Sound, chargeLoop: Sound, step: Sound, cheer: Sound, netcode: Netcode,
-  currentFrame: Int
+  engine: AudioEngine, map: SoundMap, punch: Sound, chargeLoop: Sound, step: Sound, cheer: Sound,
+  netcode: Netcode, currentFrame: Int, frame: Int
 ) throws {
 // DOCC-BLOCK Foley/Rollback.md 1
 let timeline = try engine.rollbackTimeline(framesPerSecond: 60)
@@ -625,6 +625,9 @@ timeline.play(chargeLoop, key: charge, frame: 200, loops: -1)
 timeline.stop(key: charge, frame: 260)
 // BLOCK-END
 // DOCC-BLOCK Foley/Rollback.md 3
+try map.post("hit.heavy", key: RollbackKey(event: "hit", entity: 1, frame: frame), frame: frame, through: timeline)
+// BLOCK-END
+// DOCC-BLOCK Foley/Rollback.md 4
 let settings = RollbackTimeline.Settings(fadeOut: Tween(duration: 0.05, easing: .easeOut), lateFadeIn: 0.004)
 let arena = try engine.rollbackTimeline(framesPerSecond: 60, settings: settings)
 arena.play(step, key: RollbackKey(event: "step", entity: 0, frame: 90), frame: 90, late: .skip)

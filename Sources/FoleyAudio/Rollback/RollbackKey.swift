@@ -30,6 +30,17 @@ public struct RollbackKey: Hashable, Sendable, CustomStringConvertible, Expressi
 
   public var description: String { "\(value.base)" }
 
+  /// A seed made of the key's description (64-bit FNV-1a): the same for the same key in every
+  /// run, for choices a key must make the same way (a sound map's random draws).
+  package var seed: UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in description.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x0000_0100_0000_01b3
+    }
+    return hash
+  }
+
   private struct EventKey: Hashable, Sendable, CustomStringConvertible {
     let event: String
     let entity: Int
