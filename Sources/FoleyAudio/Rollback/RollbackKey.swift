@@ -8,9 +8,13 @@
 /// let custom = RollbackKey(MyEffectID(fighter: 1, move: .uppercut, frame: frame))
 /// ```
 public struct RollbackKey: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-  /// Any Sendable value: the key holds it only to compare and hash it.
-  private struct Value: Hashable, @unchecked Sendable {
-    let base: AnyHashable
+  /// The usual keys held as they are (hashed and compared without a box: a request through a
+  /// timeline makes one every time); any other value of the game's, boxed.
+  private enum Value: Hashable, @unchecked Sendable {
+    case event(String, entity: Int, frame: Int)
+    case name(String)
+    case integer(Int)
+    case other(AnyHashable)
   }
 
   private let value: Value
@@ -18,17 +22,29 @@ public struct RollbackKey: Hashable, Sendable, CustomStringConvertible, Expressi
   /// A key made of any Hashable, Sendable value of the game's (a struct of its own, a tuple's
   /// fields in one, an integer id).
   public init(_ value: some Hashable & Sendable) {
-    self.value = Value(base: AnyHashable(value))
+    switch value {
+    case let name as String: self.value = .name(name)
+    case let integer as Int: self.value = .integer(integer)
+    case let key as RollbackKey: self = key
+    default: self.value = .other(AnyHashable(value))
+    }
   }
 
   /// The usual key: what happened, to whom, on which simulation frame.
   public init(event: String, entity: Int, frame: Int) {
-    self.init(EventKey(event: event, entity: entity, frame: frame))
+    value = .event(event, entity: entity, frame: frame)
   }
 
-  public init(stringLiteral value: String) { self.init(value) }
+  public init(stringLiteral value: String) { self.value = .name(value) }
 
-  public var description: String { "\(value.base)" }
+  public var description: String {
+    switch value {
+    case .event(let event, let entity, let frame): "\(event)/\(entity)@\(frame)"
+    case .name(let name): name
+    case .integer(let integer): "\(integer)"
+    case .other(let other): "\(other)"
+    }
+  }
 
   /// A seed made of the key's description (64-bit FNV-1a): the same for the same key in every
   /// run, for choices a key must make the same way (a sound map's random draws).
@@ -39,13 +55,6 @@ public struct RollbackKey: Hashable, Sendable, CustomStringConvertible, Expressi
       hash = hash &* 0x0000_0100_0000_01b3
     }
     return hash
-  }
-
-  private struct EventKey: Hashable, Sendable, CustomStringConvertible {
-    let event: String
-    let entity: Int
-    let frame: Int
-    var description: String { "\(event)/\(entity)@\(frame)" }
   }
 }
 

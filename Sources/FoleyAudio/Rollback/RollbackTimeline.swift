@@ -405,18 +405,22 @@ public final class RollbackTimeline: Sendable {
   /// Drops the requests of confirmed frames whose sound has ended or can no longer be reached.
   private func forgetConfirmed(_ state: inout TimelineState) {
     let through = state.confirmedThrough
-    // A stop made final: the voice, silent or falling silent, is let go.
-    for (key, entry) in state.entries
-    where !entry.released && (entry.stoppedAt.map { $0 <= through } ?? false) {
-      entry.voice?.stop(tween: settings.fadeOut)
+    // Keys collected, then changed: the table is neither copied nor rebuilt each frame.
+    var released: [RollbackKey] = []
+    var forgotten: [RollbackKey] = []
+    for (key, entry) in state.entries where entry.request.frame <= through {
+      if let voice = entry.voice, !voice.isFinished {
+        // A stop made final: the voice, silent or falling silent, is let go.
+        if !entry.released, let stop = entry.stoppedAt, stop <= through { released.append(key) }
+      } else {
+        forgotten.append(key)
+      }
+    }
+    for key in released {
+      state.entries[key]?.voice?.stop(tween: settings.fadeOut)
       state.entries[key]?.released = true
     }
-    state.entries = state.entries.filter { _, entry in
-      guard entry.request.frame <= through, let voice = entry.voice else {
-        return entry.request.frame > through
-      }
-      return !voice.isFinished
-    }
+    for key in forgotten { state.entries[key] = nil }
   }
 }
 
