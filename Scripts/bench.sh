@@ -81,6 +81,8 @@ foley_group virtual
 foley_group inspector
 foley_group inspectormap
 foley_group soundmap
+echo "bench: a rollback timeline through a 10-minute match, against engine.play (Foley)…" >&2
+foley_group rollback
 echo "bench: a busy game's whole frame, with sound and without (Foley)…" >&2
 foley_group frame
 echo "bench: scale curves: triggers, positional updates and the whole frame at 1, 4 and 16 times the load (Foley)…" >&2

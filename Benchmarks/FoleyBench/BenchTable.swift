@@ -62,6 +62,30 @@ struct BenchTable {
     row(
       "capture_start_stop_us", number("capture_start_stop_us"), minimum("capture_start_stop_us"),
       "reference: game-thread CPU to start and stop a capture (file opened, header, flush, fsync)", nil)
+    // A rollback timeline: a request costs what engine.play of the same sound costs in the same
+    // run (within a tenth), and what it holds stays flat over a long match.
+    let rollbackRequest = number("rollback_request_cpu_us")
+    let rollbackPlain = number("rollback_plain_play_cpu_us")
+    row(
+      "rollback_request_cpu_us", rollbackRequest, nil,
+      "≤ rollback_plain_play_cpu_us × 1.1 (game-thread CPU per request through a rollback timeline)",
+      rollbackRequest.flatMap { r in rollbackPlain.map { r <= $0 * 1.1 } })
+    row(
+      "rollback_plain_play_cpu_us", rollbackPlain, nil,
+      "reference: engine.play of the same sounds on their frames, the same run", nil)
+    row(
+      "rollback_cpu_us", number("rollback_cpu_us"), nil,
+      "reference: game-thread CPU per rollback (6 frames re-simulated and reconciled)", nil)
+    let heldFirst = number("rollback_held_first_minute")
+    let heldLast = number("rollback_held_last_minute")
+    row(
+      "rollback_held_last_minute", heldLast, nil,
+      "≤ rollback_held_first_minute (requests held, last minute against first)",
+      heldLast.flatMap { last in heldFirst.map { last <= $0 } })
+    row(
+      "rollback_resident_growth_kib", number("rollback_resident_growth_kib"), nil,
+      "≤ 512 (resident growth after the first minute of a long match)",
+      number("rollback_resident_growth_kib").map { $0 <= 512 })
     // The baseline above pays for a failing Mix_PlayChannel(-1) (an error string) and two scans of
     // the channels; SDL_mixer itself can do less. Beside it, so no row flatters Foley.
     let floor = number("raw_c_trigger_floor_cpu_us")

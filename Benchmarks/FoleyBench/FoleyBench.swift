@@ -7,7 +7,7 @@ import Logging
 /// C baseline over several rounds, then asks it for the report.
 ///
 ///     foley-bench --write-sounds DIR
-///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|inspectormap|soundmap|positional|startup|idle SHORT.wav LONG.wav   (one JSON line)
+///     foley-bench [--quick] --only trigger|mix|actions|latency|memory|music|load|shaping|offline|virtual|inspector|inspectormap|soundmap|positional|rollback|startup|idle SHORT.wav LONG.wav   (one JSON line)
 ///     foley-bench --report        (reads FOLEY_ROUNDS, RAW_ROUNDS, PYGAME, OUT, MACHINE, QUICK)
 @main
 enum FoleyBench {
@@ -51,6 +51,7 @@ enum FoleyBench {
     case "inspectormap": figures = try InspectorMapBenchmarks.figures(short, quick: quick, logger: logger)
     case "soundmap": figures = try SoundMapBenchmarks.figures(short, quick: quick, logger: logger)
     case "positional": figures = try PositionalBenchmarks.figures(long, quick: quick, logger: logger)
+    case "rollback": figures = try RollbackBenchmarks.figures(short, quick: quick, logger: logger)
     case "frame":
       figures = try FrameBenchmarks.figures(short: short, long: long, quick: quick, logger: logger)
     case "scale":
