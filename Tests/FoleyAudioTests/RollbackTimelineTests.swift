@@ -344,6 +344,53 @@ struct RollbackTimelineTests {
     #expect(held.allSatisfy { $0 <= 31 }, "\(held)")
   }
 
+  @Test(
+    "with a lead, sounds stay on time and that far ahead as the device's clock drifts 1 % either way from the game's",
+    arguments: [808, 792])
+  func leadFollowsDrift(framesPerStep: Int) throws {
+    // 50 ms rising from 0.1: a sound that starts on time begins at 0.1, one that joins late
+    // begins inside its de-click ramp.
+    let rise = makeFloatWAV(
+      samples: (0..<2_400).map { 0.1 + 0.8 * Float($0) / 2_400 }, sampleRate: 48_000, channels: 1)
+    for lead in [nil, 0.02] as [Double?] {
+      let audio = try EmbeddedAudio(limiter: false)
+      let sound = try audio.engine.sound(data: rise, name: "rise")
+      let timeline = try audio.engine.rollbackTimeline(
+        framesPerSecond: 60, origin: AudioFrame(960), settings: .init(lead: lead))
+      var asked: [Int] = []
+      for frame in 0..<600 {
+        timeline.advance(to: frame)
+        if frame % 30 == 0 {
+          asked.append(audio.frames)
+          timeline.play(sound, key: RollbackKey(event: "rise", entity: 0, frame: frame), frame: frame)
+        }
+        audio.advance(frames: framesPerStep)
+      }
+      let samples = audio.left.samples
+      var onsets: [Int] = []
+      var index = 0
+      while let onset = (index..<samples.count).first(where: { samples[$0] != 0 }) {
+        onsets.append(onset)
+        index = (onset..<samples.count).first { samples[$0] == 0 } ?? samples.count
+      }
+      let delays = zip(onsets, asked).map { $0 - $1 }
+      let onTime = onsets.filter { abs(samples[$0] - 0.1) < 1e-4 }.count
+      if lead == nil {
+        // A fixed origin: the device ahead, the later sounds join late; behind, they come later
+        // and later.
+        if framesPerStep > 800 {
+          #expect(onTime < onsets.count - 5, "\(onTime) of \(onsets.count) on time")
+        } else {
+          #expect((delays.last ?? 0) > 4_000, "\(delays)")
+        }
+      } else {
+        #expect(onsets.count == 20 && onTime == 20, "\(onTime) of \(onsets.count) on time")
+        #expect(delays.allSatisfy { (960 - 512...960 + 512).contains($0) }, "\(delays)")
+        #expect(timeline.originMoved != 0)
+      }
+    }
+  }
+
   @Test("a rate outside 1…1000 is refused")
   func badRate() throws {
     let audio = try EmbeddedAudio(limiter: false)

@@ -633,4 +633,9 @@ let arena = try engine.rollbackTimeline(framesPerSecond: 60, settings: settings)
 arena.play(step, key: RollbackKey(event: "step", entity: 0, frame: 90), frame: 90, late: .skip)
 arena.play(cheer, key: "cheer-round-1", frame: 120, ifMispredicted: .ring)
 // BLOCK-END
+// DOCC-BLOCK Foley/Rollback.md 5
+let live = try engine.rollbackTimeline(framesPerSecond: 60, settings: .init(lead: 0.03))
+// each frame of the game loop, before simulating it:
+live.advance(to: currentFrame)
+// BLOCK-END
 }

@@ -1,4 +1,5 @@
 import FoleyCore
+import Synchronization
 
 /// Sound for a game with rollback netcode: requests carry the simulation frame that made them and
 /// a key of the game's, so a re-simulation neither doubles a sound nor leaves a mispredicted one
@@ -48,11 +49,22 @@ public final class RollbackTimeline: Sendable {
     /// further back than this are confirmed as the simulation moves on, so a game whose netcode
     /// never confirms still holds a bounded window.
     public var window: Int?
+    /// How far ahead of the mix, in seconds, the frame the simulation has reached should sound
+    /// (nil, the default: the origin stays where it was made, as an offline render needs). A live
+    /// game whose simulation follows the wall clock sets it and calls
+    /// ``RollbackTimeline/advance(to:)`` each frame: the origin then moves, a buffer's worth at a
+    /// time, as the device's clock drifts from the game's, so that sounds neither fall behind the
+    /// mix (and join late, losing their attack) nor drift later and later.
+    public var lead: Double?
 
-    public init(fadeOut: Tween = Tween(duration: 0.03), lateFadeIn: Double = 0.002, window: Int? = nil) {
+    public init(
+      fadeOut: Tween = Tween(duration: 0.03), lateFadeIn: Double = 0.002, window: Int? = nil,
+      lead: Double? = nil
+    ) {
       self.fadeOut = fadeOut
       self.lateFadeIn = lateFadeIn
       self.window = window
+      self.lead = lead.flatMap { $0.isFinite && $0 >= 0 ? min($0, 1) : nil }
     }
   }
 
@@ -103,6 +115,8 @@ public final class RollbackTimeline: Sendable {
   private let core: MixerCore
   private let sampleRate: Int
   private let state = Locked(TimelineState())
+  /// Frames the origin has moved to keep ``Settings/lead`` (written under the state's lock).
+  private let originShift = Atomic<Int>(0)
 
   package init(core: MixerCore, framesPerSecond: Int, origin: AudioFrame, settings: Settings) {
     self.core = core
@@ -116,6 +130,38 @@ public final class RollbackTimeline: Sendable {
   public func engineFrame(of frame: Int) -> AudioFrame {
     let offset = Double(max(0, frame)) * Double(sampleRate) / Double(framesPerSecond)
     return origin + Int(min(offset, Double(Int.max / 2)).rounded(.down))
+      + originShift.load(ordering: .acquiring)
+  }
+
+  /// How many frames of the engine's clock the origin has moved so far to keep ``Settings/lead``
+  /// (positive: later, the device running ahead of the game).
+  public var originMoved: Int { originShift.load(ordering: .acquiring) }
+
+  /// Tells the timeline the simulation has reached simulation frame `frame`, going forward (call
+  /// it once a frame, before the frame's requests; not while re-simulating). It makes frames
+  /// further back than the window final, and with ``Settings/lead`` it keeps `frame` sounding
+  /// that far ahead of the mix, within a buffer: when the device's clock and the game's drift
+  /// apart by more, the origin moves to take the difference up.
+  ///
+  /// ```swift
+  /// let timeline = try engine.rollbackTimeline(framesPerSecond: 60, settings: .init(lead: 0.03))
+  /// // each frame of the game loop, before simulating it:
+  /// timeline.advance(to: currentFrame)
+  /// ```
+  public func advance(to frame: Int) {
+    state.withLock { state in
+      guard state.resimulatingFrom == nil else { return }
+      if let lead = settings.lead {
+        let mixed = Int(clamping: core.mixer.framesMixed.load(ordering: .acquiring))
+        let slack = engineFrame(of: frame).index - mixed
+        let target = Int((lead * Double(sampleRate)).rounded())
+        if abs(slack - target) > core.format.bufferFrames {
+          originShift.add(target - slack, ordering: .releasing)
+        }
+      }
+      state.noteFrame(frame)
+      confine(&state)
+    }
   }
 
   /// Plays `sound` as simulation frame `frame` asked for it, under the game's `key`. Forward,
