@@ -332,6 +332,9 @@ public final class RollbackTimeline: Sendable {
   private func reconcileStops(
     from: Int, in state: inout TimelineState, counting report: inout Reconciliation
   ) {
+    // Changes collected, then written: the table is not copied under its own iteration.
+    var changed: [(RollbackKey, RollbackEntry)] = []
+    defer { for (key, entry) in changed { state.entries[key] = entry } }
     for (key, var entry) in state.entries {
       let asked = state.resimulatedStops[key]
       let stopped = entry.stoppedAt.flatMap { $0 >= from ? $0 : nil }
@@ -348,7 +351,7 @@ public final class RollbackTimeline: Sendable {
         }
         report.unstopped += 1
       }
-      state.entries[key] = entry
+      changed.append((key, entry))
     }
   }
 
