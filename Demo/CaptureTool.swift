@@ -48,6 +48,7 @@ struct CaptureTool: ParsableCommand {
         case .sound: kind = "sound"
         case .play: kind = "play"
         case .volume: kind = "volume"
+        case .pan: kind = "pan"
         case .gain: kind = "gain"
         case .place: kind = "place"
         case .shape: kind = "shape"

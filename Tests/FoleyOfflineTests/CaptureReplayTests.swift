@@ -25,7 +25,7 @@ struct CaptureReplayTests {
   }
 
   /// A live run on the disk driver, captured: plays (looped, panned, faded in, scheduled), volume
-  /// tweens, a pause and resume, a bus and the master moved, the window's focus lost and found,
+  /// and pan tweens, a pause and resume, a bus and the master moved, the window's focus lost and found,
   /// stops with fades. Returns the device's output and the capture's summary.
   static func liveRun(folder: URL, capture url: URL) throws -> (output: [Float], summary: CaptureSummary) {
     var summary: CaptureSummary?
@@ -45,6 +45,7 @@ struct CaptureReplayTests {
       let pad = engine.play(mid, pan: -0.5, loops: -1, fadeIn: Tween(duration: 0.3, easing: .easeOut))
       output.waitForMore(seconds: 0.1)
       drone.setVolume(0.2, tween: Tween(duration: 0.25, easing: .easeInEaseOut))
+      drone.setPan(-0.8, tween: Tween(duration: 0.6, easing: .smoothstep))
       let soon = engine.audioFrame + engine.frames(forSeconds: 0.15)
       engine.play(high, volume: 0.4, pan: 0.7, start: .frame(soon))
       output.waitForMore(seconds: 0.2)

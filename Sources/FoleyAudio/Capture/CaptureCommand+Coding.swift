@@ -4,7 +4,8 @@ package import Foundation
 // `end`, `true` for `mark`): {"frame":F,"stop":{"voice":7,"tween":{"duration":0.2,"easing":"easeIn"}}}.
 extension CaptureCommand: Codable {
   private enum Key: String, CodingKey {
-    case sound, play, volume, gain, place, shape, stop, pause, resume, mix, session, unsupported, mark, end
+    case sound, play, volume, pan, gain, place, shape, stop, pause, resume, mix, session, unsupported, mark,
+      end
   }
 
   private struct VoiceChange: Codable {
@@ -52,6 +53,10 @@ extension CaptureCommand: Codable {
       let change = try change()
       guard let to = change.to, let tween = change.tween else { throw missing("to") }
       self = .volume(voice: change.voice, to: to, tween: tween)
+    case .pan:
+      let change = try change()
+      guard let to = change.to, let tween = change.tween else { throw missing("to") }
+      self = .pan(voice: change.voice, to: to, tween: tween)
     case .gain:
       let change = try change()
       guard let pan = change.pan, let groupVolume = change.groupVolume else { throw missing("pan") }
@@ -94,6 +99,8 @@ extension CaptureCommand: Codable {
     case .play(let play): try container.encode(play, forKey: .play)
     case .volume(let voice, let to, let tween):
       try container.encode(VoiceChange(voice: voice, to: to, tween: tween), forKey: .volume)
+    case .pan(let voice, let to, let tween):
+      try container.encode(VoiceChange(voice: voice, to: to, tween: tween), forKey: .pan)
     case .gain(let voice, let pan, let groupVolume):
       try container.encode(VoiceChange(voice: voice, pan: pan, groupVolume: groupVolume), forKey: .gain)
     case .place(let voice, let gain, let pan, let glide):
@@ -154,6 +161,8 @@ extension CaptureRecord {
       body = "\"play\":{" + fields.joined(separator: ",") + "}"
     case .volume(let voice, let to, let given):
       body = "\"volume\":{\"to\":\(number(to)),\"tween\":\(tween(given)),\"voice\":\(voice)}"
+    case .pan(let voice, let to, let given):
+      body = "\"pan\":{\"to\":\(number(to)),\"tween\":\(tween(given)),\"voice\":\(voice)}"
     case .gain(let voice, let pan, let groupVolume):
       body = "\"gain\":{\"groupVolume\":\(number(groupVolume)),\"pan\":\(number(pan)),\"voice\":\(voice)}"
     case .place(let voice, let gain, let pan, let glide):

@@ -66,7 +66,7 @@ public struct CaptureRecord: Sendable, Hashable, Codable {
   var frames: [UInt64] {
     switch command {
     case .play(let play): [frame] + [play.start, play.level?.start].compactMap { $0 }
-    case .volume(_, _, let tween), .stop(_, let tween), .mix(_, let tween):
+    case .volume(_, _, let tween), .pan(_, _, let tween), .stop(_, let tween), .mix(_, let tween):
       [frame] + [tween.start].compactMap { $0 }
     case .shape(_, _, _, _, _, let start): [frame, start]
     case .sound, .gain, .place, .pause, .resume, .session, .unsupported, .mark, .end: [frame]
@@ -94,6 +94,8 @@ public enum CaptureCommand: Sendable, Hashable {
   case play(CapturedPlay)
   /// A voice's volume moved to `to` along `tween`.
   case volume(voice: UInt64, to: Double, tween: CapturedTween)
+  /// A voice's play pan moved to `to` along `tween`.
+  case pan(voice: UInt64, to: Double, tween: CapturedTween)
   /// A voice's play pan and its node's group volume, as its gain was recomputed.
   case gain(voice: UInt64, pan: Double, groupVolume: Double)
   /// A positional voice moved to a placement (its gain and pan from the listener), gliding

@@ -80,6 +80,8 @@ package final class CaptureReplayer {
     case .play(let play): start(play)
     case .volume(let id, let volume, let tween):
       voice(id)?.setVolume(volume, tween: Self.tween(tween))
+    case .pan(let id, let pan, let tween):
+      voice(id)?.setPan(pan, tween: Self.tween(tween))
     case .gain(let id, let pan, let groupVolume):
       guard let voice = voice(id) else { return }
       if voice.pan != pan { voice.pan = pan }

@@ -77,7 +77,7 @@ extension MixerCore {
     let frame = mixer.framesMixed.load(ordering: .acquiring)
     let id = capture.soundID(for: sound, at: frame)
     let play = CapturedPlay(
-      voice: voice.id, sound: id, volume: voice.volume, pan: voice.pan, groupVolume: voice.groupVolume,
+      voice: voice.id, sound: id, volume: voice.volume, pan: voice.heardPan, groupVolume: voice.groupVolume,
       loops: loops, rate: admitted.rate, start: admitted.schedule.map(capture.relative),
       joinsLate: admitted.joinsLate ? true : nil,
       level: admitted.level.map { level in

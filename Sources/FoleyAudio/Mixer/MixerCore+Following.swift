@@ -19,11 +19,13 @@ extension MixerCore {
       slot.sessionMode != .paused, !slot.isChannelPaused, slot.voice.state == .playing, !ranksVoices,
       // While a capture runs, every move goes through the queue, where it is stamped; a replay
       // makes its moves there too.
-      state.capture == nil, !state.isReplaying
+      state.capture == nil, !state.isReplaying,
+      // The mix works a pan tween's gains out itself.
+      !table.gains[channel].mayTweenPan(mixed: mixer.framesMixed.load(ordering: .relaxed))
     else { return }
     let voice = slot.voice
     voice.followVolume.store(volume(of: slot, withVoiceVolume: false).bitPattern, ordering: .relaxed)
-    voice.followPanOffset.store((slot.sound.settings.pan + voice.pan).bitPattern, ordering: .relaxed)
+    voice.followPanOffset.store((slot.sound.settings.pan + voice.heardPan).bitPattern, ordering: .relaxed)
     let law =
       (slot.sound.buffer.source.channels == 1 ? 0 : Voice.stereoSource)
       | (state.appliedBuses.isMono ? Voice.monoOutput : 0)

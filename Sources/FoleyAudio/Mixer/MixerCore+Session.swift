@@ -130,6 +130,7 @@ extension MixerCore {
       let current = table.gains[channel].target
       let distance = max(abs(left - current.left), abs(right - current.right))
       let frames = Float(max(fade, configuration.declickDuration) * Double(format.sampleRate))
+      keepPanTween(channel)
       table.gains[channel].setTarget(left: left, right: right, step: max(distance / frames, 1e-7))
       gainChanged(slot.voice, channel: channel)
     }

@@ -193,6 +193,7 @@ extension MixerCore {
     let glide = stopFollowing(channel)
     let (left, right) = channelGains(for: table[channel] ?? slot)
     let glideStep = glide.map { self.glideStep(channel, to: (left, right), over: $0) }
+    keepPanTween(channel)
     table.gains[channel].setTarget(left: left, right: right, step: step ?? glideStep ?? declickStep)
   }
 
@@ -253,11 +254,11 @@ extension MixerCore {
     let sound = slot.sound
     let volume = volume(of: slot, withVoiceVolume: withVoiceVolume)
     guard let placement = slot.heardPlacement else {
-      let pan = min(max(sound.settings.pan + voice.pan, -1), 1)
+      let pan = min(max(sound.settings.pan + voice.heardPan, -1), 1)
       return (Float(volume * min(1, 1 - pan)), Float(volume * min(1, 1 + pan)))
     }
     return Self.placedGains(
-      volume: volume, placement: placement, panOffset: sound.settings.pan + voice.pan,
+      volume: volume, placement: placement, panOffset: sound.settings.pan + voice.heardPan,
       channels: sound.buffer.source.channels)
   }
 
@@ -350,6 +351,7 @@ extension MixerCore {
           return channelGains(for: slot)
         }) ?? nil
     else { return }
+    keepPanTween(channel)
     table.gains[channel].setTarget(
       left: left, right: right, step: glideStep(channel, to: (left, right), over: glide))
     gainChanged(voice, channel: channel)

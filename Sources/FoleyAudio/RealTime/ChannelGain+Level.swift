@@ -45,6 +45,7 @@ extension ChannelGain {
   /// is used.
   @inline(__always)
   func beginBlock(clock: UInt64, frames: Int) {
+    beginPan(clock: clock)
     let written = levelWritten.load(ordering: .acquiring)
     var read = levelRead.load(ordering: .relaxed)
     if read != written {

@@ -25,20 +25,20 @@ package final class ChannelGain: @unchecked Sendable {
   /// Whether the channel is stopping along its level (an eased stop): silent once the level
   /// holds at zero. Set by the queue; cleared with every new target.
   let stopsWithLevel = Atomic<Bool>(false)
-  private let played = Atomic<Int>(0)
+  let played = Atomic<Int>(0)
   /// Frames mixed at zero gain, heading for zero, since the target last changed.
   private let mutedFrames = Atomic<Int>(0)
   /// The gains reached at the end of the last buffer, published for the queue.
-  private let reachedLeft = Atomic<UInt32>(Float(1).bitPattern)
-  private let reachedRight = Atomic<UInt32>(Float(1).bitPattern)
+  let reachedLeft = Atomic<UInt32>(Float(1).bitPattern)
+  let reachedRight = Atomic<UInt32>(Float(1).bitPattern)
   /// When the effect first ran after the last reset (uptime ns; 0 until then): the latency figure.
   let firstMixedAt = Atomic<UInt64>(0)
-  private var currentLeft: Float = 1
-  private var currentRight: Float = 1
+  var currentLeft: Float = 1
+  var currentRight: Float = 1
   /// The queue's writes of a target so far (``setTarget(left:right:step:)``): once the mix stops
   /// following a voice's placements, it keeps the last followed goal until the queue has written
   /// a target of its own.
-  private let targetWrites = Atomic<UInt32>(0)
+  let targetWrites = Atomic<UInt32>(0)
   /// Mixing thread only: whether this block follows the voice's placement (``follow(_:)``), the
   /// goal and step it follows, the voice's placement writes taken, and the queue's target writes
   /// when following began.
@@ -78,6 +78,20 @@ package final class ChannelGain: @unchecked Sendable {
   var modulationFrame = UInt64.max
   var modulationGain: Float = 1
   var modulationEnd: Float = 1
+  /// The voice's pan tweens (`ChannelGain+Pan.swift`): the queue's commands in a ring (one
+  /// writer, one reader) and the end of the last tween it asked for (queue only); the context,
+  /// the target write it is bound to, the stretch under way and those waiting for their frame, and whether
+  /// this block sweeps (mixing thread only).
+  let panCommands = UnsafeMutablePointer<PanCommand>.allocate(capacity: ChannelGain.panRingCapacity)
+  let panWritten = Atomic<Int>(0)
+  let panRead = Atomic<Int>(0)
+  var panTweenEnd: UInt64 = 0
+  var panContext = PanContext()
+  var panBound: UInt32 = 0
+  var panCurrent: PanTrack?
+  let panUpcoming = UnsafeMutablePointer<PanTrack>.allocate(capacity: ChannelGain.panUpcomingCapacity)
+  var panWaiting = 0
+  var panSweeping = false
   /// The direct path's ramp before the level scaled it, to account the block by.
   var directBase: StereoRamp?
   let isFloat: Bool
@@ -91,6 +105,10 @@ package final class ChannelGain: @unchecked Sendable {
   ) {
     self.parameters = parameters
     modulators.initialize(repeating: ModulatorSlot(), count: ChannelGain.modulatorCapacity)
+    panUpcoming.initialize(
+      repeating: PanTrack(from: 0, to: 0, start: 0, frames: 1, curve: .linear),
+      count: ChannelGain.panUpcomingCapacity)
+    panCommands.initialize(repeating: PanCommand(context: nil, bound: 0), count: ChannelGain.panRingCapacity)
     self.isFloat = isFloat
     self.channelCount = channelCount
     self.bytesPerFrame = (isFloat ? 4 : 2) * channelCount
@@ -103,6 +121,8 @@ package final class ChannelGain: @unchecked Sendable {
     levelCommands.deallocate()
     upcoming.deallocate()
     modulators.deallocate()
+    panCommands.deallocate()
+    panUpcoming.deallocate()
   }
 
   /// Whether the gain has reached zero with a zero target: a pending halt or pause may go ahead.
@@ -147,6 +167,7 @@ package final class ChannelGain: @unchecked Sendable {
     reachedRight.store(right.bitPattern, ordering: .relaxed)
     played.store(0, ordering: .releasing)
     firstMixedAt.store(0, ordering: .releasing)
+    resetPan()
     setTarget(left: left, right: right, step: defaultStep)
   }
 
@@ -199,7 +220,7 @@ package final class ChannelGain: @unchecked Sendable {
 
   /// This block's goal and step: the followed placement's, or the queue's target.
   @inline(__always)
-  private var goal: (left: Float, right: Float, step: Float) {
+  var goal: (left: Float, right: Float, step: Float) {
     if isFollowing { return (followLeft, followRight, followStep) }
     return (
       Float(bitPattern: targetLeft.load(ordering: .relaxed)),
@@ -216,7 +237,9 @@ package final class ChannelGain: @unchecked Sendable {
     let frames = byteCount / bytesPerFrame
     // Frames before the gain settled on its target (all of them while ramping).
     let ramped: Int
-    if isFloat {
+    if panSweeping {
+      ramped = sweepPan(stream, frames: frames, step: step)
+    } else if isFloat {
       let samples = stream.assumingMemoryBound(to: Float.self)
       if channelCount == 2, currentLeft == goalLeft, currentRight == goalRight {
         scaleStereo(samples, frames: frames, left: goalLeft, right: goalRight)
@@ -264,54 +287,9 @@ package final class ChannelGain: @unchecked Sendable {
     }
   }
 
-  /// The gains for the one-pass mix: held, or ramping towards an audible pair. Nil when both
-  /// goals are zero (a stop or a pause: ``process(_:byteCount:sourceFrames:)`` counts the muted
-  /// frames the queue waits for). Mixing thread only.
-  @inline(__always)
-  var directGain: DirectGain? {
-    let (goalLeft, goalRight, step) = goal
-    // A level moving inside the block, or at zero, takes the full path (``applyLevel``).
-    guard goalLeft != 0 || goalRight != 0, !levelMoving, heldLevel > 0 else { return nil }
-    let level = heldLevel
-    if currentLeft == goalLeft, currentRight == goalRight {
-      return .held(left: goalLeft * level, right: goalRight * level)
-    }
-    guard
-      let base = StereoRamp(
-        fromLeft: currentLeft, fromRight: currentRight, toLeft: goalLeft, toRight: goalRight, step: step)
-    else { return nil }
-    guard level != 1 else { return .ramp(base) }
-    directBase = base
-    return StereoRamp(
-      fromLeft: currentLeft * level, fromRight: currentRight * level, toLeft: goalLeft * level,
-      toRight: goalRight * level, step: step * level
-    )
-    .map(DirectGain.ramp)
-  }
-
-  /// What ``process(_:byteCount:sourceFrames:)`` records of a block the one-pass mix scaled by
-  /// `ramp` over `frames` frames.
-  @inline(__always)
-  func account(_ ramp: StereoRamp, frames: Int, sourceFrames: Int) {
-    // The gain tracked is the one before the level: the ramp the level did not scale.
-    (currentLeft, currentRight) = (heldLevel == 1 ? ramp : directBase ?? ramp).reached(after: frames)
-    reachedLeft.store(currentLeft.bitPattern, ordering: .relaxed)
-    reachedRight.store(currentRight.bitPattern, ordering: .relaxed)
-    account(sourceFrames: sourceFrames)
-  }
-
-  /// What ``process(_:byteCount:sourceFrames:)`` records of a block the one-pass mix scaled at
-  /// held gains.
-  @inline(__always)
-  func account(sourceFrames: Int) {
-    if played.add(sourceFrames, ordering: .releasing).oldValue == 0, sourceFrames > 0 {
-      firstMixedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
-    }
-  }
-
   /// Ramps and scales; returns the frames it took the ramp to reach the target.
   @discardableResult
-  private func apply<Sample: GainSample>(
+  func apply<Sample: GainSample>(
     _ samples: UnsafeMutablePointer<Sample>, frames: Int, _ goalLeft: Float, _ goalRight: Float, _ step: Float
   ) -> Int {
     var left = currentLeft
@@ -370,12 +348,6 @@ package final class ChannelGain: @unchecked Sendable {
       frame[extra] = Sample(scaling: frame[extra], by: (left + right) * 0.5)
     }
   }
-}
-
-/// How the one-pass mix scales a lane's block: at steady gains, or along a de-click ramp.
-enum DirectGain {
-  case held(left: Float, right: Float)
-  case ramp(StereoRamp)
 }
 
 /// A sample type the gain stage can scale.

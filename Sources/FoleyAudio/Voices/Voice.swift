@@ -113,6 +113,10 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
   /// just then) starts there, and the queue's handling moves it on.
   let levelChangesInFlight = Atomic<Int>(0)
   let inFlightLevelFrom = Atomic<UInt64>(Double(1).bitPattern)
+  /// Pan tweens asked for that the queue has not handled yet, and the pan the first of them
+  /// moves from: what the voice is heard at until then (``heardPan``).
+  let panChangesInFlight = Atomic<Int>(0)
+  let inFlightPanFrom = Atomic<UInt64>(Double(0).bitPattern)
   /// The modulators the game set (``setModulators(_:)``), in the mixing thread's form; its
   /// channel takes them at every start.
   let modulatorSlots = Locked<[ModulatorSlot]>([])
@@ -314,13 +318,45 @@ public final class Voice: Sendable, Hashable, CustomStringConvertible {
     core?.setVolume(of: self, from: from, to: target, tween: tween)
   }
 
-  /// This play's stereo position in -1 (left) ... 1 (right), added to the sound's own pan.
+  /// This play's stereo position in -1 (left) ... 1 (right), added to the sound's own pan (and
+  /// a positional voice's placement). Setting it moves there at once, over the engine's de-click
+  /// time; ``setPan(_:tween:)`` moves there along a tween. It reads the value last asked for.
   public var pan: Double {
     get { Double(bitPattern: rawPan.load(ordering: .relaxed)) }
-    set {
-      rawPan.store(newValue.clamped(to: -1...1, or: pan, member: "Voice.pan").bitPattern, ordering: .relaxed)
-      core?.updateGain(of: self)
+    set { setPan(newValue, tween: .immediate) }
+  }
+
+  /// Moves this play's pan to `pan` (-1...1) along `tween`: the mix works the left and right
+  /// gains out on the pan law every 32 frames from the tween's value and ramps between (so a
+  /// sweep across the centre keeps its loudness, as the law does, rather than dipping as a
+  /// straight line between two gain pairs would), from where the pan stands when the tween
+  /// starts; a later call takes over from wherever this one got to. Volume, bus and placement
+  /// changes during the tween compose with it. The tween runs on the engine's clock, paused or
+  /// not; a voice that is virtual or still waiting for its sound simply takes the new pan.
+  ///
+  /// ```swift
+  /// let pass = engine.play(whoosh)
+  /// pass.pan = -1
+  /// pass.setPan(1, tween: Tween(duration: 0.8, easing: .easeInEaseOut))  // left to right
+  /// ```
+  public func setPan(_ pan: Double, tween: Tween) {
+    let from = self.pan
+    let target = pan.clamped(to: -1...1, or: from, member: "Voice.pan")
+    if core != nil, tween.usableDuration > 0,
+      panChangesInFlight.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
+    {
+      inFlightPanFrom.store(from.bitPattern, ordering: .relaxed)
     }
+    rawPan.store(target.bitPattern, ordering: .releasing)
+    core?.setPan(of: self, from: from, to: target, tween: tween)
+  }
+
+  /// The pan the queue places the voice at: ``pan``, or, while a pan tween asked for has not
+  /// reached the queue, the pan that tween moves from (a voice starting then starts there, and
+  /// the tween moves it on). Audio queue.
+  var heardPan: Double {
+    guard panChangesInFlight.load(ordering: .acquiring) > 0 else { return pan }
+    return Double(bitPattern: inFlightPanFrom.load(ordering: .relaxed))
   }
 
   /// A further gain set by the node that started the voice (`Action.changeVolume(to:duration:)`).
