@@ -183,4 +183,49 @@ struct AudioSpaceTests {
     #expect(try #require(source.distance) == 300)
     #expect(try #require(source.direction).side < -0.99, "\(source)")
   }
+
+  @Test("a captioned sound heard through a door is captioned from the door, not through the wall")
+  func captionsLeadThroughDoors() throws {
+    let (engine, mixer) = try Self.engine()
+    defer { engine.close() }
+    let space = engine.space
+    space.spatial.distanceModel = .inverse(reference: 100, rolloff: 1)
+    // A brick wall 200 above the listener with a door from x = 300 to 400; the horn is behind the
+    // wall up and to the left, so the straight line points left and the way it is heard points
+    // right, to the door.
+    space.acoustics = AudioSpace.Acoustics(
+      walls: [
+        .init(points: [Point(x: -2_000, y: 200), Point(x: 300, y: 200)], material: .brick),
+        .init(points: [Point(x: 400, y: 200), Point(x: 2_000, y: 200)], material: .brick),
+      ],
+      portals: [.init(from: Point(x: 300, y: 200), to: Point(x: 400, y: 200))])
+    var settings = SoundSettings()
+    settings.caption = Caption("Horn")
+    let horn = try Sound(
+      data: makeToneWAV(frequency: 440, duration: 2), name: "horn.wav", engine: engine, settings: settings)
+    let voice = space.play(horn, at: Point(x: -300, y: 400), loops: -1)
+    for _ in 0..<3 {
+      space.update(deltaTime: 1.0 / 60)
+      mixer.advance(seconds: 1.0 / 60)
+    }
+    engine.captions.update()
+    let source = try #require(engine.captions.radar().first)
+    let direction = try #require(source.direction)
+    #expect(direction.side > 0.5, "\(source)")
+    // Over the way through the door: to its middle (350, 200), then on to the horn.
+    let near = (350.0 * 350 + 200 * 200).squareRoot()
+    let far = (650.0 * 650 + 200 * 200).squareRoot()
+    #expect(abs(try #require(source.distance) - (near + far)) < 1, "\(source)")
+    // With the door gone (a wall across it), the straight line again.
+    space.acoustics = AudioSpace.Acoustics(
+      walls: [.init(points: [Point(x: -2_000, y: 200), Point(x: 2_000, y: 200)], material: .brick)])
+    for _ in 0..<3 {
+      space.update(deltaTime: 1.0 / 60)
+      mixer.advance(seconds: 1.0 / 60)
+    }
+    engine.captions.update()
+    let straight = try #require(engine.captions.radar().first { $0.caption.text == "Horn" })
+    #expect(try #require(straight.direction).side < -0.5, "\(straight)")
+    voice.stop()
+  }
 }

@@ -226,12 +226,28 @@ extension AudioSpace: ScenePlacing {
   }
 
   package func placement(of anchor: Unmanaged<AnyObject>) -> ScenePlacement {
+    placement(of: anchor, heardThrough: -1)
+  }
+
+  /// Heard through a door (`portal`, an index in ``geometry``, as the voice's acoustics last
+  /// found its loudest path): from the door's middle, over the way through it, so a caption or a
+  /// radar leads to the door rather than into the wall; the straight line otherwise.
+  package func placement(of anchor: Unmanaged<AnyObject>, heardThrough portal: Int) -> ScenePlacement {
     guard let index = indexOfVoice[ObjectIdentifier(anchor.takeUnretainedValue())] else {
       return ScenePlacement(dx: 0, dy: 0, distance: 0, gain: 0)  // finished: no longer heard
     }
     let now = clock
     let listener = listenerMotions[min(entries[index].heardBy, listenerMotions.count - 1)].position(at: now)
-    let offset = entries[index].motion.position(at: now) - listener
+    let position = entries[index].motion.position(at: now)
+    if portal >= 0, let door = geometry?.middle(ofPortal: portal) {
+      let middle = SIMD2(door.x, door.y)
+      let toDoor = middle - listener
+      let beyond = position - middle
+      let distance = (toDoor * toDoor).sum().squareRoot() + (beyond * beyond).sum().squareRoot()
+      return ScenePlacement(
+        dx: toDoor.x, dy: toDoor.y, distance: distance, gain: spatial.gain(atDistance: distance))
+    }
+    let offset = position - listener
     let distance = (offset * offset).sum().squareRoot()
     return ScenePlacement(
       dx: offset.x, dy: offset.y, distance: distance, gain: spatial.gain(atDistance: distance))
