@@ -9,9 +9,14 @@ extension ChannelGain {
   @inline(__always)
   var directGain: DirectGain? {
     let (goalLeft, goalRight, step) = goal
-    // A level moving inside the block, or at zero, or a pan tween, takes the full path
-    // (``applyLevel``, ``sweepPan(_:frames:step:)``).
-    guard !panSweeping, goalLeft != 0 || goalRight != 0, !levelMoving, heldLevel > 0 else { return nil }
+    // A level at zero, or a pan tween, takes the full path (``sweepPan(_:frames:step:)``); a
+    // moving level over a held pair is summed with its gains frame by frame.
+    guard !panSweeping, goalLeft != 0 || goalRight != 0 else { return nil }
+    if levelMoving {
+      guard currentLeft == goalLeft, currentRight == goalRight else { return nil }
+      return .levelled(left: goalLeft, right: goalRight)
+    }
+    guard heldLevel > 0 else { return nil }
     let level = heldLevel
     if currentLeft == goalLeft, currentRight == goalRight {
       return .held(left: goalLeft * level, right: goalRight * level)
@@ -54,4 +59,7 @@ extension ChannelGain {
 enum DirectGain {
   case held(left: Float, right: Float)
   case ramp(StereoRamp)
+  /// A held pair under a moving level (a tween, modulators): the gains of each frame, worked out
+  /// by ``ChannelGain/levelledGains(into:frames:left:right:)``.
+  case levelled(left: Float, right: Float)
 }

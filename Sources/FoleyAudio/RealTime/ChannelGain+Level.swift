@@ -152,9 +152,14 @@ extension ChannelGain {
   /// less over a tween of 0.1 s or more), and a chunk ends where a tween starts or ends.
   static let curveInterval = 32
 
+  /// Walks a moving block in stretches of at most ``curveInterval`` frames (a stretch ends where
+  /// a tween starts or ends), handing `body` each stretch's first frame in the block, its length,
+  /// and the level × modulation at its start and its slope per frame; then holds the level the
+  /// block ends on. Mixing thread.
   @inline(__always)
-  private func scaleByLevel<Sample: GainSample>(_ samples: UnsafeMutablePointer<Sample>, frames: Int) {
-    let width = channelCount
+  private func walkLevel(
+    frames: Int, _ body: (_ frame: Int, _ length: Int, _ first: Float, _ slope: Float) -> Void
+  ) {
     var frame = 0
     while frame < frames {
       let at = blockClock &+ UInt64(frame)
@@ -164,7 +169,16 @@ extension ChannelGain {
       let end = levelStart &+ UInt64(levelFrames)
       if levelFrom != levelTo, end > at { length = min(length, Int(end &- at)) }
       let last = level(at: at &+ UInt64(length)) * modulation(at: at &+ UInt64(length))
-      let slope = (last - first) / Float(length)
+      body(frame, length, first, (last - first) / Float(length))
+      frame += length
+    }
+    heldLevel = level(at: blockClock &+ UInt64(frames))
+  }
+
+  @inline(__always)
+  private func scaleByLevel<Sample: GainSample>(_ samples: UnsafeMutablePointer<Sample>, frames: Int) {
+    let width = channelCount
+    walkLevel(frames: frames) { frame, length, first, slope in
       if Sample.self == Float.self, width == 2 {
         // Stereo float, four frames at a time: the ramp's levels in pairs, moved on by four steps.
         let raw = UnsafeMutableRawPointer(samples) + frame &* 8
@@ -191,9 +205,47 @@ extension ChannelGain {
           for index in base..<(base + width) { samples[index] = Sample(scaling: samples[index], by: level) }
         }
       }
-      frame += length
     }
-    heldLevel = level(at: blockClock &+ UInt64(frames))
+  }
+
+  /// Writes the block's gains, frame by frame, into `pairs` (left and right for each of `frames`
+  /// frames): the held pair `left`, `right` times the moving level, as ``applyLevel(_:frames:)``
+  /// would scale the block after the pair. The one-pass mix sums a lane with them. Mixing thread,
+  /// on a block whose level moves.
+  func levelledGains(into pairs: UnsafeMutablePointer<Float>, frames: Int, left: Float, right: Float) {
+    let pattern = SIMD8<Float>(left, right, left, right, left, right, left, right)
+    walkLevel(frames: frames) { frame, length, first, slope in
+      let raw = UnsafeMutableRawPointer(pairs) + frame &* 8
+      var levels = SIMD8<Float>(0, 0, 1, 1, 2, 2, 3, 3) * slope + first
+      let advance = SIMD8<Float>(repeating: 4 * slope)
+      var offset = 0
+      while offset &+ 4 <= length {
+        raw.storeBytes(of: levels * pattern, toByteOffset: offset &* 8, as: SIMD8<Float>.self)
+        levels += advance
+        offset &+= 4
+      }
+      let floats = raw.assumingMemoryBound(to: Float.self)
+      while offset < length {
+        let level = first + slope * Float(offset)
+        floats[offset &* 2] = left * level
+        floats[offset &* 2 &+ 1] = right * level
+        offset &+= 1
+      }
+    }
+  }
+
+  /// After a block: once the voice's volume has faded out (its tween, modulated or not, has
+  /// reached zero and nothing waits), tells the queue it may let the voice go virtual.
+  @inline(__always)
+  func noteLevelFadedOut(frames: Int) {
+    guard upcomingCount == 0, levelTo == 0,
+      levelFrom == 0 || levelStart &+ UInt64(levelFrames) <= blockClock &+ UInt64(frames)
+    else { return }
+    let taken = levelRead.load(ordering: .relaxed)
+    if levelSilentAt.load(ordering: .relaxed) != taken {
+      levelSilentAt.store(taken, ordering: .releasing)
+      wake.signal()
+    }
   }
 }
 

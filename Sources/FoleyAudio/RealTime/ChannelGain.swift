@@ -97,7 +97,7 @@ package final class ChannelGain: @unchecked Sendable {
   let isFloat: Bool
   let channelCount: Int
   private let bytesPerFrame: Int
-  private let wake: WakeSignal
+  let wake: WakeSignal
   let defaultStep: Float
 
   package init(
@@ -274,17 +274,7 @@ package final class ChannelGain: @unchecked Sendable {
     {
       wake.signal()
     }
-    // The voice's volume faded out (its tween, modulated or not, has reached zero and nothing
-    // waits): the queue may now let it go virtual.
-    if upcomingCount == 0, levelTo == 0,
-      levelFrom == 0 || levelStart &+ UInt64(levelFrames) <= blockClock &+ UInt64(frames)
-    {
-      let taken = levelRead.load(ordering: .relaxed)
-      if levelSilentAt.load(ordering: .relaxed) != taken {
-        levelSilentAt.store(taken, ordering: .releasing)
-        wake.signal()
-      }
-    }
+    noteLevelFadedOut(frames: frames)
   }
 
   /// Ramps and scales; returns the frames it took the ramp to reach the target.

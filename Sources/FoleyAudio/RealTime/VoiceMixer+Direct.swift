@@ -39,6 +39,19 @@ extension VoiceMixer {
       }
       lanes[channel].gain?._withUnsafeGuaranteedRef { $0.account(sourceFrames: filled) }
       return ended
+    case .levelled(let left, let right):
+      let pairs = levelledGains
+      lanes[channel].gain?._withUnsafeGuaranteedRef {
+        $0.levelledGains(into: pairs, frames: frames, left: left, right: right)
+      }
+      let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
+        Self.addScaled(from, into: target + offset * 2, count: take * 2, byEach: pairs + offset * 2)
+      }
+      lanes[channel].gain?._withUnsafeGuaranteedRef {
+        $0.account(sourceFrames: filled)
+        $0.noteLevelFadedOut(frames: frames)
+      }
+      return ended
     case .ramp(let ramp):
       let (filled, ended) = walkPasses(channel, frames: frames) { from, offset, take in
         ramp.addScaled(
@@ -47,6 +60,30 @@ extension VoiceMixer {
       // The ramp moves on over the whole block, as it would over a block padded with silence.
       lanes[channel].gain?._withUnsafeGuaranteedRef { $0.account(ramp, frames: frames, sourceFrames: filled) }
       return ended
+    }
+  }
+
+  /// Adds `count` samples of `source`, each times its own gain in `gains`, into `target`.
+  @inline(__always)
+  static func addScaled(
+    _ source: UnsafeRawPointer, into target: UnsafeMutablePointer<Float>, count: Int,
+    byEach gains: UnsafeMutablePointer<Float>
+  ) {
+    let to = UnsafeMutableRawPointer(target)
+    let by = UnsafeRawPointer(gains)
+    var index = 0
+    while index &+ 8 <= count {
+      let sum =
+        to.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+        + source.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+        * by.loadUnaligned(fromByteOffset: index &* 4, as: SIMD8<Float>.self)
+      to.storeBytes(of: sum, toByteOffset: index &* 4, as: SIMD8<Float>.self)
+      index &+= 8
+    }
+    let single = source.assumingMemoryBound(to: Float.self)
+    while index < count {
+      target[index] += single[index] * gains[index]
+      index += 1
     }
   }
 }

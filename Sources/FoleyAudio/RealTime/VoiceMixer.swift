@@ -58,6 +58,8 @@ package final class VoiceMixer: @unchecked Sendable {
   /// The chains' owners, by bus.
   private var chains: [[AudioEffect]] = Array(repeating: [], count: busCapacity)
   let voiceBuffer: UnsafeMutablePointer<Float>
+  /// A lane's gains frame by frame (left, right) while its level moves (``DirectGain/levelled(left:right:)``).
+  let levelledGains: UnsafeMutablePointer<Float>
   /// The categories' buses in the order they run: every bus before the bus it sums into.
   let order: UnsafeMutablePointer<Int>
   /// Each bus's peak so far in this callback (mixing thread).
@@ -123,6 +125,7 @@ package final class VoiceMixer: @unchecked Sendable {
       (buses + index).initialize(to: Bus(buffer: buffer))
     }
     voiceBuffer = .allocate(capacity: samples)
+    levelledGains = .allocate(capacity: Self.blockFrames * 2)
     order = .allocate(capacity: Self.busCapacity - Self.reverbBus - 1)
     for index in 0..<(Self.busCapacity - Self.reverbBus - 1) {
       (order + index).initialize(to: Self.reverbBus + 1 + index)
@@ -146,6 +149,7 @@ package final class VoiceMixer: @unchecked Sendable {
     buses.deinitialize(count: Self.busCapacity)
     buses.deallocate()
     voiceBuffer.deallocate()
+    levelledGains.deallocate()
     peaks.deallocate()
     order.deallocate()
     fadeBuffer.deallocate()
